@@ -1,0 +1,3 @@
+from repoctx.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,160 @@
+"""The command-line view: argparse generated from the command registry.
+
+`repoctx <command> [--json]` runs one registry command; `repoctx serve` starts
+the MCP server. This module imports nothing of the MCP SDK: `serve` loads it
+only when called, so every other command starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import types
+import typing
+from typing import Any
+
+import msgspec
+
+from repoctx import __version__
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS keeps a subcommand's unset option from hiding the same option given before it.
+    s = argparse.SUPPRESS
+    parser.add_argument("--json", action="store_true", default=s, help="print the result as JSON (as the MCP tool returns it)")
+    parser.add_argument("--root", metavar="DIR", default=s, help="repository root (default: the current directory)")
+    parser.add_argument("--allow-root", metavar="DIR", action="append", default=s,
+                        help="another root a `path` override may name (repeatable)")
+    parser.add_argument("--debug", action="store_true", default=s, help="show tracebacks on errors")
+
+
+def _unwrap(tp: Any) -> tuple[Any, bool]:
+    """(inner type, optional?) for `X | None` annotations."""
+    if isinstance(tp, types.UnionType) or typing.get_origin(tp) is typing.Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return (args[0] if len(args) == 1 else tp), True
+    return tp, False
+
+
+def _add_params(parser: argparse.ArgumentParser, cmd) -> None:
+    props = cmd.input_schema.get("properties", {})
+    hints = typing.get_type_hints(cmd.params, include_extras=False)
+    for field in msgspec.structs.fields(cmd.params):
+        tp, _ = _unwrap(hints[field.name])
+        help_text = props.get(field.encode_name, {}).get("description")
+        kwargs: dict[str, Any] = {"help": help_text}
+        origin = typing.get_origin(tp)
+        if tp is bool:
+            kwargs["action"] = argparse.BooleanOptionalAction
+        elif origin is list:
+            kwargs["action"] = "append"
+            kwargs["metavar"] = field.name.upper().rstrip("S") or "VALUE"
+        elif origin is typing.Literal:
+            kwargs["choices"] = list(typing.get_args(tp))
+        elif tp in (int, float):
+            kwargs["type"] = tp
+        if field.name in cmd.positional:
+            parser.add_argument(field.name, **kwargs)
+        else:
+            flag = "--" + field.name.replace("_", "-")
+            parser.add_argument(flag, dest=field.name, default=None, **kwargs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from repoctx.commands import all_commands
+
+    parser = argparse.ArgumentParser(
+        prog="repoctx",
+        description="Project context for coding agents: serve it over MCP (`repoctx serve`) "
+        "or query it here. Every command takes --json to print exactly what its MCP tool returns.",
+    )
+    parser.add_argument("--version", action="version", version=f"repoctx {__version__}")
+    _common(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    groups: dict[tuple[str, ...], Any] = {(): sub}
+    for cmd in all_commands():
+        words = cmd.name.split()
+        for i in range(1, len(words)):
+            key = tuple(words[:i])
+            if key not in groups:
+                g = groups[key[:-1]].add_parser(words[i - 1], help=f"{' '.join(key)} commands")
+                groups[key] = g.add_subparsers(dest="_".join(key), metavar="COMMAND", required=True)
+        tool = f" (MCP tool: {cmd.tool})" if cmd.tool else ""
+        p = groups[tuple(words[:-1])].add_parser(
+            words[-1], help=cmd.summary, description=f"{cmd.summary} {cmd.description}{tool}"
+        )
+        _common(p)
+        _add_params(p, cmd)
+        p.set_defaults(_cmd=cmd)
+    serve = sub.add_parser("serve", help="Serve this repository's context over MCP (stdio).",
+                           description="Serve the repository's context to an MCP client over stdio. "
+                           "stdout carries protocol messages only; logs go to stderr.")
+    _common(serve)
+    serve.add_argument("--read-only", action="store_true", help="turn every writing tool off")
+    serve.add_argument("--tools", metavar="NAME,…", help="closed allowlist of tools to list and accept")
+    serve.set_defaults(_serve=True)
+    return parser
+
+
+def _workspace(ns: argparse.Namespace, read_only: bool = False):
+    from repoctx.workspace import Workspace
+
+    root = getattr(ns, "root", None) or os.getcwd()
+    if not os.path.isdir(root):
+        raise UserError(f"{root} is not a directory; pass --root with the repository to read")
+    return Workspace.open(root, getattr(ns, "allow_root", None) or (), read_only=read_only)
+
+
+class UserError(Exception):
+    """A mistake the person can fix; printed without a traceback."""
+
+
+def run_command(cmd, ns: argparse.Namespace) -> int:
+    values = {
+        f.name: getattr(ns, f.name)
+        for f in msgspec.structs.fields(cmd.params)
+        if getattr(ns, f.name, None) is not None
+    }
+    try:
+        params = msgspec.convert(values, cmd.params)
+    except msgspec.ValidationError as exc:
+        raise UserError(f"invalid arguments: {exc}") from None
+    result = cmd.handler(_workspace(ns), params)
+    if getattr(ns, "json", False) or cmd.render is None:
+        sys.stdout.write(cmd.encode(result) + "\n")
+    else:
+        sys.stdout.write(cmd.render(result) + "\n")
+    return EXIT_ERROR if cmd.is_error(result) else EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:  # answered before the registry is imported, so it is instant
+        print(f"repoctx {__version__}")
+        return EXIT_OK
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    try:
+        if getattr(ns, "_serve", False):
+            from repoctx.server import serve
+
+            tools = [t.strip() for t in ns.tools.split(",") if t.strip()] if ns.tools else None
+            return serve(_workspace(ns, read_only=ns.read_only), tools=tools)
+        cmd = getattr(ns, "_cmd", None)
+        if cmd is None:
+            parser.print_help()
+            return EXIT_USAGE
+        return run_command(cmd, ns)
+    except UserError as exc:
+        print(f"repoctx: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if getattr(ns, "debug", False):
+            raise
+        print(f"repoctx: unexpected error: {exc} (run again with --debug for the traceback)", file=sys.stderr)
+        return EXIT_ERROR

@@ -1,0 +1,82 @@
+"""The command registry: every capability declared once.
+
+A Command names its CLI words and its MCP tool, types its parameters with a
+msgspec Struct, and points at a pure handler `(Workspace, params) -> result`.
+The CLI (cli.py) and the MCP server (server.py) are both generated from this
+list, and both turn a result into text with the same `encode`, so
+`repoctx <command> --json` prints exactly what the MCP tool returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable
+
+import msgspec
+
+
+def pretty_json(result: Any) -> str:
+    """JSON with two-space indentation, keys in declaration order (as `JSON.stringify(x, null, 2)`)."""
+    return msgspec.json.format(msgspec.json.encode(result), indent=2).decode()
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # CLI words, e.g. "status" or "proposals list"
+    tool: str | None  # MCP tool name; None for CLI-only commands
+    summary: str  # one line: CLI help and the first line of the tool description
+    description: str  # the rest of the tool description
+    params: type[msgspec.Struct]
+    result: Any  # the result type, for the output schema
+    handler: Callable[[Any, Any], Any]
+    is_error: Callable[[Any], bool] = lambda result: False
+    writes: bool = False
+    positional: tuple[str, ...] = ()
+    render: Callable[[Any], str] | None = None  # human text; JSON when None
+    encode: Callable[[Any], str] = pretty_json
+    aliases: tuple[str, ...] = ()  # further MCP names accepted on call
+
+    @cached_property
+    def input_schema(self) -> dict:
+        return _inline_schema(self.params)
+
+    @cached_property
+    def output_schema(self) -> dict:
+        return _inline_schema(self.result)
+
+    def parse(self, arguments: dict | None) -> Any:
+        """Typed parameters from JSON-like arguments; raises msgspec.ValidationError."""
+        return msgspec.convert(arguments or {}, self.params)
+
+
+def _inline_schema(tp: Any) -> dict:
+    """A self-contained JSON Schema whose top level is the object itself."""
+    schema = msgspec.json.schema(tp)
+    defs = schema.pop("$defs", {})
+    ref = schema.get("$ref", "")
+    if ref.startswith("#/$defs/"):
+        top = dict(defs.pop(ref.rsplit("/", 1)[1]))
+        top.pop("title", None)
+        if defs:
+            top["$defs"] = defs
+        return top
+    return schema
+
+
+def all_commands() -> list[Command]:
+    """Every command, in the order the CLI lists them."""
+    from repoctx import scopes
+
+    return [*scopes.COMMANDS]
+
+
+def by_tool_name() -> dict[str, Command]:
+    """MCP tool names (and their aliases) to commands."""
+    table: dict[str, Command] = {}
+    for cmd in all_commands():
+        if cmd.tool:
+            table[cmd.tool] = cmd
+            for alias in cmd.aliases:
+                table[alias] = cmd
+    return table

@@ -1,0 +1,1 @@
+"""msgspec Structs for every file format repoctx reads or writes."""

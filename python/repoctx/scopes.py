@@ -1,0 +1,295 @@
+"""Scopes: `.context.yaml` per directory, fresh or stale by stat fingerprint.
+
+The read side of the dotcontext contract: `list_contexts`, `check_freshness`
+and `query_context`, with its fields, states, error messages and `isError`
+rules. Scanning and fingerprinting run in the Rust core.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from repoctx import _core
+from repoctx.commands import Command
+from repoctx.formats import context_file as cf
+from repoctx.workspace import PathEscape, RootNotAllowed, Workspace
+
+MAX_CONTEXT_BYTES = 1 << 20
+TRAVERSAL = "Invalid scope: path traversal detected"
+
+State = Literal["fresh", "stale", "missing"]
+
+Scope = Annotated[str, Meta(description='Relative path from project root, e.g. "src/core" or "." for root')]
+RootOverride = Annotated[
+    str | None,
+    Meta(description="Project root path override. Defaults to the server's configured root; "
+         "other roots must be allowed with --allow-root."),
+]
+
+
+def _missing(scope: str) -> str:
+    return (
+        f'No .context.yaml found at scope "{scope}". This scope may be below the min_tokens '
+        "threshold; use list_contexts to see eligible scopes."
+    )
+
+
+def _corrupt(scope: str) -> str:
+    return f'Invalid or corrupt .context.yaml at scope "{scope}"'
+
+
+def _unsupported(version: object) -> str:
+    return (
+        f"Unsupported schema version {version} (this tool supports version 1). "
+        "Upgrade dotcontext to read this file."
+    )
+
+
+class ScopeProblem(Exception):
+    """A scope that cannot be served, with the contract's message."""
+
+
+def decode_context(kind: str, payload: str) -> cf.ContextFile:
+    """A `.context.yaml` read by the core: ("json", text) or a reason it could not be."""
+    if kind != "json":
+        raise cf.SchemaError(payload or kind, "")
+    return cf.from_data(msgspec.json.decode(payload))
+
+
+def read_contexts(paths: list[str]) -> list[tuple[str, str]]:
+    return _core.read_yaml_many(paths, MAX_CONTEXT_BYTES)
+
+
+def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
+    """(normalised scope, directory, parsed context) or ScopeProblem with the contract's error."""
+    try:
+        rel, directory = ws.resolve(scope)
+    except PathEscape:
+        raise ScopeProblem(TRAVERSAL) from None
+    path = os.path.join(directory, cf.CONTEXT_FILE)
+    if not os.path.isfile(path):
+        raise ScopeProblem(_missing(rel))
+    if not ws.contains_real(path):
+        raise ScopeProblem(TRAVERSAL)
+    [(kind, payload)] = read_contexts([path])
+    if kind == "missing":
+        raise ScopeProblem(_missing(rel))
+    if kind == "too_large":
+        raise ScopeProblem(f'.context.yaml at scope "{rel}" is larger than {MAX_CONTEXT_BYTES} bytes; not read')
+    try:
+        return rel, directory, decode_context(kind, payload)
+    except cf.UnsupportedVersion as exc:
+        raise ScopeProblem(_unsupported(exc.found)) from None
+    except (cf.SchemaError, msgspec.DecodeError):
+        raise ScopeProblem(_corrupt(rel)) from None
+
+
+# --- list_contexts ---------------------------------------------------------
+
+
+class ListContextsParams(Struct, forbid_unknown_fields=True):
+    path: RootOverride = None
+
+
+class Entry(Struct, omit_defaults=True):
+    scope: str
+    state: State
+    has_context: bool
+    last_updated: str | UnsetType = UNSET
+    summary: str | UnsetType = UNSET
+
+
+class ListContextsResult(Struct, omit_defaults=True):
+    root: str
+    total_directories: int
+    skipped_directories: int
+    tracked: int
+    entries: list[Entry]
+    error: str | UnsetType = UNSET
+
+
+def list_contexts(ws: Workspace, p: ListContextsParams) -> ListContextsResult:
+    try:
+        ws = ws.with_path(p.path)
+    except RootNotAllowed as exc:
+        return ListContextsResult(os.path.abspath(p.path or "."), 0, 0, 0, [], error=str(exc))
+    cfg = ws.scan_config()
+    try:
+        rows, skipped, _unreadable = _core.walk(ws.root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens)
+    except OSError:
+        return ListContextsResult(ws.root, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"')
+    eligible = [row for row in rows if row[6]]
+    with_file = [row for row in eligible if row[4]]
+    parsed = dict(
+        zip(
+            (row[0] for row in with_file),
+            read_contexts([os.path.join(ws.root, row[0], cf.CONTEXT_FILE) for row in with_file]),
+        )
+    )
+    entries = []
+    for scope, fingerprint, _bytes, _files, _has, _inc, _elig in eligible:
+        ctx = None
+        if scope in parsed:
+            try:
+                ctx = decode_context(*parsed[scope])
+            except (cf.SchemaError, cf.UnsupportedVersion, msgspec.DecodeError):
+                ctx = None
+        if ctx is None:
+            entries.append(Entry(scope, "missing", False))
+        else:
+            state = "fresh" if ctx.fingerprint == fingerprint else "stale"
+            entries.append(Entry(scope, state, True, ctx.last_updated, ctx.summary))
+    tracked = sum(1 for e in entries if e.has_context)
+    return ListContextsResult(ws.root, len(eligible), skipped, tracked, entries)
+
+
+def _render_status(r: ListContextsResult) -> str:
+    if r.error:
+        return r.error
+    marks = {"fresh": "✓", "stale": "⚠", "missing": "✗"}
+    width = max((len(e.scope) for e in r.entries), default=1)
+    lines = [f"  {marks[e.state]} {e.scope.ljust(width)}  {e.state}" for e in r.entries]
+    counts = {s: sum(1 for e in r.entries if e.state == s) for s in marks}
+    lines.append(
+        f"{r.total_directories} scopes: {counts['fresh']} fresh, {counts['stale']} stale, "
+        f"{counts['missing']} missing ({r.skipped_directories} directories below min_tokens)"
+    )
+    return "\n".join(lines)
+
+
+# --- check_freshness -------------------------------------------------------
+
+
+class CheckFreshnessParams(Struct, forbid_unknown_fields=True):
+    scope: Scope
+    path: RootOverride = None
+
+
+class Fingerprints(Struct):
+    stored: str
+    computed: str
+
+
+class CheckFreshnessResult(Struct, omit_defaults=True):
+    scope: str
+    state: State
+    fingerprint: Fingerprints | UnsetType = UNSET
+    last_updated: str | UnsetType = UNSET
+    error: str | UnsetType = UNSET
+
+
+def check_freshness(ws: Workspace, p: CheckFreshnessParams) -> CheckFreshnessResult:
+    try:
+        ws = ws.with_path(p.path)
+        rel, directory, ctx = load_scope(ws, p.scope)
+        computed = _core.fingerprint(directory)
+    except (RootNotAllowed, ScopeProblem) as exc:
+        return CheckFreshnessResult(_shown(ws, p.scope), "missing", error=str(exc))
+    except OSError:
+        return CheckFreshnessResult(p.scope, "missing", error=f'Cannot read the directory at scope "{p.scope}"')
+    state = "fresh" if ctx.fingerprint == computed else "stale"
+    return CheckFreshnessResult(rel, state, Fingerprints(ctx.fingerprint, computed), ctx.last_updated)
+
+
+def _shown(ws: Workspace, scope: str) -> str:
+    """The scope as a response names it: normalised when it stays inside, else as given."""
+    try:
+        return ws.resolve(scope)[0]
+    except PathEscape:
+        return scope
+
+
+def _render_check(r: CheckFreshnessResult) -> str:
+    if r.error:
+        return f"{r.scope}: {r.state} — {r.error}"
+    fp = r.fingerprint
+    return f"{r.scope}: {r.state} (stored {fp.stored}, computed {fp.computed}; last updated {r.last_updated})"
+
+
+# --- query_context ---------------------------------------------------------
+
+
+class QueryContextParams(Struct, forbid_unknown_fields=True):
+    scope: Scope
+    filter: Annotated[
+        list[str] | None,
+        Meta(description="Fields to include: " + ", ".join(cf.FILTERABLE_FIELDS)
+             + ". Metadata fields (version, scope, fingerprint, last_updated) are always included."),
+    ] = None
+    path: RootOverride = None
+
+
+class QueryContextResult(Struct, omit_defaults=True):
+    found: bool
+    scope: str
+    context: dict | UnsetType = UNSET
+    error: str | UnsetType = UNSET
+
+
+def query_context(ws: Workspace, p: QueryContextParams) -> QueryContextResult:
+    try:
+        ws = ws.with_path(p.path)
+        rel, _directory, ctx = load_scope(ws, p.scope)
+    except (RootNotAllowed, ScopeProblem) as exc:
+        return QueryContextResult(False, _shown(ws, p.scope), error=str(exc))
+    data = cf.to_builtins(ctx)
+    if p.filter:
+        wanted = [f for f in p.filter if f in cf.FILTERABLE_FIELDS]
+        keep = [*cf.METADATA_FIELDS, *wanted]
+        # Metadata first, then the requested fields in the order they were asked for.
+        data = {k: data[k] for k in dict.fromkeys(keep) if k in data}
+    return QueryContextResult(True, rel, context=data)
+
+
+def _render_show(r: QueryContextResult) -> str:
+    if not r.found:
+        return r.error
+    import yaml
+
+    return yaml.safe_dump(r.context, sort_keys=False, allow_unicode=True, width=100).rstrip()
+
+
+COMMANDS = [
+    Command(
+        name="status",
+        tool="list_contexts",
+        summary="List all tracked directories with their staleness status.",
+        description="Every directory that should have a .context.yaml (dotcontext's min_tokens rule), "
+        "each fresh, stale or missing, sorted by scope. Call first to discover scopes.",
+        params=ListContextsParams,
+        result=ListContextsResult,
+        handler=list_contexts,
+        is_error=lambda r: bool(r.error),
+        render=_render_status,
+    ),
+    Command(
+        name="check",
+        tool="check_freshness",
+        summary="Check whether a scope's .context.yaml is fresh, stale or missing.",
+        description="Compares the stored fingerprint with one computed from the directory now. "
+        "Stale is not an error: regenerate or verify before relying on the context.",
+        params=CheckFreshnessParams,
+        result=CheckFreshnessResult,
+        handler=check_freshness,
+        is_error=lambda r: bool(r.error),
+        positional=("scope",),
+        render=_render_check,
+    ),
+    Command(
+        name="show",
+        tool="query_context",
+        summary="Show a scope's .context.yaml, optionally only some fields.",
+        description="Returns the context file's content; with filter, only the named fields "
+        "plus the metadata fields.",
+        params=QueryContextParams,
+        result=QueryContextResult,
+        handler=query_context,
+        is_error=lambda r: not r.found,
+        positional=("scope",),
+        render=_render_show,
+    ),
+]

@@ -1,0 +1,147 @@
+"""The repository being served, and the only place user-supplied paths become
+filesystem paths.
+
+Every scope, cache name, artifact path or `path` override goes through here:
+backslashes become slashes, NUL bytes and escapes (`..`, absolute paths
+elsewhere, symlinks leading out) are refused, and what stays inside the root
+is normalised.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, replace
+
+CONFIG_FILE = ".context.config.yaml"
+DEFAULT_MAX_DEPTH = 10
+DEFAULT_MIN_TOKENS = 4096
+
+
+class PathEscape(Exception):
+    """A user-supplied path leads outside the root (or cannot name a path at all)."""
+
+
+class RootNotAllowed(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class ScanConfig:
+    ignore: tuple[str, ...] = ()
+    max_depth: int = DEFAULT_MAX_DEPTH
+    min_tokens: int = DEFAULT_MIN_TOKENS
+
+
+@dataclass(frozen=True)
+class Workspace:
+    root: str
+    allowed_roots: tuple[str, ...] = ()
+    read_only: bool = False
+
+    @classmethod
+    def open(cls, root: str | os.PathLike, allowed_roots=(), read_only: bool = False) -> Workspace:
+        return cls(
+            root=os.path.realpath(root),
+            allowed_roots=tuple(os.path.realpath(r) for r in allowed_roots),
+            read_only=read_only,
+        )
+
+    def with_path(self, override: str | None) -> Workspace:
+        """The workspace for a `path` override: only the root itself or an allowed root."""
+        if override is None:
+            return self
+        if "\x00" in override:
+            raise RootNotAllowed("Path override contains a NUL byte")
+        real = os.path.realpath(override.replace("\\", "/"))
+        if real == self.root:
+            return self
+        if real in self.allowed_roots:
+            return replace(self, root=real)
+        raise RootNotAllowed(
+            f'Root "{override}" is not allowed; start the server with --allow-root {override} to serve it'
+        )
+
+    def resolve(self, user_path: str) -> tuple[str, str]:
+        """(normalised relative path, absolute path) for a path inside the root.
+
+        `.` and the root itself normalise to `.`; anything that leaves the
+        root lexically or through a symlink raises PathEscape.
+        """
+        if not isinstance(user_path, str) or "\x00" in user_path:
+            raise PathEscape(user_path)
+        posix = user_path.replace("\\", "/")
+        candidate = os.path.normpath(os.path.join(self.root, posix))
+        if not _inside(candidate, self.root):
+            raise PathEscape(user_path)
+        if not _inside(os.path.realpath(candidate), self.root):
+            raise PathEscape(user_path)
+        rel = os.path.relpath(candidate, self.root).replace(os.sep, "/")
+        return rel, candidate
+
+    def contains_real(self, path: str) -> bool:
+        """Whether `path`, with every symlink resolved, stays inside the root."""
+        return _inside(os.path.realpath(path), self.root)
+
+    def scan_config(self) -> ScanConfig:
+        """The scan settings of `.context.config.yaml`, read leniently: a field
+        with the wrong type is left at its default rather than voiding the file."""
+        data = load_yaml_file(os.path.join(self.root, CONFIG_FILE))
+        if not isinstance(data, dict):
+            return ScanConfig()
+        ignore = data.get("ignore")
+        max_depth = data.get("max_depth")
+        min_tokens = data.get("min_tokens")
+        return ScanConfig(
+            ignore=tuple(p for p in ignore if isinstance(p, str)) if isinstance(ignore, list) else (),
+            max_depth=max_depth if _is_int(max_depth) and max_depth >= 1 else DEFAULT_MAX_DEPTH,
+            min_tokens=min_tokens if _is_int(min_tokens) else DEFAULT_MIN_TOKENS,
+        )
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def load_yaml_file(path: str, max_bytes: int = 1 << 20) -> object:
+    """Parse a small YAML file with the C loader; None when absent, unreadable or malformed."""
+    import yaml
+
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except OSError:
+        return None
+    if len(raw) > max_bytes:
+        return None
+    try:
+        return yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return None
+
+
+def atomic_write(path: str, data: bytes) -> None:
+    """Replace `path` with `data` so a reader or a crash sees the old or the new file, never half."""
+    directory = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".repoctx-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)

@@ -1,0 +1,97 @@
+//! Per-directory stat fingerprints, byte-for-byte as dotcontext computes them:
+//! over the regular files directly in a directory (not `.context.yaml`, not
+//! symlinks), the strings `name:floor(mtime ms):size`, sorted as JavaScript
+//! sorts strings (UTF-16 code units), joined with `\n`, SHA-256, 8 hex chars.
+
+use sha2::{Digest, Sha256};
+use std::fs::Metadata;
+use std::io;
+use std::path::Path;
+
+pub const CONTEXT_FILE: &str = ".context.yaml";
+
+/// Milliseconds since the epoch, floored, computed in f64 as Node's
+/// `Math.floor(stat.mtimeMs)` does (so rounding at the last nanoseconds agrees).
+pub fn mtime_ms(meta: &Metadata) -> i64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let ms = meta.mtime() as f64 * 1000.0 + meta.mtime_nsec() as f64 / 1_000_000.0;
+        ms.floor() as i64
+    }
+    #[cfg(not(unix))]
+    {
+        match meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()) {
+            Some(d) => (d.as_secs() as f64 * 1000.0 + d.subsec_nanos() as f64 / 1_000_000.0).floor() as i64,
+            None => 0,
+        }
+    }
+}
+
+pub fn entry_line(name: &str, meta: &Metadata) -> String {
+    format!("{}:{}:{}", name, mtime_ms(meta), meta.len())
+}
+
+/// Hash already-built `name:mtime:size` lines into the 8-hex fingerprint.
+pub fn digest(mut lines: Vec<String>) -> String {
+    lines.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+    let mut hasher = Sha256::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            hasher.update(b"\n");
+        }
+        hasher.update(line.as_bytes());
+    }
+    let out = hasher.finalize();
+    out[..4].iter().map(|b| format!("{:02x}", b)).collect()
+}
+
+/// Fingerprint of one directory, read on its own (for a single-scope question).
+pub fn fingerprint_dir(dir: &Path) -> io::Result<String> {
+    let mut lines = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let ft = entry.file_type()?;
+        if !ft.is_file() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == CONTEXT_FILE {
+            continue;
+        }
+        // A file removed between readdir and stat is skipped, as a racing writer would leave it.
+        if let Ok(meta) = entry.metadata() {
+            lines.push(entry_line(&name, &meta));
+        }
+    }
+    Ok(digest(lines))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_directory_hashes_the_empty_string() {
+        // sha256("") = e3b0c442...
+        assert_eq!(digest(vec![]), "e3b0c442");
+    }
+
+    #[test]
+    fn order_of_lines_does_not_matter() {
+        let a = digest(vec!["b.py:1:2".into(), "a.py:3:4".into()]);
+        let b = digest(vec!["a.py:3:4".into(), "b.py:1:2".into()]);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn sorts_by_utf16_units_like_javascript() {
+        // U+FF5E is above the surrogate range in UTF-16 but below U+1F600 in UTF-8;
+        // JavaScript puts the astral character (surrogates 0xD83D…) first.
+        let astral = "\u{1F600}:1:1".to_string();
+        let bmp = "\u{FF5E}:1:1".to_string();
+        let mut lines = vec![bmp.clone(), astral.clone()];
+        lines.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+        assert_eq!(lines, vec![astral, bmp]);
+    }
+}
