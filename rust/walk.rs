@@ -138,7 +138,7 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers)
     let mut source_files = 0u32;
     let mut has_context = false;
     let mut has_gitignore = false;
-    let mut children: Vec<String> = Vec::new();
+    let mut children: Vec<(std::ffi::OsString, String)> = Vec::new();
     for entry in reader {
         let Ok(entry) = entry else { continue };
         let Ok(ft) = entry.file_type() else { continue };
@@ -158,7 +158,7 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers)
                 source_bytes += meta.len();
             }
         } else if ft.is_dir() && !name.starts_with('.') && !SKIP_DIRS.contains(&name.as_str()) {
-            children.push(name);
+            children.push((entry.file_name(), name));
         }
     }
     let mut stack = parent.clone();
@@ -170,8 +170,8 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers)
     let subtrees: Vec<(String, Result<Subtree, std::io::Error>)> = if depth < ctx.opts.max_depth {
         children
             .par_iter()
-            .filter_map(|name| {
-                let child_abs = abs.join(name);
+            .filter_map(|(os_name, name)| {
+                let child_abs = abs.join(os_name);
                 if is_ignored(&ctx.priority, &stack, &child_abs) {
                     return None;
                 }

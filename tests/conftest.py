@@ -1,0 +1,60 @@
+"""Shared fixtures: temporary repositories, the CLI as a subprocess, and an MCP
+client talking to `repoctx serve` over a real stdio pipe."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+REPOCTX = [sys.executable, "-m", "repoctx"]
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared, or skip the test when ../shared is not beside the clone."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent: the reference fixtures in ../shared are not beside this clone")
+    return path
+
+
+def write(root: Path, rel: str, text: str | bytes = "") -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+def run_cli(*args: str, cwd: Path | str | None = None, check: bool = False) -> subprocess.CompletedProcess:
+    proc = subprocess.run([*REPOCTX, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"repoctx {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+@asynccontextmanager
+async def mcp_client(*serve_args: str, mode: str = "2026-07-28", env: dict | None = None):
+    """An official-SDK client connected to `repoctx serve …` in a subprocess."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "repoctx", "serve", *serve_args],
+        env={**os.environ, **(env or {})},
+    )
+    async with Client(params, mode=mode) as client:
+        yield client
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"

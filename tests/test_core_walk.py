@@ -1,0 +1,192 @@
+"""The Rust walk and fingerprints against a plain-Python oracle on random trees,
+and against Node's own `fs.stat` (what dotcontext hashes) where node is installed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from repoctx import _core
+
+SKIP = set(_core.SKIP_DIRS)
+
+
+def oracle_fingerprint(directory: str) -> str:
+    lines = []
+    for entry in os.scandir(directory):
+        if entry.is_file(follow_symlinks=False) and entry.name != ".context.yaml":
+            st_ = entry.stat(follow_symlinks=False)
+            sec, nsec = divmod(st_.st_mtime_ns, 10**9)
+            ms = math.floor(sec * 1000.0 + nsec / 1e6)
+            lines.append(f"{entry.name}:{ms}:{st_.st_size}")
+    lines.sort(key=lambda s: s.encode("utf-16-be"))
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:8]
+
+
+def oracle_walk(root: str, ignored_names: set[str], max_depth: int, min_tokens: int):
+    """dotcontext's scan and min_tokens rule, for trees whose ignore rules are plain names."""
+    rows = {}
+
+    def scan(abs_dir: str, scope: str, depth: int) -> tuple[bool, bool]:
+        source_bytes, source_files, children = 0, 0, []
+        for entry in os.scandir(abs_dir):
+            if entry.is_file(follow_symlinks=False):
+                name = entry.name
+                if name not in (".context.yaml", ".context.config.yaml") and _core.is_source_file(name):
+                    source_bytes += entry.stat(follow_symlinks=False).st_size
+                    source_files += 1
+            elif entry.is_dir(follow_symlinks=False):
+                if entry.name.startswith(".") or entry.name in SKIP or entry.name in ignored_names:
+                    continue
+                children.append(entry.name)
+        child_inc = child_kept = False
+        if depth < max_depth:
+            for name in children:
+                inc, kept = scan(os.path.join(abs_dir, name), name if scope == "." else f"{scope}/{name}", depth + 1)
+                child_inc |= inc
+                child_kept |= kept
+        root_ = scope == "."
+        included = root_ or source_files > 0 or child_inc
+        kept = included and (root_ or min_tokens <= 0 or math.ceil(source_bytes / 4) >= min_tokens or child_kept)
+        rows[scope] = (oracle_fingerprint(abs_dir), source_bytes, included, kept)
+        return included, kept
+
+    scan(root, ".", 0)
+    return rows
+
+
+names = st.sampled_from(["a", "b", "src", "lib", "node_modules", ".hidden", "gen", "é", "z z", "target"])
+file_names = st.sampled_from(["main.py", "x.rs", "README.md", "data.bin", "Makefile", ".env", "App.TSX", "notes"])
+
+
+@st.composite
+def trees(draw):
+    """A list of (relative path, size, mtime_ns) files and the names the root .gitignore lists."""
+    files = []
+    for _ in range(draw(st.integers(1, 25))):
+        depth = draw(st.integers(0, 4))
+        parts = [draw(names) for _ in range(depth)]
+        size = draw(st.sampled_from([0, 1, 3, 4, 5, 100, 4095, 4096, 4097, 20000]))
+        # Nanoseconds near the top of a millisecond exercise Node's float rounding.
+        mtime = draw(st.integers(1_500_000_000, 1_900_000_000)) * 10**9 + draw(
+            st.sampled_from([0, 1, 999_999, 123_456_789, 999_999_999, 500_000_000])
+        )
+        files.append(("/".join([*parts, draw(file_names)]), size, mtime))
+    ignored = draw(st.sets(st.sampled_from(["gen", "b", "lib"]), max_size=2))
+    return files, ignored
+
+
+def build(root: Path, files, ignored) -> None:
+    for rel, size, mtime in files:
+        path = root / rel
+        if any(p.is_file() for p in [*path.parents][: len(Path(rel).parts) - 1]):
+            continue  # a file already stands where this path wants a directory
+        if path.is_dir():
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"x" * size)
+        os.utime(path, ns=(mtime, mtime))
+    if ignored:
+        (root / ".gitignore").write_text("".join(f"{n}/\n" for n in sorted(ignored)))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tree=trees(), max_depth=st.sampled_from([1, 2, 10]), min_tokens=st.sampled_from([0, 1, 2, 1024, 4096]))
+def test_walk_matches_oracle(tmp_path_factory, tree, max_depth, min_tokens):
+    root = tmp_path_factory.mktemp("tree")
+    files, ignored = tree
+    build(root, files, ignored)
+    rows, skipped, unreadable = _core.walk(str(root), [], max_depth, min_tokens)
+    expected = oracle_walk(str(root), ignored, max_depth, min_tokens)
+    got = {r[0]: (r[1], r[2], r[5], r[6]) for r in rows}
+    assert got == expected
+    assert [r[0] for r in rows] == sorted(got, key=lambda s: s.encode())
+    assert skipped == sum(1 for fp, b, inc, kept in expected.values() if inc and not kept)
+    assert unreadable == []
+    for scope, fp, *_ in rows:
+        assert _core.fingerprint(str(root / scope)) == fp
+
+
+def test_walk_honours_nested_gitignore_contextignore_exclude_and_config(tmp_path):
+    for d in ["keep", "sub/gen", "sub/keep", "ctxign", "excluded", "cfg", "neg/inner"]:
+        (tmp_path / d).mkdir(parents=True)
+        (tmp_path / d / "m.py").write_text("x" * 10)
+    (tmp_path / "sub/.gitignore").write_text("gen/\n")
+    (tmp_path / ".contextignore").write_text("ctxign\n")
+    (tmp_path / ".git/info").mkdir(parents=True)
+    (tmp_path / ".git/info/exclude").write_text("excluded\n")
+    (tmp_path / ".gitignore").write_text("neg/*\n!neg/inner\n")
+    rows, _, _ = _core.walk(str(tmp_path), ["cfg"], 10, 0)
+    scopes = [r[0] for r in rows]
+    assert scopes == [".", "keep", "neg", "neg/inner", "sub", "sub/keep"]
+
+
+def test_symlinks_are_neither_followed_nor_hashed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("x" * 100)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("x")
+    before = _core.fingerprint(str(repo))
+    os.symlink(outside, repo / "link")
+    os.symlink(outside / "secret.py", repo / "secret.py")
+    rows, _, _ = _core.walk(str(repo), [], 10, 0)
+    assert [r[0] for r in rows] == ["."]
+    assert _core.fingerprint(str(repo)) == before
+
+
+def test_unreadable_subdirectory_is_reported_not_fatal(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root reads every directory whatever its mode")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked/a.py").write_text("x")
+    (tmp_path / "locked").chmod(0)
+    try:
+        rows, _, unreadable = _core.walk(str(tmp_path), [], 10, 0)
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+    assert unreadable == ["locked"]
+
+
+def test_non_utf8_names_do_not_crash(tmp_path):
+    os.makedirs(os.path.join(bytes(tmp_path), b"caf\xe9"))
+    with open(os.path.join(bytes(tmp_path), b"caf\xe9", b"f\xff.py"), "wb") as fh:
+        fh.write(b"x" * 10)
+    rows, _, _ = _core.walk(str(tmp_path), [], 10, 0)
+    assert [r[0] for r in rows] == [".", "caf\ufffd"]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the cross-check with Node's fs.stat needs it")
+def test_fingerprint_equals_what_node_hashes(tmp_path):
+    names = ["a.py", "B.md", "z", "é.txt", "\U0001F600.rs", "\uff5e.go", ".context.config.yaml"]
+    for i, name in enumerate(names):
+        p = tmp_path / name
+        p.write_bytes(b"y" * (i * 7))
+        ns = 1_700_000_000 * 10**9 + [0, 999_999_999, 123_456_789, 999_999, 1, 500_000_000, 42][i]
+        os.utime(p, ns=(ns, ns))
+    (tmp_path / ".context.yaml").write_text("ignored")
+    (tmp_path / "dir").mkdir()
+    script = """
+const fs = require('fs'), path = require('path'), crypto = require('crypto');
+const dir = process.argv[1];
+const lines = [];
+for (const e of fs.readdirSync(dir, {withFileTypes: true})) {
+  if (!e.isFile() || e.name === '.context.yaml') continue;
+  const s = fs.statSync(path.join(dir, e.name));
+  lines.push(`${e.name}:${Math.floor(s.mtimeMs)}:${s.size}`);
+}
+lines.sort();
+process.stdout.write(crypto.createHash('sha256').update(lines.join('\\n')).digest('hex').slice(0, 8));
+"""
+    node = subprocess.run(["node", "-e", script, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert _core.fingerprint(str(tmp_path)) == node.stdout
