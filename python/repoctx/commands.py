@@ -64,6 +64,40 @@ def _inline_schema(tp: Any) -> dict:
     return schema
 
 
+class ResourceError(Exception):
+    """A resource read that fails with a JSON-RPC error code (e.g. -32602 for an unknown name)."""
+
+    def __init__(self, code: int, message: str, data: dict | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+@dataclass(frozen=True)
+class Resource:
+    """An MCP resource: a fixed URI, or a template such as `context://module/{name}`.
+
+    `read(ws, params)` gets the template's fields and the URI's query parameters
+    as strings and returns the text; it raises ResourceError to fail.
+    `instances(ws)` lists concrete (uri, name) pairs of a template, if any.
+    """
+
+    uri: str
+    name: str
+    description: str
+    mime_type: str
+    read: Callable[[Any, dict[str, str]], str]
+    instances: Callable[[Any], list[tuple[str, str]]] | None = None
+
+    @property
+    def is_template(self) -> bool:
+        return "{" in self.uri
+
+
+def all_resources() -> list[Resource]:
+    """Every MCP resource and resource template."""
+    return []
+
+
 def all_commands() -> list[Command]:
     """Every command, in the order the CLI lists them."""
     from repoctx import scopes

@@ -23,7 +23,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from repoctx import __version__
-from repoctx.commands import Command, all_commands
+from repoctx.commands import Command, Resource, ResourceError, all_commands, all_resources
 from repoctx.workspace import Workspace
 
 log = logging.getLogger("repoctx")
@@ -103,13 +103,89 @@ def build_server(ws: Workspace, tools: Iterable[str] | None = None) -> Server:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         return await anyio.to_thread.run_sync(call, ws, cmd, params.arguments)
 
+    resources = all_resources()
+
+    async def list_resources(ctx, params) -> types.ListResourcesResult:
+        def listing() -> list[types.Resource]:
+            out = []
+            for r in resources:
+                if not r.is_template:
+                    out.append(types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime_type))
+                elif r.instances is not None:
+                    for uri, name in r.instances(ws):
+                        out.append(types.Resource(uri=uri, name=name, description=r.description, mime_type=r.mime_type))
+            return out
+
+        return types.ListResourcesResult(resources=await anyio.to_thread.run_sync(listing))
+
+    async def list_templates(ctx, params) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(uri_template=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
+                for r in resources
+                if r.is_template
+            ]
+        )
+
+    async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        found = match_resource(resources, uri)
+        if found is None:
+            raise MCPError(types.INVALID_REQUEST, f"Unknown resource: {uri}")
+        resource, fields = found
+        try:
+            text = await anyio.to_thread.run_sync(resource.read, ws, fields)
+        except ResourceError as exc:
+            raise MCPError(exc.code, exc.message, exc.data) from None
+        except Exception:
+            log.exception("reading %s failed", uri)
+            raise MCPError(types.INTERNAL_ERROR, "Failed to read resource") from None
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type=resource.mime_type, text=text)]
+        )
+
     return Server(
         "repoctx",
         version=__version__,
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        **(
+            {
+                "on_list_resources": list_resources,
+                "on_list_resource_templates": list_templates,
+                "on_read_resource": read_resource,
+            }
+            if resources
+            else {}
+        ),
     )
+
+
+def match_resource(resources: list[Resource], uri: str) -> tuple[Resource, dict[str, str]] | None:
+    """The resource a URI names, with its template fields and query parameters (percent-decoded)."""
+    from urllib.parse import parse_qsl, unquote
+
+    base, _, query = uri.partition("?")
+    for r in resources:
+        fields = _match_template(r.uri, base)
+        if fields is not None:
+            fields = {k: unquote(v) for k, v in fields.items()}
+            for k, v in parse_qsl(query, keep_blank_values=True):
+                fields.setdefault(k, v)
+            return r, fields
+    return None
+
+
+def _match_template(template: str, uri: str) -> dict[str, str] | None:
+    import re
+
+    pattern = "".join(
+        f"(?P<{part[1:-1]}>[^/?#]+)" if part.startswith("{") else re.escape(part)
+        for part in re.split(r"(\{[a-zA-Z_][a-zA-Z0-9_]*\})", template)
+    )
+    m = re.fullmatch(pattern, uri)
+    return m.groupdict() if m else None
 
 
 async def _serve_stdio(server: Server) -> None:

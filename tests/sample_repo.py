@@ -1,0 +1,51 @@
+"""A small repository with data for every surface, shared by the parity and
+black-box tests. Each surface adds what it needs to `build_sample_repo` and an
+example call to EXAMPLES."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from repoctx import _core
+
+CONTEXT = """\
+version: 1
+last_updated: "2026-02-13T10:00:00Z"
+fingerprint: "{fingerprint}"
+scope: "{scope}"
+summary: "{summary}"
+maintenance: "Keep this file current when the directory changes."
+decisions:
+  - what: "Fingerprint uses stat() only"
+    why: "Performance"
+"""
+
+
+def write_context(root: Path, scope: str, summary: str, fingerprint: str | None = None) -> Path:
+    directory = root / scope
+    fp = fingerprint or _core.fingerprint(str(directory))
+    path = directory / ".context.yaml"
+    path.write_text(CONTEXT.format(fingerprint=fp, scope=scope, summary=summary))
+    return path
+
+
+def build_sample_repo(root: Path) -> Path:
+    (root / "src/core").mkdir(parents=True)
+    (root / "src/core/engine.py").write_text('"""The engine."""\n\ndef run():\n    return 1\n' * 300)
+    (root / "src/util.py").write_text("def helper():\n    pass\n" * 800)
+    (root / "docs").mkdir()
+    (root / "docs/guide.md").write_text("# Guide\n\nHow to use it.\n" * 700)
+    (root / ".context.config.yaml").write_text("provider: anthropic\nmin_tokens: 1024\n")
+    (root / "README.md").write_text("# Sample\n")
+    write_context(root, ".", "The sample repository.")
+    write_context(root, "src/core", "Core engine.")
+    write_context(root, "src", "Sources.", fingerprint="00000000")  # stale on purpose
+    return root
+
+
+# Tool name -> arguments for one call that exercises it on the sample repository.
+EXAMPLES: dict[str, dict] = {
+    "list_contexts": {},
+    "check_freshness": {"scope": "src/core"},
+    "query_context": {"scope": "src/core", "filter": ["summary", "decisions"]},
+}

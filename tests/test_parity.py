@@ -1,0 +1,59 @@
+"""One command, two views: for every MCP tool, `repoctx <command> --json` prints
+exactly the tool's text result, and the exit code follows its isError."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import mcp_client, run_cli
+from repoctx.commands import all_commands
+from sample_repo import EXAMPLES, build_sample_repo
+
+TOOLS = [c for c in all_commands() if c.tool]
+
+
+def cli_argv(cmd, args: dict) -> list[str]:
+    """The CLI words for the same parameters as the MCP arguments."""
+    argv = cmd.name.split()
+    for name in cmd.positional:
+        if name in args:
+            argv.append(str(args[name]))
+    for name, value in args.items():
+        if name in cmd.positional:
+            continue
+        flag = "--" + name.replace("_", "-")
+        if isinstance(value, bool):
+            argv.append(flag if value else "--no-" + name.replace("_", "-"))
+        elif isinstance(value, list):
+            for item in value:
+                argv += [flag, str(item)]
+        else:
+            argv += [flag, str(value)]
+    return argv
+
+
+def test_every_tool_has_an_example():
+    assert sorted(c.tool for c in TOOLS) == sorted(EXAMPLES)
+
+
+@pytest.mark.anyio
+async def test_cli_json_equals_mcp_result_byte_for_byte(tmp_path):
+    repo = build_sample_repo(tmp_path / "repo")
+    async with mcp_client("--root", str(repo)) as client:
+        for cmd in TOOLS:
+            args = EXAMPLES[cmd.tool]
+            result = await client.call_tool(cmd.tool, args)
+            text = result.content[0].text
+            proc = run_cli(*cli_argv(cmd, args), "--json", "--root", str(repo))
+            assert proc.stdout == text + "\n", cmd.tool
+            assert (proc.returncode != 0) == bool(result.is_error), cmd.tool
+            assert result.structured_content == json.loads(text), cmd.tool
+
+
+def test_json_flag_before_or_after_the_command(tmp_path):
+    repo = build_sample_repo(tmp_path / "repo")
+    before = run_cli("--json", "--root", str(repo), "status")
+    after = run_cli("status", "--json", "--root", str(repo))
+    assert before.stdout == after.stdout and before.stdout.startswith("{")
