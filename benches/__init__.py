@@ -1,0 +1,1 @@
+"""The repoctx benchmark harness: `python -m benches --help`."""
