@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import msgspec
 
@@ -36,6 +36,12 @@ class Command:
     render: Callable[[Any], str] | None = None  # human text; JSON when None
     encode: Callable[[Any], str] = pretty_json
     aliases: tuple[str, ...] = ()  # further MCP names accepted on call
+    surface: str = ""  # the contract it belongs to; default: the handler's module (repoctx.<surface>)
+    cli: bool = True  # False: an MCP-only form of another command's CLI words (same `name`)
+
+    def __post_init__(self) -> None:
+        if not self.surface:
+            object.__setattr__(self, "surface", _surface_of(self.handler))
 
     @cached_property
     def input_schema(self) -> dict:
@@ -48,6 +54,12 @@ class Command:
     def parse(self, arguments: dict | None) -> Any:
         """Typed parameters from JSON-like arguments; raises msgspec.ValidationError."""
         return msgspec.convert(arguments or {}, self.params)
+
+
+def _surface_of(fn: Callable) -> str:
+    """`repoctx.caches` or `repoctx.caches.build` -> "caches"."""
+    parts = getattr(fn, "__module__", "").split(".")
+    return parts[1] if len(parts) > 1 else ""
 
 
 def _inline_schema(tp: Any) -> dict:
@@ -87,10 +99,43 @@ class Resource:
     mime_type: str
     read: Callable[[Any, dict[str, str]], str]
     instances: Callable[[Any], list[tuple[str, str]]] | None = None
+    surface: str = ""  # default: the read function's module, as for Command
+
+    def __post_init__(self) -> None:
+        if not self.surface:
+            object.__setattr__(self, "surface", _surface_of(self.read))
 
     @property
     def is_template(self) -> bool:
         return "{" in self.uri
+
+
+class CheckResult(msgspec.Struct, omit_defaults=True):
+    status: Literal["pass", "warn", "fail", "skip"]
+    message: str
+    problems: list[str] = []  # one line each, e.g. "src/.context.yaml: missing field `summary`"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One thing `repoctx validate` verifies. A surface contributes checks by a
+    module-level `CHECKS` list beside its `COMMANDS`; `run(ws)` never raises for
+    a finding, it returns a CheckResult saying what it found."""
+
+    name: str  # e.g. "scopes.context_files"
+    surface: str
+    description: str
+    run: Callable[[Any], CheckResult]
+
+
+def all_checks() -> list[Check]:
+    """Every check of every surface module that registers commands or resources."""
+    import sys
+
+    modules = dict.fromkeys(
+        [c.handler.__module__ for c in all_commands()] + [r.read.__module__ for r in all_resources()]
+    )
+    return [check for name in modules for check in getattr(sys.modules.get(name), "CHECKS", ())]
 
 
 def all_resources() -> list[Resource]:

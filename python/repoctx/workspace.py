@@ -38,13 +38,21 @@ class Workspace:
     root: str
     allowed_roots: tuple[str, ...] = ()
     read_only: bool = False
+    # The server's allowlist (`serve --tools`, `--profile`); None: from .repoctx/config.yaml or the default.
+    tools: tuple[str, ...] | None = None
+    profile: str | None = None
 
     @classmethod
-    def open(cls, root: str | os.PathLike, allowed_roots=(), read_only: bool = False) -> Workspace:
+    def open(
+        cls, root: str | os.PathLike, allowed_roots=(), read_only: bool = False,
+        tools: tuple[str, ...] | None = None, profile: str | None = None,
+    ) -> Workspace:
         return cls(
             root=os.path.realpath(root),
             allowed_roots=tuple(os.path.realpath(r) for r in allowed_roots),
             read_only=read_only,
+            tools=tools,
+            profile=profile,
         )
 
     def with_path(self, override: str | None) -> Workspace:
