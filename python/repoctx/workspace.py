@@ -9,8 +9,11 @@ is normalised.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 CONFIG_FILE = ".context.config.yaml"
@@ -153,3 +156,15 @@ def atomic_write(path: str, data: bytes) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+@contextmanager
+def locked(path: str) -> Iterator[None]:
+    """Hold an exclusive lock on the file `path` (created if absent) for a read-modify-write
+    that another process could race; the lock goes when the block ends or the process dies."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
