@@ -1,6 +1,8 @@
 //! Python bindings of the repoctx core. Each heavy call releases the GIL.
 
 mod fingerprint;
+mod live;
+mod modscan;
 mod walk;
 mod yamlread;
 
@@ -8,8 +10,27 @@ use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
-/// One row of the walk table: (scope, fingerprint, source_bytes, files, has_context, included, eligible).
-type Row = (String, String, u64, u32, bool, bool, bool);
+/// One row of the walk table: (scope, fingerprint, source_bytes, files, has_context,
+/// included, eligible, context_mtime_ns, context_size).
+type Row = (String, String, u64, u32, bool, bool, bool, i64, u64);
+
+fn row(r: &walk::DirRow) -> Row {
+    (
+        r.scope.clone(),
+        r.fingerprint.clone(),
+        r.source_bytes,
+        r.files,
+        r.has_context,
+        r.included,
+        r.eligible,
+        r.context_stat.0,
+        r.context_stat.1,
+    )
+}
+
+fn os_err(e: std::io::Error) -> PyErr {
+    PyOSError::new_err(e.to_string())
+}
 
 #[pyfunction]
 #[pyo3(name = "walk", signature = (root, extra_ignore, max_depth, min_tokens))]
@@ -21,15 +42,51 @@ fn walk_py(
     min_tokens: i64,
 ) -> PyResult<(Vec<Row>, usize, Vec<String>)> {
     let opts = walk::Options { extra_ignore, max_depth, min_tokens };
-    let table = py
-        .detach(|| walk::walk(&root, opts))
-        .map_err(|e| PyOSError::new_err(e.to_string()))?;
-    let rows = table
-        .rows
-        .into_iter()
-        .map(|r| (r.scope, r.fingerprint, r.source_bytes, r.files, r.has_context, r.included, r.eligible))
-        .collect();
-    Ok((rows, table.skipped, table.unreadable))
+    let table = py.detach(|| walk::walk(&root, &opts, None)).map_err(os_err)?;
+    Ok((table.rows.iter().map(row).collect(), table.skipped, table.unreadable))
+}
+
+/// The walk table kept in memory and kept true by file-system events (see live.rs).
+#[pyclass(name = "LiveIndex")]
+struct LiveIndexPy {
+    inner: std::sync::Mutex<live::LiveIndex>,
+}
+
+#[pymethods]
+impl LiveIndexPy {
+    #[new]
+    #[pyo3(signature = (root, extra_ignore, max_depth, min_tokens, watch=true))]
+    fn new(py: Python<'_>, root: PathBuf, extra_ignore: Vec<String>, max_depth: usize, min_tokens: i64, watch: bool) -> PyResult<Self> {
+        let opts = walk::Options { extra_ignore, max_depth, min_tokens };
+        let index = py.detach(|| live::LiveIndex::new(&root, opts, watch)).map_err(os_err)?;
+        Ok(LiveIndexPy { inner: std::sync::Mutex::new(index) })
+    }
+
+    /// Apply pending changes; returns the table's generation (unchanged: nothing moved).
+    fn refresh(&self, py: Python<'_>) -> PyResult<u64> {
+        py.detach(|| {
+            let mut index = self.inner.lock().unwrap();
+            index.refresh().map(|_| index.generation)
+        })
+        .map_err(os_err)
+    }
+
+    /// (rows, skipped, unreadable, generation) as of the last refresh.
+    fn table(&self) -> (Vec<Row>, usize, Vec<String>, u64) {
+        let index = self.inner.lock().unwrap();
+        let (rows, skipped, unreadable) = index.table();
+        (rows.iter().map(row).collect(), skipped, unreadable.to_vec(), index.generation)
+    }
+
+    #[getter]
+    fn watching(&self) -> bool {
+        self.inner.lock().unwrap().watching()
+    }
+
+    #[getter]
+    fn rescans(&self) -> u64 {
+        self.inner.lock().unwrap().rescans
+    }
 }
 
 #[pyfunction]
@@ -58,12 +115,27 @@ fn read_yaml_many(py: Python<'_>, paths: Vec<String>, max_bytes: u64) -> Vec<(&'
         .collect()
 }
 
+/// Per module directory: (code files, key files as (path, role), import specifiers, ignored).
+#[pyfunction]
+fn scan_modules(
+    py: Python<'_>,
+    root: PathBuf,
+    dirs: Vec<String>,
+) -> Vec<(u32, Vec<(String, &'static str)>, Vec<String>, bool)> {
+    py.detach(|| modscan::scan_modules(&root, &dirs))
+        .into_iter()
+        .map(|m| (m.code_files, m.key_files, m.imports, m.ignored))
+        .collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(walk_py, m)?)?;
+    m.add_class::<LiveIndexPy>()?;
     m.add_function(wrap_pyfunction!(fingerprint_py, m)?)?;
     m.add_function(wrap_pyfunction!(is_source_file, m)?)?;
     m.add_function(wrap_pyfunction!(read_yaml_many, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_modules, m)?)?;
     m.add("SKIP_DIRS", walk::SKIP_DIRS.to_vec())?;
     Ok(())
 }

@@ -10,6 +10,8 @@ use crate::fingerprint::{digest, entry_line, CONTEXT_FILE};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 use rayon::prelude::*;
+use std::collections::HashMap;
+use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -49,19 +51,28 @@ pub fn is_source_file(name: &str) -> bool {
     }
 }
 
+/// Whether a directory name is never a scope (hidden or on the skip list).
+pub fn is_skipped_dir(name: &str) -> bool {
+    name.starts_with('.') || SKIP_DIRS.contains(&name)
+}
+
+#[derive(Clone)]
 pub struct Options {
     pub extra_ignore: Vec<String>,
     pub max_depth: usize,
     pub min_tokens: i64,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DirRow {
     pub scope: String,
     pub fingerprint: String,
     pub source_bytes: u64,
+    pub source_files: u32,
     pub files: u32,
     pub has_context: bool,
+    /// mtime (ns) and size of `.context.yaml`, so a parsed copy can be reused while they hold.
+    pub context_stat: (i64, u64),
     /// dotcontext's scan keeps a directory that has source files or a kept child.
     pub included: bool,
     /// Included and over the `min_tokens` threshold (or an ancestor of one, or the root).
@@ -74,11 +85,73 @@ pub struct Table {
     pub unreadable: Vec<String>,
 }
 
-struct Subtree {
-    rows: Vec<DirRow>,
-    unreadable: Vec<String>,
-    included: bool,
-    kept: bool,
+/// What one directory holds, read with one `read_dir` and one stat per regular file.
+struct Listing {
+    row: DirRow,
+    has_gitignore: bool,
+    children: Vec<(OsString, String)>,
+}
+
+fn mtime_ns(meta: &fs::Metadata) -> i64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
+    }
+    #[cfg(not(unix))]
+    {
+        meta.modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i64)
+    }
+}
+
+fn read_listing(abs: &Path, scope: &str) -> std::io::Result<Listing> {
+    let mut lines = Vec::new();
+    let mut row = DirRow {
+        scope: scope.to_string(),
+        fingerprint: String::new(),
+        source_bytes: 0,
+        source_files: 0,
+        files: 0,
+        has_context: false,
+        context_stat: (0, 0),
+        included: false,
+        eligible: false,
+    };
+    let mut has_gitignore = false;
+    let mut children = Vec::new();
+    for entry in fs::read_dir(abs)? {
+        let Ok(entry) = entry else { continue };
+        let Ok(ft) = entry.file_type() else { continue };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if ft.is_file() {
+            // A file removed between readdir and stat is skipped, as a racing writer would leave it.
+            let Ok(meta) = entry.metadata() else { continue };
+            if name == CONTEXT_FILE {
+                row.has_context = true;
+                row.context_stat = (mtime_ns(&meta), meta.len());
+                continue;
+            }
+            has_gitignore |= name == ".gitignore";
+            lines.push(entry_line(&name, &meta));
+            if name != CONFIG_FILE && is_source_file(&name) {
+                row.source_files += 1;
+                row.source_bytes += meta.len();
+            }
+        } else if ft.is_dir() && !is_skipped_dir(&name) {
+            children.push((entry.file_name(), name));
+        }
+    }
+    row.files = lines.len() as u32;
+    row.fingerprint = digest(lines);
+    Ok(Listing { row, has_gitignore, children })
+}
+
+/// The row of one directory on its own (for a change inside a known directory).
+pub fn read_row(abs: &Path, scope: &str) -> std::io::Result<DirRow> {
+    read_listing(abs, scope).map(|l| l.row)
 }
 
 type Matchers = Vec<Arc<Gitignore>>;
@@ -105,14 +178,7 @@ fn build_matcher(root: &Path, files: &[PathBuf], lines: &[String]) -> Option<Arc
 }
 
 fn is_ignored(priority: &Option<Arc<Gitignore>>, stack: &Matchers, path: &Path) -> bool {
-    if let Some(m) = priority {
-        match m.matched(path, true) {
-            Match::Ignore(_) => return true,
-            Match::Whitelist(_) => return false,
-            Match::None => {}
-        }
-    }
-    for m in stack.iter().rev() {
+    for m in priority.iter().chain(stack.iter().rev()) {
         match m.matched(path, true) {
             Match::Ignore(_) => return true,
             Match::Whitelist(_) => return false,
@@ -122,112 +188,101 @@ fn is_ignored(priority: &Option<Arc<Gitignore>>, stack: &Matchers, path: &Path) 
     false
 }
 
-fn tokens(bytes: u64) -> i64 {
-    bytes.div_ceil(4) as i64
-}
+/// Called with each directory just before it is read (to place a watch on it first).
+pub type OnDir<'a> = &'a (dyn Fn(&Path, &str) + Sync);
 
-struct Ctx {
+struct Ctx<'a> {
     priority: Option<Arc<Gitignore>>,
-    opts: Options,
+    max_depth: usize,
+    on_dir: Option<OnDir<'a>>,
 }
 
-fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers) -> Result<Subtree, std::io::Error> {
-    let reader = fs::read_dir(abs)?;
-    let mut lines = Vec::new();
-    let mut source_bytes = 0u64;
-    let mut source_files = 0u32;
-    let mut has_context = false;
-    let mut has_gitignore = false;
-    let mut children: Vec<(std::ffi::OsString, String)> = Vec::new();
-    for entry in reader {
-        let Ok(entry) = entry else { continue };
-        let Ok(ft) = entry.file_type() else { continue };
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if ft.is_file() {
-            if name == CONTEXT_FILE {
-                has_context = true;
-                continue;
-            }
-            if name == ".gitignore" {
-                has_gitignore = true;
-            }
-            let Ok(meta) = entry.metadata() else { continue };
-            lines.push(entry_line(&name, &meta));
-            if name != CONFIG_FILE && is_source_file(&name) {
-                source_files += 1;
-                source_bytes += meta.len();
-            }
-        } else if ft.is_dir() && !name.starts_with('.') && !SKIP_DIRS.contains(&name.as_str()) {
-            children.push((entry.file_name(), name));
-        }
+fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers, out: &mut Vec<DirRow>, bad: &mut Vec<String>) {
+    if let Some(hook) = ctx.on_dir {
+        hook(abs, scope);
     }
+    let listing = match read_listing(abs, scope) {
+        Ok(l) => l,
+        Err(_) => {
+            bad.push(scope.to_string());
+            return;
+        }
+    };
     let mut stack = parent.clone();
-    if has_gitignore {
+    if listing.has_gitignore {
         if let Some(m) = build_matcher(abs, &[abs.join(".gitignore")], &[]) {
             stack.push(m);
         }
     }
-    let subtrees: Vec<(String, Result<Subtree, std::io::Error>)> = if depth < ctx.opts.max_depth {
-        children
-            .par_iter()
-            .filter_map(|(os_name, name)| {
-                let child_abs = abs.join(os_name);
-                if is_ignored(&ctx.priority, &stack, &child_abs) {
-                    return None;
-                }
-                let child_scope = if scope == "." { name.clone() } else { format!("{}/{}", scope, name) };
-                let sub = scan_dir(ctx, &child_abs, &child_scope, depth + 1, &stack);
-                Some((child_scope, sub))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-
-    let mut rows = Vec::new();
-    let mut unreadable = Vec::new();
-    let mut child_included = false;
-    let mut child_kept = false;
-    for (child_scope, sub) in subtrees {
-        match sub {
-            Ok(s) => {
-                child_included |= s.included;
-                child_kept |= s.kept;
-                rows.extend(s.rows);
-                unreadable.extend(s.unreadable);
+    out.push(listing.row);
+    if depth >= ctx.max_depth {
+        return;
+    }
+    let parts: Vec<(Vec<DirRow>, Vec<String>)> = listing
+        .children
+        .par_iter()
+        .filter_map(|(os_name, name)| {
+            let child_abs = abs.join(os_name);
+            if is_ignored(&ctx.priority, &stack, &child_abs) {
+                return None;
             }
-            Err(_) => unreadable.push(child_scope),
+            let child_scope = if scope == "." { name.clone() } else { format!("{}/{}", scope, name) };
+            let (mut rows, mut bad) = (Vec::new(), Vec::new());
+            scan_dir(ctx, &child_abs, &child_scope, depth + 1, &stack, &mut rows, &mut bad);
+            Some((rows, bad))
+        })
+        .collect();
+    for (rows, b) in parts {
+        out.extend(rows);
+        bad.extend(b);
+    }
+}
+
+fn parent_scope(scope: &str) -> &str {
+    scope.rsplit_once('/').map_or(".", |(p, _)| p)
+}
+
+/// dotcontext's rules over a table sorted by scope bytes: a directory is included
+/// when it has source files or an included child, and eligible (kept) when it
+/// is the root, meets `min_tokens`, or has a kept child. Returns the skipped count.
+pub fn apply_rules(rows: &mut [DirRow], min_tokens: i64) -> usize {
+    let index: HashMap<&str, usize> = rows.iter().enumerate().map(|(i, r)| (r.scope.as_str(), i)).collect();
+    // A prefix sorts before its extensions, so reverse byte order visits children before parents.
+    let mut child_included = vec![false; rows.len()];
+    let mut child_kept = vec![false; rows.len()];
+    let mut parents = vec![None; rows.len()];
+    for (i, r) in rows.iter().enumerate() {
+        if r.scope != "." {
+            parents[i] = index.get(parent_scope(&r.scope)).copied();
         }
     }
-    let is_root = scope == ".";
-    let included = is_root || source_files > 0 || child_included;
-    let threshold = ctx.opts.min_tokens;
-    let kept = included && (is_root || threshold <= 0 || tokens(source_bytes) >= threshold || child_kept);
-    let files = lines.len() as u32;
-    rows.push(DirRow {
-        scope: scope.to_string(),
-        fingerprint: digest(lines),
-        source_bytes,
-        files,
-        has_context,
-        included,
-        eligible: kept,
-    });
-    Ok(Subtree { rows, unreadable, included, kept })
+    drop(index);
+    for i in (0..rows.len()).rev() {
+        let r = &mut rows[i];
+        let is_root = r.scope == ".";
+        r.included = is_root || r.source_files > 0 || child_included[i];
+        let tokens = r.source_bytes.div_ceil(4) as i64;
+        r.eligible = r.included && (is_root || min_tokens <= 0 || tokens >= min_tokens || child_kept[i]);
+        if let Some(p) = parents[i] {
+            child_included[p] |= r.included;
+            child_kept[p] |= r.eligible;
+        }
+    }
+    rows.iter().filter(|r| r.included && !r.eligible).count()
 }
 
 /// Scan `root` into a table sorted by scope bytes.
-pub fn walk(root: &Path, opts: Options) -> Result<Table, std::io::Error> {
+pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Result<Table> {
+    fs::read_dir(root)?; // the root itself must be readable: that failure is global
     let priority = build_matcher(root, &[root.join(".contextignore")], &opts.extra_ignore);
     let base: Matchers = build_matcher(root, &[root.join(".git").join("info").join("exclude")], &[])
         .into_iter()
         .collect();
-    let ctx = Ctx { priority, opts };
-    let sub = scan_dir(&ctx, root, ".", 0, &base)?;
-    let mut rows = sub.rows;
+    let ctx = Ctx { priority, max_depth: opts.max_depth, on_dir };
+    let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
+    scan_dir(&ctx, root, ".", 0, &base, &mut rows, &mut unreadable);
     rows.sort_unstable_by(|a, b| a.scope.as_bytes().cmp(b.scope.as_bytes()));
-    let skipped = rows.iter().filter(|r| r.included && !r.eligible).count();
-    let mut unreadable = sub.unreadable;
+    let skipped = apply_rules(&mut rows, opts.min_tokens);
     unreadable.sort();
     Ok(Table { rows, skipped, unreadable })
 }

@@ -2,15 +2,30 @@
 
 SKIP_DIRS: list[str]
 
-Row = tuple[str, str, int, int, bool, bool, bool]
+Row = tuple[str, str, int, int, bool, bool, bool, int, int]
 
 def walk(root: str, extra_ignore: list[str], max_depth: int, min_tokens: int) -> tuple[list[Row], int, list[str]]:
     """Scan `root` in parallel into directory rows sorted by scope bytes.
 
-    Each row is (scope, fingerprint, source_bytes, files, has_context, included, eligible).
+    Each row is (scope, fingerprint, source_bytes, files, has_context, included, eligible,
+    context_mtime_ns, context_size).
     Also returns the number of included directories skipped by `min_tokens`, and the
     scopes of directories that could not be read. Raises OSError when the root cannot be read.
     """
+
+class LiveIndex:
+    """The walk table kept in memory and kept true by inotify (Linux); elsewhere, or with
+    watch=False, or past the watch limit, every refresh rescans."""
+
+    def __init__(self, root: str, extra_ignore: list[str], max_depth: int, min_tokens: int, watch: bool = True) -> None: ...
+    def refresh(self) -> int:
+        """Apply the changes queued so far; returns the table's generation."""
+    def table(self) -> tuple[list[Row], int, list[str], int]:
+        """(rows, skipped, unreadable, generation) as of the last refresh."""
+    @property
+    def watching(self) -> bool: ...
+    @property
+    def rescans(self) -> int: ...
 
 def fingerprint(dir: str) -> str:
     """dotcontext's 8-hex stat fingerprint of one directory; raises OSError."""

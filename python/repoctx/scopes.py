@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import _core
+from repoctx import _core, index
 from repoctx.commands import Command
 from repoctx.formats import context_file as cf
 from repoctx.workspace import PathEscape, RootNotAllowed, Workspace
@@ -88,6 +88,34 @@ def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
         raise ScopeProblem(_corrupt(rel)) from None
 
 
+# Parsed context files by path, valid while the file's (mtime ns, size) hold:
+# an unchanged file is never parsed twice in a serving process.
+_parsed: dict[str, tuple[tuple[int, int], cf.ContextFile | None]] = {}
+
+
+def parsed_contexts(root: str, rows: list) -> dict[str, cf.ContextFile]:
+    """The valid context files of table rows that have one, by scope (invalid ones left out)."""
+    out, todo = {}, []
+    for row in rows:
+        scope, stamp = row[0], (row[7], row[8])
+        path = os.path.join(root, scope, cf.CONTEXT_FILE)
+        hit = _parsed.get(path)
+        if hit is not None and hit[0] == stamp:
+            if hit[1] is not None:
+                out[scope] = hit[1]
+        else:
+            todo.append((scope, path, stamp))
+    for (scope, path, stamp), (kind, payload) in zip(todo, read_contexts([t[1] for t in todo])):
+        try:
+            ctx = decode_context(kind, payload)
+        except (cf.SchemaError, cf.UnsupportedVersion, msgspec.DecodeError):
+            ctx = None
+        _parsed[path] = (stamp, ctx)
+        if ctx is not None:
+            out[scope] = ctx
+    return out
+
+
 # --- list_contexts ---------------------------------------------------------
 
 
@@ -119,32 +147,21 @@ def list_contexts(ws: Workspace, p: ListContextsParams) -> ListContextsResult:
         return ListContextsResult(os.path.abspath(p.path or "."), 0, 0, 0, [], error=str(exc))
     cfg = ws.scan_config()
     try:
-        rows, skipped, _unreadable = _core.walk(ws.root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens)
+        table = index.scan(ws, cfg)
     except OSError:
         return ListContextsResult(ws.root, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"')
-    eligible = [row for row in rows if row[6]]
-    with_file = [row for row in eligible if row[4]]
-    parsed = dict(
-        zip(
-            (row[0] for row in with_file),
-            read_contexts([os.path.join(ws.root, row[0], cf.CONTEXT_FILE) for row in with_file]),
-        )
-    )
+    eligible = [row for row in table.rows if row[6]]
+    contexts = parsed_contexts(ws.root, [row for row in eligible if row[4]])
     entries = []
-    for scope, fingerprint, _bytes, _files, _has, _inc, _elig in eligible:
-        ctx = None
-        if scope in parsed:
-            try:
-                ctx = decode_context(*parsed[scope])
-            except (cf.SchemaError, cf.UnsupportedVersion, msgspec.DecodeError):
-                ctx = None
+    for scope, fingerprint, *_ in eligible:
+        ctx = contexts.get(scope)
         if ctx is None:
             entries.append(Entry(scope, "missing", False))
         else:
             state = "fresh" if ctx.fingerprint == fingerprint else "stale"
             entries.append(Entry(scope, state, True, ctx.last_updated, ctx.summary))
     tracked = sum(1 for e in entries if e.has_context)
-    return ListContextsResult(ws.root, len(eligible), skipped, tracked, entries)
+    return ListContextsResult(ws.root, len(eligible), table.skipped, tracked, entries)
 
 
 def _render_status(r: ListContextsResult) -> str:
