@@ -1,0 +1,136 @@
+"""The live index against a cold scan: random edits to a tree between questions,
+and every answer compared with what a fresh walk says about the same files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import mcp_client, run_cli
+from repoctx import _core
+from sample_repo import write_context
+
+DIRS = ["", "a", "a/b", "a/b/c", "d", "d/e", "gen", "node_modules", ".hid"]
+NAMES = ["m.py", "n.rs", "o.md", "p.bin", ".context.yaml", ".gitignore"]
+
+ops = st.one_of(
+    st.tuples(st.just("write"), st.sampled_from(DIRS), st.sampled_from(NAMES), st.integers(0, 30000)),
+    st.tuples(st.just("touch"), st.sampled_from(DIRS), st.sampled_from(NAMES), st.integers(1, 10**6)),
+    st.tuples(st.just("delete"), st.sampled_from(DIRS), st.sampled_from(NAMES), st.just(0)),
+    st.tuples(st.just("rename"), st.sampled_from(DIRS), st.sampled_from(NAMES), st.sampled_from(DIRS)),
+    st.tuples(st.just("rmtree"), st.sampled_from(DIRS[1:]), st.just(""), st.just(0)),
+    st.tuples(st.just("mvdir"), st.sampled_from(DIRS[1:]), st.just(""), st.sampled_from(["x", "a/y", "d/z"])),
+    st.tuples(st.just("ignore"), st.sampled_from(DIRS), st.sampled_from(["gen/", "b", "*.py", "!m.py", "e/"]), st.just(0)),
+)
+
+
+def apply(root: Path, op) -> None:
+    kind, d, name, arg = op
+    base = root / d
+    try:
+        if kind == "write":
+            base.mkdir(parents=True, exist_ok=True)
+            (base / name).write_bytes(b"x" * arg)
+        elif kind == "touch" and (base / name).is_file():
+            os.utime(base / name, ns=(arg * 10**9, arg * 10**9))
+        elif kind == "delete" and (base / name).is_file():
+            (base / name).unlink()
+        elif kind == "rename" and (base / name).is_file():
+            (root / arg).mkdir(parents=True, exist_ok=True)
+            os.replace(base / name, root / arg / name)
+        elif kind == "rmtree" and base.is_dir():
+            shutil.rmtree(base)
+        elif kind == "mvdir" and base.is_dir() and not (root / arg).exists():
+            (root / arg).parent.mkdir(parents=True, exist_ok=True)
+            if not str(root / arg).startswith(str(base) + "/"):
+                os.rename(base, root / arg)
+        elif kind == "ignore":
+            base.mkdir(parents=True, exist_ok=True)
+            with open(base / ".gitignore", "a") as fh:
+                fh.write(name + "\n")
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, FileExistsError, OSError):
+        pass  # an operation the tree's current shape does not allow is simply skipped
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.lists(ops, min_size=1, max_size=4), min_size=1, max_size=6), min_tokens=st.sampled_from([0, 100]))
+def test_live_index_always_equals_a_cold_walk(tmp_path_factory, steps, min_tokens):
+    root = tmp_path_factory.mktemp("live")
+    for d in ["a/b/c", "d/e", "gen"]:
+        (root / d).mkdir(parents=True)
+        (root / d / "m.py").write_text("m" * 500)
+    index = _core.LiveIndex(str(root), [], 10, min_tokens, True)
+    assert index.watching
+    for batch in steps:
+        for op in batch:
+            apply(root, op)
+        index.refresh()
+        live_rows, live_skipped, live_bad, _ = index.table()
+        cold_rows, cold_skipped, cold_bad = _core.walk(str(root), [], 10, min_tokens)
+        assert (live_rows, live_skipped, live_bad) == (cold_rows, cold_skipped, cold_bad)
+
+
+def test_without_watching_every_refresh_rescans(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a/m.py").write_text("m")
+    index = _core.LiveIndex(str(tmp_path), [], 10, 0, False)
+    assert not index.watching
+    (tmp_path / "a/m.py").write_text("changed")
+    index.refresh()
+    assert index.rescans == 2
+    assert index.table()[0] == _core.walk(str(tmp_path), [], 10, 0)[0]
+
+
+def test_a_file_edit_does_not_rescan(tmp_path):
+    for d in ["a", "b"]:
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "m.py").write_text("m")
+    index = _core.LiveIndex(str(tmp_path), [], 10, 0, True)
+    for i in range(5):
+        (tmp_path / "a/m.py").write_text("m" * i)
+        index.refresh()
+    assert index.rescans == 1
+    (tmp_path / ".git/info").mkdir(parents=True)  # a new hidden directory is not a scope: no rescan
+    index.refresh()
+    assert index.rescans == 1
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("watch", [True, False])
+async def test_served_answers_follow_the_files(tmp_path, watch):
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src/a.py").write_text("a" * 20000)
+    write_context(root, "src", "Sources")
+    write_context(root, ".", "Root")
+    args = ["--root", str(root)] + ([] if watch else ["--no-watch"])
+    async with mcp_client(*args) as client:
+        async def both():
+            listed = await client.call_tool("list_contexts", {})
+            checked = await client.call_tool("check_freshness", {"scope": "src"})
+            return json.loads(listed.content[0].text), checked.structured_content
+
+        listed, checked = await both()
+        assert checked["state"] == "fresh"
+        assert listed == json.loads(run_cli("status", "--json", "--root", str(root)).stdout)
+        os.utime(root / "src/a.py", ns=(10**9, 10**9))  # touch: same content, new mtime
+        listed, checked = await both()
+        assert checked["state"] == "stale"
+        assert {"scope": "src", "state": "stale"}.items() <= listed["entries"][1].items()
+        assert listed["entries"][0]["state"] == "fresh"
+        assert listed == json.loads(run_cli("status", "--json", "--root", str(root)).stdout)
+        (root / "new").mkdir()
+        (root / "new/b.py").write_text("b" * 20000)
+        listed, _ = await both()
+        assert [e["scope"] for e in listed["entries"]] == [".", "new", "src"]
+        assert listed["entries"][0]["state"] == "fresh"  # a new directory is no new file of the root
+        write_context(root, "new", "New")
+        listed, _ = await both()
+        assert listed["entries"][1]["state"] == "fresh"
+        assert listed == json.loads(run_cli("status", "--json", "--root", str(root)).stdout)
