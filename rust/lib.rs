@@ -1,12 +1,15 @@
 //! Python bindings of the repoctx core. Each heavy call releases the GIL.
 
+mod cache;
 mod fingerprint;
 mod live;
 mod modscan;
+mod select;
+mod tokens;
 mod walk;
 mod yamlread;
 
-use pyo3::exceptions::PyOSError;
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
@@ -128,6 +131,97 @@ fn scan_modules(
         .collect()
 }
 
+// --- caches (cache.rs, select.rs) -------------------------------------------
+
+/// A verified cache held in memory: its documents, their word index, and the
+/// stat key each of its files had when read.
+#[pyclass(frozen, name = "CacheView")]
+struct CacheViewPy {
+    view: select::View,
+    watched: Vec<(PathBuf, cache::StatKey)>,
+}
+
+type StatTuple = (u64, u64, u64, i64, i64);
+
+fn cache_err(e: cache::Fail) -> PyErr {
+    match e {
+        cache::Fail::Io(e) => os_err(e),
+        cache::Fail::Code(code, message) => PyValueError::new_err((code, message)),
+    }
+}
+
+#[pymethods]
+impl CacheViewPy {
+    /// A view of (id, version, content) documents held in memory, with no files to watch.
+    #[staticmethod]
+    fn from_documents(py: Python<'_>, docs: Vec<(String, String, String)>) -> Self {
+        let docs = docs.into_iter().map(|(id, version, content)| select::Doc { id, version, content }).collect();
+        CacheViewPy { view: py.detach(|| select::View::new(docs)), watched: Vec::new() }
+    }
+
+    /// Whether every file the view was read from still has the same stat key.
+    fn fresh(&self, py: Python<'_>) -> bool {
+        use rayon::prelude::*;
+        py.detach(|| self.watched.par_iter().all(|(p, k)| cache::StatKey::lstat(p) == Some(*k)))
+    }
+
+    /// The newest ctime (ns) among those files.
+    #[getter]
+    fn newest_change_ns(&self) -> i64 {
+        self.watched.iter().map(|(_, k)| k.4).max().unwrap_or(i64::MIN)
+    }
+
+    /// The SelectionResult JSON for a query and budget.
+    fn resolve(&self, py: Python<'_>, query: &str, budget: u64) -> String {
+        py.detach(|| self.view.to_json(query, budget, &self.view.select(query, budget)))
+    }
+
+    fn __len__(&self) -> usize {
+        self.view.len()
+    }
+}
+
+/// Read and verify a cache's documents into a view. `entries` are the manifest's
+/// (id, version, file name in docs_dir); `watched` are further files with the stat
+/// keys they had before they were read. Raises ValueError((code, message)) or OSError.
+#[pyfunction]
+fn load_cache(
+    py: Python<'_>,
+    docs_dir: PathBuf,
+    entries: Vec<(String, String, String)>,
+    watched: Vec<(PathBuf, StatTuple)>,
+) -> PyResult<CacheViewPy> {
+    py.detach(|| {
+        let (docs, keys) = cache::load(&docs_dir, &entries)?;
+        let mut all: Vec<(PathBuf, cache::StatKey)> =
+            watched.into_iter().map(|(p, k)| (p, cache::StatKey(k.0, k.1, k.2, k.3, k.4))).collect();
+        all.extend(keys);
+        Ok(CacheViewPy { view: select::View::new(docs), watched: all })
+    })
+    .map_err(cache_err)
+}
+
+/// Build a cache's documents from `sources` into `docs_dir`: (entries sorted by id
+/// as (id, version, file), content bytes, files skipped). Raises ValueError((code, message)) or OSError.
+#[pyfunction]
+fn build_cache(
+    py: Python<'_>,
+    sources: PathBuf,
+    docs_dir: PathBuf,
+    repository: bool,
+) -> PyResult<(Vec<(String, String, String)>, u64, u64)> {
+    let mode = if repository { cache::Mode::Repository } else { cache::Mode::Markdown };
+    let built = py.detach(|| cache::build(&sources, &docs_dir, mode)).map_err(cache_err)?;
+    let entries = built.entries.into_iter().map(|e| (e.id, e.version, e.file)).collect();
+    Ok((entries, built.bytes, built.skipped))
+}
+
+/// Swap two directories atomically; OSError where the platform cannot.
+#[pyfunction]
+fn exchange_dirs(a: PathBuf, b: PathBuf) -> PyResult<()> {
+    cache::exchange(&a, &b).map_err(os_err)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(walk_py, m)?)?;
@@ -136,6 +230,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(is_source_file, m)?)?;
     m.add_function(wrap_pyfunction!(read_yaml_many, m)?)?;
     m.add_function(wrap_pyfunction!(scan_modules, m)?)?;
+    m.add_class::<CacheViewPy>()?;
+    m.add_function(wrap_pyfunction!(load_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(build_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(exchange_dirs, m)?)?;
     m.add("SKIP_DIRS", walk::SKIP_DIRS.to_vec())?;
     Ok(())
 }

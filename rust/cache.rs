@@ -1,0 +1,442 @@
+//! Cache files on disk: a build collects sources, reads and hashes them in
+//! parallel and writes `documents/*.json`; a load reads those files back in
+//! parallel and verifies each against the manifest.
+//!
+//! Paths are opened without following a final symlink and without blocking on
+//! FIFOs; a non-regular file is never read. Errors are reported for the first
+//! failing document in id order, so the same cache always fails the same way.
+
+use crate::select::Doc;
+use ignore::WalkBuilder;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashSet};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// Largest file a repository build takes as a document; bigger ones are data, not context.
+pub const MAX_REPO_FILE: u64 = 1 << 20;
+
+#[derive(Debug)]
+pub enum Fail {
+    Io(io::Error),
+    /// An error code of the contract and a message without paths.
+    Code(&'static str, &'static str),
+}
+
+impl From<io::Error> for Fail {
+    fn from(e: io::Error) -> Self {
+        Fail::Io(e)
+    }
+}
+
+fn invalid(message: &'static str) -> Fail {
+    Fail::Code("cache_invalid", message)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The reference's build: every `*.md` file under the sources, hidden ones too.
+    Markdown,
+    /// A repository: its text files, honouring `.gitignore`, hidden and secret-looking files skipped.
+    Repository,
+}
+
+/// One manifest entry of a built cache.
+pub struct Entry {
+    pub id: String,
+    pub version: String,
+    pub file: String,
+}
+
+pub struct Built {
+    pub entries: Vec<Entry>, // sorted by id
+    pub bytes: u64,          // content bytes of the documents kept
+    pub skipped: u64,        // repository files left out (binary, too large, duplicate content)
+}
+
+/// (dev, inode, size, mtime ns, ctime ns): a file is unchanged while these hold.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct StatKey(pub u64, pub u64, pub u64, pub i64, pub i64);
+
+impl StatKey {
+    pub fn of(m: &fs::Metadata) -> StatKey {
+        StatKey(
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+            m.ctime() * 1_000_000_000 + m.ctime_nsec(),
+        )
+    }
+
+    /// The key of a path now (the link itself, never its target); None when it cannot be read.
+    pub fn lstat(path: &Path) -> Option<StatKey> {
+        fs::symlink_metadata(path).ok().map(|m| StatKey::of(&m))
+    }
+}
+
+/// Open a regular file for reading: no final symlink, no blocking on a FIFO.
+fn open_regular(path: &Path) -> io::Result<(File, fs::Metadata)> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok((file, meta))
+}
+
+fn read_all(mut file: File, size: u64) -> io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(size as usize);
+    file.read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+pub fn sha256_version(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(71);
+    out.push_str("sha256:");
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// The document id of a source path: relative to the sources, forward slashes, lowercase.
+pub fn document_id(rel: &str) -> String {
+    rel.replace('\\', "/").trim_start_matches("./").to_lowercase()
+}
+
+fn is_secret(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    const NAMES: &[&str] = &["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".netrc", ".pypirc", ".npmrc"];
+    const SUFFIXES: &[&str] = &[".pem", ".key", ".p12", ".pfx"];
+    lower == ".env"
+        || lower.starts_with(".env.")
+        || NAMES.contains(&lower.as_str())
+        || SUFFIXES.iter().any(|s| lower.ends_with(s))
+}
+
+struct Source {
+    rel: String,
+    path: PathBuf,
+}
+
+/// The source files of a build, in no particular order.
+fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, u64), Fail> {
+    let mut walker = WalkBuilder::new(root);
+    walker.follow_links(false);
+    match mode {
+        Mode::Markdown => {
+            walker.standard_filters(false);
+        }
+        Mode::Repository => {
+            // Same sources give the same cache on any machine: no per-user global ignores.
+            walker.standard_filters(true).git_global(false).require_git(false);
+        }
+    }
+    let mut sources = Vec::new();
+    let mut skipped = 0u64;
+    for entry in walker.build().filter_map(Result::ok) {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue; // directories, symlinks, sockets, FIFOs
+        }
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy();
+        match mode {
+            Mode::Markdown if path.extension().is_none_or(|e| e != "md") => continue,
+            Mode::Repository if is_secret(&name) => {
+                skipped += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        match rel.to_str() {
+            Some(rel) => sources.push(Source { rel: rel.to_owned(), path: path.to_owned() }),
+            None if mode == Mode::Markdown => {
+                return Err(Fail::Code("internal_error", "A source path is not valid UTF-8"))
+            }
+            None => skipped += 1,
+        }
+    }
+    Ok((sources, skipped))
+}
+
+struct Read1 {
+    id: String,
+    source: String,
+    version: String,
+    content: String,
+}
+
+/// Read, validate and hash one source; Ok(None) when a repository build leaves it out.
+fn ingest(s: &Source, mode: Mode) -> Result<Option<Read1>, Fail> {
+    let (file, meta) = match open_regular(&s.path) {
+        Ok(x) => x,
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput => return Ok(None), // swapped for a non-file
+        Err(e) => return Err(e.into()),
+    };
+    if mode == Mode::Repository && meta.len() > MAX_REPO_FILE {
+        return Ok(None);
+    }
+    let bytes = read_all(file, meta.len())?;
+    if mode == Mode::Repository && bytes.contains(&0) {
+        return Ok(None);
+    }
+    let content = match String::from_utf8(bytes) {
+        Ok(c) => c,
+        Err(_) if mode == Mode::Repository => return Ok(None),
+        Err(_) => return Err(Fail::Code("internal_error", "A source document is not valid UTF-8")),
+    };
+    Ok(Some(Read1 {
+        id: document_id(&s.rel),
+        source: s.rel.clone(),
+        version: sha256_version(content.as_bytes()),
+        content,
+    }))
+}
+
+#[derive(Serialize)]
+struct DocumentOut<'a> {
+    id: &'a str,
+    version: &'a str,
+    source: &'a str,
+    content: &'a str,
+    metadata: BTreeMap<String, String>,
+}
+
+/// Build the documents of a cache into `docs_dir` (created here, inside a
+/// temporary cache directory the caller renames into place).
+pub fn build(sources: &Path, docs_dir: &Path, mode: Mode) -> Result<Built, Fail> {
+    let (found, mut skipped) = collect(sources, mode)?;
+    let results: Vec<Result<Option<Read1>, Fail>> = found.par_iter().map(|s| ingest(s, mode)).collect();
+    let mut docs = Vec::with_capacity(results.len());
+    for r in results {
+        match r? {
+            Some(d) => docs.push(d),
+            None => skipped += 1,
+        }
+    }
+    docs.sort_by(|a, b| a.id.cmp(&b.id));
+    if docs.windows(2).any(|w| w[0].id == w[1].id) {
+        return Err(invalid("Two source files have the same document ID"));
+    }
+    if mode == Mode::Repository {
+        // Identical files would share a document file name; keep the first id.
+        let mut seen = HashSet::new();
+        let before = docs.len();
+        docs.retain(|d| seen.insert(d.version.clone()));
+        skipped += (before - docs.len()) as u64;
+    }
+    let mut stems = HashSet::new();
+    for d in &docs {
+        if !stems.insert(&d.version[7..19]) {
+            return Err(Fail::Code("internal_error", "Two documents share a file name (hash prefix collision)"));
+        }
+    }
+    fs::create_dir(docs_dir)?;
+    let written: Vec<io::Result<()>> = docs
+        .par_iter()
+        .map(|d| {
+            let json = serde_json::to_vec(&DocumentOut {
+                id: &d.id,
+                version: &d.version,
+                source: &d.source,
+                content: &d.content,
+                metadata: BTreeMap::new(),
+            })
+            .expect("a document always serialises");
+            let mut f = File::create(docs_dir.join(format!("{}.json", &d.version[7..19])))?;
+            f.write_all(&json)?;
+            #[cfg(not(target_os = "linux"))]
+            f.sync_all()?;
+            Ok(())
+        })
+        .collect();
+    for w in written {
+        w?;
+    }
+    sync_filesystem(docs_dir)?;
+    Ok(Built {
+        bytes: docs.iter().map(|d| d.content.len() as u64).sum(),
+        entries: docs
+            .into_iter()
+            .map(|d| Entry { file: format!("documents/{}.json", &d.version[7..19]), id: d.id, version: d.version })
+            .collect(),
+        skipped,
+    })
+}
+
+/// Make the written documents durable with one syncfs instead of an fsync per file.
+#[cfg(target_os = "linux")]
+fn sync_filesystem(dir: &Path) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let d = File::open(dir)?;
+    if unsafe { libc::syncfs(d.as_raw_fd()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sync_filesystem(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Swap two directories atomically (Linux renameat2 RENAME_EXCHANGE).
+#[cfg(target_os = "linux")]
+pub fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let ca = CString::new(a.as_os_str().as_bytes())?;
+    let cb = CString::new(b.as_os_str().as_bytes())?;
+    let rc = unsafe {
+        libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE)
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
+    Err(io::Error::new(io::ErrorKind::Unsupported, "no atomic directory exchange"))
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+#[allow(dead_code)] // only its shape is checked
+enum MetaValue {
+    Text(String),
+    Number(i64),
+}
+
+#[derive(Deserialize)]
+struct DocumentIn {
+    id: String,
+    version: String,
+    #[allow(dead_code)]
+    source: String,
+    content: String,
+    #[allow(dead_code)]
+    metadata: BTreeMap<String, MetaValue>,
+}
+
+/// Read and verify the documents a manifest lists: (id, version, file name in
+/// `docs_dir`). Each file must parse as a document with the entry's id and
+/// version, and its content must hash to that version. Returns the documents
+/// with the stat key each file had when it was opened.
+pub fn load(docs_dir: &Path, entries: &[(String, String, String)]) -> Result<(Vec<Doc>, Vec<(PathBuf, StatKey)>), Fail> {
+    let results: Vec<Result<(Doc, (PathBuf, StatKey)), Fail>> = entries
+        .par_iter()
+        .map(|(id, version, name)| {
+            let path = docs_dir.join(name);
+            let (file, meta) = open_regular(&path).map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound | io::ErrorKind::InvalidInput => invalid("missing document"),
+                _ if e.raw_os_error() == Some(libc::ELOOP) => invalid("document is a symlink"),
+                _ => Fail::Io(e),
+            })?;
+            let key = StatKey::of(&meta);
+            let bytes = read_all(file, meta.len())?;
+            let doc: DocumentIn = serde_json::from_slice(&bytes).map_err(|_| invalid("malformed document"))?;
+            if &doc.id != id || &doc.version != version || &sha256_version(doc.content.as_bytes()) != version {
+                return Err(invalid("document does not match the manifest"));
+            }
+            Ok((Doc { id: doc.id, version: doc.version, content: doc.content }, (path, key)))
+        })
+        .collect();
+    let mut docs = Vec::with_capacity(results.len());
+    let mut keys = Vec::with_capacity(results.len());
+    for r in results {
+        let (d, k) = r?;
+        docs.push(d);
+        keys.push(k);
+    }
+    Ok((docs, keys))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("repoctx-cache-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn ids_are_normalised() {
+        assert_eq!(document_id("./Docs/Deployment.md"), "docs/deployment.md");
+        assert_eq!(document_id("a\\B.md"), "a/b.md");
+    }
+
+    #[test]
+    fn version_is_sha256_of_content() {
+        assert_eq!(
+            sha256_version(b"Hello world"),
+            "sha256:64ec88ca00b268e5ba1a35678a1b5316d212f4f366b2477232534a8aeca37f3c"
+        );
+    }
+
+    #[test]
+    fn secrets_are_recognised() {
+        for name in [".env", ".env.local", "server.pem", "tls.KEY", "id_rsa", ".netrc"] {
+            assert!(is_secret(name), "{name}");
+        }
+        for name in ["environment.md", "keys.py", "id_rsa.pub", "README.md"] {
+            assert!(!is_secret(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn build_then_load_round_trips() {
+        let dir = tmp("roundtrip");
+        let src = dir.join("src");
+        fs::create_dir_all(src.join("Sub")).unwrap();
+        fs::write(src.join("Sub/Guide.md"), "Deploy \"it\"\n").unwrap();
+        fs::write(src.join("notes.txt"), "not markdown").unwrap();
+        let built = build(&src, &dir.join("documents"), Mode::Markdown).unwrap();
+        assert_eq!(built.entries.len(), 1);
+        assert_eq!(built.entries[0].id, "sub/guide.md");
+        let e = &built.entries[0];
+        let name = e.file.trim_start_matches("documents/").to_owned();
+        let (docs, keys) = load(&dir.join("documents"), &[(e.id.clone(), e.version.clone(), name.clone())]).unwrap();
+        assert_eq!(docs[0].content, "Deploy \"it\"\n");
+        assert_eq!(StatKey::lstat(&keys[0].0), Some(keys[0].1));
+        // Tampering with the content is caught against the manifest's version.
+        let path = dir.join("documents").join(&name);
+        let text = fs::read_to_string(&path).unwrap().replace("Deploy", "Delete");
+        fs::write(&path, text).unwrap();
+        let err = load(&dir.join("documents"), &[(e.id.clone(), e.version.clone(), name)]).err().unwrap();
+        assert!(matches!(err, Fail::Code("cache_invalid", _)));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn repository_builds_skip_binaries_secrets_and_duplicates() {
+        let dir = tmp("repo");
+        let src = dir.join("src");
+        fs::create_dir_all(&src).unwrap();
+        fs::write(src.join(".gitignore"), "ignored.txt\n").unwrap();
+        fs::write(src.join("ignored.txt"), "x").unwrap();
+        fs::write(src.join("a.py"), "print(1)\n").unwrap();
+        fs::write(src.join("b.py"), "print(1)\n").unwrap(); // same content as a.py
+        fs::write(src.join("blob.bin"), b"\x00\x01").unwrap();
+        fs::write(src.join("server.pem"), "-----BEGIN-----").unwrap();
+        let built = build(&src, &dir.join("documents"), Mode::Repository).unwrap();
+        let ids: Vec<_> = built.entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["a.py"]);
+        assert_eq!(built.skipped, 3);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
