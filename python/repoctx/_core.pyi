@@ -35,3 +35,10 @@ def is_source_file(name: str) -> bool:
 
 def read_yaml_many(paths: list[str], max_bytes: int) -> list[tuple[str, str]]:
     """Parse YAML files in parallel: ("json", text) | ("missing", "") | ("too_large", "") | ("invalid", reason)."""
+
+def scan_modules(root: str, dirs: list[str]) -> list[tuple[int, list[tuple[str, str]], list[str], bool]]:
+    """For each module directory (relative, "" for the root): (code files, key files as
+    (repo-relative path, role) with role entry|config|core|test, sorted unique import specifiers
+    "py:a.b" | "js:spec" | "rs:crate" | "go:path" | "mod:N" (a relative import landing in
+    dirs[N]), whether the root's gitignore ignores the directory). Modules nested in another
+    are left to themselves."""

@@ -1,0 +1,476 @@
+//! The module scan behind `repoctx project init|scan`: for each module
+//! directory, its key files by role and the import specifiers of its sources.
+//!
+//! Each module is walked once (gitignore-aware, hidden names and the fixed
+//! skip list pruned, symlinks not followed, other modules' directories left to
+//! them); source files are then read in parallel, at most `HEAD_BYTES` each,
+//! since imports sit at the top. Results come back per module, never per file.
+
+use crate::walk::SKIP_DIRS;
+use ignore::WalkBuilder;
+use rayon::prelude::*;
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Imports are at the head of a file; reading further costs time for nothing.
+const HEAD_BYTES: u64 = 64 * 1024;
+const MAX_ENTRY: usize = 2;
+const MAX_CONFIG: usize = 2;
+const MAX_CORE: usize = 3;
+const MAX_TEST: usize = 2;
+
+const CODE_EXTENSIONS: &[&str] = &[
+    "py", "rs", "go", "js", "jsx", "ts", "tsx", "mjs", "cjs", "java", "kt", "rb", "php", "cs",
+    "swift", "c", "cc", "cpp", "h", "hpp", "vue", "svelte", "scala", "ex", "exs",
+];
+
+/// Entry points, best first; found at most `ENTRY_DEPTH` directories below the module.
+const ENTRY_NAMES: &[&str] = &[
+    "__main__.py", "main.py", "cli.py", "app.py", "server.py", "manage.py", "main.rs", "lib.rs",
+    "main.go", "index.ts", "index.tsx", "index.js", "index.mjs", "main.ts", "main.js", "server.ts",
+    "server.js", "app.ts", "app.js", "__init__.py",
+];
+const ENTRY_DEPTH: usize = 2;
+
+/// Configuration, best first; found at the module's top or one level below.
+const CONFIG_NAMES: &[&str] = &[
+    "pyproject.toml", "Cargo.toml", "package.json", "go.mod", "setup.py", "setup.cfg",
+    "tsconfig.json", "settings.py", "config.py", "config.ts", "config.js", "Dockerfile",
+];
+
+const TEST_DIRS: &[&str] = &["tests", "test", "__tests__", "spec", "testing"];
+
+#[derive(Debug, Default, PartialEq)]
+pub struct ModuleScan {
+    /// Source files of a programming language (not docs or data).
+    pub code_files: u32,
+    /// (repo-relative path, role) with role in entry, config, core, test; in that order.
+    pub key_files: Vec<(String, &'static str)>,
+    /// Sorted, unique: "py:a.b", "js:spec", "rs:crate", "go:path", or "mod:N" for a relative
+    /// import that lands in module N.
+    pub imports: Vec<String>,
+    /// The module directory itself is ignored by the root's gitignore rules.
+    pub ignored: bool,
+}
+
+struct FileInfo {
+    rel: String, // relative to the repository root, with `/`
+    depth: usize, // directories between the module and the file
+    name: String,
+    size: u64,
+}
+
+fn extension(name: &str) -> &str {
+    name.rfind('.').map(|i| &name[i + 1..]).unwrap_or("")
+}
+
+fn is_code(name: &str) -> bool {
+    CODE_EXTENSIONS.contains(&extension(name))
+}
+
+fn is_test(f: &FileInfo) -> bool {
+    let n = f.name.as_str();
+    let stem = n.split('.').next().unwrap_or(n);
+    if n.starts_with("test_") || stem.ends_with("_test") || n.contains(".test.") || n.contains(".spec.") {
+        return true;
+    }
+    f.rel.split('/').rev().skip(1).any(|d| TEST_DIRS.contains(&d))
+}
+
+fn rank(names: &[&str], name: &str) -> usize {
+    names.iter().position(|n| *n == name).unwrap_or(names.len())
+}
+
+fn is_config(f: &FileInfo) -> bool {
+    f.depth <= 1
+        && (CONFIG_NAMES.contains(&f.name.as_str())
+            || (f.depth == 0 && [".config.js", ".config.ts", ".config.mjs", ".config.cjs"].iter().any(|s| f.name.ends_with(s))))
+}
+
+fn is_entry(f: &FileInfo) -> bool {
+    ENTRY_NAMES.contains(&f.name.as_str()) && (f.depth <= ENTRY_DEPTH || (f.name == "main.go" && f.depth <= 3))
+}
+
+fn pick(mut cands: Vec<&FileInfo>, max: usize, role: &'static str, out: &mut Vec<(String, &'static str)>) {
+    cands.retain(|f| !out.iter().any(|(p, _)| *p == f.rel));
+    out.extend(cands.into_iter().take(max).map(|f| (f.rel.clone(), role)));
+}
+
+fn key_files(files: &[FileInfo]) -> Vec<(String, &'static str)> {
+    let mut out = Vec::new();
+    let mut entries: Vec<&FileInfo> = files.iter().filter(|f| is_entry(f) && !is_test(f)).collect();
+    entries.sort_by(|a, b| (a.depth, rank(ENTRY_NAMES, &a.name), &a.rel).cmp(&(b.depth, rank(ENTRY_NAMES, &b.name), &b.rel)));
+    pick(entries, MAX_ENTRY, "entry", &mut out);
+    let mut configs: Vec<&FileInfo> = files.iter().filter(|f| is_config(f)).collect();
+    configs.sort_by(|a, b| (a.depth, rank(CONFIG_NAMES, &a.name), &a.rel).cmp(&(b.depth, rank(CONFIG_NAMES, &b.name), &b.rel)));
+    pick(configs, MAX_CONFIG, "config", &mut out);
+    // The largest sources carry most of a module's logic; ties go to the smaller path.
+    let by_size = |a: &&FileInfo, b: &&FileInfo| b.size.cmp(&a.size).then_with(|| a.rel.cmp(&b.rel));
+    let mut core: Vec<&FileInfo> = files.iter().filter(|f| is_code(&f.name) && !is_test(f)).collect();
+    core.sort_by(by_size);
+    pick(core, MAX_CORE, "core", &mut out);
+    let mut tests: Vec<&FileInfo> = files.iter().filter(|f| is_code(&f.name) && is_test(f)).collect();
+    tests.sort_by(by_size);
+    pick(tests, MAX_TEST, "test", &mut out);
+    out
+}
+
+/// `a/b/../c` → `a/c`; None when it climbs above the repository root.
+fn normalize(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            _ => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+fn parent(rel: &str) -> &str {
+    rel.rfind('/').map(|i| &rel[..i]).unwrap_or("")
+}
+
+fn join(dir: &str, rest: &str) -> String {
+    if dir.is_empty() { rest.to_string() } else { format!("{dir}/{rest}") }
+}
+
+/// Import specifiers of one file's head, by language; relative ones resolved
+/// to repository-relative paths (prefixed "path:").
+pub fn imports_of(rel: &str, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    match extension(rel) {
+        "py" => python_imports(rel, text, &mut out),
+        "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "vue" | "svelte" => js_imports(rel, text, &mut out),
+        "rs" => rust_imports(text, &mut out),
+        "go" => go_imports(text, &mut out),
+        _ => {}
+    }
+    out
+}
+
+fn python_imports(rel: &str, text: &str, out: &mut Vec<String>) {
+    for line in text.lines() {
+        let line = line.trim_start();
+        if let Some(rest) = line.strip_prefix("import ") {
+            for part in rest.split('#').next().unwrap_or("").split(',') {
+                let name = part.split_whitespace().next().unwrap_or("");
+                if is_dotted(name) {
+                    out.push(format!("py:{name}"));
+                }
+            }
+        } else if let Some(rest) = line.strip_prefix("from ") {
+            let Some(spec) = rest.split_whitespace().next() else { continue };
+            let dots = spec.len() - spec.trim_start_matches('.').len();
+            let name = &spec[dots..];
+            if dots == 0 {
+                if is_dotted(name) {
+                    out.push(format!("py:{name}"));
+                }
+            } else if name.is_empty() || is_dotted(name) {
+                let mut dir = parent(rel).to_string();
+                for _ in 1..dots {
+                    dir = parent(&dir).to_string();
+                }
+                let target = if name.is_empty() { dir } else { join(&dir, &name.replace('.', "/")) };
+                if let Some(p) = normalize(&target) {
+                    out.push(format!("path:{p}"));
+                }
+            }
+        }
+    }
+}
+
+fn is_dotted(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('.').all(|p| {
+            let mut cs = p.chars();
+            matches!(cs.next(), Some(c) if c == '_' || c.is_alphabetic()) && cs.all(|c| c == '_' || c.is_alphanumeric())
+        })
+}
+
+fn quoted_after(s: &str) -> Option<&str> {
+    let s = s.trim_start();
+    let q = s.chars().next()?;
+    if q != '\'' && q != '"' && q != '`' {
+        return None;
+    }
+    let body = &s[1..];
+    body.find(q).map(|end| &body[..end])
+}
+
+fn js_imports(rel: &str, text: &str, out: &mut Vec<String>) {
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("//") || t.starts_with('*') {
+            continue;
+        }
+        let mut specs: Vec<&str> = Vec::new();
+        for key in ["from ", "require(", "import(", "import "] {
+            let mut at = 0;
+            while let Some(i) = t[at..].find(key) {
+                let start = at + i + key.len();
+                // `from` and `import` are words, not the end of another identifier.
+                let word_start = at + i == 0 || !t[..at + i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$' || c == '.');
+                if word_start {
+                    if let Some(spec) = quoted_after(&t[start..]) {
+                        specs.push(spec);
+                    }
+                }
+                at = start;
+            }
+        }
+        for spec in specs {
+            if spec.is_empty() {
+                continue;
+            }
+            if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
+                if let Some(p) = normalize(&join(parent(rel), spec)) {
+                    out.push(format!("path:{p}"));
+                }
+            } else {
+                out.push(format!("js:{spec}"));
+            }
+        }
+    }
+}
+
+fn rust_imports(text: &str, out: &mut Vec<String>) {
+    for line in text.lines() {
+        let t = line.trim_start();
+        let t = t.strip_prefix("pub ").unwrap_or(t);
+        let t = if t.starts_with("pub(") { t.split_once(") ").map(|x| x.1).unwrap_or("") } else { t };
+        let rest = if let Some(r) = t.strip_prefix("use ") {
+            r
+        } else if let Some(r) = t.strip_prefix("extern crate ") {
+            r
+        } else {
+            continue;
+        };
+        let rest = rest.trim_start_matches("::");
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        if !name.is_empty() && !matches!(name.as_str(), "crate" | "self" | "super" | "std" | "core" | "alloc") {
+            out.push(format!("rs:{name}"));
+        }
+    }
+}
+
+fn go_imports(text: &str, out: &mut Vec<String>) {
+    let mut in_block = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if in_block {
+            if t.starts_with(')') {
+                in_block = false;
+                continue;
+            }
+            if let Some(i) = t.find('"') {
+                if let Some(spec) = quoted_after(&t[i..]) {
+                    out.push(format!("go:{spec}"));
+                }
+            }
+        } else if let Some(rest) = t.strip_prefix("import") {
+            let rest = rest.trim_start();
+            if rest.starts_with('(') {
+                in_block = true;
+            } else if let Some(i) = rest.find('"') {
+                if let Some(spec) = quoted_after(&rest[i..]) {
+                    out.push(format!("go:{spec}"));
+                }
+            }
+        }
+    }
+}
+
+fn read_head(path: &Path) -> Option<String> {
+    let mut buf = Vec::new();
+    File::open(path).ok()?.take(HEAD_BYTES).read_to_end(&mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// The deepest module whose directory holds `path` (both repository-relative).
+fn owner(dirs: &[String], path: &str) -> Option<usize> {
+    dirs.iter()
+        .enumerate()
+        .filter(|(_, d)| d.is_empty() || path == d.as_str() || path.starts_with(&format!("{d}/")))
+        .max_by_key(|(_, d)| d.len())
+        .map(|(i, _)| i)
+}
+
+fn root_ignores(root: &Path) -> ignore::gitignore::Gitignore {
+    let mut b = ignore::gitignore::GitignoreBuilder::new(root);
+    for f in [root.join(".gitignore"), root.join(".git/info/exclude")] {
+        if f.is_file() {
+            let _ = b.add(f);
+        }
+    }
+    b.build().unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
+}
+
+fn list_files(root: &Path, dir: &str, others: Arc<Vec<PathBuf>>) -> Vec<FileInfo> {
+    let abs = if dir.is_empty() { root.to_path_buf() } else { root.join(dir) };
+    let walker = WalkBuilder::new(&abs)
+        .hidden(true)
+        .parents(true)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(move |e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            if !is_dir || e.depth() == 0 {
+                return true;
+            }
+            let name = e.file_name().to_string_lossy();
+            !SKIP_DIRS.contains(&name.as_ref()) && !others.iter().any(|o| o == e.path())
+        })
+        .build();
+    let mut files = Vec::new();
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(inner) = entry.path().strip_prefix(&abs) else { continue };
+        let inner = inner.to_string_lossy().replace('\\', "/");
+        let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        files.push(FileInfo {
+            rel: join(dir, &inner),
+            depth: inner.matches('/').count(),
+            name: entry.file_name().to_string_lossy().into_owned(),
+            size,
+        });
+    }
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    files
+}
+
+/// Scan each module directory (repository-relative, "" for the root).
+pub fn scan_modules(root: &Path, dirs: &[String]) -> Vec<ModuleScan> {
+    let dirs: Vec<String> = dirs.iter().map(|d| normalize(d).unwrap_or_default()).collect();
+    let ignores = root_ignores(root);
+    dirs.par_iter()
+        .enumerate()
+        .map(|(i, dir)| {
+            let ignored = !dir.is_empty() && ignores.matched_path_or_any_parents(root.join(dir), true).is_ignore();
+            // Modules nested inside this one are scanned as themselves.
+            let others: Vec<PathBuf> = dirs
+                .iter()
+                .enumerate()
+                .filter(|(j, d)| *j != i && d.len() > dir.len() && owner(std::slice::from_ref(dir), d).is_some())
+                .map(|(_, d)| root.join(d))
+                .collect();
+            let files = list_files(root, dir, Arc::new(others));
+            let code_files = files.iter().filter(|f| is_code(&f.name)).count() as u32;
+            let found: BTreeSet<String> = files
+                .par_iter()
+                .filter(|f| is_code(&f.name))
+                .flat_map_iter(|f| read_head(&root.join(&f.rel)).map(|t| imports_of(&f.rel, &t)).unwrap_or_default())
+                .collect();
+            let imports = found
+                .into_iter()
+                .filter_map(|s| match s.strip_prefix("path:") {
+                    Some(p) => owner(&dirs, p).filter(|&m| m != i).map(|m| format!("mod:{m}")),
+                    None => Some(s),
+                })
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            ModuleScan { code_files, key_files: key_files(&files), imports, ignored }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn python_imports_absolute_and_relative() {
+        let got = imports_of(
+            "src/app/auth/views.py",
+            "import os, app.users as u\nfrom app.billing import x\nfrom ..users import y\nfrom . import z\n  from .models import M\n",
+        );
+        assert_eq!(
+            got,
+            ["py:os", "py:app.users", "py:app.billing", "path:src/app/users", "path:src/app/auth", "path:src/app/auth/models"]
+        );
+    }
+
+    #[test]
+    fn js_imports_cover_import_export_require_and_dynamic() {
+        let text = "import a from '@acme/ui';\nimport './side.css'\nexport { b } from \"../lib/b\";\nconst c = require('lodash');\nconst d = await import(`./d`);\n} from 'react';\n// import x from 'nope'\nconst reimport = 1;\n";
+        assert_eq!(
+            imports_of("packages/web/src/index.ts", text),
+            ["js:@acme/ui", "path:packages/web/src/side.css", "path:packages/web/lib/b", "js:lodash", "path:packages/web/src/d", "js:react"]
+        );
+    }
+
+    #[test]
+    fn rust_and_go_imports() {
+        assert_eq!(
+            imports_of("a/src/lib.rs", "use std::fs;\npub use core_types::Thing;\npub(crate) use crate::x;\nextern crate serde;\nuse ::log;\n"),
+            ["rs:core_types", "rs:serde", "rs:log"]
+        );
+        assert_eq!(
+            imports_of("cmd/x/main.go", "package main\nimport \"fmt\"\nimport (\n\t\"example.com/m/internal/auth\"\n\tdb \"example.com/m/internal/db\"\n)\n"),
+            ["go:fmt", "go:example.com/m/internal/auth", "go:example.com/m/internal/db"]
+        );
+    }
+
+    #[test]
+    fn relative_paths_never_climb_above_the_root() {
+        assert_eq!(imports_of("a.js", "import x from '../../out'"), Vec::<String>::new());
+        assert_eq!(normalize("a/./b/../c"), Some("a/c".into()));
+    }
+
+    #[test]
+    fn key_files_by_role_and_nested_modules_left_out() {
+        let dir = std::env::temp_dir().join(format!("repoctx-modscan-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        write(&dir, "app/__init__.py", "from .core import run\n");
+        write(&dir, "app/__main__.py", "import app\n");
+        write(&dir, "app/core.py", &"x = 1\n".repeat(50));
+        write(&dir, "app/small.py", "from lib import y\n");
+        write(&dir, "app/tests/test_core.py", "import app\n");
+        write(&dir, "app/settings.py", "DEBUG = True\n");
+        write(&dir, "app/node_modules/dep/index.js", "require('x')\n");
+        write(&dir, "app/lib/__init__.py", "import json\n");
+        write(&dir, "out/gen.py", "");
+        write(&dir, ".gitignore", "out/\n");
+        let scans = scan_modules(&dir, &["app".into(), "app/lib".into(), "out".into()]);
+        let app = &scans[0];
+        assert_eq!(app.code_files, 6);
+        assert_eq!(
+            app.key_files,
+            [
+                ("app/__main__.py".to_string(), "entry"),
+                ("app/__init__.py".to_string(), "entry"),
+                ("app/settings.py".to_string(), "config"),
+                ("app/core.py".to_string(), "core"),
+                ("app/small.py".to_string(), "core"),
+                ("app/tests/test_core.py".to_string(), "test"),
+            ]
+        );
+        // `from .core import run` stays inside the module: no dependency on itself.
+        assert_eq!(app.imports, ["py:app", "py:lib"]);
+        assert_eq!(scans[1].code_files, 1);
+        assert_eq!(scans[1].imports, ["py:json"]);
+        assert!(scans[2].ignored && !app.ignored);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
