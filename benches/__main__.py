@@ -40,7 +40,28 @@ def suite_cli(root: Path, repeat: int) -> dict:
     return {"rows": rows, "ratios": ratios}
 
 
-SUITES = {"cli": suite_cli}
+def suite_mcp(root: Path, repeat: int) -> dict:
+    """Warm round trips through the official client, beside the SDK's no-op floor."""
+    from benches import mcp_rtt
+
+    touch = next((e for e in os.scandir(root) if e.is_file() and e.name.startswith("f")), None)
+    result = mcp_rtt.run(
+        root,
+        [("check_freshness", {"scope": "."}), ("list_contexts", {})],
+        n=max(20, repeat * 10),
+        touch=Path(touch.path) if touch else None,
+        scope=".",
+    )
+    by = {r["name"]: r for r in result["rows"]}
+    files = int(subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True).stdout.count("\n"))
+    result["ratios"] = {
+        "check_freshness / noop (p50)": by["check_freshness"]["p50"] / by["noop"]["p50"],
+        "index bytes per file": (result["rss_after_scan_mib"] - result["rss_before_scan_mib"]) * 2**20 / files,
+    }
+    return result
+
+
+SUITES = {"cli": suite_cli, "mcp": suite_mcp}
 
 
 def machine() -> dict:
@@ -68,9 +89,20 @@ def markdown(report: dict) -> str:
              f"Tree: `{report['tree']}` ({report['files']} files). Machine: {report['machine']['cpus']} CPUs, "
              f"{report['machine']['platform']}, Python {report['machine']['python']}.", ""]
     for name, result in report["suites"].items():
-        lines += [f"## {name}", "", "| command | wall (median) | CPU | peak RSS |", "|---|---|---|---|"]
-        for r in result["rows"]:
-            lines.append(f"| {r['name']} | {r['wall_s'] * 1000:.1f} ms | {r['cpu_s'] * 1000:.1f} ms | {r['peak_rss_mib']:.0f} MiB |")
+        lines += [f"## {name}", ""]
+        if result["rows"] and "p50" in result["rows"][0]:
+            lines += ["| tool (warm, over MCP) | p50 | p95 | p99 | n |", "|---|---|---|---|---|"]
+            lines += [f"| {r['name']} | {r['p50'] * 1000:.2f} ms | {r['p95'] * 1000:.2f} ms | {r['p99'] * 1000:.2f} ms | {r['n']} |"
+                      for r in result["rows"]]
+            extra = {k: v for k, v in result.items() if k not in ("rows", "ratios")}
+            if "list_contexts_after_touch" in extra:
+                t = extra.pop("list_contexts_after_touch")
+                lines.append(f"| list_contexts after a touch | {t['p50'] * 1000:.2f} ms | {t['p95'] * 1000:.2f} ms | {t['p99'] * 1000:.2f} ms | {t['n']} |")
+            lines += ["", "| figure | value |", "|---|---|"] + [f"| {k} | {v:.3g} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in extra.items()]
+        else:
+            lines += ["| command | wall (median) | CPU | peak RSS |", "|---|---|---|---|"]
+            for r in result["rows"]:
+                lines.append(f"| {r['name']} | {r['wall_s'] * 1000:.1f} ms | {r['cpu_s'] * 1000:.1f} ms | {r['peak_rss_mib']:.0f} MiB |")
         if result.get("ratios"):
             lines += ["", "| ratio | value |", "|---|---|"]
             lines += [f"| {k} | {v:.2f} |" for k, v in result["ratios"].items()]
@@ -84,9 +116,10 @@ def compare(report: dict, earlier_path: str) -> str:
     for suite, result in report["suites"].items():
         old_rows = {r["name"]: r for r in earlier.get("suites", {}).get(suite, {}).get("rows", [])}
         for r in result["rows"]:
-            if r["name"] in old_rows:
-                before = old_rows[r["name"]]["wall_s"]
-                lines.append(f"| {suite} | {r['name']} | {before * 1000:.1f} ms | {r['wall_s'] * 1000:.1f} ms | {r['wall_s'] / before:.2f} |")
+            key = "wall_s" if "wall_s" in r else "p50"
+            if r["name"] in old_rows and key in old_rows[r["name"]]:
+                before, after = old_rows[r["name"]][key], r[key]
+                lines.append(f"| {suite} | {r['name']} | {before * 1000:.2f} ms | {after * 1000:.2f} ms | {after / before:.2f} |")
     return "\n".join(lines)
 
 

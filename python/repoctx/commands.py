@@ -38,6 +38,10 @@ class Command:
     aliases: tuple[str, ...] = ()  # further MCP names accepted on call
     surface: str = ""  # the contract it belongs to; default: the handler's module (repoctx.<surface>)
     cli: bool = True  # False: an MCP-only form of another command's CLI words (same `name`)
+    # Results may list thousands of objects: the output schema then leaves array items
+    # unchecked (described, not validated), since clients validate structured content
+    # item by item (the Python SDK's jsonschema spends ~0.1 ms per object).
+    large_lists: bool = False
 
     def __post_init__(self) -> None:
         if not self.surface:
@@ -49,17 +53,23 @@ class Command:
 
     @cached_property
     def output_schema(self) -> dict:
-        return _inline_schema(self.result)
+        schema = _inline_schema(self.result)
+        return _unchecked_items(schema) if self.large_lists else schema
 
     def parse(self, arguments: dict | None) -> Any:
         """Typed parameters from JSON-like arguments; raises msgspec.ValidationError."""
         return msgspec.convert(arguments or {}, self.params)
 
 
+# Modules named for what they hold rather than for their surface.
+MODULE_SURFACES = {"sessions": "project", "proposals": "control", "runs": "control", "clients": "control"}
+
+
 def _surface_of(fn: Callable) -> str:
     """`repoctx.caches` or `repoctx.caches.build` -> "caches"."""
     parts = getattr(fn, "__module__", "").split(".")
-    return parts[1] if len(parts) > 1 else ""
+    name = parts[1] if len(parts) > 1 else ""
+    return MODULE_SURFACES.get(name, name)
 
 
 def _inline_schema(tp: Any) -> dict:
@@ -74,6 +84,25 @@ def _inline_schema(tp: Any) -> dict:
             top["$defs"] = defs
         return top
     return schema
+
+
+def _unchecked_items(schema: dict) -> dict:
+    """The schema with each top-level array's item schema moved into its description."""
+    import json
+
+    defs = schema.get("$defs", {})
+    props = {}
+    for name, prop in schema.get("properties", {}).items():
+        items = prop.get("items")
+        if prop.get("type") == "array" and items is not None:
+            ref = items.get("$ref", "")
+            item = defs.get(ref.rsplit("/", 1)[1], items) if ref else items
+            item = {k: v for k, v in item.items() if k != "title"}
+            prop = {"type": "array", "description": f"Each item: {json.dumps(item, separators=(',', ':'))}"}
+        props[name] = prop
+    out = {k: v for k, v in schema.items() if k != "$defs"}
+    out["properties"] = props
+    return out
 
 
 class ResourceError(Exception):
@@ -140,14 +169,27 @@ def all_checks() -> list[Check]:
 
 def all_resources() -> list[Resource]:
     """Every MCP resource and resource template."""
-    return []
+    from repoctx import project, sessions
+
+    return [*project.RESOURCES, *sessions.RESOURCES]
+
+
+def connection_observers(ws) -> list:
+    """Objects the server tells about one client connection, each call from a worker thread:
+    `connected()`, `tool_called(tool, arguments, structured_result)` after every tool call,
+    `disconnected()`. They never raise. (sessions.Tracker records sessions.)"""
+    from repoctx import sessions
+
+    tracker = sessions.tracker_for(ws)
+    return [tracker] if tracker is not None else []
 
 
 def all_commands() -> list[Command]:
     """Every command, in the order the CLI lists them."""
-    from repoctx import scopes
+    from repoctx import clients, control, project, proposals, runs, scopes, sessions
 
-    return [*scopes.COMMANDS]
+    return [*scopes.COMMANDS, *project.COMMANDS, *sessions.COMMANDS,
+            *control.COMMANDS, *proposals.COMMANDS, *runs.COMMANDS, *clients.COMMANDS]
 
 
 def by_tool_name() -> dict[str, Command]:

@@ -150,6 +150,10 @@ def list_contexts(ws: Workspace, p: ListContextsParams) -> ListContextsResult:
         table = index.scan(ws, cfg)
     except OSError:
         return ListContextsResult(ws.root, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"')
+    key = (ws.root, cfg)
+    cached = _listed.get(key)
+    if table.generation and cached is not None and cached[0] == table.generation:
+        return cached[1]
     eligible = [row for row in table.rows if row[6]]
     contexts = parsed_contexts(ws.root, [row for row in eligible if row[4]])
     entries = []
@@ -161,7 +165,15 @@ def list_contexts(ws: Workspace, p: ListContextsParams) -> ListContextsResult:
             state = "fresh" if ctx.fingerprint == fingerprint else "stale"
             entries.append(Entry(scope, state, True, ctx.last_updated, ctx.summary))
     tracked = sum(1 for e in entries if e.has_context)
-    return ListContextsResult(ws.root, len(eligible), table.skipped, tracked, entries)
+    result = ListContextsResult(ws.root, len(eligible), table.skipped, tracked, entries)
+    if table.generation:
+        _listed[key] = (table.generation, result)
+    return result
+
+
+# In a serving process, the last listing per (root, config) and the table generation it
+# was built from: while no file moved, the same question gets the same answer object.
+_listed: dict[tuple, tuple[int, ListContextsResult]] = {}
 
 
 def _render_status(r: ListContextsResult) -> str:
@@ -281,6 +293,7 @@ COMMANDS = [
         result=ListContextsResult,
         handler=list_contexts,
         is_error=lambda r: bool(r.error),
+        large_lists=True,
         render=_render_status,
     ),
     Command(

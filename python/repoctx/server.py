@@ -9,9 +9,10 @@ returns the handler's JSON as text and as structured content.
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 import sys
-from collections.abc import Iterable
+from contextlib import asynccontextmanager
 
 import anyio
 import msgspec
@@ -22,8 +23,9 @@ from mcp.shared._context_streams import create_context_streams
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
-from repoctx import __version__
-from repoctx.commands import Command, Resource, ResourceError, all_commands, all_resources
+from repoctx import __version__, index
+from repoctx.allowlist import AllowlistError, select
+from repoctx.commands import Command, Resource, ResourceError, connection_observers
 from repoctx.workspace import Workspace
 
 log = logging.getLogger("repoctx")
@@ -35,21 +37,9 @@ INSTRUCTIONS = (
 )
 
 
-class UnknownTools(ValueError):
-    pass
-
-
-def enabled_commands(ws: Workspace, tools: Iterable[str] | None) -> list[Command]:
-    """The closed set of tools this server lists and accepts."""
-    commands = [c for c in all_commands() if c.tool and not (ws.read_only and c.writes)]
-    if tools is None:
-        return commands
-    wanted = set(tools)
-    known = {c.tool for c in all_commands() if c.tool} | {a for c in all_commands() for a in c.aliases}
-    unknown = sorted(wanted - known)
-    if unknown:
-        raise UnknownTools(f"unknown tool names in --tools: {', '.join(unknown)}")
-    return [c for c in commands if c.tool in wanted or wanted & set(c.aliases)]
+def enabled_commands(ws: Workspace) -> list[Command]:
+    """The closed set of tools this server lists and accepts (see allowlist.py)."""
+    return list(select(ws).commands)
 
 
 def _tool(cmd: Command) -> types.Tool:
@@ -77,16 +67,59 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
             is_error=True,
         )
     result = cmd.handler(ws, params)
-    text = cmd.encode(result)
+    global _last_encoded
+    last = _last_encoded
+    if last is not None and last[0] is result:  # a handler that answered from its cache
+        text, structured = last[1], last[2]
+    else:
+        text = cmd.encode(result)
+        structured = msgspec.json.decode(text)
+        _last_encoded = (result, text, structured)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
-        structured_content=msgspec.json.decode(text),
+        structured_content=structured,
         is_error=cmd.is_error(result),
     )
 
 
-def build_server(ws: Workspace, tools: Iterable[str] | None = None) -> Server:
-    commands = enabled_commands(ws, tools)
+def _noop() -> types.CallToolResult:
+    """The SDK's floor for benchmarks: a call that runs like every tool but does nothing."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text="{}")], structured_content={})
+
+
+# The last result encoded, so a result a handler served from its cache is not encoded again.
+_last_encoded: tuple | None = None
+
+
+def _observe(observers: list, event: str, *args) -> None:
+    """Tell each connection observer (commands.connection_observers) about an event; an
+    observer that fails is logged, never felt by the client."""
+    for observer in observers:
+        try:
+            getattr(observer, event)(*args)
+        except Exception:
+            log.exception("connection observer failed on %s", event)
+
+
+def _lifespan(observers: list):
+    """One stdio run is one client connection: observers hear of its start and its end."""
+
+    @asynccontextmanager
+    async def lifespan(_server):
+        await anyio.to_thread.run_sync(_observe, observers, "connected")
+        try:
+            yield {}
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(_observe, observers, "disconnected")
+
+    return lifespan
+
+
+def build_server(ws: Workspace) -> Server:
+    selection = select(ws)
+    observers = connection_observers(ws)
+    commands = selection.commands
     listed = [_tool(c) for c in commands]
     by_name = {}
     for c in commands:
@@ -101,9 +134,19 @@ def build_server(ws: Workspace, tools: Iterable[str] | None = None) -> Server:
         cmd = by_name.get(params.name)
         if cmd is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-        return await anyio.to_thread.run_sync(call, ws, cmd, params.arguments)
 
-    resources = all_resources()
+        def observed_call() -> types.CallToolResult:
+            result = None
+            try:
+                result = call(ws, cmd, params.arguments)
+                return result
+            finally:
+                structured = result.structured_content if result is not None else None
+                _observe(observers, "tool_called", cmd.tool, params.arguments, structured)
+
+        return await anyio.to_thread.run_sync(observed_call)
+
+    resources = list(selection.resources)
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:
         def listing() -> list[types.Resource]:
@@ -148,6 +191,7 @@ def build_server(ws: Workspace, tools: Iterable[str] | None = None) -> Server:
         "repoctx",
         version=__version__,
         instructions=INSTRUCTIONS,
+        lifespan=_lifespan(observers),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         **(
@@ -214,11 +258,12 @@ async def _serve_stdio(server: Server) -> None:
             tg.cancel_scope.cancel()
 
 
-def serve(ws: Workspace, tools: list[str] | None = None) -> int:
+def serve(ws: Workspace, watch: bool = True) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="repoctx: %(message)s")
+    index.serve_live(watch)
     try:
-        server = build_server(ws, tools)
-    except UnknownTools as exc:
+        server = build_server(ws)
+    except AllowlistError as exc:
         print(f"repoctx: {exc}", file=sys.stderr)
         return 2
     print(
