@@ -29,6 +29,37 @@ def write_context(root: Path, scope: str, summary: str, fingerprint: str | None 
     return path
 
 
+PROJECT_YAML = """\
+version: 1
+project:
+  name: sample
+  type: library
+  path: .
+tech:
+  stack: [Python]
+  runtime: Python >=3.11
+  package_manager: pip
+architecture:
+  pattern: modular
+  description: An engine and its helpers.
+modules:
+  core:
+    description: The engine.
+    path: src/core
+    key_files:
+      - path: src/core/engine.py
+        role: core
+    patterns: [run() returns plain values]
+  docs:
+    description: How to use it.
+    path: docs
+metadata:
+  created: "2026-02-13T10:00:00Z"
+  updated: "2026-02-13T10:00:00Z"
+  last_scan: "2026-02-13T10:00:00Z"
+"""
+
+
 def build_sample_repo(root: Path) -> Path:
     (root / "src/core").mkdir(parents=True)
     (root / "src/core/engine.py").write_text('"""The engine."""\n\ndef run():\n    return 1\n' * 300)
@@ -40,6 +71,8 @@ def build_sample_repo(root: Path) -> Path:
     write_context(root, ".", "The sample repository.")
     write_context(root, "src/core", "Core engine.")
     write_context(root, "src", "Sources.", fingerprint="00000000")  # stale on purpose
+    (root / ".repoctx").mkdir()
+    (root / ".repoctx/project.yaml").write_text(PROJECT_YAML)
     return root
 
 
@@ -48,4 +81,5 @@ EXAMPLES: dict[str, dict] = {
     "list_contexts": {},
     "check_freshness": {"scope": "src/core"},
     "query_context": {"scope": "src/core", "filter": ["summary", "decisions"]},
+    "add_discovery": {"module": "core", "type": "pattern", "content": "Keep run() free of I/O"},
 }

@@ -75,15 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
     _common(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     groups: dict[tuple[str, ...], Any] = {(): sub}
+    # A command may also head a group (`sessions` and `sessions show`): list it before its subcommands.
+    parsers: dict[tuple[str, ...], Any] = {}
     for cmd in all_commands():
         words = cmd.name.split()
         for i in range(1, len(words)):
             key = tuple(words[:i])
             if key not in groups:
-                g = groups[key[:-1]].add_parser(words[i - 1], help=f"{' '.join(key)} commands")
-                groups[key] = g.add_subparsers(dest="_".join(key), metavar="COMMAND", required=True)
+                g = parsers.get(key) or groups[key[:-1]].add_parser(words[i - 1], help=f"{' '.join(key)} commands")
+                groups[key] = g.add_subparsers(dest="_".join(key), metavar="COMMAND", required=key not in parsers)
         tool = f" (MCP tool: {cmd.tool})" if cmd.tool else ""
-        p = groups[tuple(words[:-1])].add_parser(
+        p = parsers[tuple(words)] = groups[tuple(words[:-1])].add_parser(
             words[-1], help=cmd.summary, description=f"{cmd.summary} {cmd.description}{tool}"
         )
         _common(p)

@@ -1,0 +1,183 @@
+"""`.repoctx/project.yaml`, version 1: what the project is and what people and
+agents learned about each module.
+
+Fields are written in declaration order and every field is written, so the
+file shows where to add things. Unknown fields are refused, so a typo is
+reported (with the field's path) instead of silently ignored. See
+docs/project-file.md.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import posixpath
+from typing import Literal
+
+import msgspec
+from msgspec import Struct
+
+PROJECT_DIR = ".repoctx"
+PROJECT_FILE = ".repoctx/project.yaml"
+SCHEMA_VERSION = 1
+
+DiscoveryType = Literal["pattern", "rule", "decision", "issue"]
+
+
+class _Closed(Struct, forbid_unknown_fields=True):
+    pass
+
+
+class Project(_Closed):
+    name: str
+    type: str = ""
+    path: str = "."  # relative to the repository root, never absolute
+
+
+class Tech(_Closed):
+    stack: list[str] = []
+    runtime: str = ""
+    package_manager: str = ""
+
+
+class Architecture(_Closed):
+    pattern: str = ""
+    description: str = ""
+
+
+class KeyFile(_Closed, omit_defaults=True):
+    path: str
+    role: str  # entry, config, core or test when derived; people may use their own
+    description: str = ""
+
+
+class Issue(_Closed):
+    description: str
+    solution: str = ""
+    discovered_at: str = ""
+    session_id: str = ""
+
+
+class Module(_Closed):
+    description: str = ""
+    path: str = ""  # the module's directory, relative to the root ("." for the root)
+    key_files: list[KeyFile] = []
+    patterns: list[str] = []
+    business_rules: list[str] = []
+    decisions: list[str] = []
+    common_issues: list[Issue] = []
+    dependencies: list[str] = []
+
+    def has_human_content(self) -> bool:
+        """Anything a scan cannot derive again, so a module that vanished from the tree is kept."""
+        return bool(
+            self.patterns or self.business_rules or self.decisions or self.common_issues
+            or any(k.description for k in self.key_files)
+        )
+
+
+class Metadata(_Closed):
+    created: str = ""
+    updated: str = ""
+    last_scan: str = ""
+
+
+class ProjectFile(_Closed):
+    version: Literal[1]
+    project: Project
+    tech: Tech = msgspec.field(default_factory=Tech)
+    architecture: Architecture = msgspec.field(default_factory=Architecture)
+    modules: dict[str, Module] = {}
+    metadata: Metadata = msgspec.field(default_factory=Metadata)
+
+
+class InvalidProjectFile(Exception):
+    """project.yaml cannot be used; the message names the field at fault."""
+
+
+def _plain(value: object) -> object:
+    """YAML timestamps (unquoted dates) as ISO strings, so they fit `str` fields."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, _dt.datetime):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return value
+
+
+def _field_path(message: str) -> tuple[str, str]:
+    """msgspec's "… - at `$.a.b[0]`" as ("…", "a.b[0]")."""
+    text, sep, where = message.rpartition(" - at `")
+    if not sep:
+        return message, ""
+    return text, where.rstrip("`").removeprefix("$").removeprefix(".")
+
+
+def from_data(data: object) -> ProjectFile:
+    """A ProjectFile from parsed YAML; InvalidProjectFile naming the field otherwise."""
+    if not isinstance(data, dict):
+        raise InvalidProjectFile(f"{PROJECT_FILE} must be a mapping with `version` and `project`")
+    version = data.get("version")
+    if version != SCHEMA_VERSION and isinstance(version, int) and not isinstance(version, bool):
+        raise InvalidProjectFile(
+            f"{PROJECT_FILE} has version {version}; this repoctx reads version {SCHEMA_VERSION}"
+        )
+    try:
+        pf = msgspec.convert(_plain(data), ProjectFile)
+    except msgspec.ValidationError as exc:
+        text, where = _field_path(str(exc))
+        raise InvalidProjectFile(f"{PROJECT_FILE}: {text}" + (f" (field `{where}`)" if where else "")) from None
+    check(pf)
+    return pf
+
+
+def check(pf: ProjectFile) -> None:
+    """Rules a schema cannot say: relative paths, usable module names."""
+    _relative("project.path", pf.project.path)
+    for name, module in pf.modules.items():
+        if not name.strip() or any(ord(c) < 32 for c in name):
+            raise InvalidProjectFile(f"{PROJECT_FILE}: module name {name!r} is empty or has control characters (field `modules`)")
+        if module.path:
+            _relative(f"modules.{name}.path", module.path)
+        for i, kf in enumerate(module.key_files):
+            _relative(f"modules.{name}.key_files[{i}].path", kf.path)
+
+
+def _relative(field: str, path: str) -> None:
+    norm = posixpath.normpath(path.replace("\\", "/")) if path else "."
+    if posixpath.isabs(norm) or (len(norm) > 1 and norm[1] == ":") or norm == ".." or norm.startswith("../"):
+        raise InvalidProjectFile(
+            f"{PROJECT_FILE}: `{field}` must be a path relative to the repository root, got {path!r}"
+        )
+
+
+def loads(raw: bytes) -> ProjectFile:
+    import yaml
+
+    try:
+        data = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise InvalidProjectFile(f"{PROJECT_FILE} is not valid YAML{where}") from None
+    return from_data(data)
+
+
+def dumps(pf: ProjectFile) -> bytes:
+    import yaml
+
+    check(pf)
+    text = yaml.dump(
+        msgspec.to_builtins(pf),
+        Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=100,
+    )
+    header = "# repoctx project file: see docs/project-file.md. `repoctx project scan` refreshes\n" \
+             "# tech, modules' paths, key files and dependencies; everything else is yours.\n"
+    return (header + text).encode()
