@@ -222,12 +222,23 @@ fn exchange_dirs(a: PathBuf, b: PathBuf) -> PyResult<()> {
     cache::exchange(&a, &b).map_err(os_err)
 }
 
+/// How this core was built: crate version, debug or release, target arch and OS.
+#[pyfunction]
+fn build_info() -> Vec<(&'static str, String)> {
+    vec![
+        ("version", env!("CARGO_PKG_VERSION").to_string()),
+        ("profile", if cfg!(debug_assertions) { "debug" } else { "release" }.to_string()),
+        ("target", format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS)),
+    ]
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(walk_py, m)?)?;
     m.add_class::<LiveIndexPy>()?;
     m.add_function(wrap_pyfunction!(fingerprint_py, m)?)?;
     m.add_function(wrap_pyfunction!(is_source_file, m)?)?;
+    m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(read_yaml_many, m)?)?;
     m.add_function(wrap_pyfunction!(scan_modules, m)?)?;
     m.add_class::<CacheViewPy>()?;

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
+
 from repoctx import _core
 
 CONTEXT = """\
@@ -73,7 +75,32 @@ def build_sample_repo(root: Path) -> Path:
     write_context(root, "src", "Sources.", fingerprint="00000000")  # stale on purpose
     (root / ".repoctx").mkdir()
     (root / ".repoctx/project.yaml").write_text(PROJECT_YAML)
+    # Serve every surface's tools, whichever have data here (the default is only those that do).
+    (root / ".repoctx/config.yaml").write_text("profile: all\nkeep_runs: 20\n")
+    add_control_data(root)
     return root
+
+
+def add_control_data(root: Path) -> None:
+    """A pending proposal and a recorded run, as an agent and `validate --run` leave them."""
+    import time
+
+    from repoctx import proposals, runs
+    from repoctx.formats.run import Step
+    from repoctx.workspace import Workspace
+
+    ws = Workspace.open(root)
+    made = proposals.propose(ws, proposals.ProposeParams(
+        title="Say what the docs cover",
+        rationale="The guide explains usage; the docs scope has no context yet.",
+        operations=[msgspec.convert({"op": "write", "path": "docs/.context.yaml", "content": CONTEXT.format(
+            fingerprint="00000000", scope="docs", summary="How to use the sample — ünïcödé guide.")},
+            proposals.Operation)],
+    ))
+    assert made.ok, made
+    step = Step(name="scopes.context_files", surface="scopes", status="warn",
+                message="3 context files valid, 1 stale", duration_ms=1.5, problems=["src/.context.yaml: stale"])
+    runs.record(ws, "validate", [step], time.time(), 2.0)
 
 
 # Tool name -> arguments for one call that exercises it on the sample repository.
@@ -82,4 +109,22 @@ EXAMPLES: dict[str, dict] = {
     "check_freshness": {"scope": "src/core"},
     "query_context": {"scope": "src/core", "filter": ["summary", "decisions"]},
     "add_discovery": {"module": "core", "type": "pattern", "content": "Keep run() free of I/O"},
+    "ctxt_self_report": {},
+    "ctxt_schema": {},
+    "ctxt_capabilities": {},
+    "ctxt_validate_run": {"run": True},
+    "propose_change": {
+        "title": "Name the engine's entry point",
+        "rationale": "Agents keep asking where execution starts.",
+        "operations": [{"op": "replace", "path": "src/core/.context.yaml",
+                        "old": 'summary: "Core engine."', "new": 'summary: "Core engine; run() is the entry point."'}],
+    },
+    "ctxt_proposals_list": {},
+    "ctxt_proposals_inspect_latest": {"max_bytes": 12000},
+    "ctxt_proposals_inspect_latest_by_id": {"id": "latest", "max_bytes": 300},
+    "ctxt_proposals_validate_latest": {},
+    "ctxt_proposals_validate_latest_by_id": {"id": "latest"},
+    "ctxt_agent_discover": {},
+    "ctxt_runs_list": {},
+    "ctxt_runs_read_latest": {"max_bytes": 12000},
 }

@@ -28,7 +28,7 @@ def cli_argv(cmd, args: dict) -> list[str]:
             argv.append(flag if value else "--no-" + name.replace("_", "-"))
         elif isinstance(value, list):
             for item in value:
-                argv += [flag, str(item)]
+                argv += [flag, item if isinstance(item, str) else json.dumps(item)]
         else:
             argv += [flag, str(value)]
     return argv

@@ -30,6 +30,9 @@ class LiveIndex:
 def fingerprint(dir: str) -> str:
     """dotcontext's 8-hex stat fingerprint of one directory; raises OSError."""
 
+def build_info() -> list[tuple[str, str]]:
+    """How the core was built: ("version", …), ("profile", "debug"|"release"), ("target", "<arch>-<os>")."""
+
 def is_source_file(name: str) -> bool:
     """Whether dotcontext counts the file name as source for its token estimate."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import types
 import typing
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import msgspec
 
 from repoctx import __version__
+from repoctx.formats.config import PROFILES
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -52,15 +54,35 @@ def _add_params(parser: argparse.ArgumentParser, cmd) -> None:
         elif origin is list:
             kwargs["action"] = "append"
             kwargs["metavar"] = field.name.upper().rstrip("S") or "VALUE"
+            if _structured(typing.get_args(tp)[0]):
+                kwargs.update(type=_json_value, metavar="JSON")
+        elif _structured(tp):
+            kwargs.update(type=_json_value, metavar="JSON")
         elif origin is typing.Literal:
             kwargs["choices"] = list(typing.get_args(tp))
         elif tp in (int, float):
             kwargs["type"] = tp
         if field.name in cmd.positional:
+            if field.default is not msgspec.NODEFAULT:
+                kwargs["nargs"] = "?"
             parser.add_argument(field.name, **kwargs)
         else:
             flag = "--" + field.name.replace("_", "-")
             parser.add_argument(flag, dest=field.name, default=None, **kwargs)
+
+
+def _structured(tp: Any) -> bool:
+    """Whether a parameter type is an object (a Struct, a dict or a union of them): given as JSON on the CLI."""
+    if isinstance(tp, types.UnionType) or typing.get_origin(tp) is typing.Union:
+        return all(_structured(a) for a in typing.get_args(tp))
+    return tp is dict or typing.get_origin(tp) is dict or (isinstance(tp, type) and issubclass(tp, msgspec.Struct))
+
+
+def _json_value(text: str) -> Any:
+    try:
+        return msgspec.json.decode(text)
+    except msgspec.DecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     # A command may also head a group (`sessions` and `sessions show`): list it before its subcommands.
     parsers: dict[tuple[str, ...], Any] = {}
     for cmd in all_commands():
+        if not cmd.cli:
+            continue
         words = cmd.name.split()
         for i in range(1, len(words)):
             key = tuple(words[:i])
@@ -96,18 +120,24 @@ def build_parser() -> argparse.ArgumentParser:
                            "stdout carries protocol messages only; logs go to stderr.")
     _common(serve)
     serve.add_argument("--read-only", action="store_true", help="turn every writing tool off")
-    serve.add_argument("--tools", metavar="NAME,…", help="closed allowlist of tools to list and accept")
+    serve.add_argument("--tools", metavar="NAME,…", help="closed allowlist of tools to list and accept "
+                       "(default: `tools:` in .repoctx/config.yaml)")
+    serve.add_argument("--profile", choices=PROFILES,
+                       help="serve one surface's tools and resources, or all (default: `profile:` in "
+                       ".repoctx/config.yaml, else the surfaces that have data in this repository)")
+    serve.add_argument("--no-watch", action="store_true",
+                       help="do not follow file-system events; rescan the tree for every question")
     serve.set_defaults(_serve=True)
     return parser
 
 
-def _workspace(ns: argparse.Namespace, read_only: bool = False):
+def _workspace(ns: argparse.Namespace, read_only: bool = False, **allowlist):
     from repoctx.workspace import Workspace
 
     root = getattr(ns, "root", None) or os.getcwd()
     if not os.path.isdir(root):
         raise UserError(f"{root} is not a directory; pass --root with the repository to read")
-    return Workspace.open(root, getattr(ns, "allow_root", None) or (), read_only=read_only)
+    return Workspace.open(root, getattr(ns, "allow_root", None) or (), read_only=read_only, **allowlist)
 
 
 class UserError(Exception):
@@ -124,12 +154,33 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
         params = msgspec.convert(values, cmd.params)
     except msgspec.ValidationError as exc:
         raise UserError(f"invalid arguments: {exc}") from None
-    result = cmd.handler(_workspace(ns), params)
+    ws = _workspace(ns)
+    started, t0 = time.time(), time.perf_counter()
+    result = cmd.handler(ws, params)
     if getattr(ns, "json", False) or cmd.render is None:
-        sys.stdout.write(cmd.encode(result) + "\n")
+        text = cmd.encode(result)
     else:
-        sys.stdout.write(cmd.render(result) + "\n")
-    return EXIT_ERROR if cmd.is_error(result) else EXIT_OK
+        text = cmd.render(result)
+    sys.stdout.write(text + "\n")
+    failed = cmd.is_error(result)
+    if getattr(params, "check", None) is True or getattr(params, "ci", None) is True:
+        human = cmd.render(result) if cmd.render else text
+        _record_ci_run(ws, cmd, failed, human, started, (time.perf_counter() - t0) * 1000)
+    return EXIT_ERROR if failed else EXIT_OK
+
+
+def _record_ci_run(ws, cmd, failed: bool, text: str, started: float, ms: float) -> None:
+    """A check in CI mode (`--check`, `--ci`) is kept as a run under .repoctx/runs/, as `validate --run` is."""
+    from repoctx import runs
+    from repoctx.formats.run import Step
+
+    lines = text.splitlines()
+    step = Step(name=cmd.name, surface=cmd.surface, status="fail" if failed else "pass",
+                message=lines[-1] if lines else "", duration_ms=round(ms, 3), problems=lines[:-1][:200])
+    try:
+        runs.record(ws, cmd.name, [step], started, ms)
+    except (runs.RunsError, OSError) as exc:
+        print(f"repoctx: the run was not recorded ({exc})", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,8 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(ns, "_serve", False):
             from repoctx.server import serve
 
-            tools = [t.strip() for t in ns.tools.split(",") if t.strip()] if ns.tools else None
-            return serve(_workspace(ns, read_only=ns.read_only), tools=tools)
+            tools = tuple(t.strip() for t in ns.tools.split(",") if t.strip()) if ns.tools is not None else None
+            ws = _workspace(ns, read_only=ns.read_only, tools=tools, profile=ns.profile)
+            return serve(ws, watch=not ns.no_watch)
         cmd = getattr(ns, "_cmd", None)
         if cmd is None:
             parser.print_help()

@@ -44,11 +44,14 @@ class Workspace:
     # The server's allowlist (`serve --tools`, `--profile`); None: from .repoctx/config.yaml or the default.
     tools: tuple[str, ...] | None = None
     profile: str | None = None
+    # Directory of context-engine caches (`--cache-root`, $CONTEXT_CACHE_ROOT); None: <root>/.repoctx/caches.
+    cache_root: str | None = None
 
     @classmethod
     def open(
         cls, root: str | os.PathLike, allowed_roots=(), read_only: bool = False,
         tools: tuple[str, ...] | None = None, profile: str | None = None,
+        cache_root: str | os.PathLike | None = None,
     ) -> Workspace:
         return cls(
             root=os.path.realpath(root),
@@ -56,6 +59,7 @@ class Workspace:
             read_only=read_only,
             tools=tools,
             profile=profile,
+            cache_root=os.path.abspath(cache_root) if cache_root else None,
         )
 
     def with_path(self, override: str | None) -> Workspace:

@@ -1,0 +1,419 @@
+"""The control surface (ctxt): what repoctx is, what it serves, and whether it holds.
+
+`self report`, `schema`, `capabilities` and `validate --run`, each an MCP tool
+one-to-one with its `repoctx --json …` command (proposals, runs and client
+setup live in proposals.py, runs.py and clients.py). Results carry the
+envelope of results.py. `validate` runs every Check the surfaces register
+(commands.all_checks), including the ones below for surfaces whose own
+modules do not contribute checks yet.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from typing import Annotated
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from repoctx import __version__
+from repoctx.allowlist import AllowlistError, select, surfaces_with_data
+from repoctx.commands import Check, CheckResult, Command, all_checks, all_commands, all_resources, by_tool_name
+from repoctx.formats.config import SURFACES, ConfigError
+from repoctx.formats.config import load as load_config
+from repoctx.formats.run import Step
+from repoctx.results import Envelope, failure, is_failure, success
+from repoctx.workspace import Workspace
+
+
+class NoParams(Struct, forbid_unknown_fields=True):
+    pass
+
+
+# --- self report ------------------------------------------------------------
+
+
+class SurfaceReport(Struct):
+    name: str
+    has_data: bool
+    tools: int  # MCP tools the surface registers
+    resources: int
+
+
+class SelfReportResult(Envelope, kw_only=True):
+    version: str | UnsetType = UNSET
+    root: str | UnsetType = UNSET
+    surfaces: list[SurfaceReport] | UnsetType = UNSET
+    core: dict[str, str] | UnsetType = UNSET  # the Rust core's build
+    python: str | UnsetType = UNSET
+
+
+def self_report(ws: Workspace, p: NoParams) -> SelfReportResult:
+    from repoctx import _core
+
+    with_data = surfaces_with_data(ws)
+    commands, resources = all_commands(), all_resources()
+    surfaces = [
+        SurfaceReport(
+            s, s in with_data,
+            sum(1 for c in commands if c.tool and c.surface == s),
+            sum(1 for r in resources if r.surface == s),
+        )
+        for s in SURFACES
+    ]
+    return success(SelfReportResult, "self report", version=__version__, root=ws.root, surfaces=surfaces,
+                   core=dict(_core.build_info()), python=platform.python_version())
+
+
+def _render_self(r: SelfReportResult) -> str:
+    lines = [f"repoctx {r.version} (Python {r.python}; core {r.core.get('version')} {r.core.get('profile')} "
+             f"{r.core.get('target')})", f"root: {r.root}"]
+    for s in r.surfaces:
+        data = "has data" if s.has_data else "no data"
+        lines.append(f"  {s.name:<10} {data:<8}  {s.tools} tools, {s.resources} resources")
+    return "\n".join(lines)
+
+
+# --- schema -------------------------------------------------------------------
+
+
+class CommandSchema(Struct):
+    name: str  # the CLI words
+    tool: str | None  # the MCP tool, or null for a CLI-only command
+    params: dict  # a JSON Schema, usually a $ref into $defs
+    result: dict
+
+
+class SchemaResult(Envelope, kw_only=True):
+    formats: dict[str, dict] | UnsetType = UNSET  # "<module>.<Struct>" -> the JSON Schema of a file format
+    commands: list[CommandSchema] | UnsetType = UNSET  # every command's parameters and result
+    defs: dict[str, dict] | UnsetType = msgspec.field(default=UNSET, name="$defs")  # shared by all of them
+
+
+def format_structs() -> dict[str, type]:
+    """Every file format: the msgspec Structs of `repoctx.formats` that no other Struct of
+    their module contains (the files themselves, not their parts)."""
+    import importlib
+    import pkgutil
+
+    import repoctx.formats as formats
+
+    found: dict[str, type] = {}
+    for info in sorted(pkgutil.iter_modules(formats.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"repoctx.formats.{info.name}")
+        structs = [
+            v for k, v in vars(module).items()
+            if isinstance(v, type) and issubclass(v, Struct) and v.__module__ == module.__name__
+            and not k.startswith("_")
+        ]
+        contained = set()
+        for s in structs:
+            contained |= set(msgspec.json.schema(s).get("$defs", {})) - {s.__name__}
+        for s in structs:
+            if s.__name__ not in contained:
+                found[f"{info.name}.{s.__name__}"] = s
+    return found
+
+
+def schema(ws: Workspace, p: NoParams) -> SchemaResult:
+    commands = all_commands()
+    formats = format_structs()
+    types = [c.params for c in commands] + [c.result for c in commands] + list(formats.values())
+    refs, defs = msgspec.json.schema_components(types, ref_template="#/$defs/{name}")
+    n = len(commands)
+    return success(
+        SchemaResult, "schema",
+        formats=dict(zip(formats, refs[2 * n:])),
+        commands=[CommandSchema(c.name, c.tool, refs[i], refs[n + i]) for i, c in enumerate(commands)],
+        defs=defs,
+    )
+
+
+def _render_schema(r: SchemaResult) -> str:
+    lines = ["File formats:", *(f"  {name}" for name in r.formats), "Commands (params -> result):"]
+    lines += [f"  {c.name}" + (f"  [MCP {c.tool}]" if c.tool else "") for c in r.commands]
+    lines.append("`repoctx schema --json` prints the JSON Schemas.")
+    return "\n".join(lines)
+
+
+# --- capabilities ---------------------------------------------------------------
+
+
+class CapabilitiesResult(Envelope, kw_only=True):
+    profile: str | None | UnsetType = UNSET  # null: the surfaces that have data
+    surfaces: list[str] | UnsetType = UNSET
+    tools: list[str] | UnsetType = UNSET  # what `repoctx serve` lists and accepts here
+    aliases: list[str] | UnsetType = UNSET  # further names those tools accept on call
+    writing_tools: list[str] | UnsetType = UNSET
+    resources: list[str] | UnsetType = UNSET
+    read_only: bool | UnsetType = UNSET
+    allowed_roots: list[str] | UnsetType = UNSET  # the root, then the roots a `path` override may name
+    network_used: bool | UnsetType = UNSET  # repoctx never uses the network
+
+
+def capabilities(ws: Workspace, p: NoParams) -> CapabilitiesResult:
+    name = "capabilities"
+    try:
+        sel = select(ws)
+    except AllowlistError as exc:
+        return failure(CapabilitiesResult, name, "config_error", str(exc))
+    return success(
+        CapabilitiesResult, name,
+        profile=sel.profile,
+        surfaces=list(sel.surfaces),
+        tools=sel.tool_names,
+        aliases=sel.aliases,
+        writing_tools=[c.tool for c in sel.commands if c.writes],
+        resources=[r.uri for r in sel.resources],
+        read_only=ws.read_only,
+        allowed_roots=[ws.root, *ws.allowed_roots],
+        network_used=False,
+    )
+
+
+def _render_capabilities(r: CapabilitiesResult) -> str:
+    if not r.ok:
+        return r.error.message
+    return "\n".join([
+        f"profile: {r.profile or 'default (surfaces with data)'}; surfaces: {', '.join(r.surfaces)}",
+        f"tools ({len(r.tools)}): {', '.join(r.tools)}",
+        *([f"aliases: {', '.join(r.aliases)}"] if r.aliases else []),
+        f"resources: {', '.join(r.resources) or 'none'}",
+        f"read-only: {'yes' if r.read_only else 'no'}; allowed roots: {', '.join(r.allowed_roots)}",
+        "network: never used",
+    ])
+
+
+# --- validate --run ---------------------------------------------------------------
+
+
+class ValidateParams(Struct, forbid_unknown_fields=True):
+    run: Annotated[
+        bool,
+        Meta(description="Record the validation as a run under .repoctx/runs/ (the default; "
+             "--no-run only checks). Read-only servers check without recording."),
+    ] = True
+
+
+class CheckReport(Struct, omit_defaults=True):
+    name: str
+    surface: str
+    status: str  # pass, warn, fail or skip
+    message: str
+    problems: list[str] = []
+
+
+class ValidateResult(Envelope, kw_only=True):
+    passed: bool | UnsetType = UNSET  # no check failed (warnings do not fail)
+    checks: list[CheckReport] | UnsetType = UNSET
+    recorded: bool | UnsetType = UNSET  # stored as a run (see `runs read latest`)
+
+
+def run_checks(ws: Workspace) -> list[tuple[Check, CheckResult, float]]:
+    """Every registered check, each with its result and how long it took (ms)."""
+    out = []
+    for check in all_checks():
+        t0 = time.perf_counter()
+        try:
+            result = check.run(ws)
+        except Exception as exc:  # a broken check is a failed check, never a crash of validate
+            result = CheckResult("fail", f"the check itself failed ({type(exc).__name__})")
+        out.append((check, result, (time.perf_counter() - t0) * 1000))
+    return out
+
+
+def validate(ws: Workspace, p: ValidateParams) -> ValidateResult:
+    from repoctx import runs
+
+    name = "validate"
+    started = time.time()
+    t0 = time.perf_counter()
+    results = run_checks(ws)
+    reports = [CheckReport(c.name, c.surface, r.status, r.message, r.problems) for c, r, _ in results]
+    passed = all(r.status != "fail" for _c, r, _ in results)
+    recorded = False
+    if p.run and not ws.read_only:
+        steps = [Step(name=c.name, surface=c.surface, status=r.status, message=r.message,
+                      duration_ms=round(ms, 3), problems=r.problems) for c, r, ms in results]
+        try:
+            runs.record(ws, name, steps, started, (time.perf_counter() - t0) * 1000)
+            recorded = True
+        except (runs.RunsError, OSError):
+            recorded = False
+    if not passed:
+        failed = [r for r in reports if r.status == "fail"]
+        return failure(ValidateResult, name, "validation_failed",
+                       f"{len(failed)} of {len(reports)} checks failed: {', '.join(r.name for r in failed)}",
+                       passed=False, checks=reports, recorded=recorded)
+    return success(ValidateResult, name, passed=True, checks=reports, recorded=recorded)
+
+
+def _render_validate(r: ValidateResult) -> str:
+    marks = {"pass": "✓", "warn": "⚠", "fail": "✗", "skip": "-"}
+    lines = []
+    for c in r.checks or []:
+        lines.append(f"  {marks.get(c.status, '?')} {c.name:<24} {c.message}")
+        lines += [f"      {x}" for x in c.problems[:20]]
+        if len(c.problems) > 20:
+            lines.append(f"      … and {len(c.problems) - 20} more")
+    lines.append(r.error.message if not r.ok else f"All {len(r.checks)} checks passed.")
+    if r.recorded:
+        lines.append("Recorded as a run: `repoctx runs read latest`.")
+    return "\n".join(lines)
+
+
+# --- checks for surfaces that do not register their own --------------------------------
+
+
+def _check_context_files(ws: Workspace) -> CheckResult:
+    """Every `.context.yaml` in the tree follows schema v1; stale ones are a warning."""
+    from repoctx import _core, scopes
+    from repoctx.formats import context_file as cf
+
+    config = ws.scan_config()
+    rows, _skipped, _unreadable = _core.walk(ws.root, list(config.ignore), config.max_depth, config.min_tokens)
+    with_file = [row for row in rows if row[4]]
+    if not with_file:
+        return CheckResult("skip", "No .context.yaml files")
+    parsed = scopes.read_contexts([os.path.join(ws.root, row[0], cf.CONTEXT_FILE) for row in with_file])
+    invalid, stale = [], []
+    for row, (kind, payload) in zip(with_file, parsed):
+        path = cf.CONTEXT_FILE if row[0] == "." else f"{row[0]}/{cf.CONTEXT_FILE}"
+        try:
+            ctx = scopes.decode_context(kind, payload)
+        except cf.UnsupportedVersion as exc:
+            invalid.append(f"{path}: unsupported schema version {exc.found}")
+            continue
+        except (cf.SchemaError, msgspec.DecodeError) as exc:
+            invalid.append(f"{path}: {exc}")
+            continue
+        if ctx.fingerprint != row[1]:
+            stale.append(f"{path}: stale (stored fingerprint {ctx.fingerprint}, now {row[1]})")
+    if invalid:
+        return CheckResult("fail", f"{len(invalid)} of {len(with_file)} context files are invalid", invalid + stale)
+    if stale:
+        return CheckResult("warn", f"{len(with_file)} context files valid, {len(stale)} stale", stale)
+    return CheckResult("pass", f"{len(with_file)} context files valid and fresh")
+
+
+def _check_project_file(ws: Workspace) -> CheckResult:
+    from repoctx.formats import project_file as pf
+
+    try:
+        rel, path = ws.resolve(pf.PROJECT_FILE)
+    except Exception:
+        return CheckResult("fail", f"{pf.PROJECT_FILE} leads outside the repository")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        return CheckResult("skip", f"No {pf.PROJECT_FILE}")
+    except OSError as exc:
+        return CheckResult("fail", f"{rel} cannot be read ({exc.strerror})")
+    try:
+        project = pf.loads(raw)
+    except pf.InvalidProjectFile as exc:
+        return CheckResult("fail", str(exc))
+    return CheckResult("pass", f"{rel} is valid ({len(project.modules)} modules)")
+
+
+def _check_caches(ws: Workspace) -> CheckResult:
+    """Every cache under the cache root passes `context_inspect_cache` (through the registry)."""
+    tools = by_tool_name()
+    listing, inspect = tools.get("context_list_caches"), tools.get("context_inspect_cache")
+    if listing is None or inspect is None:
+        return CheckResult("skip", "The caches surface is not installed")
+    if "caches" not in surfaces_with_data(ws):
+        return CheckResult("skip", "No cache root configured")
+    result = listing.handler(ws, listing.parse({}))
+    data = msgspec.to_builtins(result)
+    if listing.is_error(result) or not isinstance(data, dict):
+        return CheckResult("fail", "The cache root cannot be listed", [msgspec.json.encode(data).decode()])
+    names = [c.get("path") for c in data.get("caches", []) if c.get("has_manifest")]
+    if not names:
+        return CheckResult("skip", "No caches under the cache root")
+    problems = []
+    for cache in names:
+        out = inspect.handler(ws, inspect.parse({"cache": cache}))
+        info = msgspec.to_builtins(out)
+        if inspect.is_error(out) or not (isinstance(info, dict) and info.get("valid")):
+            problems.append(f"{cache}: {msgspec.json.encode(info).decode()}")
+    if problems:
+        return CheckResult("fail", f"{len(problems)} of {len(names)} caches are invalid", problems)
+    return CheckResult("pass", f"{len(names)} caches valid")
+
+
+def _check_config(ws: Workspace) -> CheckResult:
+    try:
+        load_config(ws.root)
+        sel = select(ws)
+    except (ConfigError, AllowlistError) as exc:
+        return CheckResult("fail", str(exc))
+    return CheckResult("pass", f"{len(sel.commands)} tools enabled ({', '.join(sel.surfaces)})")
+
+
+CHECKS = [
+    Check("scopes.context_files", "scopes", "Every .context.yaml follows schema v1; stale ones warn.",
+          _check_context_files),
+    Check("caches.integrity", "caches", "Every cache under the cache root is intact.", _check_caches),
+    Check("project.file", "project", ".repoctx/project.yaml follows its schema.", _check_project_file),
+    Check("control.config", "control", ".repoctx/config.yaml is valid and names known tools.", _check_config),
+]
+
+
+COMMANDS = [
+    Command(
+        name="self report",
+        tool="ctxt_self_report",
+        summary="What this repoctx is: version, root, which surfaces have data, the core's build.",
+        description="Start here to see which of scopes, caches, artifacts, project and control hold data "
+        "in this repository and how many tools and resources each registers.",
+        params=NoParams,
+        result=SelfReportResult,
+        handler=self_report,
+        is_error=is_failure,
+        render=_render_self,
+    ),
+    Command(
+        name="schema",
+        tool="ctxt_schema",
+        summary="JSON Schemas of every file format and every command's parameters and result.",
+        description="Formats are the files repoctx reads or writes (.context.yaml, project.yaml, proposals, "
+        "runs, config); commands include CLI-only ones (tool null).",
+        params=NoParams,
+        result=SchemaResult,
+        handler=schema,
+        is_error=is_failure,
+        render=_render_schema,
+        # Schemas are for programs: compact JSON keeps them within what clients accept in one result.
+        encode=lambda r: msgspec.json.encode(r).decode(),
+    ),
+    Command(
+        name="capabilities",
+        tool="ctxt_capabilities",
+        summary="What this server exposes: enabled tools, read-only state, allowed roots; network_used is false.",
+        description="The closed allowlist as the server applies it (serve --tools/--profile, else "
+        ".repoctx/config.yaml, else the surfaces that have data). From the CLI: what a server started "
+        "here with the config would expose.",
+        params=NoParams,
+        result=CapabilitiesResult,
+        handler=capabilities,
+        is_error=is_failure,
+        render=_render_capabilities,
+    ),
+    Command(
+        name="validate",
+        tool="ctxt_validate_run",
+        summary="Run every check repoctx has and record the run (as `repoctx validate --run`).",
+        description="Context files, caches, artifacts, project.yaml, proposals and config; each check passes, "
+        "warns, fails or is skipped when its surface has no data. Fails (non-zero exit, isError) when any "
+        "check fails; the run is kept under .repoctx/runs/ (see ctxt_runs_read_latest).",
+        params=ValidateParams,
+        result=ValidateResult,
+        handler=validate,
+        is_error=is_failure,
+        render=_render_validate,
+    ),
+]

@@ -1,0 +1,86 @@
+"""A proposal: a change to context files an agent asks for instead of making it.
+
+Stored as `.repoctx/proposals/<id>.json`. The id is a hash of what the change
+is (title, rationale, operations, preconditions), so the same proposal made
+twice is one proposal, and a stored file edited afterwards no longer matches
+its id. Status and timestamps are not part of the hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+PROPOSALS_DIR = ".repoctx/proposals"
+SCHEMA_VERSION = 1
+ID_PATTERN = "^[0-9a-f]{12}$"
+
+RelPath = Annotated[str, Meta(min_length=1, description="Path relative to the repository root")]
+
+
+class _Op(Struct, tag_field="op", forbid_unknown_fields=True):
+    pass
+
+
+class Write(_Op, tag="write"):
+    """Create the file, or replace all of its content."""
+
+    path: RelPath
+    content: str
+
+
+class Replace(_Op, tag="replace"):
+    """Replace the one occurrence of `old` in the file with `new`."""
+
+    path: RelPath
+    old: Annotated[str, Meta(min_length=1)]
+    new: str
+
+
+class Delete(_Op, tag="delete"):
+    path: RelPath
+
+
+Operation = Write | Replace | Delete
+
+
+class _Pre(Struct, tag_field="kind", forbid_unknown_fields=True):
+    pass
+
+
+class FileHash(_Pre, tag="file"):
+    """The file's content had this SHA-256 (hex); null: the file did not exist."""
+
+    path: RelPath
+    sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")] | None
+
+
+class ScopeFingerprint(_Pre, tag="scope"):
+    """The directory had this stat fingerprint (as in `.context.yaml`)."""
+
+    scope: RelPath
+    fingerprint: str
+
+
+Precondition = FileHash | ScopeFingerprint
+
+
+class Proposal(Struct, kw_only=True, forbid_unknown_fields=True):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    id: Annotated[str, Meta(pattern=ID_PATTERN)]
+    title: str
+    rationale: str
+    files: list[str]  # every path the operations touch, sorted
+    operations: list[Operation]
+    preconditions: list[Precondition]
+    created_at: str  # UTC, ISO 8601
+    status: Literal["pending", "applied"] = "pending"
+    applied_at: str | None = None
+
+
+def proposal_id(title: str, rationale: str, operations: list, preconditions: list) -> str:
+    digest = hashlib.sha256(msgspec.json.encode([title, rationale, operations, preconditions]))
+    return digest.hexdigest()[:12]
