@@ -127,6 +127,10 @@ def merge(old: pf.ProjectFile, new: pf.ProjectFile, now: str) -> tuple[pf.Projec
             common_issues=prev.common_issues,
             dependencies=fresh.dependencies,
         )
+    renamed = {fresh: kept for fresh, kept in zip(new.modules, modules) if fresh != kept}
+    if renamed:
+        for m in modules.values():
+            m.dependencies = sorted(renamed.get(d, d) for d in m.dependencies)
     removed = []
     for name, prev in old.modules.items():
         if name in matched:
@@ -165,7 +169,7 @@ class ProjectParams(Struct, forbid_unknown_fields=True):
     pass
 
 
-class ProjectResult(Struct, omit_defaults=True):
+class ProjectResult(Struct):
     path: str
     created: bool = False
     project: str = ""
@@ -208,6 +212,7 @@ def project_scan_cmd(ws: Workspace, p: ProjectParams) -> ProjectResult:
     if (refused := _refuse_read_only(ws)) is not None:
         return refused
     try:
+        _read(file_path(ws))  # before the lock, so a repository without the file stays untouched
         with locked(os.path.join(ws.root, LOCK_FILE)):
             old = _read(file_path(ws))
             now = _now()
@@ -272,6 +277,8 @@ def add_discovery(ws: Workspace, p: AddDiscoveryParams) -> AddDiscoveryResult:
     if p.type != "issue" and solution:
         return fail("`solution` is only for discoveries of type issue")
     try:
+        if not os.path.isfile(file_path(ws)):
+            raise NotInitialized(f"No {pf.PROJECT_FILE} in this repository; {INIT_HINT}")
         with locked(os.path.join(ws.root, LOCK_FILE)):
             project = _read(file_path(ws))  # fresh under the lock: another server may have written
             module = project.modules.get(p.module)

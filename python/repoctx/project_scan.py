@@ -453,9 +453,11 @@ def _runtime(manifests: list[Manifests], root: str) -> list[str]:
                 found["Node.js"] = f"Node.js {node}"
             found.setdefault("Node.js", "Node.js")
         pkg = m.cargo.get("package", {})
-        if pkg and "Rust" not in found:
+        if pkg:
             rv, ed = pkg.get("rust-version"), pkg.get("edition")
-            found["Rust"] = f"Rust {rv}" if isinstance(rv, str) else f"Rust (edition {ed})" if isinstance(ed, str) else "Rust"
+            if isinstance(rv, str) and not found.get("Rust", "Rust").startswith("Rust 1"):
+                found["Rust"] = f"Rust {rv}"
+            found.setdefault("Rust", f"Rust (edition {ed})" if isinstance(ed, str) else "Rust")
         if m.go_mod and "Go" not in found:
             found["Go"] = f"Go {m.go_mod['go']}" if m.go_mod.get("go") else "Go"
     version_file = os.path.join(root, ".python-version")

@@ -291,7 +291,7 @@ class SessionSummary(Struct):
     discoveries: int
 
 
-class SessionsResult(Struct, omit_defaults=True):
+class SessionsResult(Struct):
     sessions: list[SessionSummary]
     error: str | UnsetType = UNSET
 
@@ -336,7 +336,7 @@ class FileAccess(Struct):
     last_accessed_at: str
 
 
-class Discovery(Struct, omit_defaults=True):
+class Discovery(Struct):
     module: str
     type: str
     content: str
@@ -344,7 +344,7 @@ class Discovery(Struct, omit_defaults=True):
     solution: str = ""
 
 
-class ShowResult(Struct, omit_defaults=True):
+class ShowResult(Struct):
     found: bool
     session: SessionSummary | UnsetType = UNSET
     files_accessed: list[FileAccess] = []

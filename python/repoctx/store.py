@@ -87,8 +87,10 @@ class Store:
         self.path = path
         _check_header(path)
         if read_only:
-            uri = "file:" + _quote_path(path) + "?mode=ro"
-            self.conn = _connect(uri, uri=True)
+            # With no -wal file no writer is active and the main file holds everything: reading it as
+            # immutable creates no -shm/-wal beside it, so a read-only reader leaves no trace.
+            immutable = "&immutable=1" if not os.path.exists(path + "-wal") else ""
+            self.conn = _connect("file:" + _quote_path(path) + "?mode=ro" + immutable, uri=True)
         else:
             if not create and not os.path.exists(path):
                 raise FileNotFoundError(path)

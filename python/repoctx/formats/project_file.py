@@ -125,13 +125,23 @@ def from_data(data: object) -> ProjectFile:
         raise InvalidProjectFile(
             f"{PROJECT_FILE} has version {version}; this repoctx reads version {SCHEMA_VERSION}"
         )
-    try:
-        pf = msgspec.convert(_plain(data), ProjectFile)
-    except msgspec.ValidationError as exc:
-        text, where = _field_path(str(exc))
-        raise InvalidProjectFile(f"{PROJECT_FILE}: {text}" + (f" (field `{where}`)" if where else "")) from None
+    data = _plain(data)
+    modules = data.get("modules")
+    if isinstance(modules, dict):  # one by one first, so an error names the module, not `modules[...]`
+        for name, module in modules.items():
+            _convert(module, Module, f"modules.{name}")
+    pf = _convert(data, ProjectFile, "")
     check(pf)
     return pf
+
+
+def _convert(data: object, tp: type, prefix: str):
+    try:
+        return msgspec.convert(data, tp)
+    except msgspec.ValidationError as exc:
+        text, where = _field_path(str(exc))
+        where = ".".join(p for p in (prefix, where) if p).replace(".[", "[")
+        raise InvalidProjectFile(f"{PROJECT_FILE}: {text}" + (f" (field `{where}`)" if where else "")) from None
 
 
 def check(pf: ProjectFile) -> None:
