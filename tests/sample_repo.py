@@ -75,6 +75,7 @@ def build_sample_repo(root: Path) -> Path:
     write_context(root, "src", "Sources.", fingerprint="00000000")  # stale on purpose
     (root / ".repoctx").mkdir()
     (root / ".repoctx/project.yaml").write_text(PROJECT_YAML)
+    add_cache(root)
     # Serve every surface's tools, whichever have data here (the default is only those that do).
     (root / ".repoctx/config.yaml").write_text("profile: all\nkeep_runs: 20\n")
     add_control_data(root)
@@ -103,11 +104,23 @@ def add_control_data(root: Path) -> None:
     runs.record(ws, "validate", [step], time.time(), 2.0)
 
 
+def add_cache(root: Path) -> None:
+    """A context cache of the docs under the default cache root: .repoctx/caches/docs."""
+    from repoctx import caches
+    from repoctx.workspace import Workspace
+
+    built = caches.build(Workspace.open(root), caches.BuildParams(sources=str(root / "docs"), cache="docs"))
+    assert built.document_count == 1, built
+
+
 # Tool name -> arguments for one call that exercises it on the sample repository.
 EXAMPLES: dict[str, dict] = {
     "list_contexts": {},
     "check_freshness": {"scope": "src/core"},
     "query_context": {"scope": "src/core", "filter": ["summary", "decisions"]},
+    "context_resolve": {"cache": "docs", "query": "Guide usage", "budget": 8000},
+    "context_list_caches": {},
+    "context_inspect_cache": {"cache": "docs"},
     "add_discovery": {"module": "core", "type": "pattern", "content": "Keep run() free of I/O"},
     "ctxt_self_report": {},
     "ctxt_schema": {},

@@ -47,7 +47,7 @@ async def test_cli_json_equals_mcp_result_byte_for_byte(tmp_path):
             result = await client.call_tool(cmd.tool, args)
             text = result.content[0].text
             proc = run_cli(*cli_argv(cmd, args), "--json", "--root", str(repo))
-            assert proc.stdout == text + "\n", cmd.tool
+            assert proc.stdout == (text if text.endswith("\n") else text + "\n"), cmd.tool
             assert (proc.returncode != 0) == bool(result.is_error), cmd.tool
             assert result.structured_content == json.loads(text), cmd.tool
 

@@ -31,6 +31,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-root", metavar="DIR", action="append", default=s,
                         help="another root a `path` override may name (repeatable)")
     parser.add_argument("--debug", action="store_true", default=s, help="show tracebacks on errors")
+    parser.add_argument("--cache-root", metavar="DIR", default=s,
+                        help="directory of context caches (default: $CONTEXT_CACHE_ROOT, else <root>/.repoctx/caches)")
 
 
 def _unwrap(tp: Any) -> tuple[Any, bool]:
@@ -114,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
         )
         _common(p)
         _add_params(p, cmd)
+        if "--format" not in p._option_string_actions:  # the context-engine CLI's spelling of --json
+            p.add_argument("--format", dest="_format", choices=("json", "pretty"), default=argparse.SUPPRESS,
+                           help="json: as --json; pretty: the human view (the default)")
         p.set_defaults(_cmd=cmd)
     serve = sub.add_parser("serve", help="Serve this repository's context over MCP (stdio).",
                            description="Serve the repository's context to an MCP client over stdio. "
@@ -137,7 +142,9 @@ def _workspace(ns: argparse.Namespace, read_only: bool = False, **allowlist):
     root = getattr(ns, "root", None) or os.getcwd()
     if not os.path.isdir(root):
         raise UserError(f"{root} is not a directory; pass --root with the repository to read")
-    return Workspace.open(root, getattr(ns, "allow_root", None) or (), read_only=read_only, **allowlist)
+    cache_root = getattr(ns, "cache_root", None) or os.environ.get("CONTEXT_CACHE_ROOT")
+    return Workspace.open(root, getattr(ns, "allow_root", None) or (), read_only=read_only,
+                          cache_root=cache_root, **allowlist)
 
 
 class UserError(Exception):
@@ -153,19 +160,23 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
     try:
         params = msgspec.convert(values, cmd.params)
     except msgspec.ValidationError as exc:
-        raise UserError(f"invalid arguments: {exc}") from None
+        if cmd.on_invalid is None:
+            raise UserError(f"invalid arguments: {exc}") from None
+        params = None
     ws = _workspace(ns)
     started, t0 = time.time(), time.perf_counter()
-    result = cmd.handler(ws, params)
-    if getattr(ns, "json", False) or cmd.render is None:
+    result = cmd.handler(ws, params) if params is not None else cmd.on_invalid(values)
+    if getattr(ns, "json", False) or getattr(ns, "_format", None) == "json" or cmd.render is None:
         text = cmd.encode(result)
     else:
         text = cmd.render(result)
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
     failed = cmd.is_error(result)
     if getattr(params, "check", None) is True or getattr(params, "ci", None) is True:
         human = cmd.render(result) if cmd.render else text
         _record_ci_run(ws, cmd, failed, human, started, (time.perf_counter() - t0) * 1000)
+    if cmd.exit_code is not None:
+        return cmd.exit_code(result)
     return EXIT_ERROR if failed else EXIT_OK
 
 

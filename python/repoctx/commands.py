@@ -42,6 +42,10 @@ class Command:
     # unchecked (described, not validated), since clients validate structured content
     # item by item (the Python SDK's jsonschema spends ~0.1 ms per object).
     large_lists: bool = False
+    # CLI exit status of a result; None: 1 when is_error, else 0.
+    exit_code: Callable[[Any], int] | None = None
+    # The result for arguments that fail validation (a contract's own error); None: a plain-text error.
+    on_invalid: Callable[[Any], Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.surface:
@@ -100,7 +104,7 @@ def _unchecked_items(schema: dict) -> dict:
             item = {k: v for k, v in item.items() if k != "title"}
             prop = {"type": "array", "description": f"Each item: {json.dumps(item, separators=(',', ':'))}"}
         props[name] = prop
-    out = {k: v for k, v in schema.items() if k != "$defs"}
+    out = dict(schema)  # $defs stay: properties that are not arrays may still refer to them
     out["properties"] = props
     return out
 
@@ -186,9 +190,9 @@ def connection_observers(ws) -> list:
 
 def all_commands() -> list[Command]:
     """Every command, in the order the CLI lists them."""
-    from repoctx import clients, control, project, proposals, runs, scopes, sessions
+    from repoctx import caches, clients, control, project, proposals, runs, scopes, sessions
 
-    return [*scopes.COMMANDS, *project.COMMANDS, *sessions.COMMANDS,
+    return [*scopes.COMMANDS, *caches.COMMANDS, *project.COMMANDS, *sessions.COMMANDS,
             *control.COMMANDS, *proposals.COMMANDS, *runs.COMMANDS, *clients.COMMANDS]
 
 

@@ -62,11 +62,14 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
     try:
         params = cmd.parse(arguments)
     except msgspec.ValidationError as exc:
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=f"Invalid arguments for {cmd.tool}: {exc}")],
-            is_error=True,
-        )
-    result = cmd.handler(ws, params)
+        if cmd.on_invalid is None:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"Invalid arguments for {cmd.tool}: {exc}")],
+                is_error=True,
+            )
+        result = cmd.on_invalid(arguments)
+    else:
+        result = cmd.handler(ws, params)
     global _last_encoded
     last = _last_encoded
     if last is not None and last[0] is result:  # a handler that answered from its cache

@@ -1,0 +1,569 @@
+"""Caches: context-engine v0 document caches, built here and resolved over MCP.
+
+`cache build` compiles a folder of markdown (or a repository's text files)
+into a cache directory (`manifest.json`, `index.json`, `documents/`);
+`resolve`, `cache list` and `cache inspect` (the MCP tools `context_resolve`,
+`context_list_caches`, `context_inspect_cache`, also callable by the dotted
+names `context.resolve`, …) read caches by name under the cache root. Output
+and errors are byte for byte those of the reference engine (see docs/caches.md).
+
+A resolve verifies the whole cache (manifest, index, every document's hash)
+once, keeps the verified documents and their word index in memory, and reuses
+them while every file of the cache keeps its stat key; any change, a tampered
+document included, makes the next call verify again and fail as the spec says.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import logging
+import os
+import re
+import shutil
+import stat
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from typing import Annotated, Any, Callable
+
+import msgspec
+from msgspec import Meta, Struct
+
+from repoctx import _core
+from repoctx.commands import Command
+from repoctx.formats import cache as fmt
+from repoctx.workspace import PathEscape, Workspace
+
+log = logging.getLogger("repoctx")
+
+DEFAULT_CACHE_ROOT = os.path.join(".repoctx", "caches")
+DOCUMENTS = "documents"
+BUILD_PREFIX = ".repoctx-build-"
+VERSION_RE = re.compile(r"sha256:[0-9a-f]{64}")
+# A view is kept only once its files are older than this, so a change within one
+# file-system timestamp tick of the read can never hide behind an unchanged stat key.
+SETTLE_NS = 1_000_000_000
+MAX_VIEWS = 4
+
+
+class CacheError(Exception):
+    def __init__(self, code: str, message: str | None = None) -> None:
+        super().__init__(code)
+        self.code, self.message = code, message
+
+
+def cache_root(ws: Workspace) -> str:
+    return ws.cache_root or os.path.join(ws.root, DEFAULT_CACHE_ROOT)
+
+
+def _name(ws: Workspace, name: object) -> tuple[Workspace, str, str]:
+    """(workspace of the cache root, normalised name, lexical path) of a cache name.
+
+    A name is relative to the cache root; absolute names, `..` components and
+    symlinks leading out of the root are refused as `cache_missing`.
+    """
+    if not isinstance(name, str) or "\x00" in name:
+        raise CacheError("cache_missing")
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        raise CacheError("cache_missing") from None
+    posix = name.replace("\\", "/")
+    parts = [p for p in posix.split("/") if p not in ("", ".")]
+    if posix.startswith("/") or re.match(r"[A-Za-z]:", posix) or not parts or ".." in parts:
+        raise CacheError("cache_missing")
+    root_ws = Workspace.open(cache_root(ws))
+    try:
+        rel, path = root_ws.resolve("/".join(parts))
+    except PathEscape:
+        raise CacheError("cache_missing") from None
+    return root_ws, rel, path
+
+
+def locate(ws: Workspace, name: object) -> str:
+    """The real path of an existing cache directory, or CacheError("cache_missing")."""
+    _, _, path = _name(ws, name)
+    real = os.path.realpath(path)
+    if not os.path.isdir(real):
+        raise CacheError("cache_missing")
+    return real
+
+
+# --- reading a cache ---------------------------------------------------------
+
+
+def _key(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _read_regular(path: str) -> bytes:
+    """A regular file's bytes, never through a final symlink; CacheError otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise CacheError("cache_invalid") from None
+    except OSError as exc:
+        raise CacheError("cache_invalid" if exc.errno in (errno.ELOOP, errno.ENOTDIR) else "io_error") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise CacheError("cache_invalid")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    except OSError:
+        raise CacheError("io_error") from None
+    finally:
+        os.close(fd)
+
+
+def _decode(raw: bytes, tp: Any) -> Any:
+    try:
+        return msgspec.json.decode(raw, type=tp)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise CacheError("cache_invalid") from None
+
+
+def verify_manifest(manifest: fmt.Manifest) -> list[str]:
+    """The document file names a manifest lists, once it is consistent; CacheError otherwise."""
+    entries = manifest.documents
+    names = []
+    for i, e in enumerate(entries):
+        if not e.id or (i and entries[i - 1].id >= e.id) or not VERSION_RE.fullmatch(e.version):
+            raise CacheError("cache_invalid")
+        name = f"{e.version[7:19]}.json"
+        if e.file != f"{DOCUMENTS}/{name}":
+            raise CacheError("cache_invalid")
+        names.append(name)
+    if (
+        manifest.build_config != fmt.V0_CONFIG
+        or manifest.document_count != len(entries)
+        or len(set(names)) != len(names)
+        or manifest.cache_version != fmt.cache_version(manifest.build_config, entries)
+    ):
+        raise CacheError("cache_invalid")
+    return names
+
+
+def load_view(directory: str) -> _core.CacheView:
+    """Read and verify a whole cache: manifest, index, no orphans, every document's id and hash."""
+    paths = [directory, *(os.path.join(directory, n) for n in ("manifest.json", "index.json", DOCUMENTS))]
+    watched = []
+    for path in paths:  # stat keys first: a change while reading shows on the next call
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            raise CacheError("cache_invalid") from None
+        except OSError:
+            raise CacheError("io_error") from None
+        watched.append((path, _key(st)))
+    if not stat.S_ISDIR(st.st_mode):  # documents/ itself, never a symlink
+        raise CacheError("cache_invalid")
+    manifest = _decode(_read_regular(paths[1]), fmt.Manifest)
+    names = verify_manifest(manifest)
+    index = _decode(_read_regular(paths[2]), dict[str, str])
+    if index != {e.id: e.file for e in manifest.documents}:
+        raise CacheError("cache_invalid")
+    try:
+        present = os.listdir(paths[3])
+    except OSError:
+        raise CacheError("io_error") from None
+    if sorted(present) != sorted(names):
+        raise CacheError("cache_invalid")  # a missing document or an orphan file
+    try:
+        return _core.load_cache(
+            paths[3], [(e.id, e.version, n) for e, n in zip(manifest.documents, names)], watched
+        )
+    except ValueError as exc:
+        raise CacheError(exc.args[0]) from None
+    except OSError:
+        raise CacheError("io_error") from None
+
+
+class _Views:
+    """Verified views by cache directory, each reused while its files' stat keys hold."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.views: OrderedDict[str, _core.CacheView] = OrderedDict()
+
+    def get(self, directory: str) -> _core.CacheView:
+        with self.lock:
+            view = self.views.get(directory)
+        if view is not None and view.fresh():
+            with self.lock:
+                if directory in self.views:
+                    self.views.move_to_end(directory)
+            return view
+        with self.lock:
+            self.views.pop(directory, None)
+        started = time.time_ns()
+        view = load_view(directory)
+        if view.newest_change_ns < started - SETTLE_NS:
+            with self.lock:
+                self.views[directory] = view
+                while len(self.views) > MAX_VIEWS:
+                    self.views.popitem(last=False)
+        return view
+
+
+VIEWS = _Views()
+
+
+# --- the commands ------------------------------------------------------------
+
+CacheName = Annotated[
+    str,
+    Meta(description='Name of a cache directory under the cache root (`serve --cache-root`, '
+         '$CONTEXT_CACHE_ROOT, else .repoctx/caches), e.g. "docs"'),
+]
+
+
+class ResolveParams(Struct):
+    cache: CacheName
+    query: Annotated[str, Meta(description="The query; lowercased and split on whitespace into terms. May be empty.")]
+    budget: Annotated[
+        int,
+        Meta(ge=0, le=fmt.MAX_BUDGET, description="Maximum tokens of the selected documents (a document costs ceil(bytes / 4))"),
+    ]
+
+
+class ListCachesParams(Struct):
+    pass
+
+
+class InspectParams(Struct):
+    cache: CacheName
+
+
+class BuildParams(Struct):
+    sources: Annotated[str, Meta(description="Directory to read the documents from")]
+    cache: Annotated[str, Meta(description="Name of the cache to write under the cache root")]
+    force: Annotated[bool, Meta(description="Replace an existing cache of that name")] = False
+    repo: Annotated[
+        bool,
+        Meta(description="Read SOURCES as a repository: its text files, honouring .gitignore, without hidden "
+             "and secret-looking files (default: every .md file, as the reference engine)"),
+    ] = False
+
+
+def _guarded(handler: Callable[[Workspace, Any], Any]) -> Callable[[Workspace, Any], Any]:
+    """Contract errors become the error object; anything unexpected is an internal_error."""
+
+    def run(ws: Workspace, params: Any) -> Any:
+        try:
+            return handler(ws, params)
+        except CacheError as exc:
+            return fmt.error(exc.code, exc.message)
+        except Exception:
+            log.exception("caches: unexpected failure")
+            return fmt.error("internal_error")
+
+    return run
+
+
+def resolve(ws: Workspace, p: ResolveParams) -> msgspec.Raw | fmt.ErrorResult:
+    try:
+        p.query.encode()
+    except UnicodeEncodeError:
+        raise CacheError("invalid_query") from None
+    view = VIEWS.get(locate(ws, p.cache))
+    return msgspec.Raw(view.resolve(p.query, p.budget))
+
+
+def list_caches(ws: Workspace, p: ListCachesParams) -> fmt.ListCachesResult | fmt.ErrorResult:
+    root = os.fsencode(cache_root(ws))
+    if not os.path.isdir(root):
+        raise CacheError("cache_missing")
+    caches = []
+    try:
+        with os.scandir(root) as it:
+            for entry in it:
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+                try:
+                    has_manifest = stat.S_ISREG(os.lstat(os.path.join(entry.path, b"manifest.json")).st_mode)
+                except (FileNotFoundError, NotADirectoryError):
+                    has_manifest = False
+                caches.append(fmt.CacheEntry(entry.name.decode("utf-8", "replace"), has_manifest))
+    except OSError:
+        raise CacheError("io_error") from None
+    caches.sort(key=lambda c: c.path.encode())
+    return fmt.ListCachesResult(caches)
+
+
+def inspect_cache(ws: Workspace, p: InspectParams) -> fmt.InspectResult | fmt.ErrorResult:
+    directory = locate(ws, p.cache)
+    try:
+        raw = _read_regular(os.path.join(directory, "manifest.json"))
+        data = msgspec.json.decode(raw)
+    except CacheError as exc:
+        if exc.code == "io_error":
+            raise
+        data = None  # missing, a symlink or not a file: not a readable manifest
+    except msgspec.DecodeError:
+        data = None
+    if not isinstance(data, dict):
+        return fmt.InspectResult("", 0, 0, False)
+    version, count = data.get("cache_version"), data.get("document_count")
+    version = version if isinstance(version, str) else None
+    count = count if type(count) is int and count >= 0 else None
+    total = _document_bytes(directory, data.get("documents")) if version is not None and count is not None else None
+    if total is None:
+        return fmt.InspectResult(version or "", count or 0, 0, False)
+    return fmt.InspectResult(version, count, total, True)
+
+
+def _document_bytes(directory: str, entries: object) -> int | None:
+    """Sum of the sizes of the document files the manifest lists (symlinks not followed);
+    None when a file cannot be read or an entry names a file outside `documents/`."""
+    docs = os.path.join(directory, DOCUMENTS)
+    try:
+        if not stat.S_ISDIR(os.lstat(docs).st_mode) or not isinstance(entries, list):
+            return None
+        total = 0
+        for e in entries:
+            file = e.get("file") if isinstance(e, dict) else None
+            name = file[len(DOCUMENTS) + 1:] if isinstance(file, str) and file.startswith(DOCUMENTS + "/") else ""
+            if name in ("", ".", "..") or "/" in name or "\\" in name or "\x00" in name:
+                return None
+            st = os.lstat(os.path.join(docs, name))
+            if stat.S_ISREG(st.st_mode):
+                total += st.st_size
+        return total
+    except OSError:
+        return None
+
+
+# --- building ----------------------------------------------------------------
+
+
+def build(ws: Workspace, p: BuildParams) -> fmt.BuildResult | fmt.ErrorResult:
+    sources = os.path.realpath(p.sources)
+    if not os.path.isdir(sources):
+        raise CacheError("io_error", "Sources directory does not exist")
+    root_ws, rel, _ = _name(ws, p.cache)
+    os.makedirs(root_ws.root, exist_ok=True)
+    lock_fd = os.open(root_ws.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)  # one build at a time per cache root
+        parent_rel = os.path.dirname(rel)
+        if parent_rel:
+            os.makedirs(os.path.join(root_ws.root, parent_rel), exist_ok=True)
+        try:
+            _, parent = root_ws.resolve(parent_rel or ".")  # again: a parent may be a symlink
+        except PathEscape:
+            raise CacheError("cache_missing") from None
+        target = os.path.join(os.path.realpath(parent), os.path.basename(rel))
+        if not root_ws.contains_real(target):
+            raise CacheError("cache_missing")
+        _check_target(target, sources, p.force)
+        _remove_stale_builds(parent)
+        tmp = tempfile.mkdtemp(prefix=BUILD_PREFIX, dir=parent)
+        try:
+            result = _build_into(tmp, sources, p, rel)
+            _install(tmp, target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return result
+    finally:
+        os.close(lock_fd)
+
+
+def _check_target(target: str, sources: str, force: bool) -> None:
+    if not os.path.lexists(target):
+        return
+    if not force:
+        raise CacheError("io_error", "Cache already exists (pass --force to replace it)")
+    if os.path.islink(target) or not os.path.isfile(os.path.join(target, "manifest.json")):
+        raise CacheError("io_error", "Refusing to replace a directory that is not a cache")
+    if sources == target or sources.startswith(target + os.sep):
+        raise CacheError("io_error", "Refusing to replace a cache that holds the sources")
+
+
+def _remove_stale_builds(parent: str) -> None:
+    """Temporary directories of builds that died (builds hold the root's lock, so none is running)."""
+    for name in os.listdir(parent):
+        if name.startswith(BUILD_PREFIX):
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+
+
+def _build_into(tmp: str, sources: str, p: BuildParams, rel: str) -> fmt.BuildResult:
+    try:
+        rows, source_bytes, skipped = _core.build_cache(sources, os.path.join(tmp, DOCUMENTS), p.repo)
+    except ValueError as exc:
+        raise CacheError(*exc.args[:2]) from None
+    except OSError:
+        raise CacheError("io_error") from None
+    entries = [fmt.ManifestEntry(i, v, f) for i, v, f in rows]
+    manifest = fmt.Manifest(
+        cache_version=fmt.cache_version(fmt.V0_CONFIG, entries),
+        build_config=fmt.V0_CONFIG,
+        created_at=_timestamp(time.time_ns()),
+        document_count=len(entries),
+        documents=entries,
+    )
+    _write(os.path.join(tmp, "index.json"), fmt.pretty({e.id: e.file for e in entries}))
+    _write(os.path.join(tmp, "manifest.json"), fmt.pretty(manifest))
+    _fsync_dir(tmp)
+    return fmt.BuildResult(rel, manifest.cache_version, len(entries), source_bytes, skipped)
+
+
+def _timestamp(ns: int) -> str:
+    """RFC 3339 UTC with as many fraction digits as needed (0, 3, 6 or 9), as chrono writes it."""
+    secs, frac = divmod(ns, 1_000_000_000)
+    base = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs))
+    if frac == 0:
+        return base + "Z"
+    if frac % 1_000_000 == 0:
+        return f"{base}.{frac // 1_000_000:03d}Z"
+    if frac % 1000 == 0:
+        return f"{base}.{frac // 1000:06d}Z"
+    return f"{base}.{frac:09d}Z"
+
+
+def _write(path: str, data: bytes) -> None:
+    with open(path, "xb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _fsync_dir(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _install(tmp: str, target: str) -> None:
+    """Put the finished cache at `target`: a rename, or an atomic swap with the old cache."""
+    if os.path.lexists(target):
+        try:
+            _core.exchange_dirs(tmp, target)
+        except OSError:  # no atomic swap here: move the old cache aside first
+            aside = tmp + ".old"
+            os.rename(target, aside)
+            os.rename(tmp, target)
+            os.rename(aside, tmp)
+    else:
+        os.rename(tmp, target)
+    _fsync_dir(os.path.dirname(target))
+
+
+# --- views: text, exit codes, invalid arguments --------------------------------
+
+
+def _is_error(result: object) -> bool:
+    return isinstance(result, fmt.ErrorResult)
+
+
+def _exit_code(result: object) -> int:
+    return fmt.EXIT_CODES[result.error.code] if isinstance(result, fmt.ErrorResult) else 0
+
+
+def _compact(result: object) -> str:
+    """The reference's text: compact JSON and a newline."""
+    return msgspec.json.encode(result).decode() + "\n"
+
+
+def _pretty(result: object) -> str:
+    return fmt.pretty(result).decode() + "\n"
+
+
+def _render_json(result: object) -> str:
+    return _pretty(result).rstrip("\n")
+
+
+def _render_build(r: fmt.BuildResult | fmt.ErrorResult) -> str:
+    if isinstance(r, fmt.ErrorResult):
+        return f"error: {r.error.message}"
+    skipped = f", {r.skipped} files skipped" if r.skipped else ""
+    return (f"Built cache {r.cache}: {r.document_count} documents ({r.source_bytes} bytes){skipped}, "
+            f"version {r.cache_version}")
+
+
+def _invalid_resolve(arguments: object) -> fmt.ErrorResult:
+    a = arguments if isinstance(arguments, dict) else {}
+    budget = a.get("budget")
+    if type(budget) is not int or not 0 <= budget <= fmt.MAX_BUDGET:
+        return fmt.error("invalid_budget")
+    if not isinstance(a.get("query"), str):
+        return fmt.error("invalid_query")
+    return fmt.error("cache_missing")
+
+
+def _invalid_cache(arguments: object) -> fmt.ErrorResult:
+    return fmt.error("cache_missing")
+
+
+def _invalid_build(arguments: object) -> fmt.ErrorResult:
+    return fmt.error("io_error", "Invalid arguments: --sources and --cache are required")
+
+
+COMMON = dict(is_error=_is_error, exit_code=_exit_code)
+
+COMMANDS = [
+    Command(
+        name="resolve",
+        tool="context_resolve",
+        aliases=("context.resolve",),
+        summary="Resolve a query against a context cache within a token budget.",
+        description="Scores every document of the cache by term frequency, orders them by score then id, "
+        "and selects greedily within the budget (documents are never truncated). Deterministic: the same "
+        "cache, query and budget give the same bytes.",
+        params=ResolveParams,
+        result=fmt.SelectionResult,
+        handler=_guarded(resolve),
+        encode=_compact,
+        render=_render_json,
+        on_invalid=_invalid_resolve,
+        large_lists=True,
+        **COMMON,
+    ),
+    Command(
+        name="cache list",
+        tool="context_list_caches",
+        aliases=("context.list_caches",),
+        summary="List the caches under the cache root.",
+        description="Each immediate subdirectory of the cache root, sorted by name, and whether it has a "
+        "manifest.json. Discovery only: nothing is parsed or validated.",
+        params=ListCachesParams,
+        result=fmt.ListCachesResult,
+        handler=_guarded(list_caches),
+        encode=_compact,
+        render=_render_json,
+        **COMMON,
+    ),
+    Command(
+        name="cache inspect",
+        tool="context_inspect_cache",
+        aliases=("context.inspect_cache",),
+        summary="Show a cache's version, document count, size and whether its manifest is valid.",
+        description="Reads the cache's manifest (never document content); total_bytes sums the document "
+        "files. valid is false when the manifest is missing, unparseable or lacks its fields.",
+        params=InspectParams,
+        result=fmt.InspectResult,
+        handler=_guarded(inspect_cache),
+        encode=_pretty,
+        render=_render_json,
+        on_invalid=_invalid_cache,
+        **COMMON,
+    ),
+    Command(
+        name="cache build",
+        tool=None,
+        summary="Build a context cache from a folder of markdown or a repository.",
+        description="Writes manifest.json, index.json and documents/ under the cache root, atomically "
+        "(a temporary directory, then a rename). Fails if the cache exists unless --force.",
+        params=BuildParams,
+        result=fmt.BuildResult,
+        handler=_guarded(build),
+        writes=True,
+        encode=_compact,
+        render=_render_build,
+        on_invalid=_invalid_build,
+        **COMMON,
+    ),
+]
