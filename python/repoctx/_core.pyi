@@ -45,3 +45,35 @@ def scan_modules(root: str, dirs: list[str]) -> list[tuple[int, list[tuple[str, 
     "py:a.b" | "js:spec" | "rs:crate" | "go:path" | "mod:N" (a relative import landing in
     dirs[N]), whether the root's gitignore ignores the directory). Modules nested in another
     are left to themselves."""
+
+StatKey = tuple[int, int, int, int, int]  # (dev, inode, size, mtime ns, ctime ns)
+
+class CacheView:
+    """A verified context-engine cache held in memory: its documents (sorted by id), their
+    word index, and the stat key each file it was read from had at the time."""
+
+    @staticmethod
+    def from_documents(docs: list[tuple[str, str, str]]) -> CacheView:
+        """A view of (id, version, content) documents with no files to watch."""
+    def fresh(self) -> bool:
+        """Whether every file the view was read from still has its stat key (lstat, in parallel)."""
+    @property
+    def newest_change_ns(self) -> int:
+        """The newest ctime (ns) among those files."""
+    def resolve(self, query: str, budget: int) -> str:
+        """The v0 SelectionResult as compact JSON (serde_json bytes, f32 scores in shortest form)."""
+    def __len__(self) -> int: ...
+
+def load_cache(docs_dir: str, entries: list[tuple[str, str, str]], watched: list[tuple[str, StatKey]]) -> CacheView:
+    """Read and verify, in parallel, the documents a manifest lists as (id, version, file name in
+    docs_dir): each must parse, carry that id and version, and hash to it. `watched` adds files
+    with the keys they had before they were read. Raises ValueError(code, message) or OSError."""
+
+def build_cache(sources: str, docs_dir: str, repository: bool) -> tuple[list[tuple[str, str, str]], int, int]:
+    """Read, hash and write the documents of a cache into docs_dir (created): .md files, or with
+    repository=True the text files a repository keeps (.gitignore honoured; hidden, secret-looking,
+    binary, over 1 MiB and duplicate-content files skipped). Returns ((id, version, file) sorted
+    by id, content bytes, files skipped). Raises ValueError(code, message) or OSError."""
+
+def exchange_dirs(a: str, b: str) -> None:
+    """Swap two directories atomically (renameat2 RENAME_EXCHANGE); OSError where unsupported."""
