@@ -130,12 +130,19 @@ def build_server(ws: Workspace) -> Server:
         for alias in c.aliases:
             by_name[alias] = c
 
+    noop = os.environ.get("REPOCTX_BENCH_NOOP") == "1"
+    if noop:
+        listed.append(types.Tool(name="noop", description="Does nothing (the benchmark floor).",
+                                 input_schema={"type": "object"}, output_schema={"type": "object"}))
+
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         cmd = by_name.get(params.name)
         if cmd is None:
+            if noop and params.name == "noop":
+                return await anyio.to_thread.run_sync(_noop)
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
 
         def observed_call() -> types.CallToolResult:
@@ -261,6 +268,16 @@ async def _serve_stdio(server: Server) -> None:
             tg.cancel_scope.cancel()
 
 
+def _warm_up(ws: Workspace, server: Server) -> None:
+    """Scan the tree in the background while the client connects, so the first
+    question finds the index built rather than waiting for the walk."""
+    import threading
+
+    cmd = next((c for c in select(ws).commands if c.tool == "list_contexts"), None)
+    if cmd is not None:
+        threading.Thread(target=call, args=(ws, cmd, {}), name="repoctx-warm-up", daemon=True).start()
+
+
 def serve(ws: Workspace, watch: bool = True) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="repoctx: %(message)s")
     index.serve_live(watch)
@@ -269,6 +286,7 @@ def serve(ws: Workspace, watch: bool = True) -> int:
     except AllowlistError as exc:
         print(f"repoctx: {exc}", file=sys.stderr)
         return 2
+    _warm_up(ws, server)
     print(
         f"repoctx {__version__}: serving {ws.root} over MCP on stdio"
         f"{' (read-only)' if ws.read_only else ''}. Register it with Claude Code: "
