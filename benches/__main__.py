@@ -61,6 +61,46 @@ def suite_mcp(root: Path, repeat: int) -> dict:
     return result
 
 
+INDEX_RSS = """
+import os, sys
+from repoctx import _core
+def rss():
+    return next(int(l.split()[1]) for l in open(f"/proc/{os.getpid()}/status") if l.startswith("VmRSS")) * 1024
+before = rss()
+index = _core.LiveIndex(sys.argv[1], [], 10, 4096, True)
+rows = index.table()[0]
+print(rss() - before, len(rows))
+"""
+
+
+def index_bytes(root: Path) -> int:
+    """RSS growth of a fresh process that builds the live index (Rust table and its Python rows)."""
+    out = subprocess.run([sys.executable, "-c", INDEX_RSS, str(root)], capture_output=True, text=True, check=True)
+    return int(out.stdout.split()[0])
+
+
+def suite_scaling(sizes: list[int], repeat: int) -> dict:
+    """Cold scan, warm list_contexts and index memory at growing tree sizes (no git repository)."""
+    from benches import mcp_rtt
+
+    rows = []
+    for files in sizes:
+        print(f"  {files} files…", file=sys.stderr)
+        root = synth.tree(files, git=False)
+        cold = measure.command("repoctx status --json", [sys.executable, "-m", "repoctx", "status", "--json"], str(root), repeat)
+        floor = measure.command("find stat walk (1 thread)", ["find", ".", "-printf", "%s %T@\\n"], str(root), repeat)
+        warm = mcp_rtt.run(root, [("list_contexts", {})], n=max(10, repeat * 4))
+        rows.append({
+            "files": files,
+            "cold_status_s": cold["wall_s"],
+            "find_s": floor["wall_s"],
+            "warm_list_contexts_p50_s": warm["rows"][1]["p50"],
+            "noop_p50_s": warm["rows"][0]["p50"],
+            "index_bytes_per_file": index_bytes(root) / files,
+        })
+    return {"rows": rows}
+
+
 SUITES = {"cli": suite_cli, "mcp": suite_mcp}
 
 
@@ -84,12 +124,45 @@ def machine() -> dict:
     }
 
 
+def plot(rows: list[dict], path: Path) -> None:
+    """Time and memory against tree size, on log-log axes (needs matplotlib: pip install .[bench])."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no plot (pip install -e '.[bench]')", file=sys.stderr)
+        return
+    files = [r["files"] for r in rows]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for key, label in [("cold_status_s", "cold `repoctx status --json`"), ("find_s", "find stat walk (floor)"),
+                       ("warm_list_contexts_p50_s", "warm list_contexts p50 (MCP)"), ("noop_p50_s", "no-op tool p50 (MCP)")]:
+        ax1.plot(files, [r[key] for r in rows], marker="o", label=label)
+    ax1.set(xscale="log", yscale="log", xlabel="files in the tree", ylabel="seconds", title="Time against tree size")
+    ax1.legend(fontsize=8)
+    ax2.plot(files, [r["index_bytes_per_file"] for r in rows], marker="o", color="tab:purple")
+    ax2.set(xscale="log", xlabel="files in the tree", ylabel="bytes per file", title="Live index memory per file")
+    ax2.set_ylim(bottom=0)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"plot: {path}", file=sys.stderr)
+
+
 def markdown(report: dict) -> str:
     lines = [f"# repoctx benchmarks — {report['machine']['date']}", "",
              f"Tree: `{report['tree']}` ({report['files']} files). Machine: {report['machine']['cpus']} CPUs, "
              f"{report['machine']['platform']}, Python {report['machine']['python']}.", ""]
     for name, result in report["suites"].items():
         lines += [f"## {name}", ""]
+        if name == "scaling":
+            lines += ["| files | cold status | find floor | warm list_contexts p50 | no-op p50 | index bytes/file |",
+                      "|---|---|---|---|---|---|"]
+            lines += [f"| {r['files']} | {r['cold_status_s'] * 1000:.0f} ms | {r['find_s'] * 1000:.0f} ms | "
+                      f"{r['warm_list_contexts_p50_s'] * 1000:.1f} ms | {r['noop_p50_s'] * 1000:.2f} ms | "
+                      f"{r['index_bytes_per_file']:.0f} |" for r in result["rows"]]
+            lines.append("")
+            continue
         if result["rows"] and "p50" in result["rows"][0]:
             lines += ["| tool (warm, over MCP) | p50 | p95 | p99 | n |", "|---|---|---|---|---|"]
             lines += [f"| {r['name']} | {r['p50'] * 1000:.2f} ms | {r['p95'] * 1000:.2f} ms | {r['p99'] * 1000:.2f} ms | {r['n']} |"
@@ -133,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--suite", action="append", choices=sorted(SUITES), help="suites to run (default: all)")
     run.add_argument("--repeat", type=int, default=5, help="measured runs per command (median reported)")
     run.add_argument("--compare", metavar="FILE", help="an earlier JSON report to print ratios against")
+    run.add_argument("--scaling", metavar="N,N,…", help="also run the scaling suite at these sizes, e.g. 10000,100000,1000000")
     args = parser.parse_args(argv)
 
     if shutil.which("git") is None:
@@ -144,14 +218,19 @@ def main(argv: list[str] | None = None) -> int:
         root = synth.tree(args.files, args.seed)
     files = int(subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True).stdout.count("\n"))
     report = {"machine": machine(), "tree": str(root), "files": files, "suites": {}}
-    for name in args.suite or sorted(SUITES):
+    for name in args.suite or ([] if args.scaling else sorted(SUITES)):
         print(f"suite {name}…", file=sys.stderr)
         report["suites"][name] = SUITES[name](root, args.repeat)
+    if args.scaling:
+        print("suite scaling…", file=sys.stderr)
+        report["suites"]["scaling"] = suite_scaling([int(n) for n in args.scaling.split(",")], args.repeat)
     OUT.mkdir(exist_ok=True)
     stamp = report["machine"]["date"].replace(":", "").replace("+0000", "Z")
     (OUT / f"{stamp}.json").write_text(json.dumps(report, indent=2) + "\n")
     text = markdown(report)
     (OUT / f"{stamp}.md").write_text(text + "\n")
+    if "scaling" in report["suites"]:
+        plot(report["suites"]["scaling"]["rows"], OUT / f"{stamp}.png")
     print(text)
     if args.compare:
         print(compare(report, args.compare))

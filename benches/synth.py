@@ -83,16 +83,18 @@ def generate(root: Path, files: int = 100_000, seed: int = 0, git: bool = True) 
     return root
 
 
-def tree(files: int, seed: int = 0, base: Path | None = None) -> Path:
-    """The cached tree for (files, seed), generated on first use under benches/trees/."""
+def tree(files: int, seed: int = 0, git: bool = True, base: Path | None = None) -> Path:
+    """The cached tree for (files, seed), generated on first use under benches/trees/
+    (without `git`, no repository is made: faster for the largest trees)."""
     base = base or Path(__file__).parent / "trees"
-    root = base / f"synth-{files}-{seed}"
+    root = base / f"synth-{files}-{seed}{'' if git else '-nogit'}"
     done = root / ".synth-complete"
     if not done.exists():
         if root.exists():
             subprocess.run(["rm", "-rf", str(root)], check=True)
-        generate(root, files, seed)
+        generate(root, files, seed, git=git)
         done.write_text("ok\n")
-        ignore = root / ".git" / "info" / "exclude"
-        ignore.write_text(ignore.read_text() + ".synth-complete\n" if ignore.exists() else ".synth-complete\n")
+        if git:
+            exclude = root / ".git" / "info" / "exclude"
+            exclude.write_text(exclude.read_text() + ".synth-complete\n")
     return root
