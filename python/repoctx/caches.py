@@ -472,6 +472,11 @@ def _pretty(result: object) -> str:
     return fmt.pretty(result).decode() + "\n"
 
 
+def _inspect_text(result: object) -> str:
+    """Pretty, as the reference's inspect output; errors stay compact like every error object."""
+    return _compact(result) if isinstance(result, fmt.ErrorResult) else _pretty(result)
+
+
 def _render_json(result: object) -> str:
     return _pretty(result).rstrip("\n")
 
@@ -546,7 +551,7 @@ COMMANDS = [
         params=InspectParams,
         result=fmt.InspectResult,
         handler=_guarded(inspect_cache),
-        encode=_pretty,
+        encode=_inspect_text,
         render=_render_json,
         on_invalid=_invalid_cache,
         **COMMON,
