@@ -1,13 +1,18 @@
 //! Python bindings of the repoctx core. Each heavy call releases the GIL.
 
+mod annotate;
+mod bpe;
 mod cache;
+mod extract;
 mod fingerprint;
 mod live;
 mod modscan;
 mod select;
+mod srcindex;
 mod tokens;
 mod walk;
 mod yamlread;
+mod yamlwrite;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -90,6 +95,13 @@ impl LiveIndexPy {
     fn rescans(&self) -> u64 {
         self.inner.lock().unwrap().rescans
     }
+}
+
+/// BPE token counts of each text ("o200k" or "cl100k"), in parallel.
+#[pyfunction]
+fn count_tokens(py: Python<'_>, encoding: &str, texts: Vec<String>) -> PyResult<Vec<usize>> {
+    py.detach(|| bpe::count(encoding, &texts))
+        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("unknown encoding {encoding:?}; known: o200k, cl100k")))
 }
 
 #[pyfunction]
@@ -222,6 +234,86 @@ fn exchange_dirs(a: PathBuf, b: PathBuf) -> PyResult<()> {
     cache::exchange(&a, &b).map_err(os_err)
 }
 
+/// One annotation: (path, line, kind, target, symbol_kind, symbol).
+type AnnotationRow = (String, u32, &'static str, String, &'static str, String);
+
+fn annotation_row(path: String, a: annotate::Annotation) -> AnnotationRow {
+    (path, a.line, a.kind, a.target, a.symbol_kind, a.symbol)
+}
+
+/// The annotations of one file (`rel` names its language), read now.
+#[pyfunction]
+fn annotate_file(py: Python<'_>, path: PathBuf, rel: String, prefix: String) -> Vec<AnnotationRow> {
+    py.detach(|| srcindex::scan_path(&path, &rel, &prefix, &annotate::finder(&prefix)).1)
+        .into_iter()
+        .map(|a| annotation_row(rel.clone(), a))
+        .collect()
+}
+
+/// Glob patterns compiled once (see srcindex.rs for the syntax).
+#[pyclass(frozen, name = "Globs")]
+struct GlobsPy(srcindex::Globs);
+
+#[pymethods]
+impl GlobsPy {
+    #[new]
+    fn new(patterns: Vec<String>) -> Self {
+        GlobsPy(srcindex::Globs::new(&patterns))
+    }
+
+    /// Indices of the patterns matching `path`.
+    fn matches(&self, path: &str) -> Vec<usize> {
+        self.0.matches(path)
+    }
+
+    #[getter]
+    fn invalid(&self) -> Vec<usize> {
+        self.0.invalid.clone()
+    }
+
+    fn __len__(&self) -> usize {
+        self.0.len
+    }
+}
+
+/// The annotation index of a tree (see srcindex.rs).
+#[pyclass(frozen, name = "SourceIndex")]
+struct SourceIndexPy(srcindex::Index);
+
+#[pymethods]
+impl SourceIndexPy {
+    #[new]
+    fn new(py: Python<'_>, root: PathBuf, prefix: String, scan_paths: Vec<String>) -> PyResult<Self> {
+        let index = py.detach(|| srcindex::Index::build(&root, &prefix, &scan_paths)).map_err(os_err)?;
+        Ok(SourceIndexPy(index))
+    }
+
+    fn is_current(&self, py: Python<'_>) -> bool {
+        py.detach(|| self.0.is_current())
+    }
+
+    #[getter]
+    fn file_count(&self) -> usize {
+        self.0.files.len()
+    }
+
+    #[pyo3(signature = (query=None))]
+    fn annotations(&self, py: Python<'_>, query: Option<Bound<'_, GlobsPy>>) -> Vec<AnnotationRow> {
+        let q = query.as_ref().map(|g| &g.get().0);
+        py.detach(|| self.0.annotations(q)).into_iter().map(|(p, a)| annotation_row(p, a)).collect()
+    }
+
+    fn match_counts(&self, py: Python<'_>, globs: Bound<'_, GlobsPy>) -> Vec<u64> {
+        let g = &globs.get().0;
+        py.detach(|| self.0.match_counts(g))
+    }
+
+    fn overlaps(&self, py: Python<'_>, query: Bound<'_, GlobsPy>, globs: Bound<'_, GlobsPy>) -> Vec<bool> {
+        let (q, g) = (&query.get().0, &globs.get().0);
+        py.detach(|| self.0.overlaps(q, g))
+    }
+}
+
 /// How this core was built: crate version, debug or release, target arch and OS.
 #[pyfunction]
 fn build_info() -> Vec<(&'static str, String)> {
@@ -232,9 +324,61 @@ fn build_info() -> Vec<(&'static str, String)> {
     ]
 }
 
+// --- scope writes (extract.rs, yamlwrite.rs) ---------------------------------
+
+/// What `.context.yaml` derives from the sources of a tree: built once over the
+/// table's directories, then asked for the facts of scopes.
+#[pyclass(frozen, name = "ScopeSources")]
+struct ScopeSourcesPy {
+    inner: extract::Index,
+}
+
+#[pymethods]
+impl ScopeSourcesPy {
+    #[new]
+    fn new(py: Python<'_>, root: PathBuf, dirs: Vec<String>) -> Self {
+        ScopeSourcesPy { inner: py.detach(|| extract::Index::build(&root, dirs)) }
+    }
+
+    /// The facts of each scope as one JSON array, in the order given.
+    fn extract(&self, py: Python<'_>, scopes: Vec<String>) -> String {
+        py.detach(|| self.inner.extract(&scopes))
+    }
+
+    /// For each (scope, names): the names that no file of the scope exports.
+    fn missing_exports(&self, py: Python<'_>, items: Vec<(String, Vec<String>)>) -> Vec<Vec<String>> {
+        py.detach(|| self.inner.missing_exports(&items))
+    }
+
+    /// (language, files) over the whole table, most files first.
+    #[getter]
+    fn languages(&self) -> Vec<(String, u64)> {
+        self.inner.languages.clone()
+    }
+}
+
+/// YAML text (keys in order, strings double-quoted) for a JSON object.
+#[pyfunction]
+fn to_yaml(json: &[u8]) -> PyResult<String> {
+    yamlwrite::to_yaml(json).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Write each (path, JSON) as YAML to a temporary file beside it; returns the temporary paths.
+#[pyfunction]
+fn stage_yaml(py: Python<'_>, items: Vec<(String, Vec<u8>)>) -> PyResult<Vec<String>> {
+    py.detach(|| yamlwrite::stage(&items)).map_err(os_err)
+}
+
+/// Flush staged (temporary, final) pairs, rename them into place in order, flush again.
+#[pyfunction]
+fn commit_staged(py: Python<'_>, root: PathBuf, pairs: Vec<(String, String)>) -> PyResult<()> {
+    py.detach(|| yamlwrite::commit(&root, &pairs)).map_err(os_err)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(walk_py, m)?)?;
+    m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_class::<LiveIndexPy>()?;
     m.add_function(wrap_pyfunction!(fingerprint_py, m)?)?;
     m.add_function(wrap_pyfunction!(is_source_file, m)?)?;
@@ -245,6 +389,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_cache, m)?)?;
     m.add_function(wrap_pyfunction!(build_cache, m)?)?;
     m.add_function(wrap_pyfunction!(exchange_dirs, m)?)?;
+    m.add_function(wrap_pyfunction!(annotate_file, m)?)?;
+    m.add_class::<GlobsPy>()?;
+    m.add_class::<SourceIndexPy>()?;
+    m.add_class::<ScopeSourcesPy>()?;
+    m.add_function(wrap_pyfunction!(to_yaml, m)?)?;
+    m.add_function(wrap_pyfunction!(stage_yaml, m)?)?;
+    m.add_function(wrap_pyfunction!(commit_staged, m)?)?;
+    m.add("FILE_LABELS", extract::labels())?;
     m.add("SKIP_DIRS", walk::SKIP_DIRS.to_vec())?;
     Ok(())
 }

@@ -27,6 +27,9 @@ class LiveIndex:
     @property
     def rescans(self) -> int: ...
 
+def count_tokens(encoding: str, texts: list[str]) -> list[int]:
+    """BPE token counts ("o200k" or "cl100k", ranks compiled in) of each text, in parallel."""
+
 def fingerprint(dir: str) -> str:
     """dotcontext's 8-hex stat fingerprint of one directory; raises OSError."""
 
@@ -77,3 +80,38 @@ def build_cache(sources: str, docs_dir: str, repository: bool) -> tuple[list[tup
 
 def exchange_dirs(a: str, b: str) -> None:
     """Swap two directories atomically (renameat2 RENAME_EXCHANGE); OSError where unsupported."""
+
+# (path, line, kind, target, symbol_kind, symbol): kind is spec|decision|norm|test, target the id with
+# its optional `.anchor` or `/test-name`, symbol_kind "function", "class", "struct", … or "".
+AnnotationRow = tuple[str, int, str, str, str, str]
+
+def annotate_file(path: str, rel: str, prefix: str) -> list[AnnotationRow]:
+    """The annotations of one file, read now (`rel` names it in the rows and picks its comment syntax)."""
+
+class Globs:
+    """Glob patterns compiled once: `*` and `?` within a segment, `**` across, a trailing `/` for
+    everything below, `./` dropped. Patterns that do not parse never match."""
+
+    def __init__(self, patterns: list[str]) -> None: ...
+    def matches(self, path: str) -> list[int]:
+        """Indices of the patterns matching `path`, ascending."""
+    @property
+    def invalid(self) -> list[int]: ...
+    def __len__(self) -> int: ...
+
+class SourceIndex:
+    """Every file under `scan_paths` (gitignore-aware, in parallel) and the annotations of those
+    with a known comment syntax (scanned with `prefix`, e.g. "@"). Raises OSError."""
+
+    def __init__(self, root: str, prefix: str, scan_paths: list[str]) -> None: ...
+    def is_current(self) -> bool:
+        """No directory or ignore file changed since the walk (racy stamps never count as current)."""
+    @property
+    def file_count(self) -> int: ...
+    def annotations(self, query: Globs | None = None) -> list[AnnotationRow]:
+        """Annotations of the files matching `query` (all when None), by path and line; each of those
+        files is stat'ed and rescanned when it changed."""
+    def match_counts(self, globs: Globs) -> list[int]:
+        """For each pattern, how many files it matches."""
+    def overlaps(self, query: Globs, globs: Globs) -> list[bool]:
+        """For each pattern, whether some file matches both it and `query`."""

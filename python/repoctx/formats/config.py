@@ -27,6 +27,8 @@ class RepoctxConfig(Struct, kw_only=True, omit_defaults=True):
     profile: Profile | None = None
     # How many recorded runs `.repoctx/runs/` keeps; the oldest go first.
     keep_runs: Annotated[int, Meta(ge=1)] = 50
+    # How budgets the contracts call approximate are counted (see repoctx/tokens.py).
+    tokenizer: Literal["bytes4", "o200k", "cl100k"] = "bytes4"
 
 
 class ConfigError(Exception):
