@@ -1,0 +1,407 @@
+//! The annotation index of a tree: every file that is not ignored, the annotations
+//! of those with a known comment syntax, and stamps that tell cheaply whether the
+//! index still describes the tree.
+//!
+//! The walk honours `.gitignore` files (nested, without needing a git repository),
+//! `.git/info/exclude`, hidden names and the fixed skip list; symlinks are never
+//! followed. Validity: any file added, removed or renamed changes its directory's
+//! mtime, so stamping every directory (and every `.gitignore`) detects changes to
+//! the file list without touching the files. Edits in place don't show there, so
+//! annotation queries stat the files they read and rescan the ones that changed.
+//! A stamp taken less than a second before the scan is "racy" (the clock tick
+//! may hide a later change) and never counts as current.
+
+use crate::annotate::{self, Annotation};
+use crate::walk::SKIP_DIRS;
+use aho_corasick::AhoCorasick;
+use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
+use ignore::{WalkBuilder, WalkState};
+use rayon::prelude::*;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Files larger than this are listed but not scanned for annotations.
+pub const MAX_FILE_BYTES: u64 = 2 << 20;
+const RACY_NS: i128 = 1_000_000_000;
+
+// --- globs -------------------------------------------------------------------
+
+/// A list of glob patterns compiled once. `*` and `?` stay within a path segment,
+/// `**` crosses them; a trailing `/` means everything below; `./` is dropped.
+pub struct Globs {
+    set: GlobSet,
+    /// For each glob in `set`, the index of its pattern.
+    index: Vec<usize>,
+    pub len: usize,
+    /// Indices of patterns that are not valid globs (they never match).
+    pub invalid: Vec<usize>,
+}
+
+pub fn normalize_pattern(p: &str) -> String {
+    let mut s = p.replace('\\', "/");
+    while let Some(rest) = s.strip_prefix("./") {
+        s = rest.to_string();
+    }
+    if s.ends_with('/') {
+        s.push_str("**");
+    }
+    s
+}
+
+impl Globs {
+    pub fn new(patterns: &[String]) -> Globs {
+        let mut builder = GlobSetBuilder::new();
+        let mut index = Vec::new();
+        let mut invalid = Vec::new();
+        for (i, p) in patterns.iter().enumerate() {
+            match GlobBuilder::new(&normalize_pattern(p)).literal_separator(true).build() {
+                Ok(g) => {
+                    builder.add(g);
+                    index.push(i);
+                }
+                Err(_) => invalid.push(i),
+            }
+        }
+        let set = builder.build().unwrap_or_else(|_| GlobSet::empty());
+        Globs { set, index, len: patterns.len(), invalid }
+    }
+
+    fn matches_candidate(&self, c: &Candidate<'_>, into: &mut Vec<usize>) {
+        self.set.matches_candidate_into(c, into);
+        for m in into.iter_mut() {
+            *m = self.index[*m];
+        }
+    }
+
+    /// Indices of the patterns that match `path`, ascending.
+    pub fn matches(&self, path: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.matches_candidate(&Candidate::new(path), &mut out);
+        out.sort_unstable();
+        out
+    }
+}
+
+// --- the index ---------------------------------------------------------------
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Stamp {
+    mtime_ns: i128,
+    size: u64,
+}
+
+fn stamp_of(meta: &fs::Metadata) -> Stamp {
+    let mtime_ns = match meta.modified().map(|t| t.duration_since(UNIX_EPOCH)) {
+        Ok(Ok(d)) => d.as_nanos() as i128,
+        _ => 0,
+    };
+    Stamp { mtime_ns, size: meta.len() }
+}
+
+fn now_ns() -> i128 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as i128).unwrap_or(0)
+}
+
+fn stat(path: &Path) -> Option<Stamp> {
+    fs::symlink_metadata(path).ok().map(|m| stamp_of(&m))
+}
+
+struct FileState {
+    stamp: Option<Stamp>,
+    racy: bool,
+    annotations: Vec<Annotation>,
+}
+
+pub struct FileRec {
+    pub path: String,
+    /// None for files without a known comment syntax: listed, never scanned.
+    state: Option<Mutex<FileState>>,
+}
+
+pub struct Index {
+    root: PathBuf,
+    prefix: String,
+    finder: AhoCorasick,
+    pub files: Vec<FileRec>,
+    /// Every directory walked, with its stamp and whether it was racy.
+    dirs: Vec<(PathBuf, Stamp, bool)>,
+    /// `.gitignore` files in walked directories and `.git/info/exclude` (None: absent).
+    ignore_files: Vec<(PathBuf, Option<Stamp>)>,
+}
+
+/// Read and scan one file: (stamp, annotations). Binary and oversized files have none.
+pub fn scan_path(abs: &Path, rel: &str, prefix: &str, finder: &AhoCorasick) -> (Option<Stamp>, Vec<Annotation>) {
+    let Some(lang) = annotate::lang_of(rel) else { return (stat(abs), Vec::new()) };
+    let Ok(mut file) = fs::File::open(abs) else { return (None, Vec::new()) };
+    let Ok(meta) = file.metadata() else { return (None, Vec::new()) };
+    let stamp = Some(stamp_of(&meta));
+    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+        return (stamp, Vec::new());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    if file.read_to_end(&mut bytes).is_err() || bytes[..bytes.len().min(8192)].contains(&0) {
+        return (stamp, Vec::new());
+    }
+    (stamp, annotate::scan(&bytes, lang, prefix, finder))
+}
+
+/// Whether a relative path lies in (or leads to) one of the scan paths.
+fn wanted(rel: &str, is_dir: bool, scan_paths: &[String]) -> bool {
+    scan_paths.iter().any(|sp| {
+        sp.is_empty()
+            || sp == "."
+            || rel == sp
+            || rel.strip_prefix(sp.as_str()).is_some_and(|r| r.starts_with('/'))
+            || (is_dir && sp.strip_prefix(rel).is_some_and(|r| r.starts_with('/')))
+    })
+}
+
+enum Item {
+    Dir(PathBuf, Stamp, Option<Stamp>),
+    File(String, Option<(Option<Stamp>, Vec<Annotation>)>),
+}
+
+impl Index {
+    /// Walk `root` (only below `scan_paths`, relative; "." for everything) and scan every source file.
+    pub fn build(root: &Path, prefix: &str, scan_paths: &[String]) -> std::io::Result<Index> {
+        fs::read_dir(root)?;
+        let started = now_ns();
+        let finder = annotate::finder(prefix);
+        let scan_paths: Vec<String> = scan_paths
+            .iter()
+            .map(|p| {
+                let p = p.replace('\\', "/");
+                p.trim_start_matches("./").trim_end_matches('/').to_string()
+            })
+            .collect();
+        let root_buf = root.to_path_buf();
+        let filter_root = root_buf.clone();
+        let filter_paths = scan_paths.clone();
+        let walker = WalkBuilder::new(root)
+            .hidden(true)
+            .parents(false)
+            .ignore(false)
+            .git_ignore(true)
+            .git_global(false)
+            .git_exclude(true)
+            .require_git(false)
+            .follow_links(false)
+            .filter_entry(move |e| {
+                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+                if e.depth() == 0 {
+                    return true;
+                }
+                if is_dir && SKIP_DIRS.contains(&e.file_name().to_string_lossy().as_ref()) {
+                    return false;
+                }
+                let rel = e.path().strip_prefix(&filter_root).map(|p| p.to_string_lossy().replace('\\', "/"));
+                rel.is_ok_and(|rel| wanted(&rel, is_dir, &filter_paths))
+            })
+            .build_parallel();
+        let (tx, rx) = mpsc::channel::<Item>();
+        walker.run(|| {
+            let tx = tx.clone();
+            let root = root_buf.clone();
+            let prefix = prefix.to_string();
+            let finder = finder.clone();
+            Box::new(move |entry| {
+                let Ok(entry) = entry else { return WalkState::Continue };
+                let Some(ft) = entry.file_type() else { return WalkState::Continue };
+                let path = entry.path();
+                if ft.is_dir() {
+                    if let Some(s) = stat(path) {
+                        let _ = tx.send(Item::Dir(path.to_path_buf(), s, stat(&path.join(".gitignore"))));
+                    }
+                } else if ft.is_file() {
+                    let rel = path.strip_prefix(&root).map(|p| p.to_string_lossy().replace('\\', "/"));
+                    if let Ok(rel) = rel {
+                        let scanned = annotate::lang_of(&rel).map(|_| scan_path(path, &rel, &prefix, &finder));
+                        let _ = tx.send(Item::File(rel, scanned));
+                    }
+                }
+                WalkState::Continue
+            })
+        });
+        drop(tx);
+        let mut files = Vec::new();
+        let mut dirs = Vec::new();
+        let mut ignore_files = vec![(root.join(".git/info/exclude"), stat(&root.join(".git/info/exclude")))];
+        for item in rx {
+            match item {
+                Item::Dir(path, s, gitignore) => {
+                    if gitignore.is_some() {
+                        ignore_files.push((path.join(".gitignore"), gitignore));
+                    }
+                    dirs.push((path, s, s.mtime_ns >= started - RACY_NS));
+                }
+                Item::File(path, scanned) => {
+                    let state = scanned.map(|(stamp, annotations)| {
+                        let racy = stamp.is_none_or(|s| s.mtime_ns >= started - RACY_NS);
+                        Mutex::new(FileState { stamp, racy, annotations })
+                    });
+                    files.push(FileRec { path, state });
+                }
+            }
+        }
+        files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(Index { root: root.to_path_buf(), prefix: prefix.to_string(), finder, files, dirs, ignore_files })
+    }
+
+    /// Whether the file list (and the ignore rules behind it) is unchanged since the walk.
+    pub fn is_current(&self) -> bool {
+        self.dirs.par_iter().all(|(p, s, racy)| !racy && stat(p) == Some(*s))
+            && self.ignore_files.iter().all(|(p, s)| stat(p) == *s)
+    }
+
+    /// Annotations of the scannable files matching `query` (all when None), ordered by
+    /// path and line. Each of those files is stat'ed and rescanned if it changed.
+    pub fn annotations(&self, query: Option<&Globs>) -> Vec<(String, Annotation)> {
+        self.files
+            .par_iter()
+            .filter(|f| f.state.is_some() && query.is_none_or(|g| g.set.is_match(&f.path)))
+            .flat_map_iter(|f| {
+                let mut st = f.state.as_ref().expect("filtered").lock().unwrap_or_else(|e| e.into_inner());
+                let abs = self.root.join(&f.path);
+                let now = stat(&abs);
+                if st.racy || now != st.stamp {
+                    let started = now_ns();
+                    let (stamp, annotations) = scan_path(&abs, &f.path, &self.prefix, &self.finder);
+                    st.racy = stamp.is_none_or(|s| s.mtime_ns >= started - RACY_NS);
+                    st.stamp = stamp;
+                    st.annotations = annotations;
+                }
+                st.annotations.iter().map(|a| (f.path.clone(), a.clone())).collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// For each pattern, how many files it matches.
+    pub fn match_counts(&self, globs: &Globs) -> Vec<u64> {
+        self.files
+            .par_iter()
+            .fold(
+                || (vec![0u64; globs.len], Vec::new()),
+                |(mut acc, mut buf), f| {
+                    globs.matches_candidate(&Candidate::new(&f.path), &mut buf);
+                    for &i in &buf {
+                        acc[i] += 1;
+                    }
+                    (acc, buf)
+                },
+            )
+            .map(|(acc, _)| acc)
+            .reduce(|| vec![0u64; globs.len], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect())
+    }
+
+    /// For each pattern, whether some file matches both it and `query`.
+    pub fn overlaps(&self, query: &Globs, globs: &Globs) -> Vec<bool> {
+        self.files
+            .par_iter()
+            .fold(
+                || (vec![false; globs.len], Vec::new()),
+                |(mut acc, mut buf), f| {
+                    let c = Candidate::new(&f.path);
+                    if query.set.is_match_candidate(&c) {
+                        globs.matches_candidate(&c, &mut buf);
+                        for &i in &buf {
+                            acc[i] = true;
+                        }
+                    }
+                    (acc, buf)
+                },
+            )
+            .map(|(acc, _)| acc)
+            .reduce(|| vec![false; globs.len], |a, b| a.iter().zip(&b).map(|(x, y)| *x || *y).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &str)]) -> tempdir::Dir {
+        let dir = tempdir::Dir::new();
+        for (rel, text) in files {
+            let p = dir.path.join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        dir
+    }
+
+    mod tempdir {
+        pub struct Dir {
+            pub path: std::path::PathBuf,
+        }
+        impl Dir {
+            pub fn new() -> Dir {
+                use std::sync::atomic::{AtomicUsize, Ordering};
+                static N: AtomicUsize = AtomicUsize::new(0);
+                let path = std::env::temp_dir().join(format!(
+                    "repoctx-srcindex-{}-{}",
+                    std::process::id(),
+                    N.fetch_add(1, Ordering::SeqCst)
+                ));
+                let _ = std::fs::remove_dir_all(&path);
+                std::fs::create_dir_all(&path).unwrap();
+                Dir { path }
+            }
+        }
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.path);
+            }
+        }
+    }
+
+    fn targets(idx: &Index, q: Option<&Globs>) -> Vec<String> {
+        idx.annotations(q).into_iter().map(|(p, a)| format!("{p}:{} {}", a.line, a.target)).collect()
+    }
+
+    #[test]
+    fn walk_honours_gitignore_hidden_and_scan_paths() {
+        let d = tree(&[
+            (".gitignore", "gen/\n*.log\n"),
+            ("src/a.py", "# @spec SPEC-1\n"),
+            ("src/gen/b.py", "# @spec SPEC-2\n"),
+            ("src/c.log", "# @spec SPEC-3\n"),
+            (".hidden/d.py", "# @spec SPEC-4\n"),
+            ("node_modules/e.js", "// @spec SPEC-5\n"),
+            ("tests/t.go", "// @test SPEC-1/x\n"),
+            ("README", "no extension\n"),
+        ]);
+        let idx = Index::build(&d.path, "@", &[".".into()]).unwrap();
+        let paths: Vec<_> = idx.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["README", "src/a.py", "tests/t.go"]);
+        assert_eq!(targets(&idx, None), ["src/a.py:1 SPEC-1", "tests/t.go:1 SPEC-1/x"]);
+        let only_src = Index::build(&d.path, "@", &["src/".into()]).unwrap();
+        assert_eq!(targets(&only_src, None), ["src/a.py:1 SPEC-1"]);
+    }
+
+    #[test]
+    fn in_place_edits_are_seen_and_new_files_invalidate() {
+        let d = tree(&[("a.py", "# @spec SPEC-1\n"), ("b.py", "x = 1\n")]);
+        let idx = Index::build(&d.path, "@", &[".".into()]).unwrap();
+        fs::write(d.path.join("b.py"), "# @norm NORM-1\nx = 2\n").unwrap();
+        assert_eq!(targets(&idx, None), ["a.py:1 SPEC-1", "b.py:1 NORM-1"]);
+        let q = Globs::new(&["a.*".into()]);
+        assert_eq!(targets(&idx, Some(&q)), ["a.py:1 SPEC-1"]);
+        fs::write(d.path.join("c.py"), "").unwrap();
+        assert!(!idx.is_current());
+    }
+
+    #[test]
+    fn globs_counts_and_overlaps() {
+        let d = tree(&[("src/auth/login.py", ""), ("src/auth/api_keys.py", ""), ("src/db/x.rs", ""), ("docs/a.md", "")]);
+        let idx = Index::build(&d.path, "@", &[".".into()]).unwrap();
+        let g = Globs::new(&["src/auth/*".into(), "src/**".into(), "./docs/".into(), "[bad".into(), "src/*".into()]);
+        assert_eq!(g.invalid, [3]);
+        assert_eq!(idx.match_counts(&g), [2, 3, 1, 0, 0]);
+        assert_eq!(g.matches("src/auth/login.py"), [0, 1]);
+        let q = Globs::new(&["src/*/login.py".into()]);
+        assert_eq!(idx.overlaps(&q, &g), [true, true, false, false, false]);
+    }
+}
