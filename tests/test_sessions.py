@@ -259,7 +259,18 @@ def test_a_corrupt_database_disables_recording_and_is_reported(repo, clock):
     assert info.value.code == -32603 and ".repoctx/sessions.db is not an SQLite database" in info.value.data["reason"]
     assert str(repo) not in json.dumps(info.value.data)
     t.disconnected()
+    check = sessions._check_database(ws)
+    assert check.status == "fail" and "not an SQLite database" in check.message
     assert db_path(repo).read_bytes() == b"garbage" * 100
+
+
+def test_the_validate_check_passes_on_a_healthy_database_and_skips_without_one(repo, clock):
+    ws = Workspace.open(repo)
+    assert sessions._check_database(ws).status == "skip"
+    t = sessions.Tracker(ws)
+    t.connected()
+    t.disconnected()
+    assert sessions._check_database(ws).message == ".repoctx/sessions.db is readable (1 sessions)"
 
 
 # --- CLI ----------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from typing import Annotated, Any, Callable
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import project_render as render
-from repoctx.commands import Command, Resource, ResourceError
+from repoctx.commands import Check, CheckResult, Command, Resource, ResourceError
 from repoctx.formats.project_file import PROJECT_FILE
 from repoctx.store import DB_FILE, SessionRow, Store, StoreError, ensure_gitignored
 from repoctx.workspace import PathEscape, Workspace
@@ -449,4 +449,26 @@ RESOURCES = [
     Resource(RECENT_URI, "Recent Sessions",
              "List of recent coding sessions (context://sessions/recent?limit=n, default 10)",
              "text/markdown", read_recent, surface="project"),
+]
+
+
+def _check_database(ws: Workspace) -> CheckResult:
+    try:
+        db = _open_for_reading(ws)
+    except (StoreError, PathEscape) as exc:
+        return CheckResult("fail", str(exc) if isinstance(exc, StoreError) else f"{DB_FILE} leads outside the repository")
+    if db is None:
+        return CheckResult("skip", f"No {DB_FILE}")
+    try:
+        rows = db.recent(MAX_LIMIT)
+    except StoreError as exc:
+        return CheckResult("fail", str(exc))
+    finally:
+        db.close()
+    return CheckResult("pass", f"{DB_FILE} is readable ({len(rows)}{'+' if len(rows) == MAX_LIMIT else ''} sessions)")
+
+
+CHECKS = [
+    Check("project.sessions_db", "project", ".repoctx/sessions.db is a repoctx session database this version reads.",
+          _check_database),
 ]
