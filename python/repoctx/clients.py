@@ -20,7 +20,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.commands import Command
-from repoctx.results import Envelope, failure, is_failure, success
+from repoctx.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.workspace import Workspace, atomic_write
 
 MAX_CONFIG_BYTES = 16 << 20  # ~/.claude.json also holds history and can be large
@@ -278,7 +278,7 @@ def _render_discover(r: DiscoverResult) -> str:
     return "\n".join(lines)
 
 
-COMMANDS = [
+COMMANDS = with_structured_invalid([
     Command(
         name="install",
         tool=None,
@@ -306,4 +306,4 @@ COMMANDS = [
         is_error=is_failure,
         render=_render_discover,
     ),
-]
+])

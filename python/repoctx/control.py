@@ -24,7 +24,7 @@ from repoctx.commands import Check, CheckResult, Command, all_checks, all_comman
 from repoctx.formats.config import SURFACES, ConfigError
 from repoctx.formats.config import load as load_config
 from repoctx.formats.run import Step
-from repoctx.results import Envelope, failure, is_failure, success
+from repoctx.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.workspace import Workspace
 
 
@@ -345,6 +345,21 @@ def _check_caches(ws: Workspace) -> CheckResult:
     return CheckResult("pass", f"{len(names)} caches valid")
 
 
+def _check_artifacts(ws: Workspace) -> CheckResult:
+    """The artifacts surface's own `mcp_check` in CI mode (through the registry)."""
+    cmd = by_tool_name().get("mcp_check")
+    if cmd is None:
+        return CheckResult("skip", "The artifacts surface is not installed")
+    if "artifacts" not in surfaces_with_data(ws):
+        return CheckResult("skip", "No .contextia/ project")
+    result = cmd.handler(ws, cmd.parse({"ci": True}))
+    data = msgspec.to_builtins(result)
+    errors, warnings = (data.get("errors", 0), data.get("warnings", 0)) if isinstance(data, dict) else (0, 0)
+    status = "fail" if cmd.is_error(result) else ("warn" if warnings else "pass")
+    lines = (cmd.render(result) if cmd.render else cmd.encode(result)).splitlines()
+    return CheckResult(status, f"{errors} errors, {warnings} warnings", lines[:200] if status != "pass" else [])
+
+
 def _check_config(ws: Workspace) -> CheckResult:
     try:
         load_config(ws.root)
@@ -358,12 +373,14 @@ CHECKS = [
     Check("scopes.context_files", "scopes", "Every .context.yaml follows schema v1; stale ones warn.",
           _check_context_files),
     Check("caches.integrity", "caches", "Every cache under the cache root is intact.", _check_caches),
+    Check("artifacts.check", "artifacts", "Links, ids, frontmatter and annotations of .contextia/ (mcp_check).",
+          _check_artifacts),
     Check("project.file", "project", ".repoctx/project.yaml follows its schema.", _check_project_file),
     Check("control.config", "control", ".repoctx/config.yaml is valid and names known tools.", _check_config),
 ]
 
 
-COMMANDS = [
+COMMANDS = with_structured_invalid([
     Command(
         name="self report",
         tool="ctxt_self_report",
@@ -416,4 +433,4 @@ COMMANDS = [
         is_error=is_failure,
         render=_render_validate,
     ),
-]
+])

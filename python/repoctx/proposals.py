@@ -39,7 +39,16 @@ from repoctx.formats.proposal import (
     Write,
     proposal_id,
 )
-from repoctx.results import DEFAULT_MAX_BYTES, Envelope, MaxBytes, cut_utf8, failure, is_failure, success
+from repoctx.results import (
+    DEFAULT_MAX_BYTES,
+    Envelope,
+    MaxBytes,
+    cut_utf8,
+    failure,
+    is_failure,
+    success,
+    with_structured_invalid,
+)
 from repoctx.runs import dir_locked, utc_iso
 from repoctx.workspace import PathEscape, Workspace, atomic_write
 
@@ -571,7 +580,8 @@ def _commit(plan: dict[str, tuple[str, bytes | None]]) -> list[Change]:
             if data is None:
                 os.unlink(full)
             else:
-                os.replace(staged.pop(rel), full)
+                os.replace(staged[rel], full)
+                del staged[rel]
             done.append(rel)
     except BaseException:
         for rel in done:
@@ -638,7 +648,7 @@ def _by(params_cls, handler, **fixed):
     return lambda ws, p: handler(ws, params_cls(**fixed, **msgspec.structs.asdict(p)))
 
 
-COMMANDS = [
+COMMANDS = with_structured_invalid([
     Command(
         name="propose",
         tool="propose_change",
@@ -757,4 +767,4 @@ COMMANDS = [
         positional=("id",),
         render=_render_apply,
     ),
-]
+])

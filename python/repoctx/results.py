@@ -8,8 +8,10 @@ Bounded reads cut text at a byte limit on a UTF-8 boundary and say so.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Literal, TypeVar
 
+import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 SCHEMA_VERSION = 1
@@ -64,6 +66,24 @@ def failure(cls: type[E], command: str, code: str, message: str, **fields) -> E:
 
 def is_failure(result: Envelope) -> bool:
     return not result.ok
+
+
+def with_structured_invalid(commands: list) -> list:
+    """The commands, each answering arguments that fail validation with an
+    `invalid_argument` failure in the envelope (instead of plain text)."""
+    return [dataclasses.replace(c, on_invalid=_on_invalid(c)) for c in commands]
+
+
+def _on_invalid(cmd):
+    def on_invalid(arguments: object) -> Envelope:
+        try:
+            msgspec.convert(arguments if arguments is not None else {}, cmd.params)
+            message = "Invalid arguments"
+        except msgspec.ValidationError as exc:
+            message = f"Invalid arguments: {exc}"
+        return failure(cmd.result, cmd.name, "invalid_argument", message)
+
+    return on_invalid
 
 
 def cut_utf8(data: bytes, max_bytes: int) -> tuple[str, bool]:

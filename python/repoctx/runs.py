@@ -19,7 +19,16 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from repoctx.commands import Command
 from repoctx.formats import config as config_format
 from repoctx.formats.run import RUNS_DIR, Run, Step
-from repoctx.results import DEFAULT_MAX_BYTES, Envelope, MaxBytes, cut_utf8, failure, is_failure, success
+from repoctx.results import (
+    DEFAULT_MAX_BYTES,
+    Envelope,
+    MaxBytes,
+    cut_utf8,
+    failure,
+    is_failure,
+    success,
+    with_structured_invalid,
+)
 from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
 
 RUN_ID = re.compile(r"^[0-9]{8}T[0-9]{6}[0-9]{6}Z(-[0-9]+)?$")
@@ -213,7 +222,7 @@ def _render_read(r: RunsReadResult) -> str:
     return r.content.rstrip("\n") + note
 
 
-COMMANDS = [
+COMMANDS = with_structured_invalid([
     Command(
         name="runs list",
         tool="ctxt_runs_list",
@@ -252,4 +261,4 @@ COMMANDS = [
         render=_render_read,
         cli=False,
     ),
-]
+])

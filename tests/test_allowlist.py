@@ -1,0 +1,155 @@
+"""The closed allowlist, black-box: what `repoctx serve` lists and accepts under
+profiles, `--tools`, `tools:` in .repoctx/config.yaml and read-only mode, and
+that ctxt_capabilities reports exactly what is listed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from conftest import mcp_client, run_cli, write
+from repoctx.commands import all_commands, all_resources
+from repoctx.formats.config import SURFACES
+from sample_repo import build_sample_repo, write_context
+
+TOOLS = {c.tool: c for c in all_commands() if c.tool}
+
+
+def tools_of(*surfaces: str) -> set[str]:
+    return {name for name, c in TOOLS.items() if c.surface in surfaces}
+
+
+@pytest.fixture
+def scopes_only(tmp_path):
+    """A repository whose only data is a context file: the scopes surface."""
+    root = tmp_path / "repo"
+    write(root, "src/main.py", "print('hi')\n" * 500)
+    write_context(root, ".", "Only scopes here.")
+    return root
+
+
+def test_every_command_and_resource_belongs_to_a_surface():
+    assert {c.surface for c in all_commands()} <= set(SURFACES)
+    assert {r.surface for r in all_resources()} <= set(SURFACES)
+
+
+async def listed(client) -> set[str]:
+    return {t.name for t in (await client.list_tools()).tools}
+
+
+async def resource_uris(client) -> set[str]:
+    """Resources and templates listed; none when the server offers no resources at all."""
+    try:
+        fixed = (await client.list_resources()).resources
+        templates = (await client.list_resource_templates()).resource_templates
+    except MCPError as exc:
+        assert "Method not found" in str(exc)
+        return set()
+    return {str(r.uri) for r in fixed} | {t.uri_template for t in templates}
+
+
+@pytest.mark.anyio
+async def test_default_profile_serves_the_surfaces_with_data(scopes_only):
+    async with mcp_client("--root", str(scopes_only)) as client:
+        assert await listed(client) == tools_of("scopes", "control")
+        assert await resource_uris(client) == set()
+        caps = (await client.call_tool("ctxt_capabilities", {})).structured_content
+        assert caps["profile"] is None and caps["surfaces"] == ["scopes", "control"]
+        assert set(caps["tools"]) == tools_of("scopes", "control")
+        assert caps["network_used"] is False and caps["read_only"] is False
+        assert caps["allowed_roots"] == [str(scopes_only.resolve())]
+        report = (await client.call_tool("ctxt_self_report", {})).structured_content
+        assert {s["name"]: s["has_data"] for s in report["surfaces"]} == {
+            "scopes": True, "caches": False, "artifacts": False, "project": False, "control": True}
+        with pytest.raises(MCPError, match="Unknown tool"):
+            await client.call_tool("add_discovery", {"module": "x", "type": "rule", "content": "y"})
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("profile", [*SURFACES, "all"])
+async def test_a_profile_lists_its_surface_and_nothing_else(scopes_only, profile):
+    expected = tools_of(*(SURFACES if profile == "all" else (profile,)))
+    async with mcp_client("--root", str(scopes_only), "--profile", profile) as client:
+        assert await listed(client) == expected
+        others = sorted(set(TOOLS) - expected)
+        if others:  # a tool of another surface does not exist for the client
+            with pytest.raises(MCPError, match="Unknown tool"):
+                await client.call_tool(others[0], {})
+
+
+@pytest.mark.anyio
+async def test_project_resources_follow_the_profile(tmp_path):
+    repo = build_sample_repo(tmp_path / "repo")
+    project = {r.uri for r in all_resources() if r.surface == "project"}
+    async with mcp_client("--root", str(repo), "--profile", "project") as client:
+        assert project and project <= await resource_uris(client)
+    async with mcp_client("--root", str(repo), "--profile", "scopes") as client:
+        assert not (project & await resource_uris(client))
+
+
+@pytest.mark.anyio
+async def test_tools_in_the_config_are_the_closed_allowlist(scopes_only):
+    write(scopes_only, ".repoctx/config.yaml", "tools: [ctxt_capabilities, check_freshness]\n")
+    async with mcp_client("--root", str(scopes_only)) as client:
+        assert await listed(client) == {"ctxt_capabilities", "check_freshness"}
+        caps = (await client.call_tool("ctxt_capabilities", {})).structured_content
+        assert caps["tools"] == ["check_freshness", "ctxt_capabilities"]
+        with pytest.raises(MCPError, match="Unknown tool"):
+            await client.call_tool("list_contexts", {})
+    # The CLI reports what a server started here would expose.
+    cli = run_cli("capabilities", "--json", "--root", str(scopes_only), check=True)
+    assert '"check_freshness"' in cli.stdout and '"list_contexts"' not in cli.stdout
+
+
+@pytest.mark.anyio
+async def test_serve_tools_overrides_the_config_and_intersects_a_profile(scopes_only):
+    write(scopes_only, ".repoctx/config.yaml", "tools: [ctxt_capabilities]\n")
+    async with mcp_client("--root", str(scopes_only), "--tools", "list_contexts,ctxt_schema") as client:
+        assert await listed(client) == {"list_contexts", "ctxt_schema"}
+    async with mcp_client("--root", str(scopes_only), "--tools", "list_contexts,ctxt_schema",
+                          "--profile", "control") as client:
+        assert await listed(client) == {"ctxt_schema"}
+
+
+@pytest.mark.anyio
+async def test_read_only_drops_writing_tools_from_every_profile(scopes_only):
+    async with mcp_client("--root", str(scopes_only), "--profile", "all", "--read-only") as client:
+        names = await listed(client)
+        caps = (await client.call_tool("ctxt_capabilities", {})).structured_content
+    assert "propose_change" not in names and names == tools_of(*SURFACES) - {t for t, c in TOOLS.items() if c.writes}
+    assert caps["read_only"] is True and caps["writing_tools"] == []
+
+
+ALIASED = [c for c in TOOLS.values() if c.aliases]
+
+
+@pytest.mark.anyio
+@pytest.mark.skipif(not ALIASED, reason="no command has dotted aliases")
+async def test_dotted_aliases_follow_the_allowlist(tmp_path):
+    repo = build_sample_repo(tmp_path / "repo")
+    cmd = ALIASED[0]
+    alias = cmd.aliases[0]
+    async with mcp_client("--root", str(repo), "--profile", "scopes") as client:
+        with pytest.raises(MCPError, match="Unknown tool"):
+            await client.call_tool(alias, {})
+    async with mcp_client("--root", str(repo), "--tools", alias) as client:
+        assert await listed(client) == {cmd.tool}  # the tool is listed by its own name
+        result = await client.call_tool(alias, {})  # and both names reach it
+        assert result.content
+
+
+@pytest.mark.parametrize("config, needle", [
+    ("tools: [no_such_tool]\n", "no_such_tool"),
+    ("profile: everything\n", "profile"),
+    ("tools: [\n", "YAML"),
+])
+def test_a_bad_allowlist_in_the_config_stops_the_server(scopes_only, config, needle):
+    write(scopes_only, ".repoctx/config.yaml", config)
+    proc = subprocess.run([sys.executable, "-m", "repoctx", "serve", "--root", str(scopes_only)],
+                          capture_output=True, text=True, timeout=60, input="")
+    assert proc.returncode == 2 and needle in proc.stderr and proc.stdout == ""
+    caps = run_cli("capabilities", "--json", "--root", str(scopes_only))
+    assert caps.returncode == 1 and '"config_error"' in caps.stdout
