@@ -101,7 +101,41 @@ def suite_scaling(sizes: list[int], repeat: int) -> dict:
     return {"rows": rows}
 
 
-SUITES = {"cli": suite_cli, "mcp": suite_mcp}
+def suite_tokens(root: Path, repeat: int) -> dict:
+    """Token counting cost per MB on real text: the Python library's own sources."""
+    import sysconfig
+    import time
+
+    from repoctx import _core
+    from repoctx.tokens import bytes4
+
+    texts, size = [], 0
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py")):
+        try:
+            text = path.read_text()
+        except (UnicodeDecodeError, OSError):
+            continue
+        texts.append(text)
+        size += len(text.encode())
+        if size > 16 * 2**20:
+            break
+    mb = size / 2**20
+    rows = []
+    for name, fn in [("bytes4", lambda: [bytes4(t) for t in texts]),
+                     ("o200k", lambda: _core.count_tokens("o200k", texts)),
+                     ("cl100k", lambda: _core.count_tokens("cl100k", texts))]:
+        fn()  # first use builds the encoding's tables
+        times, total = [], 0
+        for _ in range(repeat):
+            start = time.perf_counter()
+            total = sum(fn())
+            times.append(time.perf_counter() - start)
+        best = min(times)
+        rows.append({"name": name, "mb": mb, "tokens": total, "s": best, "ms_per_mb": best * 1000 / mb})
+    return {"rows": rows}
+
+
+SUITES = {"cli": suite_cli, "mcp": suite_mcp, "tokens": suite_tokens}
 
 
 def machine() -> dict:
@@ -155,6 +189,12 @@ def markdown(report: dict) -> str:
              f"{report['machine']['platform']}, Python {report['machine']['python']}.", ""]
     for name, result in report["suites"].items():
         lines += [f"## {name}", ""]
+        if name == "tokens":
+            lines += ["| tokenizer | text | tokens | time | cost per MB |", "|---|---|---|---|---|"]
+            lines += [f"| {r['name']} | {r['mb']:.1f} MB | {r['tokens']} | {r['s'] * 1000:.0f} ms | {r['ms_per_mb']:.1f} ms/MB |"
+                      for r in result["rows"]]
+            lines.append("")
+            continue
         if name == "scaling":
             lines += ["| files | cold status | find floor | warm list_contexts p50 | no-op p50 | index bytes/file |",
                       "|---|---|---|---|---|---|"]
