@@ -105,6 +105,17 @@ async def test_tools_in_the_config_are_the_closed_allowlist(scopes_only):
 
 
 @pytest.mark.anyio
+async def test_capabilities_report_what_the_server_started_with(scopes_only):
+    write(scopes_only, ".repoctx/config.yaml", "tools: [ctxt_capabilities, list_contexts]\n")
+    async with mcp_client("--root", str(scopes_only)) as client:
+        assert await listed(client) == {"list_contexts", "ctxt_capabilities"}
+        write(scopes_only, ".repoctx/config.yaml", "profile: all\n")  # changed while serving
+        caps = (await client.call_tool("ctxt_capabilities", {})).structured_content
+        assert caps["tools"] == ["list_contexts", "ctxt_capabilities"]
+        assert await listed(client) == {"list_contexts", "ctxt_capabilities"}
+
+
+@pytest.mark.anyio
 async def test_serve_tools_overrides_the_config_and_intersects_a_profile(scopes_only):
     write(scopes_only, ".repoctx/config.yaml", "tools: [ctxt_capabilities]\n")
     async with mcp_client("--root", str(scopes_only), "--tools", "list_contexts,ctxt_schema") as client:

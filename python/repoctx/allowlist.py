@@ -13,6 +13,7 @@ neither listed nor callable.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 
@@ -62,8 +63,13 @@ def surfaces_with_data(ws) -> tuple[str, ...]:
     return tuple(found)
 
 
+@functools.cache
 def select(ws) -> Selection:
-    """The enabled tools and resources of a server on `ws` (raises AllowlistError)."""
+    """The enabled tools and resources of a server on `ws` (raises AllowlistError).
+
+    Decided once per workspace: a server's allowlist is fixed when it starts, and
+    ctxt_capabilities reports that one even if the config changes meanwhile.
+    """
     from repoctx.commands import all_commands, all_resources
 
     try:
