@@ -65,7 +65,7 @@ metadata:
 def build_sample_repo(root: Path) -> Path:
     (root / "src/core").mkdir(parents=True)
     (root / "src/core/engine.py").write_text('"""The engine."""\n\ndef run():\n    return 1\n' * 300)
-    (root / "src/util.py").write_text("def helper():\n    pass\n" * 800)
+    (root / "src/util.py").write_text("# @spec SPEC-001\n" + "def helper():\n    pass\n" * 800)
     (root / "docs").mkdir()
     (root / "docs/guide.md").write_text("# Guide\n\nHow to use it.\n" * 700)
     (root / ".context.config.yaml").write_text("provider: anthropic\nmin_tokens: 1024\n")
@@ -79,7 +79,36 @@ def build_sample_repo(root: Path) -> Path:
     # Serve every surface's tools, whichever have data here (the default is only those that do).
     (root / ".repoctx/config.yaml").write_text("profile: all\nkeep_runs: 20\n")
     add_control_data(root)
+    add_artifacts(root)
     return root
+
+
+ARTIFACTS = {
+    "config.yaml": "project: sample\n",
+    "system/identity.md": "# Sample\n\nAn engine and its helpers, served to agents by repoctx.\n",
+    "system/specs/SPEC-001.md": "---\nid: SPEC-001\ntitle: Engine helpers\nstatus: approved\ntags: [engine]\n"
+    "links: [DEC-001, NORM-001]\npaths: [src/*.py]\n---\n\nHelpers return plain values so the engine stays "
+    "pure.\n\n## Details\n\n- helper() never raises.\n",
+    "system/rationale/DEC-001.md": "---\nid: DEC-001\ntitle: Plain values over objects\nstatus: accepted\n---\n\n"
+    "Plain values serialise for free.\n",
+    "system/norms/NORM-001.md": "---\nid: NORM-001\ntitle: No I/O in helpers\nstatus: active\n---\n\n"
+    "Helpers do no I/O.\n",
+    "work/tasks/TASK-001.md": "---\nid: TASK-001\ntitle: Wire helpers into the engine\nstatus: in_progress\n"
+    "kind: feature\nlinks: [SPEC-001]\nassigned: agent\n---\n\n## Objective\n\nCall helper() from run().\n",
+    "work/tasks/TASK-002.md": "---\nid: TASK-002\ntitle: Fix the guide's typos\nstatus: backlog\nkind: bug\n---\n",
+    "work/logs/TASK-001/2026-02-28T14-30-00Z/session.yaml": "task: TASK-001\nstarted: '2026-02-28T14:30:00Z'\n"
+    "status: closed\nclosed: '2026-02-28T15:15:00Z'\nentries: 1\nduration_minutes: 45\n",
+    "work/logs/TASK-001/2026-02-28T14-30-00Z/001.md": "---\nwritten: '2026-02-28T14:30:00Z'\n---\n\n"
+    "## Summary\nRead the engine; helper() is unused.\n",
+}
+
+
+def add_artifacts(root: Path) -> None:
+    """A Contextia project: a spec, decision, norm, two tasks, a closed session log; src/util.py is annotated."""
+    for rel, text in ARTIFACTS.items():
+        path = root / ".contextia" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
 
 
 def add_control_data(root: Path) -> None:
@@ -140,4 +169,16 @@ EXAMPLES: dict[str, dict] = {
     "ctxt_agent_discover": {},
     "ctxt_runs_list": {},
     "ctxt_runs_read_latest": {"max_bytes": 12000},
+    "mcp_show": {"artifact_id": "SPEC-001", "format": "full"},
+    "mcp_search": {"query": "helper engine", "limit": 5},
+    "mcp_list": {"type": "spec", "status": "approved"},
+    "mcp_trace": {"path": "src/util.py"},
+    "mcp_find_by_path": {"file_path": "src/*.py"},
+    "mcp_context": {"task_id": "TASK-001", "depth": "summary", "budget": 2000},
+    "mcp_check": {"baseline": "all"},
+    "mcp_show_task": {"task_id": "TASK-001"},
+    "mcp_list_tasks": {"status": "in_progress"},
+    "mcp_read_log": {"task_id": "TASK-001", "latest": False, "n": 2},
+    "mcp_write_log": {"task_id": "TASK-001", "body": "Wired helper() into run()."},
+    "mcp_close_log": {"task_id": "TASK-002"},  # no open session: the same error both ways
 }

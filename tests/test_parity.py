@@ -1,5 +1,7 @@
 """One command, two views: for every MCP tool, `repoctx <command> --json` prints
-exactly the tool's text result, and the exit code follows its isError."""
+exactly the JSON the tool returns, and the exit code follows its isError. The JSON
+is the tool's text result, or, for a contract whose text is plain (Contextia's
+context format), its structured content; that text is then the CLI's default view."""
 
 from __future__ import annotations
 
@@ -47,9 +49,15 @@ async def test_cli_json_equals_mcp_result_byte_for_byte(tmp_path):
             result = await client.call_tool(cmd.tool, args)
             text = result.content[0].text
             proc = run_cli(*cli_argv(cmd, args), "--json", "--root", str(repo))
-            assert proc.stdout == (text if text.endswith("\n") else text + "\n"), cmd.tool
             assert (proc.returncode != 0) == bool(result.is_error), cmd.tool
-            assert result.structured_content == json.loads(text), cmd.tool
+            if cmd.text is None:
+                assert proc.stdout == (text if text.endswith("\n") else text + "\n"), cmd.tool
+                assert result.structured_content == json.loads(text), cmd.tool
+            else:
+                assert proc.stdout == cmd.encode(result.structured_content) + "\n", cmd.tool
+                plain = run_cli(*cli_argv(cmd, args), "--root", str(repo))
+                assert plain.stdout == text + "\n", cmd.tool
+                assert plain.returncode == proc.returncode, cmd.tool
 
 
 def test_json_flag_before_or_after_the_command(tmp_path):

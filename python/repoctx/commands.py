@@ -46,6 +46,9 @@ class Command:
     exit_code: Callable[[Any], int] | None = None
     # The result for arguments that fail validation (a contract's own error); None: a plain-text error.
     on_invalid: Callable[[Any], Any] | None = None
+    # The MCP text content when a contract wants plain text (Contextia's context format);
+    # None: the JSON. `--json` always prints the JSON, which is the structured content.
+    text: Callable[[Any], str] | None = None
 
     def __post_init__(self) -> None:
         if not self.surface:
@@ -173,9 +176,31 @@ def all_checks() -> list[Check]:
 
 def all_resources() -> list[Resource]:
     """Every MCP resource and resource template."""
-    from repoctx import project, sessions
+    from repoctx import artifacts, project, sessions
 
-    return [*project.RESOURCES, *sessions.RESOURCES]
+    return [*project.RESOURCES, *sessions.RESOURCES, *artifacts.RESOURCES]
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """An MCP prompt: `render(ws, arguments)` returns the text of its one user message."""
+
+    name: str
+    description: str
+    arguments: tuple[tuple[str, str, bool], ...]  # (name, description, required)
+    render: Callable[[Any, dict[str, str]], str]
+    surface: str = ""  # default: the render function's module, as for Command
+
+    def __post_init__(self) -> None:
+        if not self.surface:
+            object.__setattr__(self, "surface", _surface_of(self.render))
+
+
+def all_prompts() -> list[Prompt]:
+    """Every MCP prompt."""
+    from repoctx import artifacts
+
+    return [*artifacts.PROMPTS]
 
 
 def connection_observers(ws) -> list:
@@ -190,9 +215,9 @@ def connection_observers(ws) -> list:
 
 def all_commands() -> list[Command]:
     """Every command, in the order the CLI lists them."""
-    from repoctx import caches, clients, control, project, proposals, runs, scopes, sessions
+    from repoctx import artifacts, caches, clients, control, project, proposals, runs, scopes, sessions
 
-    return [*scopes.COMMANDS, *caches.COMMANDS, *project.COMMANDS, *sessions.COMMANDS,
+    return [*scopes.COMMANDS, *caches.COMMANDS, *artifacts.COMMANDS, *project.COMMANDS, *sessions.COMMANDS,
             *control.COMMANDS, *proposals.COMMANDS, *runs.COMMANDS, *clients.COMMANDS]
 
 

@@ -25,7 +25,7 @@ from mcp.shared.message import SessionMessage
 
 from repoctx import __version__, index
 from repoctx.allowlist import AllowlistError, select
-from repoctx.commands import Command, Resource, ResourceError, connection_observers
+from repoctx.commands import Command, Resource, ResourceError, all_prompts, connection_observers
 from repoctx.workspace import Workspace
 
 log = logging.getLogger("repoctx")
@@ -79,7 +79,7 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
         structured = msgspec.json.decode(text)
         _last_encoded = (result, text, structured)
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
+        content=[types.TextContent(type="text", text=cmd.text(result) if cmd.text else text)],
         structured_content=structured,
         is_error=cmd.is_error(result),
     )
@@ -197,6 +197,27 @@ def build_server(ws: Workspace) -> Server:
             contents=[types.TextResourceContents(uri=uri, mime_type=resource.mime_type, text=text)]
         )
 
+    prompts = {p.name: p for p in all_prompts() if p.surface in selection.surfaces}
+
+    async def list_prompts(ctx, params) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[
+            types.Prompt(name=p.name, description=p.description, arguments=[
+                types.PromptArgument(name=n, description=d, required=r) for n, d, r in p.arguments])
+            for p in prompts.values()
+        ])
+
+    async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        prompt = prompts.get(params.name)
+        if prompt is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
+        args = params.arguments or {}
+        missing = [n for n, _, required in prompt.arguments if required and not args.get(n)]
+        if missing:
+            raise MCPError(types.INVALID_PARAMS, f"Missing required arguments: {', '.join(missing)}")
+        text = await anyio.to_thread.run_sync(prompt.render, ws, args)
+        return types.GetPromptResult(description=prompt.description, messages=[
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
+
     return Server(
         "repoctx",
         version=__version__,
@@ -213,6 +234,7 @@ def build_server(ws: Workspace) -> Server:
             if resources
             else {}
         ),
+        **({"on_list_prompts": list_prompts, "on_get_prompt": get_prompt} if prompts else {}),
     )
 
 

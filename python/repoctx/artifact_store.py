@@ -1,0 +1,219 @@
+"""The `.contextia/` project of a workspace, and the annotation index of its sources.
+
+Every call reads the project from disk (the contract is stateless per call), but
+a file is parsed again only when its stat changed, so an unchanged project costs
+a directory listing and a stat per artifact. The annotation index of the source
+tree is kept per server process while `SourceIndex.is_current()` holds (see
+rust/srcindex.rs); questions about one file read that file instead.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from repoctx import _core
+from repoctx.formats import artifact as fa
+from repoctx.formats.artifact import ArtifactType, Config, Frontmatter
+from repoctx.workspace import Workspace
+
+GLOB_CHARS = frozenset("*?[{")
+
+
+class NoProject(Exception):
+    def __init__(self, root: str) -> None:
+        super().__init__(
+            f"No Contextia project found in {root}. Run `repoctx artifacts init` to create one."
+        )
+
+
+@dataclass(frozen=True)
+class Artifact:
+    id: str
+    type: ArtifactType
+    file: str  # relative to the root
+    meta: Frontmatter
+    body: str
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    id: str  # the file name's stem
+    file: str
+    problem: str  # e.g. "missing required field 'status' in frontmatter"
+
+    @property
+    def message(self) -> str:
+        return f"Error reading {self.id}: {self.problem} ({self.file})"
+
+
+@dataclass
+class Project:
+    root: str
+    base: str  # absolute path of .contextia/
+    config: Config
+    config_problem: str | None
+    artifacts: list[Artifact]  # in id order
+    unreadable: list[Unreadable]
+    identity: str | None
+    by_id: dict[str, Artifact] = field(default_factory=dict)  # the first file of each id
+    duplicates: dict[str, list[str]] = field(default_factory=dict)  # id -> its files, when several
+
+    def __post_init__(self) -> None:
+        for a in self.artifacts:
+            if a.id in self.by_id:
+                self.duplicates.setdefault(a.id, [self.by_id[a.id].file]).append(a.file)
+            else:
+                self.by_id[a.id] = a
+
+    def of_type(self, type_name: str) -> list[Artifact]:
+        return [a for a in self.artifacts if a.type.name == type_name and self.by_id[a.id] is a]
+
+    def unreadable_by_id(self, artifact_id: str) -> Unreadable | None:
+        return next((u for u in self.unreadable if u.id == artifact_id), None)
+
+    def available(self, t: ArtifactType) -> str:
+        ids = [a.id for a in self.of_type(t.name)]
+        if not ids:
+            return f"No {t.plural} exist yet."
+        return f"Available {t.plural}: {ids[0]}" + (f"..{ids[-1]}" if len(ids) > 1 else "")
+
+    @property
+    def prefix(self) -> str:
+        return self.config.annotation_prefix
+
+    @property
+    def scan_paths(self) -> list[str]:
+        return list(dict.fromkeys([*self.config.source_paths, *self.config.test_paths])) or ["."]
+
+    def path_owners(self) -> tuple[_core.Globs, list[tuple[Artifact, str]]]:
+        """All `paths` patterns of all artifacts, compiled, with the artifact and pattern of each."""
+        owners = [(a, p) for a in self.artifacts if self.by_id[a.id] is a for p in a.meta.paths]
+        return globs(tuple(p for _, p in owners)), owners
+
+
+@lru_cache(maxsize=256)
+def globs(patterns: tuple[str, ...]) -> _core.Globs:
+    return _core.Globs(list(patterns))
+
+
+def is_glob(pattern: str) -> bool:
+    return any(c in GLOB_CHARS for c in pattern)
+
+
+# --- reading ---------------------------------------------------------------
+
+# Parsed files by absolute path: (stat key, parsed); a changed stat parses again.
+_parsed: dict[str, tuple[tuple, object]] = {}
+
+
+def _read_cached(path: str, parse):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_mtime_ns, st.st_size, st.st_ino)
+    hit = _parsed.get(path)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            value = parse(fh.read())
+    except OSError:
+        return None
+    _parsed[path] = (key, value)
+    return value
+
+
+def _parse_artifact(text: str) -> tuple[Frontmatter, str] | str:
+    try:
+        return fa.parse_document(text)
+    except fa.DocumentError as exc:
+        return str(exc)
+
+
+def _parse_config(text: str) -> Config | str:
+    try:
+        return fa.parse_config(text)
+    except fa.DocumentError as exc:
+        return str(exc)
+
+
+def _strip_frontmatter(text: str) -> str:
+    try:
+        return fa.split_document(text)[1].strip()
+    except fa.DocumentError:
+        return text.strip()
+
+
+def open_project(ws: Workspace) -> Project:
+    """The project under `ws.root` (raises NoProject)."""
+    base = os.path.join(ws.root, fa.CONTEXTIA_DIR)
+    if not os.path.isdir(base) or not ws.contains_real(base):
+        raise NoProject(ws.root)
+    config, config_problem = Config(), None
+    parsed = _read_cached(os.path.join(base, fa.CONFIG_FILE), _parse_config)
+    if isinstance(parsed, str):
+        config_problem = parsed
+    elif parsed is not None:
+        config = parsed
+    artifacts: list[Artifact] = []
+    unreadable: list[Unreadable] = []
+    for t in fa.TYPES.values():
+        directory = os.path.join(base, t.directory)
+        try:
+            entries = sorted(e.name for e in os.scandir(directory) if e.name.endswith(".md") and not e.name.startswith("."))
+        except OSError:
+            continue
+        for name in entries:
+            path = os.path.join(directory, name)
+            rel = os.path.relpath(path, ws.root).replace(os.sep, "/")
+            stem = name[:-3]
+            if not ws.contains_real(path) or not os.path.isfile(path):
+                continue
+            doc = _read_cached(path, _parse_artifact)
+            if doc is None:
+                continue
+            if isinstance(doc, str):
+                unreadable.append(Unreadable(stem, rel, doc))
+                continue
+            meta, body = doc
+            if not fa.ARTIFACT_ID.match(meta.id):
+                unreadable.append(Unreadable(stem, rel, f"field 'id' in frontmatter must look like {t.prefix}-001 (got '{meta.id}')"))
+                continue
+            artifacts.append(Artifact(meta.id, fa.type_of_id(meta.id), rel, meta, body))
+    artifacts.sort(key=lambda a: (fa.id_sort_key(a.id), a.file))
+    identity_path = os.path.join(base, fa.IDENTITY_FILE)
+    identity = _read_cached(identity_path, _strip_frontmatter) if ws.contains_real(identity_path) else None
+    return Project(ws.root, base, config, config_problem, artifacts, unreadable, identity or None)
+
+
+# --- the annotation index -------------------------------------------------------
+
+_indexes: dict[str, tuple[tuple, _core.SourceIndex]] = {}
+_index_lock = threading.Lock()
+
+
+def source_index(project: Project, fresh: bool = False) -> _core.SourceIndex:
+    """The annotation index of the project's sources: the one this process holds while it is
+    current (same settings, no directory or ignore file changed), else a new scan."""
+    key = (project.prefix, tuple(project.scan_paths))
+    with _index_lock:
+        held = _indexes.get(project.root)
+        if not fresh and held is not None and held[0] == key and held[1].is_current():
+            return held[1]
+        index = _core.SourceIndex(project.root, project.prefix, project.scan_paths)
+        _indexes[project.root] = (key, index)
+        return index
+
+
+def annotations_of_file(project: Project, rel: str, path: str) -> list[tuple]:
+    """Annotations of one file, read now: (path, line, kind, target, symbol_kind, symbol)."""
+    return _core.annotate_file(path, rel, project.prefix)
+
+
+def target_id(target: str) -> str:
+    """`SPEC-012.token-refresh` or `SPEC-001/login-success` -> the artifact id."""
+    return target.split(".", 1)[0].split("/", 1)[0]
