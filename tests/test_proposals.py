@@ -82,12 +82,22 @@ def test_the_same_proposal_twice_is_one_proposal(repo):
     ({"op": "replace", "path": CORE, "old": "not in the file", "new": "x"}, "invalid_proposal"),
     ({"op": "write", "path": CORE, "content": "version: 1\nsummary: no required fields\n"}, "invalid_proposal"),
     ({"op": "write", "path": ".repoctx/project.yaml", "content": "version: 1\nproject: {nme: x}\n"}, "invalid_proposal"),
+    ({"op": "write", "path": ".contextia/system/specs/SPEC-009.md", "content": "---\ntitle: no id\n---\nBody\n"},
+     "invalid_proposal"),
 ])
 def test_proposals_that_cannot_apply_are_refused_and_not_stored(repo, op, code):
     status, out = propose(repo, op)
     assert status == 1 and out["ok"] is False and out["error"]["code"] == code, out
     assert out["error"]["message"]
     assert len(list((repo / ".repoctx/proposals").glob("*.json"))) == 1  # only the sample's
+
+
+def test_an_artifact_can_be_proposed_and_applied(repo):
+    spec = "---\nid: SPEC-042\ntitle: Entry point\nstatus: draft\n---\nrun() starts everything.\n"
+    status, out = propose(repo, {"op": "write", "path": ".contextia/system/specs/SPEC-042.md", "content": spec})
+    assert status == 0, out
+    code, applied = cli_json(repo, "proposals", "apply", out["proposal"]["id"])
+    assert code == 0 and (repo / ".contextia/system/specs/SPEC-042.md").read_text() == spec
 
 
 def test_symlinked_context_files_leading_out_are_refused(repo, tmp_path):

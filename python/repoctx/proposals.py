@@ -95,19 +95,45 @@ def _check_mapping(data: bytes) -> str | None:
     return None if isinstance(_yaml(data), dict) else "must be a YAML mapping"
 
 
+def _check_artifact(data: bytes) -> str | None:
+    """A spec, decision, norm or task: frontmatter with its required fields and types."""
+    from repoctx.formats import artifact
+
+    try:
+        artifact.parse_document(data.decode("utf-8"))
+    except artifact.DocumentError as exc:
+        return str(exc)
+    return None
+
+
+def _check_contextia_config(data: bytes) -> str | None:
+    from repoctx.formats import artifact
+
+    try:
+        artifact.parse_config(data.decode("utf-8"))
+    except artifact.DocumentError as exc:
+        return str(exc)
+    return None
+
+
 def _check_markdown(data: bytes) -> str | None:
-    """Markdown, with YAML frontmatter that is a mapping when the file opens with `---`."""
+    """Other markdown under .contextia/ (identity, logs): any text; frontmatter, if any, a mapping."""
+    from repoctx.formats import artifact
+
     text = data.decode("utf-8")
-    if not text.startswith("---\n"):
+    if not text.startswith("---"):
         return None
-    end = text.find("\n---", 3)
-    if end < 0:
-        return "frontmatter opened with --- is never closed"
-    return None if isinstance(_yaml(text[4:end]), dict) else "frontmatter must be a YAML mapping"
+    try:
+        head, _body = artifact.split_document(text)
+    except artifact.DocumentError as exc:
+        return str(exc)
+    return None if isinstance(_yaml(head), dict) else "frontmatter must be a YAML mapping"
 
 
 def _kind(rel: str):
     """The content check of a proposable path, or None when the path is not a context file."""
+    from repoctx.formats import artifact
+
     name = posixpath.basename(rel)
     if name == cf.CONTEXT_FILE:
         return _check_context_file
@@ -115,9 +141,13 @@ def _kind(rel: str):
         return _check_mapping
     if rel == ".repoctx/project.yaml":
         return _check_project_file
-    if rel.startswith(".contextia/"):
+    if rel.startswith(artifact.CONTEXTIA_DIR + "/"):
+        inner = rel[len(artifact.CONTEXTIA_DIR) + 1:]
+        if inner == artifact.CONFIG_FILE:
+            return _check_contextia_config
         if name.endswith(".md"):
-            return _check_markdown
+            in_type_dir = posixpath.dirname(inner) in {t.directory for t in artifact.TYPES.values()}
+            return _check_artifact if in_type_dir else _check_markdown
         if name.endswith((".yaml", ".yml")):
             return _check_mapping
     return None
