@@ -311,6 +311,72 @@ pub fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
     Err(io::Error::new(io::ErrorKind::Unsupported, "no atomic directory exchange"))
 }
 
+/// Watches a cache's directories (inotify) from before the cache is read, so a
+/// view learns of any later change to its files without stat-ing each of them.
+#[cfg(target_os = "linux")]
+pub struct Watcher {
+    fd: std::os::fd::OwnedFd,
+    changed: std::sync::Mutex<bool>,
+}
+
+#[cfg(target_os = "linux")]
+impl Watcher {
+    /// None where watching is impossible (no inotify, or its limits reached).
+    pub fn new(dirs: &[PathBuf]) -> Option<Watcher> {
+        use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
+        let fd = inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC).ok()?;
+        let flags = WatchFlags::MODIFY
+            | WatchFlags::ATTRIB
+            | WatchFlags::CLOSE_WRITE
+            | WatchFlags::CREATE
+            | WatchFlags::DELETE
+            | WatchFlags::MOVED_FROM
+            | WatchFlags::MOVED_TO
+            | WatchFlags::DELETE_SELF
+            | WatchFlags::MOVE_SELF
+            | WatchFlags::ONLYDIR
+            | WatchFlags::DONT_FOLLOW;
+        for dir in dirs {
+            inotify::add_watch(&fd, dir.as_path(), flags).ok()?;
+        }
+        Some(Watcher { fd, changed: std::sync::Mutex::new(false) })
+    }
+
+    /// Whether any event (or a lost one) arrived since the watch began.
+    pub fn changed(&self) -> bool {
+        use rustix::fs::inotify::Reader;
+        use rustix::io::Errno;
+        let mut changed = self.changed.lock().unwrap();
+        if !*changed {
+            let mut buf = [std::mem::MaybeUninit::uninit(); 4096];
+            let mut reader = Reader::new(&self.fd, &mut buf);
+            *changed = loop {
+                match reader.next() {
+                    Ok(_) => break true,
+                    Err(Errno::WOULDBLOCK) => break false,
+                    Err(Errno::INTR) => continue,
+                    Err(_) => break true,
+                }
+            };
+        }
+        *changed
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub struct Watcher;
+
+#[cfg(not(target_os = "linux"))]
+impl Watcher {
+    pub fn new(_dirs: &[PathBuf]) -> Option<Watcher> {
+        None
+    }
+
+    pub fn changed(&self) -> bool {
+        true
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(untagged)]
 #[allow(dead_code)] // only its shape is checked
@@ -419,6 +485,22 @@ mod tests {
         fs::write(&path, text).unwrap();
         let err = load(&dir.join("documents"), &[(e.id.clone(), e.version.clone(), name)]).err().unwrap();
         assert!(matches!(err, Fail::Code("cache_invalid", _)));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_watch_sees_writes_in_its_directories_only() {
+        let dir = tmp("watch");
+        fs::create_dir_all(dir.join("documents")).unwrap();
+        fs::write(dir.join("documents/a.json"), "x").unwrap();
+        fs::write(dir.join("elsewhere"), "x").unwrap();
+        let w = Watcher::new(&[dir.join("documents")]).unwrap();
+        let _ = fs::read(dir.join("documents/a.json")).unwrap(); // reading is not a change
+        fs::write(dir.join("elsewhere"), "y").unwrap();
+        assert!(!w.changed());
+        fs::write(dir.join("documents/a.json"), "y").unwrap();
+        assert!(w.changed() && w.changed()); // and it stays changed
         fs::remove_dir_all(&dir).unwrap();
     }
 

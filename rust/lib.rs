@@ -145,12 +145,28 @@ fn scan_modules(
 
 // --- caches (cache.rs, select.rs) -------------------------------------------
 
-/// A verified cache held in memory: its documents, their word index, and the
-/// stat key each of its files had when read.
+/// A watch on a cache's directories, begun before the cache is read (see cache::Watcher).
+#[pyclass(frozen, name = "CacheWatch")]
+struct CacheWatchPy {
+    inner: std::sync::Mutex<Option<cache::Watcher>>,
+}
+
+#[pymethods]
+impl CacheWatchPy {
+    #[new]
+    fn new(dirs: Vec<PathBuf>) -> Self {
+        CacheWatchPy { inner: std::sync::Mutex::new(cache::Watcher::new(&dirs)) }
+    }
+}
+
+/// A verified cache held in memory: its documents, their word index, and how to
+/// tell that none of its files changed since they were read.
 #[pyclass(frozen, name = "CacheView")]
 struct CacheViewPy {
     view: select::View,
-    watched: Vec<(PathBuf, cache::StatKey)>,
+    meta: Vec<(PathBuf, cache::StatKey)>, // the cache's own directories and files
+    docs: Vec<(PathBuf, cache::StatKey)>, // each document file
+    watcher: Option<cache::Watcher>,
 }
 
 type StatTuple = (u64, u64, u64, i64, i64);
@@ -168,19 +184,34 @@ impl CacheViewPy {
     #[staticmethod]
     fn from_documents(py: Python<'_>, docs: Vec<(String, String, String)>) -> Self {
         let docs = docs.into_iter().map(|(id, version, content)| select::Doc { id, version, content }).collect();
-        CacheViewPy { view: py.detach(|| select::View::new(docs)), watched: Vec::new() }
+        CacheViewPy { view: py.detach(|| select::View::new(docs)), meta: Vec::new(), docs: Vec::new(), watcher: None }
     }
 
-    /// Whether every file the view was read from still has the same stat key.
+    /// Whether no file the view was read from has changed: the cache's own paths keep
+    /// their stat keys, and the watch saw nothing (without a watch: every document
+    /// file keeps its stat key).
     fn fresh(&self, py: Python<'_>) -> bool {
         use rayon::prelude::*;
-        py.detach(|| self.watched.par_iter().all(|(p, k)| cache::StatKey::lstat(p) == Some(*k)))
+        let same = |(p, k): &(PathBuf, cache::StatKey)| cache::StatKey::lstat(p) == Some(*k);
+        py.detach(|| {
+            self.meta.iter().all(same)
+                && match &self.watcher {
+                    Some(w) => !w.changed(),
+                    None => self.docs.par_iter().all(same),
+                }
+        })
     }
 
-    /// The newest ctime (ns) among those files.
+    /// Whether a watch follows the documents (else fresh() stats each of them).
+    #[getter]
+    fn watching(&self) -> bool {
+        self.watcher.is_some()
+    }
+
+    /// The newest ctime (ns) among the files read.
     #[getter]
     fn newest_change_ns(&self) -> i64 {
-        self.watched.iter().map(|(_, k)| k.4).max().unwrap_or(i64::MIN)
+        self.meta.iter().chain(&self.docs).map(|(_, k)| k.4).max().unwrap_or(i64::MIN)
     }
 
     /// The SelectionResult JSON for a query and budget.
@@ -194,21 +225,22 @@ impl CacheViewPy {
 }
 
 /// Read and verify a cache's documents into a view. `entries` are the manifest's
-/// (id, version, file name in docs_dir); `watched` are further files with the stat
-/// keys they had before they were read. Raises ValueError((code, message)) or OSError.
+/// (id, version, file name in docs_dir); `meta` are the cache's own paths with the
+/// stat keys they had before anything was read; `watch` was begun before that.
+/// Raises ValueError(code, message) or OSError.
 #[pyfunction]
 fn load_cache(
     py: Python<'_>,
     docs_dir: PathBuf,
     entries: Vec<(String, String, String)>,
-    watched: Vec<(PathBuf, StatTuple)>,
+    meta: Vec<(PathBuf, StatTuple)>,
+    watch: &CacheWatchPy,
 ) -> PyResult<CacheViewPy> {
+    let watcher = watch.inner.lock().unwrap().take();
     py.detach(|| {
         let (docs, keys) = cache::load(&docs_dir, &entries)?;
-        let mut all: Vec<(PathBuf, cache::StatKey)> =
-            watched.into_iter().map(|(p, k)| (p, cache::StatKey(k.0, k.1, k.2, k.3, k.4))).collect();
-        all.extend(keys);
-        Ok(CacheViewPy { view: select::View::new(docs), watched: all })
+        let meta = meta.into_iter().map(|(p, k)| (p, cache::StatKey(k.0, k.1, k.2, k.3, k.4))).collect();
+        Ok(CacheViewPy { view: select::View::new(docs), meta, docs: keys, watcher })
     })
     .map_err(cache_err)
 }
@@ -386,6 +418,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_yaml_many, m)?)?;
     m.add_function(wrap_pyfunction!(scan_modules, m)?)?;
     m.add_class::<CacheViewPy>()?;
+    m.add_class::<CacheWatchPy>()?;
     m.add_function(wrap_pyfunction!(load_cache, m)?)?;
     m.add_function(wrap_pyfunction!(build_cache, m)?)?;
     m.add_function(wrap_pyfunction!(exchange_dirs, m)?)?;

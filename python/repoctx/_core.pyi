@@ -51,26 +51,39 @@ def scan_modules(root: str, dirs: list[str]) -> list[tuple[int, list[tuple[str, 
 
 StatKey = tuple[int, int, int, int, int]  # (dev, inode, size, mtime ns, ctime ns)
 
+class CacheWatch:
+    """An inotify watch on a cache's directories, begun before the cache is read; handed to
+    load_cache. Inert where watching is impossible."""
+
+    def __init__(self, dirs: list[str]) -> None: ...
+
 class CacheView:
     """A verified context-engine cache held in memory: its documents (sorted by id), their
-    word index, and the stat key each file it was read from had at the time."""
+    word index, and how to tell that none of its files changed since they were read."""
 
     @staticmethod
     def from_documents(docs: list[tuple[str, str, str]]) -> CacheView:
         """A view of (id, version, content) documents with no files to watch."""
     def fresh(self) -> bool:
-        """Whether every file the view was read from still has its stat key (lstat, in parallel)."""
+        """Whether nothing changed: the cache's own paths keep their stat keys and the watch saw
+        no event (without a watch: every document keeps its stat key; lstat, in parallel)."""
+    @property
+    def watching(self) -> bool:
+        """Whether a watch follows the documents."""
     @property
     def newest_change_ns(self) -> int:
-        """The newest ctime (ns) among those files."""
+        """The newest ctime (ns) among the files read."""
     def resolve(self, query: str, budget: int) -> str:
         """The v0 SelectionResult as compact JSON (serde_json bytes, f32 scores in shortest form)."""
     def __len__(self) -> int: ...
 
-def load_cache(docs_dir: str, entries: list[tuple[str, str, str]], watched: list[tuple[str, StatKey]]) -> CacheView:
+def load_cache(
+    docs_dir: str, entries: list[tuple[str, str, str]], meta: list[tuple[str, StatKey]], watch: CacheWatch
+) -> CacheView:
     """Read and verify, in parallel, the documents a manifest lists as (id, version, file name in
-    docs_dir): each must parse, carry that id and version, and hash to it. `watched` adds files
-    with the keys they had before they were read. Raises ValueError(code, message) or OSError."""
+    docs_dir): each must parse, carry that id and version, and hash to it. `meta` are the cache's
+    own paths with the stat keys they had before anything was read; the view takes over `watch`.
+    Raises ValueError(code, message) or OSError."""
 
 def build_cache(sources: str, docs_dir: str, repository: bool) -> tuple[list[tuple[str, str, str]], int, int]:
     """Read, hash and write the documents of a cache into docs_dir (created): .md files, or with

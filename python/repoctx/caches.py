@@ -9,7 +9,9 @@ and errors are byte for byte those of the reference engine (see docs/caches.md).
 
 A resolve verifies the whole cache (manifest, index, every document's hash)
 once, keeps the verified documents and their word index in memory, and reuses
-them while every file of the cache keeps its stat key; any change, a tampered
+them while nothing in the cache changes: its own paths keep their stat keys and
+an inotify watch, begun before the first read, sees no event (where watching is
+impossible, every document file must keep its stat key). Any change, a tampered
 document included, makes the next call verify again and fail as the spec says.
 """
 
@@ -42,8 +44,8 @@ DEFAULT_CACHE_ROOT = os.path.join(".repoctx", "caches")
 DOCUMENTS = "documents"
 BUILD_PREFIX = ".repoctx-build-"
 VERSION_RE = re.compile(r"sha256:[0-9a-f]{64}")
-# A view is kept only once its files are older than this, so a change within one
-# file-system timestamp tick of the read can never hide behind an unchanged stat key.
+# Without a watch, a view is kept only once its files are older than this, so a change
+# within one file-system timestamp tick of the read cannot hide behind an unchanged stat key.
 SETTLE_NS = 1_000_000_000
 MAX_VIEWS = 4
 
@@ -148,8 +150,9 @@ def verify_manifest(manifest: fmt.Manifest) -> list[str]:
 def load_view(directory: str) -> _core.CacheView:
     """Read and verify a whole cache: manifest, index, no orphans, every document's id and hash."""
     paths = [directory, *(os.path.join(directory, n) for n in ("manifest.json", "index.json", DOCUMENTS))]
+    watch = _core.CacheWatch([directory, paths[3]])  # first: a change while reading shows on the next call
     watched = []
-    for path in paths:  # stat keys first: a change while reading shows on the next call
+    for path in paths:  # then the stat keys, for the same reason
         try:
             st = os.lstat(path)
         except FileNotFoundError:
@@ -172,7 +175,7 @@ def load_view(directory: str) -> _core.CacheView:
         raise CacheError("cache_invalid")  # a missing document or an orphan file
     try:
         return _core.load_cache(
-            paths[3], [(e.id, e.version, n) for e, n in zip(manifest.documents, names)], watched
+            paths[3], [(e.id, e.version, n) for e, n in zip(manifest.documents, names)], watched, watch
         )
     except ValueError as exc:
         raise CacheError(exc.args[0]) from None
@@ -199,7 +202,7 @@ class _Views:
             self.views.pop(directory, None)
         started = time.time_ns()
         view = load_view(directory)
-        if view.newest_change_ns < started - SETTLE_NS:
+        if view.watching or view.newest_change_ns < started - SETTLE_NS:
             with self.lock:
                 self.views[directory] = view
                 while len(self.views) > MAX_VIEWS:
