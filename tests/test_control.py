@@ -133,6 +133,15 @@ def test_validate_fails_on_an_invalid_context_file_and_records_the_failure(repo)
     assert human.returncode == 1 and "✗ scopes.context_files" in human.stdout
 
 
+def test_many_problems_are_cut_to_a_bounded_result(tmp_path):
+    for i in range(130):
+        write(tmp_path, f"d{i:03}/.context.yaml", "version: 1\n")
+        write(tmp_path, f"d{i:03}/m.py", "x = 1\n" * 2000)
+    status, out = cli_json(tmp_path, "validate", "--no-run")
+    problems = next(c for c in out["checks"] if c["name"] == "scopes.context_files")["problems"]
+    assert status == 1 and len(problems) == 101 and problems[-1] == "… and 30 more"
+
+
 def test_a_pending_proposal_that_no_longer_applies_warns(repo):
     write(repo, "docs/.context.yaml", "someone wrote it meanwhile\n")  # the sample proposal creates it
     _, out = cli_json(repo, "validate", "--no-run")

@@ -189,6 +189,9 @@ def _render_capabilities(r: CapabilitiesResult) -> str:
 # --- validate --run ---------------------------------------------------------------
 
 
+MAX_PROBLEMS = 100  # per check, in the result and the run
+
+
 class ValidateParams(Struct, forbid_unknown_fields=True):
     run: Annotated[
         bool,
@@ -220,6 +223,9 @@ def run_checks(ws: Workspace) -> list[tuple[Check, CheckResult, float]]:
             result = check.run(ws)
         except Exception as exc:  # a broken check is a failed check, never a crash of validate
             result = CheckResult("fail", f"the check itself failed ({type(exc).__name__})")
+        if len(result.problems) > MAX_PROBLEMS:  # a result agents' clients can still take in
+            more = len(result.problems) - MAX_PROBLEMS
+            result = msgspec.structs.replace(result, problems=[*result.problems[:MAX_PROBLEMS], f"… and {more} more"])
         out.append((check, result, (time.perf_counter() - t0) * 1000))
     return out
 
@@ -255,9 +261,7 @@ def _render_validate(r: ValidateResult) -> str:
     lines = []
     for c in r.checks or []:
         lines.append(f"  {marks.get(c.status, '?')} {c.name:<24} {c.message}")
-        lines += [f"      {x}" for x in c.problems[:20]]
-        if len(c.problems) > 20:
-            lines.append(f"      … and {len(c.problems) - 20} more")
+        lines += [f"      {x}" for x in c.problems]
     lines.append(r.error.message if not r.ok else f"All {len(r.checks)} checks passed.")
     if r.recorded:
         lines.append("Recorded as a run: `repoctx runs read latest`.")
