@@ -30,7 +30,7 @@ class Rule:
 
 
 RULES = [
-    Rule("invalid_config", "schema", "error", "config.yaml cannot be read, or names an unknown rule"),
+    Rule("invalid_config", "*", "error", "config.yaml cannot be read, or names an unknown rule (every baseline)"),
     Rule("malformed_frontmatter", "schema", "error", "a file whose frontmatter cannot be read"),
     Rule("missing_field", "schema", "error", "a required field is missing (id, title, status; kind for tasks)"),
     Rule("invalid_value", "schema", "error", "a status or kind outside the allowed values, or a glob that does not parse"),
@@ -79,7 +79,7 @@ def run(project: Project, baseline: str) -> list[Finding]:
 
     def add(rule: str, message: str, file: str | None = None, line: int | None = None) -> None:
         level = severity[rule]
-        if level != "off" and (baseline == "all" or RULES_BY_NAME[rule].baseline == baseline):
+        if level != "off" and (baseline == "all" or RULES_BY_NAME[rule].baseline in (baseline, "*")):
             findings.append(Finding(rule, level, message, file, line))
 
     config_file = f"{fa.CONTEXTIA_DIR}/{fa.CONFIG_FILE}"

@@ -13,7 +13,7 @@ import os
 import re
 from typing import Annotated
 
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import artifact_check, artifact_text, bundle, session_logs
 from repoctx import artifact_store as store
@@ -58,6 +58,11 @@ def _artifact(project: Project, artifact_id: str, want: str | None = None) -> Ar
     if broken is not None:
         raise Problem(broken.message)
     raise Problem(f"Artifact {artifact_id} not found. {project.available(t)}")
+
+
+def _given(value):
+    """None (a parameter left out) as UNSET, so the result leaves the field out."""
+    return UNSET if value is None else value
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -172,28 +177,31 @@ class Hit(Struct, omit_defaults=True):
     snippet: str | None = None
 
 
-class SearchResult(Struct, omit_defaults=True):
+class SearchResult(Struct):
     query: str
-    type: str | None = None
-    field: str | None = None
+    type: str | UnsetType = UNSET
+    field: str | UnsetType = UNSET
     total: int = 0
     results: list[Hit] = []
     unreadable: int = 0
-    error: str | None = None
+    error: str | UnsetType = UNSET
 
 
 WORD = re.compile(r"[\w-]+")
 
 
-def _snippet(text: str, terms: list[str], width: int = 70) -> str | None:
-    flat = " ".join(text.split())
-    lower = flat.lower()
-    hits = [m.start() for t in terms if (m := re.search(r"(?<!\w)" + re.escape(t), lower))]
-    if not hits:
-        return None
-    at = min(hits)
-    start, end = max(0, at - width // 2), min(len(flat), at + width)
-    return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")
+def _snippet(text: str, terms: list[str], width: int = 100) -> str | None:
+    """The first line of `text` (markdown markers aside) that holds a term, cut to about `width` around it."""
+    for line in text.splitlines():
+        flat = " ".join(line.lstrip("#>-*0123456789. ").split())
+        hits = [m.start() for t in terms if (m := re.search(r"(?<!\w)" + re.escape(t), flat.lower()))]
+        if hits:
+            start = max(0, min(hits) - width // 3)
+            if start:  # begin at a word
+                start = flat.find(" ", start) + 1 if flat.find(" ", start, min(hits)) >= 0 else min(hits)
+            end = min(len(flat), start + width)
+            return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")
+    return None
 
 
 def _score(a: Artifact, terms: list[str], field: str | None) -> tuple[int, int]:
@@ -223,7 +231,7 @@ def _score(a: Artifact, terms: list[str], field: str | None) -> tuple[int, int]:
 
 
 def search(ws: Workspace, p: SearchParams) -> SearchResult:
-    out = SearchResult(p.query, p.type, p.field)
+    out = SearchResult(p.query, _given(p.type), _given(p.field))
     try:
         project = _project(ws)
         if p.type is not None:
@@ -292,18 +300,18 @@ class Listed(Struct, omit_defaults=True):
     kind: str | None = None
 
 
-class ListResult(Struct, omit_defaults=True):
+class ListResult(Struct):
     type: str
-    status: str | None = None
-    kind: str | None = None
+    status: str | UnsetType = UNSET
+    kind: str | UnsetType = UNSET
     count: int = 0
     artifacts: list[Listed] = []
     unreadable: int = 0
-    error: str | None = None
+    error: str | UnsetType = UNSET
 
 
 def _listing(ws: Workspace, type_name: str, status: str | None, kind: str | None, tasks_only: bool) -> ListResult:
-    out = ListResult(type_name, status, kind)
+    out = ListResult(type_name, _given(status), _given(kind))
     try:
         project = _project(ws)
         _choice("type", type_name, TYPE_NAMES)
@@ -374,13 +382,13 @@ class TaskTouch(Struct, omit_defaults=True):
     via: list[str] = []  # "paths: <glob>" or the linked id that ties the task to the file
 
 
-class TraceResult(Struct, omit_defaults=True):
+class TraceResult(Struct):
     path: str
     prefix: str = "@"
     annotations: list[AnnotationData] = []
     referenced_by: list[Reference] = []
     tasks: list[TaskTouch] = []
-    error: str | None = None
+    error: str | UnsetType = UNSET
 
 
 def _resolve(ws: Workspace, path: str) -> tuple[str, str]:
@@ -479,10 +487,10 @@ class Found(Struct, omit_defaults=True):
     annotations: list[str] = []  # "file:line" of annotations naming the artifact
 
 
-class FindResult(Struct, omit_defaults=True):
+class FindResult(Struct):
     query: str
     artifacts: list[Found] = []
-    error: str | None = None
+    error: str | UnsetType = UNSET
 
 
 def find_by_path(ws: Workspace, p: FindParams) -> FindResult:
@@ -588,7 +596,7 @@ def context(ws: Workspace, p: ContextParams) -> ContextResult:
         out.error = str(exc)
         return out
     except bundle.BudgetTooSmall as exc:
-        out.error = f"Budget {p.budget} is too small for {p.task_id}: even the headings need {exc.needed} tokens"
+        out.error = f"Budget {p.budget} is too small for {p.task_id}: the smallest bundle needs {exc.needed} tokens"
         return out
     except PathEscape:
         out.error = f"The session logs of {p.task_id} lead outside the project; not read"
@@ -613,14 +621,14 @@ class CheckParams(Struct, forbid_unknown_fields=True):
     ci: Annotated[bool, Meta(description="Fail (isError, non-zero exit) when any error is found")] = False
 
 
-class CheckResult(Struct, omit_defaults=True):
+class CheckResult(Struct):
     baseline: str
     errors: int = 0
     warnings: int = 0
     infos: int = 0
     findings: list[artifact_check.Finding] = []
     ci: bool = False
-    error: str | None = None
+    error: str | UnsetType = UNSET
 
 
 def check(ws: Workspace, p: CheckParams) -> CheckResult:
@@ -685,10 +693,10 @@ class SessionData(Struct, omit_defaults=True):
     entries: list[EntryData] = []
 
 
-class ReadLogResult(Struct, omit_defaults=True):
+class ReadLogResult(Struct):
     task_id: str
     sessions: list[SessionData] = []
-    error: str | None = None
+    error: str | UnsetType = UNSET
 
 
 class WriteLogResult(Struct, omit_defaults=True):
@@ -898,7 +906,7 @@ def new(ws: Workspace, p: NewParams) -> NewResult:
         artifact_id = _next_id(t, directory, store.open_project(ws))
         data = {"id": artifact_id, "title": p.title.strip(), "status": t.statuses[0]}
         if p.type == "task":
-            data |= {"kind": p.kind or "feature", "assigned": ""}
+            data["kind"] = p.kind or "feature"
         data |= {"tags": [], "links": []} | ({} if p.type == "task" else {"paths": []})
         path = os.path.join(directory, f"{artifact_id}.md")
         atomic_write(path, (fa.render_frontmatter(data) + "\n" + TEMPLATES[p.type]).encode())
@@ -1008,7 +1016,7 @@ RESOURCES = [
 
 
 def _failed(r) -> bool:
-    return r.error is not None
+    return bool(r.error)
 
 
 def _cmd(name: str, tool: str | None, summary: str, description: str, params, result, handler, text,
@@ -1050,7 +1058,7 @@ COMMANDS = [
     _cmd("artifacts check", "mcp_check", "Validate the project: links, schema and annotations, grouped by severity.",
          'baseline: "all" (default), "links", "schema" or "annotations". With ci, errors make the call fail.',
          CheckParams, CheckResult, check, _text_check,
-         is_error=lambda r: r.error is not None or (r.ci and r.errors > 0)),
+         is_error=lambda r: bool(r.error) or (r.ci and r.errors > 0)),
     _cmd("artifacts task show", "mcp_show_task", "Read one task by id.",
          'format: "meta", "summary" (default) or "full".', ShowTaskParams, ShowResult, show_task, _text_show,
          positional=("task_id",)),

@@ -168,6 +168,8 @@ def parse_config(text: str) -> Config:
         return Config()
     if not isinstance(data, dict):
         raise DocumentError("config.yaml is not a mapping of fields")
+    if isinstance(data.get("checks"), dict):  # YAML 1.1 reads a bare `off` as false
+        data["checks"] = {k: "off" if v is False else v for k, v in data["checks"].items()}
     try:
         config = msgspec.convert(data, Config)
     except msgspec.ValidationError as exc:
