@@ -191,13 +191,11 @@ impl CacheViewPy {
     /// their stat keys, and the watch saw nothing (without a watch: every document
     /// file keeps its stat key).
     fn fresh(&self, py: Python<'_>) -> bool {
-        use rayon::prelude::*;
-        let same = |(p, k): &(PathBuf, cache::StatKey)| cache::StatKey::lstat(p) == Some(*k);
         py.detach(|| {
-            self.meta.iter().all(same)
+            self.meta.iter().all(|(p, k)| cache::StatKey::lstat(p) == Some(*k))
                 && match &self.watcher {
                     Some(w) => !w.changed(),
-                    None => self.docs.par_iter().all(same),
+                    None => cache::unchanged(&self.docs),
                 }
         })
     }
