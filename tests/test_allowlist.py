@@ -11,7 +11,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from conftest import mcp_client, run_cli, write
-from repoctx.commands import all_commands, all_resources
+from repoctx.commands import all_commands, all_prompts, all_resources
 from repoctx.formats.config import SURFACES
 from sample_repo import build_sample_repo, write_context
 
@@ -34,6 +34,7 @@ def scopes_only(tmp_path):
 def test_every_command_and_resource_belongs_to_a_surface():
     assert {c.surface for c in all_commands()} <= set(SURFACES)
     assert {r.surface for r in all_resources()} <= set(SURFACES)
+    assert {p.surface for p in all_prompts()} <= set(SURFACES)
 
 
 async def listed(client) -> set[str]:
@@ -130,6 +131,9 @@ async def test_read_only_drops_writing_tools_from_every_profile(scopes_only):
     async with mcp_client("--root", str(scopes_only), "--profile", "all", "--read-only") as client:
         names = await listed(client)
         caps = (await client.call_tool("ctxt_capabilities", {})).structured_content
+        checked = (await client.call_tool("ctxt_validate_run", {})).structured_content
+    assert checked["ok"] and checked["recorded"] is False  # checks run; nothing is written
+    assert not (scopes_only / ".repoctx/runs").exists()
     assert "propose_change" not in names and names == tools_of(*SURFACES) - {t for t, c in TOOLS.items() if c.writes}
     assert caps["read_only"] is True and caps["writing_tools"] == []
 

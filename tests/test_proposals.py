@@ -202,3 +202,18 @@ def test_apply_puts_back_what_it_replaced_when_a_later_step_fails(repo, monkeypa
 
 def test_apply_is_cli_only(repo):
     assert all(c.tool is None for c in proposals.COMMANDS if c.name == "proposals apply")
+
+
+def test_two_people_applying_at_once_apply_it_once(repo):
+    import subprocess
+
+    from conftest import REPOCTX
+
+    _, made = propose(repo, replace_summary())
+    pid = made["proposal"]["id"]
+    procs = [subprocess.Popen([*REPOCTX, "proposals", "apply", pid, "--json", "--root", str(repo)],
+                              stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
+    assert sorted(o["ok"] for o in outs) == [False, True]
+    assert next(o for o in outs if not o["ok"])["error"]["code"] == "already_applied"
+    assert (repo / CORE).read_text().count("run() is the entry point") == 1
