@@ -36,25 +36,35 @@ pub struct Selection {
 impl View {
     pub fn new(mut docs: Vec<Doc>) -> View {
         docs.sort_by(|a, b| a.id.cmp(&b.id));
-        let counted: Vec<(u64, Vec<(Box<str>, u32)>)> = docs
+        // Per document, in parallel: its lowercased text, its word count, and each distinct
+        // word as a span of that text with its occurrences (no allocation per word).
+        let counted: Vec<(String, u64, Vec<(usize, usize, u32)>)> = docs
             .par_iter()
             .map(|d| {
                 let lower = d.content.to_lowercase();
+                let base = lower.as_ptr() as usize;
                 let mut counts: HashMap<&str, u32> = HashMap::new();
                 let mut total = 0u64;
                 for w in lower.split_whitespace() {
                     total += 1;
                     *counts.entry(w).or_insert(0) += 1;
                 }
-                (total, counts.into_iter().map(|(w, c)| (Box::from(w), c)).collect())
+                let spans = counts.into_iter().map(|(w, c)| (w.as_ptr() as usize - base, w.len(), c)).collect();
+                (lower, total, spans)
             })
             .collect();
         let mut postings: HashMap<Box<str>, Vec<(u32, u32)>> = HashMap::new();
         let mut total_words = Vec::with_capacity(docs.len());
-        for (i, (total, words)) in counted.into_iter().enumerate() {
-            total_words.push(total);
-            for (w, c) in words {
-                postings.entry(w).or_default().push((i as u32, c));
+        for (i, (lower, total, spans)) in counted.iter().enumerate() {
+            total_words.push(*total);
+            for &(at, len, c) in spans {
+                let w = &lower[at..at + len];
+                match postings.get_mut(w) {
+                    Some(list) => list.push((i as u32, c)),
+                    None => {
+                        postings.insert(Box::from(w), vec![(i as u32, c)]);
+                    }
+                }
             }
         }
         let tokens = docs.iter().map(|d| tokens::approx_tokens(&d.content)).collect();
