@@ -1,0 +1,290 @@
+//! `.context.yaml` text from the JSON that Python validated, and many such files
+//! written at once.
+//!
+//! Keys keep their order in the JSON (the schema's order). Every string is
+//! double-quoted, so no value reads back as another type, and the characters a
+//! YAML reader refuses or folds (C1 controls, U+2028, BOM …) are escaped.
+//! Many files are written as temporary files first, flushed with one `syncfs`,
+//! then renamed into place in the order given: a crash leaves each file old or
+//! new, never half-written, without paying an fsync per file.
+
+use rayon::prelude::*;
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::Path;
+
+enum Value {
+    Null,
+    Bool(bool),
+    Num(String),
+    Str(String),
+    Seq(Vec<Value>),
+    Map(Vec<(String, Value)>),
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Num(v.to_string()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Num(v.to_string()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::Num(serde_json::Number::from_f64(v).map(|n| n.to_string()).unwrap_or_else(|| ".nan".into())))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::Str(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::Str(v))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some((k, v)) = map.next_entry::<String, Value>()? {
+            entries.push((k, v));
+        }
+        Ok(Value::Map(entries))
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+fn quote(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20
+                || ('\u{7f}'..='\u{9f}').contains(&c)
+                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}') =>
+            {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn key(k: &str, out: &mut String) {
+    let plain = k.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
+        out.push_str(k);
+    } else {
+        quote(k, out);
+    }
+}
+
+fn scalar(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Num(n) => out.push_str(n),
+        Value::Str(s) => quote(s, out),
+        Value::Seq(_) => out.push_str("[]"),
+        Value::Map(_) => out.push_str("{}"),
+    }
+}
+
+fn is_block(v: &Value) -> bool {
+    matches!(v, Value::Seq(s) if !s.is_empty()) || matches!(v, Value::Map(m) if !m.is_empty())
+}
+
+fn pad(n: usize, out: &mut String) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+/// A block mapping at `indent`; with `inline_first`, the first key follows a `- ` already written.
+fn emit_map(entries: &[(String, Value)], indent: usize, inline_first: bool, out: &mut String) {
+    for (i, (k, v)) in entries.iter().enumerate() {
+        if !(inline_first && i == 0) {
+            pad(indent, out);
+        }
+        key(k, out);
+        out.push(':');
+        emit_after_key(v, indent, out);
+    }
+}
+
+fn emit_after_key(v: &Value, indent: usize, out: &mut String) {
+    match v {
+        Value::Seq(items) if !items.is_empty() => {
+            out.push('\n');
+            emit_seq(items, indent + 2, out);
+        }
+        Value::Map(entries) if !entries.is_empty() => {
+            out.push('\n');
+            emit_map(entries, indent + 2, false, out);
+        }
+        _ => {
+            out.push(' ');
+            scalar(v, out);
+            out.push('\n');
+        }
+    }
+}
+
+fn emit_seq(items: &[Value], indent: usize, out: &mut String) {
+    for item in items {
+        pad(indent, out);
+        out.push('-');
+        match item {
+            Value::Map(entries) if !entries.is_empty() => {
+                out.push(' ');
+                emit_map(entries, indent + 2, true, out);
+            }
+            Value::Seq(inner) if !inner.is_empty() => {
+                out.push('\n');
+                emit_seq(inner, indent + 2, out);
+            }
+            _ => {
+                out.push(' ');
+                scalar(item, out);
+                out.push('\n');
+            }
+        }
+    }
+}
+
+/// YAML text for a JSON document (an object at the top, as every context file is).
+pub fn to_yaml(json: &[u8]) -> io::Result<String> {
+    let value: Value = serde_json::from_slice(json).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let mut out = String::with_capacity(json.len() + json.len() / 4);
+    match &value {
+        Value::Map(entries) if !entries.is_empty() => emit_map(entries, 0, false, &mut out),
+        v if is_block(v) => {
+            if let Value::Seq(items) = v {
+                emit_seq(items, 0, &mut out)
+            }
+        }
+        v => {
+            scalar(v, &mut out);
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+fn temp_of(path: &str) -> String {
+    format!("{}.repoctx-{}.tmp", path, std::process::id())
+}
+
+/// Write each (path, JSON) as YAML to a temporary file beside `path`; returns the
+/// temporary paths in order. On failure, the ones written are removed.
+pub fn stage(items: &[(String, Vec<u8>)]) -> io::Result<Vec<String>> {
+    let results: Vec<io::Result<String>> = items
+        .par_iter()
+        .map(|(path, json)| {
+            let text = to_yaml(json)?;
+            let tmp = temp_of(path);
+            fs::write(&tmp, text)?;
+            Ok(tmp)
+        })
+        .collect();
+    if results.iter().any(|r| r.is_err()) {
+        for tmp in results.iter().flatten() {
+            let _ = fs::remove_file(tmp);
+        }
+        return Err(results.into_iter().find_map(|r| r.err()).unwrap());
+    }
+    Ok(results.into_iter().flatten().collect())
+}
+
+#[cfg(target_os = "linux")]
+fn flush(root: &Path, _files: &[(String, String)]) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let dir = fs::File::open(root)?;
+    // SAFETY: syncfs takes any open descriptor of the filesystem and has no memory effects.
+    if unsafe { libc::syncfs(dir.as_raw_fd()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn flush(_root: &Path, files: &[(String, String)]) -> io::Result<()> {
+    files.par_iter().try_for_each(|(tmp, _)| fs::File::open(tmp)?.sync_all())
+}
+
+/// Flush the staged (temporary, final) pairs to disk, rename each into place in
+/// order, and flush the renames.
+pub fn commit(root: &Path, pairs: &[(String, String)]) -> io::Result<()> {
+    flush(root, pairs)?;
+    for (tmp, path) in pairs {
+        fs::rename(tmp, path)?;
+    }
+    flush(root, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_order_quotes_strings_and_nests_blocks() {
+        let json = br#"{"version":1,"scope":".","summary":"a \"b\"\nc","files":[{"name":"x.py","purpose":"p"}],"empty":[],"dependencies":{"internal":["src"]},"f":1.5,"t":true}"#;
+        let text = to_yaml(json).unwrap();
+        assert_eq!(
+            text,
+            "version: 1\nscope: \".\"\nsummary: \"a \\\"b\\\"\\nc\"\nfiles:\n  - name: \"x.py\"\n    purpose: \"p\"\nempty: []\n\
+             dependencies:\n  internal:\n    - \"src\"\nf: 1.5\nt: true\n"
+        );
+    }
+
+    #[test]
+    fn escapes_what_yaml_readers_refuse_or_fold() {
+        let json = "{\"s\":\"a\u{85}b\u{2028}c\u{7f}\u{feff}\"}";
+        assert_eq!(to_yaml(json.as_bytes()).unwrap(), "s: \"a\\u0085b\\u2028c\\u007f\\ufeff\"\n");
+        let back: serde_json::Value = serde_yaml::from_str(&to_yaml(json.as_bytes()).unwrap()).unwrap();
+        assert_eq!(back["s"], "a\u{85}b\u{2028}c\u{7f}\u{feff}");
+    }
+
+    #[test]
+    fn stage_and_commit_replace_files() {
+        let dir = std::env::temp_dir().join(format!("repoctx-yw-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.yaml").to_string_lossy().into_owned();
+        fs::write(&path, "old").unwrap();
+        let tmps = stage(&[(path.clone(), br#"{"k":"v"}"#.to_vec())]).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old");
+        commit(&dir, &[(tmps[0].clone(), path.clone())]).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "k: \"v\"\n");
+        assert!(stage(&[(path.clone(), b"not json".to_vec())]).is_err());
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
