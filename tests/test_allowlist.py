@@ -70,6 +70,16 @@ async def test_default_profile_serves_the_surfaces_with_data(scopes_only):
 
 
 @pytest.mark.anyio
+async def test_a_repository_without_any_data_still_gets_scopes(tmp_path):
+    root = tmp_path / "bare"
+    write(root, "src/main.py", "print('hi')\n" * 2000)
+    async with mcp_client("--root", str(root)) as client:
+        assert await listed(client) == tools_of("scopes", "control")
+        listing = (await client.call_tool("list_contexts", {})).structured_content
+        assert [(e["scope"], e["state"]) for e in listing["entries"]] == [(".", "missing"), ("src", "missing")]
+
+
+@pytest.mark.anyio
 @pytest.mark.parametrize("profile", [*SURFACES, "all"])
 async def test_a_profile_lists_its_surface_and_nothing_else(scopes_only, profile):
     expected = tools_of(*(SURFACES if profile == "all" else (profile,)))

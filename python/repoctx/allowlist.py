@@ -6,7 +6,9 @@ Decided, in this order, by:
 - a profile (`serve --profile`, else `profile:` in the config): the tools and
   resources of one surface, or `all`; given together with a tools list, the
   two intersect;
-- otherwise the surfaces that have data in this repository (control always).
+- otherwise the surfaces that have data in this repository, and always scopes (any
+  tree has directories to list: a repository without context files yet is where
+  `list_contexts` helps most) and control.
 Read-only mode then drops every writing tool. Whatever is not enabled is
 neither listed nor callable.
 """
@@ -26,6 +28,8 @@ DATA_MARKERS = {
     "artifacts": (".contextia",),
     "project": (".repoctx/project.yaml",),
 }
+# Served by default whatever the repository holds.
+ALWAYS_SERVED = ("scopes", "control")
 DEFAULT_CACHE_ROOT = ".repoctx/caches"  # when neither --cache-root nor $CONTEXT_CACHE_ROOT is given
 
 
@@ -85,7 +89,8 @@ def select(ws) -> Selection:
     if profile is not None:
         surfaces = SURFACES if profile == "all" else (profile,)
     else:
-        surfaces = surfaces_with_data(ws)
+        with_data = surfaces_with_data(ws)
+        surfaces = tuple(s for s in SURFACES if s in with_data or s in ALWAYS_SERVED)
     if tools is not None:
         wanted = set(tools)
         known = {c.tool for c in commands} | {a for c in commands for a in c.aliases}
