@@ -7,16 +7,16 @@
 //! since imports sit at the top. Results come back per module, never per file.
 
 use crate::walk::SKIP_DIRS;
-use ignore::WalkBuilder;
+use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Imports are at the head of a file; reading further costs time for nothing.
-const HEAD_BYTES: u64 = 64 * 1024;
+const HEAD_BYTES: u64 = 16 * 1024;
 const MAX_ENTRY: usize = 2;
 const MAX_CONFIG: usize = 2;
 const MAX_CORE: usize = 3;
@@ -145,11 +145,14 @@ fn join(dir: &str, rest: &str) -> String {
 /// to repository-relative paths (prefixed "path:").
 pub fn imports_of(rel: &str, text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    // One fast search of the whole head first: a file without the keyword needs no line parsing.
     match extension(rel) {
-        "py" => python_imports(rel, text, &mut out),
-        "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "vue" | "svelte" => js_imports(rel, text, &mut out),
-        "rs" => rust_imports(text, &mut out),
-        "go" => go_imports(text, &mut out),
+        "py" if text.contains("import") => python_imports(rel, text, &mut out),
+        "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "vue" | "svelte" if text.contains("import") || text.contains("require(") => {
+            js_imports(rel, text, &mut out)
+        }
+        "rs" if text.contains("use ") || text.contains("extern crate") => rust_imports(text, &mut out),
+        "go" if text.contains("import") => go_imports(text, &mut out),
         _ => {}
     }
     out
@@ -208,7 +211,7 @@ fn quoted_after(s: &str) -> Option<&str> {
 fn js_imports(rel: &str, text: &str, out: &mut Vec<String>) {
     for line in text.lines() {
         let t = line.trim_start();
-        if t.starts_with("//") || t.starts_with('*') {
+        if t.starts_with("//") || t.starts_with('*') || !(t.contains("import") || t.contains("from") || t.contains("require(")) {
             continue;
         }
         let mut specs: Vec<&str> = Vec::new();
@@ -313,6 +316,19 @@ fn root_ignores(root: &Path) -> ignore::gitignore::Gitignore {
     b.build().unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
 }
 
+/// One walker thread's files, handed over once when the thread is done with them.
+struct Collector<'a> {
+    items: Vec<FileInfo>,
+    out: &'a Mutex<Vec<FileInfo>>,
+}
+
+impl Drop for Collector<'_> {
+    fn drop(&mut self) {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        out.append(&mut self.items);
+    }
+}
+
 fn list_files(root: &Path, dir: &str, others: Arc<Vec<PathBuf>>) -> Vec<FileInfo> {
     let abs = if dir.is_empty() { root.to_path_buf() } else { root.join(dir) };
     let walker = WalkBuilder::new(&abs)
@@ -332,22 +348,28 @@ fn list_files(root: &Path, dir: &str, others: Arc<Vec<PathBuf>>) -> Vec<FileInfo
             let name = e.file_name().to_string_lossy();
             !SKIP_DIRS.contains(&name.as_ref()) && !others.iter().any(|o| o == e.path())
         })
-        .build();
-    let mut files = Vec::new();
-    for entry in walker.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Ok(inner) = entry.path().strip_prefix(&abs) else { continue };
-        let inner = inner.to_string_lossy().replace('\\', "/");
-        let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-        files.push(FileInfo {
-            rel: join(dir, &inner),
-            depth: inner.matches('/').count(),
-            name: entry.file_name().to_string_lossy().into_owned(),
-            size,
-        });
-    }
+        .build_parallel();
+    let found = Mutex::new(Vec::new());
+    walker.run(|| {
+        let abs = &abs;
+        let mut collector = Collector { items: Vec::new(), out: &found };
+        Box::new(move |entry| {
+            let Ok(entry) = entry else { return WalkState::Continue };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            let Ok(inner) = entry.path().strip_prefix(abs) else { return WalkState::Continue };
+            let inner = inner.to_string_lossy().replace('\\', "/");
+            collector.items.push(FileInfo {
+                rel: join(dir, &inner),
+                depth: inner.matches('/').count(),
+                name: entry.file_name().to_string_lossy().into_owned(),
+                size: entry.metadata().map(|m| m.len()).unwrap_or(0),
+            });
+            WalkState::Continue
+        })
+    });
+    let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     files
 }
@@ -474,3 +496,4 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 }
+

@@ -121,11 +121,13 @@ class Store:
 
     def _identify(self) -> int:
         """The schema version of our database; StoreError for anyone else's."""
-        c = self.conn
-        app_id = c.execute("PRAGMA application_id").fetchone()[0]
-        version = c.execute("PRAGMA user_version").fetchone()[0]
+        # One statement, one snapshot: another server's migration may commit between two reads.
+        app_id, version, tables = self.conn.execute(
+            "SELECT (SELECT application_id FROM pragma_application_id()), "
+            "(SELECT user_version FROM pragma_user_version()), (SELECT count(*) FROM sqlite_master)"
+        ).fetchone()
         if app_id == 0 and version == 0:
-            if c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            if tables:
                 raise _problem("belongs to another application (it has tables but no repoctx stamp)")
             return 0
         if app_id != APPLICATION_ID:
