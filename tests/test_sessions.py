@@ -195,7 +195,8 @@ def test_a_session_whose_server_vanished_reads_as_expired_and_is_marked_by_the_n
     ws = Workspace.open(repo)
     crashed = sessions.Tracker(ws)
     crashed.connected()
-    crashed.tool_called("list_contexts", {}, {})  # ... and the process dies without disconnecting
+    crashed.tool_called("list_contexts", {}, {})
+    crashed.flush()  # the call is recorded, then the process dies without disconnecting
     clock.advance(hours=1)
     assert sessions.list_sessions(ws, sessions.SessionsParams()).sessions[0].status == "expired"
     raw = sqlite3.connect(db_path(repo)).execute("SELECT status FROM sessions").fetchone()[0]

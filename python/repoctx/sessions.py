@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import threading
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -132,7 +133,10 @@ def tracker_for(ws: Workspace) -> Tracker | None:
 
 class Tracker:
     """One client connection's session. The server calls connected(), tool_called() after each
-    tool call, and disconnected(), each from a worker thread; no method raises."""
+    tool call, and disconnected(), each from a worker thread; no method raises.
+
+    tool_called() only queues the call: a writer thread records it, so the database write is
+    not part of the tool's response time. Every read of the session waits for the queue first."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
@@ -140,7 +144,9 @@ class Tracker:
         self.error: str | None = None  # why sessions cannot be recorded, for session/current
         self.session_id: str | None = None
         self.last: datetime | None = None
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # guards the store, the session id and `last`
+        self.pending: queue.Queue = queue.Queue()
+        self.writer: threading.Thread | None = None
 
     def connected(self) -> None:
         with self.lock:
@@ -153,6 +159,8 @@ class Tracker:
                 now = clock()
                 self.store.expire_idle(iso(now - IDLE))
                 self._start(now)
+                self.writer = threading.Thread(target=self._write_calls, name="repoctx-sessions", daemon=True)
+                self.writer.start()
             except (StoreError, PathEscape, OSError) as exc:
                 self._fail(exc)
         with _active_lock:
@@ -178,7 +186,13 @@ class Tracker:
             self.session_id = None
         return self.session_id
 
+    def flush(self) -> None:
+        """Wait until every queued tool call is recorded."""
+        if self.writer is not None:
+            self.pending.join()
+
     def current(self) -> str | None:
+        self.flush()
         with self.lock:
             if self.store is None:
                 return None
@@ -190,6 +204,7 @@ class Tracker:
 
     def live_id(self) -> str:
         """The session a discovery belongs to, starting one after an idle expiry ("" if none)."""
+        self.flush()
         with self.lock:
             if self.store is None:
                 return ""
@@ -201,18 +216,29 @@ class Tracker:
                 return ""
 
     def tool_called(self, tool: str, arguments: Any, result: Any) -> None:
-        paths = paths_in(self.ws, arguments, result)
-        topics = topics_in(arguments)
-        with self.lock:
-            if self.store is None:
-                return
+        if self.writer is not None:
+            self.pending.put((clock(), arguments, result))
+
+    def _write_calls(self) -> None:
+        while True:
+            item = self.pending.get()
             try:
-                now = clock()
-                session_id = self._live(now) or self._start(now)
-                self.store.record_call(session_id, iso(now), paths, topics)
-                self.last = now
+                if item is None:
+                    return
+                now, arguments, result = item
+                paths, topics = paths_in(self.ws, arguments, result), topics_in(arguments)
+                with self.lock:
+                    if self.store is not None:
+                        session_id = self._live(now) or self._start(now)
+                        self.store.record_call(session_id, iso(now), paths, topics)
+                        self.last = now
             except StoreError as exc:
-                self._fail(exc)
+                with self.lock:
+                    self._fail(exc)
+            except Exception:
+                log.exception("recording a tool call failed")
+            finally:
+                self.pending.task_done()
 
     def add_discovery(self, session_id: str, module: str, type_: str, content: str, solution: str) -> None:
         with self.lock:
@@ -227,6 +253,10 @@ class Tracker:
         with _active_lock:
             if _active.get(self.ws.root) is self:
                 del _active[self.ws.root]
+        if self.writer is not None:
+            self.pending.put(None)
+            self.writer.join()
+            self.writer = None
         with self.lock:
             if self.store is None:
                 return
@@ -409,9 +439,9 @@ RECENT_URI = "context://sessions/recent"
 
 def read_current(ws: Workspace, fields: dict[str, str]) -> str:
     tracker = active(ws)
+    session_id = tracker.current() if tracker is not None else None  # waits for queued calls
     if tracker is not None and tracker.error:
         raise ResourceError(INTERNAL_ERROR, "Session database error", {"resource": CURRENT_URI, "reason": tracker.error})
-    session_id = tracker.current() if tracker is not None else None
     if session_id is None:
         reason = (
             "The session ended after 30 minutes without a tool call; the next call starts a new one"

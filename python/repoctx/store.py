@@ -192,8 +192,7 @@ class Store:
 
     def record_call(self, session_id: str, now: str, paths: list[str], topics: list[str]) -> None:
         statements: list[tuple[str, tuple]] = [(
-            "UPDATE sessions SET tool_calls = tool_calls + 1, last_activity_at = ?, status = 'active', "
-            "ended_at = NULL WHERE id = ?",
+            "UPDATE sessions SET tool_calls = tool_calls + 1, last_activity_at = ? WHERE id = ?",
             (now, session_id),
         )]
         for path in paths:
