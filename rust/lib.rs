@@ -318,8 +318,10 @@ impl SourceIndexPy {
         Ok(SourceIndexPy(index))
     }
 
-    fn is_current(&self, py: Python<'_>) -> bool {
-        py.detach(|| self.0.is_current())
+    #[pyo3(signature = (query=None))]
+    fn is_current(&self, py: Python<'_>, query: Option<Bound<'_, GlobsPy>>) -> bool {
+        let q = query.as_ref().map(|g| &g.get().0);
+        py.detach(|| self.0.is_current(q))
     }
 
     #[getter]

@@ -33,6 +33,9 @@ const RACY_NS: i128 = 1_000_000_000;
 /// `**` crosses them; a trailing `/` means everything below; `./` is dropped.
 pub struct Globs {
     set: GlobSet,
+    /// The literal leading directories every pattern shares ("src/auth/" for "src/auth/*.py"):
+    /// only paths starting with it can match, so a sorted file list is searched, not scanned.
+    prefix: String,
     /// For each glob in `set`, the index of its pattern.
     index: Vec<usize>,
     pub len: usize,
@@ -51,6 +54,22 @@ pub fn normalize_pattern(p: &str) -> String {
     s
 }
 
+/// The leading directories of a pattern before its first glob character ("a/b/" of "a/b/c*.py").
+fn literal_dirs(pattern: &str) -> &str {
+    let literal = pattern.find(['*', '?', '[', '{', '\\']).map_or(pattern, |i| &pattern[..i]);
+    literal.rfind('/').map_or("", |i| &literal[..=i])
+}
+
+fn common_prefix<'a>(mut items: impl Iterator<Item = &'a str>) -> String {
+    let Some(first) = items.next() else { return String::new() };
+    let mut prefix = first;
+    for p in items {
+        let n = prefix.bytes().zip(p.bytes()).take_while(|(a, b)| a == b).count();
+        prefix = &prefix[..prefix[..n].rfind('/').map_or(0, |i| i + 1)];
+    }
+    prefix.to_string()
+}
+
 impl Globs {
     pub fn new(patterns: &[String]) -> Globs {
         let mut builder = GlobSetBuilder::new();
@@ -66,7 +85,9 @@ impl Globs {
             }
         }
         let set = builder.build().unwrap_or_else(|_| GlobSet::empty());
-        Globs { set, index, len: patterns.len(), invalid }
+        let valid: Vec<String> = index.iter().map(|&i| normalize_pattern(&patterns[i])).collect();
+        let prefix = common_prefix(valid.iter().map(|p| literal_dirs(p)));
+        Globs { set, prefix, index, len: patterns.len(), invalid }
     }
 
     fn matches_candidate(&self, c: &Candidate<'_>, into: &mut Vec<usize>) {
@@ -121,15 +142,33 @@ pub struct FileRec {
     state: Option<Mutex<FileState>>,
 }
 
+/// A directory walked: its stamp, whether that was racy, and its `.gitignore`'s stamp if it had one
+/// (a `.gitignore` created or deleted later changes the directory's own stamp).
+struct DirStamp {
+    rel: String,
+    stamp: Stamp,
+    racy: bool,
+    gitignore: Option<Stamp>,
+}
+
+impl DirStamp {
+    fn holds(&self, root: &Path) -> bool {
+        let abs = root.join(&self.rel);
+        !self.racy
+            && stat(&abs) == Some(self.stamp)
+            && self.gitignore.is_none_or(|g| stat(&abs.join(".gitignore")) == Some(g))
+    }
+}
+
 pub struct Index {
     root: PathBuf,
     prefix: String,
     finder: AhoCorasick,
     pub files: Vec<FileRec>,
-    /// Every directory walked, with its stamp and whether it was racy.
-    dirs: Vec<(PathBuf, Stamp, bool)>,
-    /// `.gitignore` files in walked directories and `.git/info/exclude` (None: absent).
-    ignore_files: Vec<(PathBuf, Option<Stamp>)>,
+    /// Every directory walked ("" for the root), sorted by path.
+    dirs: Vec<DirStamp>,
+    /// `.git/info/exclude` (None: absent).
+    exclude: Option<Stamp>,
 }
 
 /// Read and scan one file: (stamp, annotations). Binary and oversized files have none.
@@ -160,7 +199,7 @@ fn wanted(rel: &str, is_dir: bool, scan_paths: &[String]) -> bool {
 }
 
 enum Item {
-    Dir(PathBuf, Stamp, Option<Stamp>),
+    Dir(String, Stamp, Option<Stamp>),
     File(String, Option<(Option<Stamp>, Vec<Annotation>)>),
 }
 
@@ -211,13 +250,15 @@ impl Index {
                 let Ok(entry) = entry else { return WalkState::Continue };
                 let Some(ft) = entry.file_type() else { return WalkState::Continue };
                 let path = entry.path();
+                let Ok(rel) = path.strip_prefix(&root).map(|p| p.to_string_lossy().replace('\\', "/")) else {
+                    return WalkState::Continue;
+                };
                 if ft.is_dir() {
                     if let Some(s) = stat(path) {
-                        let _ = tx.send(Item::Dir(path.to_path_buf(), s, stat(&path.join(".gitignore"))));
+                        let _ = tx.send(Item::Dir(rel, s, stat(&path.join(".gitignore"))));
                     }
                 } else if ft.is_file() {
-                    let rel = path.strip_prefix(&root).map(|p| p.to_string_lossy().replace('\\', "/"));
-                    if let Ok(rel) = rel {
+                    {
                         let scanned = annotate::lang_of(&rel).map(|_| scan_path(path, &rel, &prefix, &finder));
                         let _ = tx.send(Item::File(rel, scanned));
                     }
@@ -228,14 +269,11 @@ impl Index {
         drop(tx);
         let mut files = Vec::new();
         let mut dirs = Vec::new();
-        let mut ignore_files = vec![(root.join(".git/info/exclude"), stat(&root.join(".git/info/exclude")))];
+        let exclude = stat(&root.join(".git/info/exclude"));
         for item in rx {
             match item {
-                Item::Dir(path, s, gitignore) => {
-                    if gitignore.is_some() {
-                        ignore_files.push((path.join(".gitignore"), gitignore));
-                    }
-                    dirs.push((path, s, s.mtime_ns >= started - RACY_NS));
+                Item::Dir(rel, stamp, gitignore) => {
+                    dirs.push(DirStamp { rel, stamp, racy: stamp.mtime_ns >= started - RACY_NS, gitignore });
                 }
                 Item::File(path, scanned) => {
                     let state = scanned.map(|(stamp, annotations)| {
@@ -247,19 +285,46 @@ impl Index {
             }
         }
         files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        Ok(Index { root: root.to_path_buf(), prefix: prefix.to_string(), finder, files, dirs, ignore_files })
+        dirs.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+        Ok(Index { root: root.to_path_buf(), prefix: prefix.to_string(), finder, files, dirs, exclude })
     }
 
-    /// Whether the file list (and the ignore rules behind it) is unchanged since the walk.
-    pub fn is_current(&self) -> bool {
-        self.dirs.par_iter().all(|(p, s, racy)| !racy && stat(p) == Some(*s))
-            && self.ignore_files.iter().all(|(p, s)| stat(p) == *s)
+    /// Whether the files a query can match (every file when None), and the ignore rules behind
+    /// them, are unchanged since the walk: the directories under the query's literal directories
+    /// and the ones above them are stamped again, and nothing else.
+    pub fn is_current(&self, query: Option<&Globs>) -> bool {
+        stat(&self.root.join(".git/info/exclude")) == self.exclude
+            && self.relevant_dirs(query).par_iter().all(|d| d.holds(&self.root))
+    }
+
+    fn relevant_dirs(&self, query: Option<&Globs>) -> Vec<&DirStamp> {
+        let prefix = query.map_or("", |q| q.prefix.as_str());
+        if prefix.is_empty() {
+            return self.dirs.iter().collect();
+        }
+        let dir = prefix.trim_end_matches('/');
+        let ancestors = std::iter::once("").chain(dir.match_indices('/').map(|(i, _)| &dir[..i])).chain([dir]);
+        let mut out: Vec<&DirStamp> = ancestors
+            .filter_map(|a| self.dirs.binary_search_by(|d| d.rel.as_str().cmp(a)).ok().map(|i| &self.dirs[i]))
+            .collect();
+        let start = self.dirs.partition_point(|d| d.rel.as_str() < prefix);
+        let len = self.dirs[start..].partition_point(|d| d.rel.starts_with(prefix));
+        out.extend(&self.dirs[start..start + len]);
+        out
+    }
+
+    /// The files whose paths start with the query's literal directories (all when None).
+    fn candidates(&self, query: Option<&Globs>) -> &[FileRec] {
+        let Some(prefix) = query.map(|q| q.prefix.as_str()).filter(|p| !p.is_empty()) else { return &self.files };
+        let start = self.files.partition_point(|f| f.path.as_str() < prefix);
+        let len = self.files[start..].partition_point(|f| f.path.starts_with(prefix));
+        &self.files[start..start + len]
     }
 
     /// Annotations of the scannable files matching `query` (all when None), ordered by
     /// path and line. Each of those files is stat'ed and rescanned if it changed.
     pub fn annotations(&self, query: Option<&Globs>) -> Vec<(String, Annotation)> {
-        self.files
+        self.candidates(query)
             .par_iter()
             .filter(|f| f.state.is_some() && query.is_none_or(|g| g.set.is_match(&f.path)))
             .flat_map_iter(|f| {
@@ -298,7 +363,7 @@ impl Index {
 
     /// For each pattern, whether some file matches both it and `query`.
     pub fn overlaps(&self, query: &Globs, globs: &Globs) -> Vec<bool> {
-        self.files
+        self.candidates(Some(query))
             .par_iter()
             .fold(
                 || (vec![false; globs.len], Vec::new()),
@@ -389,8 +454,20 @@ mod tests {
         assert_eq!(targets(&idx, None), ["a.py:1 SPEC-1", "b.py:1 NORM-1"]);
         let q = Globs::new(&["a.*".into()]);
         assert_eq!(targets(&idx, Some(&q)), ["a.py:1 SPEC-1"]);
-        fs::write(d.path.join("c.py"), "").unwrap();
-        assert!(!idx.is_current());
+        let under_a = Globs::new(&["a/*.py".into()]);
+        fs::create_dir(d.path.join("a")).unwrap();
+        assert!(!idx.is_current(None) && !idx.is_current(Some(&under_a)));
+        let idx = Index::build(&d.path, "@", &[".".into()]).unwrap();
+        let old = SystemTime::now() - std::time::Duration::from_secs(60);
+        for p in ["a", ""] {
+            fs::File::open(d.path.join(p)).unwrap().set_modified(old).unwrap();
+        }
+        let idx = Index { dirs: idx.dirs.into_iter().map(|x| DirStamp { racy: false, stamp: stat(&d.path.join(&x.rel)).unwrap(), ..x }).collect(), ..idx };
+        assert!(idx.is_current(None) && idx.is_current(Some(&under_a)));
+        fs::write(d.path.join("a/new.py"), "").unwrap();
+        assert!(!idx.is_current(Some(&under_a)));
+        assert!(idx.is_current(Some(&Globs::new(&["b/*.py".into()]))), "a change under a/ is not a change under b/");
+        assert!(!idx.is_current(None));
     }
 
     #[test]
@@ -403,5 +480,11 @@ mod tests {
         assert_eq!(g.matches("src/auth/login.py"), [0, 1]);
         let q = Globs::new(&["src/*/login.py".into()]);
         assert_eq!(idx.overlaps(&q, &g), [true, true, false, false, false]);
+        assert_eq!(Globs::new(&["src/auth/*.py".into(), "src/db/**".into()]).prefix, "src/");
+        assert_eq!(Globs::new(&["./src/auth/".into()]).prefix, "src/auth/");
+        assert_eq!(Globs::new(&["src/a.py".into()]).prefix, "src/");
+        assert_eq!(Globs::new(&["**/*.rs".into(), "src/x".into()]).prefix, "");
+        let only_auth = Globs::new(&["src/auth/*".into()]);
+        assert_eq!(idx.candidates(Some(&only_auth)).len(), 2);
     }
 }

@@ -117,8 +117,9 @@ class SourceIndex:
     with a known comment syntax (scanned with `prefix`, e.g. "@"). Raises OSError."""
 
     def __init__(self, root: str, prefix: str, scan_paths: list[str]) -> None: ...
-    def is_current(self) -> bool:
-        """No directory or ignore file changed since the walk (racy stamps never count as current)."""
+    def is_current(self, query: Globs | None = None) -> bool:
+        """No directory (or ignore file) a query can see changed since the walk: those under its
+        literal directories and above them; all of them when None. Racy stamps never count."""
     @property
     def file_count(self) -> int: ...
     def annotations(self, query: Globs | None = None) -> list[AnnotationRow]:

@@ -104,7 +104,7 @@ def run(project: Project, baseline: str) -> list[Finding]:
             add("invalid_value", f"{a.id}: status '{a.meta.status}' is not one of {', '.join(a.type.statuses)}", a.file)
         if a.type.name == "task" and a.meta.kind and a.meta.kind not in fa.TASK_KINDS:
             add("invalid_value", f"{a.id}: kind '{a.meta.kind}' is not one of {', '.join(fa.TASK_KINDS)}", a.file)
-    globs, owners = project.path_owners()
+    globs, owners = project.path_owners
     for i in globs.invalid:
         a, pattern = owners[i]
         add("invalid_value", f"{a.id}: paths entry '{pattern}' is not a valid glob", a.file)

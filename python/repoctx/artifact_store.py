@@ -10,9 +10,10 @@ rust/srcindex.rs); questions about one file read that file instead.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from repoctx import _core
 from repoctx.formats import artifact as fa
@@ -88,6 +89,7 @@ class Project:
     def scan_paths(self) -> list[str]:
         return list(dict.fromkeys([*self.config.source_paths, *self.config.test_paths])) or ["."]
 
+    @cached_property
     def path_owners(self) -> tuple[_core.Globs, list[tuple[Artifact, str]]]:
         """All `paths` patterns of all artifacts, compiled, with the artifact and pattern of each."""
         owners = [(a, p) for a in self.artifacts if self.by_id[a.id] is a for p in a.meta.paths]
@@ -107,14 +109,20 @@ def is_glob(pattern: str) -> bool:
 
 # Parsed files by absolute path: (stat key, parsed); a changed stat parses again.
 _parsed: dict[str, tuple[tuple, object]] = {}
+# The last project read per root, with the stat keys of all its files: reused while they hold.
+_projects: dict[str, tuple[tuple, Project]] = {}
 
 
-def _read_cached(path: str, parse):
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    key = (st.st_mtime_ns, st.st_size, st.st_ino)
+def _stat_key(st: os.stat_result) -> tuple:
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _read_cached(path: str, parse, key: tuple | None = None):
+    if key is None:
+        try:
+            key = _stat_key(os.stat(path))
+        except OSError:
+            return None
     hit = _parsed.get(path)
     if hit is not None and hit[0] == key:
         return hit[1]
@@ -148,46 +156,80 @@ def _strip_frontmatter(text: str) -> str:
         return text.strip()
 
 
+def _listing(ws: Workspace, base: str) -> list[tuple[ArtifactType, str, str, tuple]]:
+    """(type, file name, path, stat key) of every artifact file; symlinks leading out are skipped."""
+    found = []
+    for t in fa.TYPES.values():
+        directory = os.path.join(base, t.directory)
+        try:
+            if not ws.contains_real(directory):
+                continue
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for e in entries:
+            if not e.name.endswith(".md") or e.name.startswith("."):
+                continue
+            if e.is_symlink() and not ws.contains_real(e.path):
+                continue
+            try:
+                st = e.stat()
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                found.append((t, e.name, e.path, _stat_key(st)))
+    return found
+
+
+def _file_key(path: str) -> tuple | None:
+    try:
+        return _stat_key(os.stat(path))
+    except OSError:
+        return None
+
+
 def open_project(ws: Workspace) -> Project:
-    """The project under `ws.root` (raises NoProject)."""
+    """The project under `ws.root` (raises NoProject); the same object while no file changed."""
     base = os.path.join(ws.root, fa.CONTEXTIA_DIR)
     if not os.path.isdir(base) or not ws.contains_real(base):
         raise NoProject(ws.root)
+    listing = _listing(ws, base)
+    config_path = os.path.join(base, fa.CONFIG_FILE)
+    identity_path = os.path.join(base, fa.IDENTITY_FILE)
+    if not ws.contains_real(identity_path):
+        identity_path = ""
+    config_key, identity_key = _file_key(config_path), identity_path and _file_key(identity_path)
+    key = (tuple((path, k) for _t, _n, path, k in listing), config_key, identity_key)
+    held = _projects.get(ws.root)
+    if held is not None and held[0] == key:
+        return held[1]
     config, config_problem = Config(), None
-    parsed = _read_cached(os.path.join(base, fa.CONFIG_FILE), _parse_config)
+    parsed = _read_cached(config_path, _parse_config, config_key) if config_key else None
     if isinstance(parsed, str):
         config_problem = parsed
     elif parsed is not None:
         config = parsed
     artifacts: list[Artifact] = []
     unreadable: list[Unreadable] = []
-    for t in fa.TYPES.values():
-        directory = os.path.join(base, t.directory)
-        try:
-            entries = sorted(e.name for e in os.scandir(directory) if e.name.endswith(".md") and not e.name.startswith("."))
-        except OSError:
+    for t, name, path, file_key in sorted(listing, key=lambda x: x[2]):
+        rel = f"{fa.CONTEXTIA_DIR}/{t.directory}/{name}"
+        doc = _read_cached(path, _parse_artifact, file_key)
+        if doc is None:
             continue
-        for name in entries:
-            path = os.path.join(directory, name)
-            rel = os.path.relpath(path, ws.root).replace(os.sep, "/")
-            stem = name[:-3]
-            if not ws.contains_real(path) or not os.path.isfile(path):
-                continue
-            doc = _read_cached(path, _parse_artifact)
-            if doc is None:
-                continue
-            if isinstance(doc, str):
-                unreadable.append(Unreadable(stem, rel, doc))
-                continue
-            meta, body = doc
-            if not fa.ARTIFACT_ID.match(meta.id):
-                unreadable.append(Unreadable(stem, rel, f"field 'id' in frontmatter must look like {t.prefix}-001 (got '{meta.id}')"))
-                continue
-            artifacts.append(Artifact(meta.id, fa.type_of_id(meta.id), rel, meta, body))
+        if isinstance(doc, str):
+            unreadable.append(Unreadable(name[:-3], rel, doc))
+            continue
+        meta, body = doc
+        if not fa.ARTIFACT_ID.match(meta.id):
+            unreadable.append(Unreadable(name[:-3], rel,
+                                         f"field 'id' in frontmatter must look like {t.prefix}-001 (got '{meta.id}')"))
+            continue
+        artifacts.append(Artifact(meta.id, fa.type_of_id(meta.id), rel, meta, body))
     artifacts.sort(key=lambda a: (fa.id_sort_key(a.id), a.file))
-    identity_path = os.path.join(base, fa.IDENTITY_FILE)
-    identity = _read_cached(identity_path, _strip_frontmatter) if ws.contains_real(identity_path) else None
-    return Project(ws.root, base, config, config_problem, artifacts, unreadable, identity or None)
+    identity = _read_cached(identity_path, _strip_frontmatter, identity_key) if identity_key else None
+    project = Project(ws.root, base, config, config_problem, artifacts, unreadable, identity or None)
+    _projects[ws.root] = (key, project)
+    return project
 
 
 # --- the annotation index -------------------------------------------------------
@@ -196,13 +238,14 @@ _indexes: dict[str, tuple[tuple, _core.SourceIndex]] = {}
 _index_lock = threading.Lock()
 
 
-def source_index(project: Project, fresh: bool = False) -> _core.SourceIndex:
+def source_index(project: Project, query: _core.Globs | None = None, fresh: bool = False) -> _core.SourceIndex:
     """The annotation index of the project's sources: the one this process holds while it is
-    current (same settings, no directory or ignore file changed), else a new scan."""
+    current for `query` (same settings, no directory or ignore file it can see changed), else a
+    new scan."""
     key = (project.prefix, tuple(project.scan_paths))
     with _index_lock:
         held = _indexes.get(project.root)
-        if not fresh and held is not None and held[0] == key and held[1].is_current():
+        if not fresh and held is not None and held[0] == key and held[1].is_current(query):
             return held[1]
         index = _core.SourceIndex(project.root, project.prefix, project.scan_paths)
         _indexes[project.root] = (key, index)

@@ -403,7 +403,7 @@ def _resolve(ws: Workspace, path: str) -> tuple[str, str]:
 
 def _covering(project: Project, rel: str) -> dict[str, list[str]]:
     """Artifact id -> its `paths` patterns that match the file."""
-    g, owners = project.path_owners()
+    g, owners = project.path_owners
     out: dict[str, list[str]] = {}
     for i in g.matches(rel):
         a, pattern = owners[i]
@@ -507,10 +507,10 @@ def find_by_path(ws: Workspace, p: FindParams) -> FindResult:
         pattern = rel + "/**"
     patterns: dict[str, list[str]] = {}
     annotations: dict[str, list[str]] = {}
-    globs, owners = project.path_owners()
+    globs, owners = project.path_owners
     if store.is_glob(pattern):
         query = store.globs((pattern,))
-        index = store.source_index(project)
+        index = store.source_index(project, query)
         overlap = index.overlaps(query, globs)
         for i, (a, own) in enumerate(owners):
             # An overlap by a file, or one pattern matching the other's text (src/auth/* and src/auth/*.py).
@@ -1021,8 +1021,10 @@ def _failed(r) -> bool:
 
 def _cmd(name: str, tool: str | None, summary: str, description: str, params, result, handler, text,
          positional=(), writes=False, is_error=_failed) -> Command:
+    # Results can list hundreds of artifacts or annotations: clients need not validate them item by item.
     return Command(name=name, tool=tool, summary=summary, description=description, params=params, result=result,
-                   handler=handler, is_error=is_error, writes=writes, positional=positional, render=text, text=text)
+                   handler=handler, is_error=is_error, writes=writes, positional=positional, render=text, text=text,
+                   large_lists=True)
 
 
 COMMANDS = [
