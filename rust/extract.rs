@@ -295,7 +295,7 @@ impl<'a> Scanner<'a> {
     /// signatures are still wanted: most exports of a big scope are only counted.
     fn export(&mut self, names: &[&str], make: impl FnOnce() -> (String, Option<String>)) {
         self.out.count += 1;
-        if self.out.first.len() < 3 {
+        if self.out.first.len() < 3 && !self.out.first.iter().any(|f| f == names[0]) {
             self.out.first.push(names[0].to_string());
         }
         if self.want_names {
@@ -1387,6 +1387,7 @@ impl Index {
         let mut internal = BTreeSet::new();
         let mut external = BTreeSet::new();
         let mut tests = BTreeSet::new();
+        let mut seen = HashSet::new();
         for name in Self::sources(&all) {
             let scan = Self::scan_one(&abs, name, false, MAX_EXPORTS - facts.exports.len());
             let (label, lang, _) = kind_of(name);
@@ -1423,7 +1424,11 @@ impl Index {
                 facts.generic.push(name.clone());
             }
             let test_file = if is_code(lang) && !is_test_name(name, lang) { find_test(name, lang, &present, &test_dirs) } else { None };
-            for e in scan.exports {
+            // A test file's functions are not the directory's interface.
+            for e in scan.exports.into_iter().filter(|_| !is_test_name(name, lang)) {
+                if !seen.insert(e.sig.clone()) {
+                    continue;
+                }
                 if let Some(d) = e.doc {
                     if facts.interfaces.len() < MAX_INTERFACES {
                         facts.interfaces.push(InterfaceOut { name: e.sig.clone(), description: d });

@@ -395,10 +395,12 @@ fn to_yaml(json: &[u8]) -> PyResult<String> {
     yamlwrite::to_yaml(json).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Write each (path, JSON) as YAML to a temporary file beside it; returns the temporary paths.
+/// Write each (path, JSON) as YAML (with raw=True, each (path, text) as it is) to a
+/// temporary file beside it; returns the temporary paths.
 #[pyfunction]
-fn stage_yaml(py: Python<'_>, items: Vec<(String, Vec<u8>)>) -> PyResult<Vec<String>> {
-    py.detach(|| yamlwrite::stage(&items)).map_err(os_err)
+#[pyo3(signature = (items, raw=false))]
+fn stage_yaml(py: Python<'_>, items: Vec<(String, Vec<u8>)>, raw: bool) -> PyResult<Vec<String>> {
+    py.detach(|| yamlwrite::stage(&items, raw)).map_err(os_err)
 }
 
 /// Flush staged (temporary, final) pairs, rename them into place in order, flush again.

@@ -203,15 +203,19 @@ fn temp_of(path: &str) -> String {
     format!("{}.repoctx-{}.tmp", path, std::process::id())
 }
 
-/// Write each (path, JSON) as YAML to a temporary file beside `path`; returns the
-/// temporary paths in order. On failure, the ones written are removed.
-pub fn stage(items: &[(String, Vec<u8>)]) -> io::Result<Vec<String>> {
+/// Write each (path, JSON) as YAML (with `raw`, each (path, text) as it is) to a
+/// temporary file beside `path`; returns the temporary paths in order. On failure,
+/// the ones written are removed.
+pub fn stage(items: &[(String, Vec<u8>)], raw: bool) -> io::Result<Vec<String>> {
     let results: Vec<io::Result<String>> = items
         .par_iter()
-        .map(|(path, json)| {
-            let text = to_yaml(json)?;
+        .map(|(path, data)| {
             let tmp = temp_of(path);
-            fs::write(&tmp, text)?;
+            if raw {
+                fs::write(&tmp, data)?;
+            } else {
+                fs::write(&tmp, to_yaml(data)?)?;
+            }
             Ok(tmp)
         })
         .collect();
@@ -279,11 +283,11 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let path = dir.join("a.yaml").to_string_lossy().into_owned();
         fs::write(&path, "old").unwrap();
-        let tmps = stage(&[(path.clone(), br#"{"k":"v"}"#.to_vec())]).unwrap();
+        let tmps = stage(&[(path.clone(), br#"{"k":"v"}"#.to_vec())], false).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "old");
         commit(&dir, &[(tmps[0].clone(), path.clone())]).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "k: \"v\"\n");
-        assert!(stage(&[(path.clone(), b"not json".to_vec())]).is_err());
+        assert!(stage(&[(path.clone(), b"not json".to_vec())], false).is_err());
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
         fs::remove_dir_all(&dir).unwrap();
     }

@@ -147,6 +147,7 @@ EXAMPLES: dict[str, dict] = {
     "list_contexts": {},
     "check_freshness": {"scope": "src/core"},
     "query_context": {"scope": "src/core", "filter": ["summary", "decisions"]},
+    "update_context": {"scope": "src/core", "fields": {"todos": ["Cache parsed jobs"]}},
     "context_resolve": {"cache": "docs", "query": "Guide usage", "budget": 8000},
     "context_list_caches": {},
     "context_inspect_cache": {"cache": "docs"},

@@ -31,6 +31,8 @@ def cli_argv(cmd, args: dict) -> list[str]:
         elif isinstance(value, list):
             for item in value:
                 argv += [flag, item if isinstance(item, str) else json.dumps(item)]
+        elif isinstance(value, dict):
+            argv += [flag, json.dumps(value)]
         else:
             argv += [flag, str(value)]
     return argv

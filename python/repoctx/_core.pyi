@@ -129,3 +129,30 @@ class SourceIndex:
         """For each pattern, how many files it matches."""
     def overlaps(self, query: Globs, globs: Globs) -> list[bool]:
         """For each pattern, whether some file matches both it and `query`."""
+
+FILE_LABELS: list[str]
+"""Every label a file purpose can be when nothing more specific is known (e.g. "Python module")."""
+
+class ScopeSources:
+    """What `.context.yaml` derives from the sources (rust/extract.rs): built once over the
+    directories of a walk table, then asked for the facts of scopes, read in parallel."""
+
+    def __init__(self, root: str, dirs: list[str]) -> None: ...
+    def extract(self, scopes: list[str]) -> str:
+        """One JSON array, an object per scope in order: files (name, purpose, test_file),
+        generic, exports, interfaces, internal, external, manifests, tests."""
+    def missing_exports(self, items: list[tuple[str, list[str]]]) -> list[list[str]]:
+        """For each (scope, names): the names that no file of the scope exports."""
+    @property
+    def languages(self) -> list[tuple[str, int]]:
+        """(language, files) over the whole table, most files first."""
+
+def to_yaml(json: bytes) -> str:
+    """YAML text for a JSON object: keys in order, strings double-quoted; ValueError on bad JSON."""
+
+def stage_yaml(items: list[tuple[str, bytes]], raw: bool = False) -> list[str]:
+    """Write each (path, JSON) as YAML (raw: each (path, text) as is) to a temporary file
+    beside `path`; returns the temporary paths. OSError, with none left behind, on failure."""
+
+def commit_staged(root: str, pairs: list[tuple[str, str]]) -> None:
+    """Flush staged (temporary, final) pairs with one syncfs, rename each into place in order, flush again."""

@@ -65,7 +65,10 @@ def _add_params(parser: argparse.ArgumentParser, cmd) -> None:
         elif tp in (int, float):
             kwargs["type"] = tp
         if field.name in cmd.positional:
-            if field.default is not msgspec.NODEFAULT:
+            if origin is list:  # `regen a b`: any number of words
+                kwargs.pop("action")
+                kwargs["nargs"] = "*"
+            elif field.default is not msgspec.NODEFAULT:
                 kwargs["nargs"] = "?"
             parser.add_argument(field.name, **kwargs)
         else:

@@ -215,9 +215,9 @@ def connection_observers(ws) -> list:
 
 def all_commands() -> list[Command]:
     """Every command, in the order the CLI lists them."""
-    from repoctx import artifacts, caches, clients, control, project, proposals, runs, scopes, sessions
+    from repoctx import artifacts, caches, clients, control, project, proposals, runs, scope_writes, scopes, sessions
 
-    return [*scopes.COMMANDS, *caches.COMMANDS, *artifacts.COMMANDS, *project.COMMANDS, *sessions.COMMANDS,
+    return [*scopes.COMMANDS, *scope_writes.COMMANDS, *caches.COMMANDS, *artifacts.COMMANDS, *project.COMMANDS, *sessions.COMMANDS,
             *control.COMMANDS, *proposals.COMMANDS, *runs.COMMANDS, *clients.COMMANDS]
 
 

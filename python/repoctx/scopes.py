@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import _core, index
+from repoctx import _core, gitstate, index
 from repoctx.commands import Command
 from repoctx.formats import context_file as cf
 from repoctx.workspace import PathEscape, RootNotAllowed, Workspace
@@ -121,6 +121,15 @@ def parsed_contexts(root: str, rows: list) -> dict[str, cf.ContextFile]:
 
 class ListContextsParams(Struct, forbid_unknown_fields=True):
     path: RootOverride = None
+    under: Annotated[
+        str | None, Meta(description='Only scopes at or under this one, e.g. "packages/api" (for large trees)')
+    ] = None
+    state: Annotated[State | None, Meta(description="Only entries in this state")] = None
+    limit: Annotated[int, Meta(ge=1, description="At most this many entries; then next_cursor gives the next page")] | None = None
+    cursor: Annotated[str | None, Meta(description="next_cursor of the page before")] = None
+    check: Annotated[
+        bool, Meta(description="For CI: an error (non-zero exit) when any scope is stale or missing")
+    ] = False
 
 
 class Entry(Struct, omit_defaults=True):
@@ -131,12 +140,23 @@ class Entry(Struct, omit_defaults=True):
     summary: str | UnsetType = UNSET
 
 
+class CheckOutcome(Struct):
+    passed: bool
+    fresh: int
+    stale: int
+    missing: int
+
+
 class ListContextsResult(Struct, omit_defaults=True):
     root: str
     total_directories: int
     skipped_directories: int
     tracked: int
     entries: list[Entry]
+    # Only with under/state/limit/cursor: entries matching under and state, and where the next page starts.
+    matched: int | UnsetType = UNSET
+    next_cursor: str | UnsetType = UNSET
+    check: CheckOutcome | UnsetType = UNSET  # only with check
     error: str | UnsetType = UNSET
 
 
@@ -145,6 +165,42 @@ def list_contexts(ws: Workspace, p: ListContextsParams) -> ListContextsResult:
         ws = ws.with_path(p.path)
     except RootNotAllowed as exc:
         return ListContextsResult(os.path.abspath(p.path or "."), 0, 0, 0, [], error=str(exc))
+    full = _full_listing(ws)
+    if full.error:
+        return full
+    result = full
+    if p.under is not None or p.state is not None or p.limit is not None or p.cursor is not None:
+        try:
+            result = _page(ws, full, p)
+        except PathEscape:
+            return msgspec.structs.replace(full, entries=[], matched=0, error=TRAVERSAL)
+    if p.check:
+        counts = {s: sum(1 for e in full.entries if e.state == s) for s in ("fresh", "stale", "missing")}
+        outcome = CheckOutcome(counts["stale"] == 0 and counts["missing"] == 0, **counts)
+        result = msgspec.structs.replace(result, check=outcome)
+    return result
+
+
+def _page(ws: Workspace, full: ListContextsResult, p: ListContextsParams) -> ListContextsResult:
+    """The entries under a scope and in a state, from the cursor on, at most `limit` of them."""
+    under = ws.resolve(p.under)[0] if p.under is not None else "."
+    prefix = under + "/"
+    matching = [
+        e for e in full.entries
+        if (under == "." or e.scope == under or e.scope.startswith(prefix)) and (p.state is None or e.state == p.state)
+    ]
+    start = matching
+    if p.cursor is not None:
+        after = p.cursor.encode()
+        start = [e for e in matching if e.scope.encode() > after]
+    page = start[: p.limit] if p.limit is not None else start
+    more = p.limit is not None and len(start) > p.limit
+    return msgspec.structs.replace(
+        full, entries=page, matched=len(matching), next_cursor=page[-1].scope if more else UNSET
+    )
+
+
+def _full_listing(ws: Workspace) -> ListContextsResult:
     cfg = ws.scan_config()
     try:
         table = index.scan(ws, cfg)
@@ -156,19 +212,30 @@ def list_contexts(ws: Workspace, p: ListContextsParams) -> ListContextsResult:
         return cached[1]
     eligible = [row for row in table.rows if row[6]]
     contexts = parsed_contexts(ws.root, [row for row in eligible if row[4]])
+    unchanged = _git_fresh(ws.root, contexts, {row[0]: row[1] for row in eligible})
     entries = []
     for scope, fingerprint, *_ in eligible:
         ctx = contexts.get(scope)
         if ctx is None:
             entries.append(Entry(scope, "missing", False))
         else:
-            state = "fresh" if ctx.fingerprint == fingerprint else "stale"
+            state = "fresh" if ctx.fingerprint == fingerprint or scope in unchanged else "stale"
             entries.append(Entry(scope, state, True, ctx.last_updated, ctx.summary))
     tracked = sum(1 for e in entries if e.has_context)
     result = ListContextsResult(ws.root, len(eligible), table.skipped, tracked, entries)
     if table.generation:
         _listed[key] = (table.generation, result)
     return result
+
+
+def _git_fresh(root: str, contexts: dict[str, cf.ContextFile], fingerprints: dict[str, str]) -> set[str]:
+    """Scopes stale by stat whose files git finds unchanged since the commit their context
+    recorded (a fresh clone, a checkout, a touch): fresh by content."""
+    wanted = {}
+    for scope, ctx in contexts.items():
+        if ctx.fingerprint != fingerprints.get(scope) and (commit := gitstate.recorded_commit(ctx.evidence)):
+            wanted[scope] = commit
+    return gitstate.unchanged_since(root, wanted) if wanted else set()
 
 
 # In a serving process, the last listing per (root, config) and the table generation it
@@ -183,9 +250,15 @@ def _render_status(r: ListContextsResult) -> str:
     width = max((len(e.scope) for e in r.entries), default=1)
     lines = [f"  {marks[e.state]} {e.scope.ljust(width)}  {e.state}" for e in r.entries]
     counts = {s: sum(1 for e in r.entries if e.state == s) for s in marks}
+    if r.matched is not UNSET:
+        more = f"; next page: --cursor {r.next_cursor}" if r.next_cursor else ""
+        lines.append(f"{len(r.entries)} of {r.matched} matching scopes shown{more}")
     lines.append(
         f"{r.total_directories} scopes: {counts['fresh']} fresh, {counts['stale']} stale, "
         f"{counts['missing']} missing ({r.skipped_directories} directories below min_tokens)"
+        if r.check is UNSET else
+        f"{r.total_directories} scopes: {r.check.fresh} fresh, {r.check.stale} stale, {r.check.missing} missing"
+        f" — check {'passed' if r.check.passed else 'failed'}"
     )
     return "\n".join(lines)
 
@@ -220,7 +293,7 @@ def check_freshness(ws: Workspace, p: CheckFreshnessParams) -> CheckFreshnessRes
         return CheckFreshnessResult(_shown(ws, p.scope), "missing", error=str(exc))
     except OSError:
         return CheckFreshnessResult(p.scope, "missing", error=f'Cannot read the directory at scope "{p.scope}"')
-    state = "fresh" if ctx.fingerprint == computed else "stale"
+    state = "fresh" if ctx.fingerprint == computed or rel in _git_fresh(ws.root, {rel: ctx}, {rel: computed}) else "stale"
     return CheckFreshnessResult(rel, state, Fingerprints(ctx.fingerprint, computed), ctx.last_updated)
 
 
@@ -288,11 +361,12 @@ COMMANDS = [
         tool="list_contexts",
         summary="List all tracked directories with their staleness status.",
         description="Every directory that should have a .context.yaml (dotcontext's min_tokens rule), "
-        "each fresh, stale or missing, sorted by scope. Call first to discover scopes.",
+        "each fresh, stale or missing, sorted by scope. Call first to discover scopes. On a large tree, "
+        "narrow it with under and state, and page it with limit and cursor.",
         params=ListContextsParams,
         result=ListContextsResult,
         handler=list_contexts,
-        is_error=lambda r: bool(r.error),
+        is_error=lambda r: bool(r.error) or (r.check is not UNSET and not r.check.passed),
         large_lists=True,
         render=_render_status,
     ),

@@ -1,0 +1,746 @@
+"""Writing `.context.yaml` files: `init`, `regen`, `rehash`, `update_context`, and
+`scopes validate` for what is on disk.
+
+Generation reads the sources in the Rust core (`_core.ScopeSources`) in chunks,
+children before parents so a parent lists its children's final summaries, and
+writes every file as a temporary beside it; one `syncfs` flushes them all and
+they are renamed into place, children first. repoctx writes nothing else into a
+scope, so the fingerprint taken by the walk before writing is the one the
+directory has afterwards: every scope written is fresh, the root included.
+
+Writes take an exclusive lock on the root directory (flock), so two writers
+never interleave a read-merge-write of the same file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import os
+import posixpath
+import re
+import sys
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec.structs import replace
+
+from repoctx import _core, generate, gitstate, index, scopes
+from repoctx.commands import Command
+from repoctx.formats import context_file as cf
+from repoctx.generate import ScopeFacts
+from repoctx.workspace import PathEscape, Workspace, atomic_write
+
+CHUNK = 256  # scopes read per call into the core: the unit of progress and of memory held
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@contextmanager
+def root_lock(root: str):
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+class Progress:
+    """A one-line bar on stderr, only when stderr is a terminal and not --quiet."""
+
+    def __init__(self, label: str, total: int, quiet: bool) -> None:
+        self.label, self.total = label, total
+        self.on = not quiet and total > 0 and sys.stderr.isatty()
+
+    def update(self, done: int) -> None:
+        if self.on:
+            filled = int(30 * done / self.total)
+            sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total}")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.on:
+            sys.stderr.write("\r" + " " * (len(self.label) + 50) + "\r")
+            sys.stderr.flush()
+
+
+# --- the tree as it is --------------------------------------------------------
+
+
+@dataclass
+class Tree:
+    """A walk's table with the context files on it parsed."""
+
+    root: str
+    rows: dict[str, tuple]
+    order: list[str]  # every scope of the table, byte-ordered
+    contexts: dict[str, cf.ContextFile]
+    problems: dict[str, str]  # scope -> why its file cannot be used
+
+    @property
+    def eligible(self) -> list[str]:
+        return [s for s in self.order if self.rows[s][6]]
+
+    def children(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for s in self.order:
+            if s != "." and self.rows[s][5]:
+                out.setdefault(posixpath.dirname(s) or ".", []).append(s)
+        return out
+
+
+def load_tree(ws: Workspace) -> Tree:
+    table = index.scan(ws, ws.scan_config())
+    rows = {r[0]: r for r in table.rows}
+    with_file = [r[0] for r in table.rows if r[4]]
+    contexts, problems = {}, {}
+    parsed = scopes.read_contexts([os.path.join(ws.root, s, cf.CONTEXT_FILE) for s in with_file])
+    for scope, (kind, payload) in zip(with_file, parsed):
+        try:
+            contexts[scope] = scopes.decode_context(kind, payload)
+        except cf.UnsupportedVersion as exc:
+            problems[scope] = f"unsupported schema version {exc.found}; left as it is"
+        except (cf.SchemaError, msgspec.DecodeError) as exc:
+            problems[scope] = f"invalid .context.yaml ({_reason(kind, payload, exc)}); fix it or remove it"
+    return Tree(ws.root, rows, [r[0] for r in table.rows], contexts, problems)
+
+
+def _reason(kind: str, payload: str, exc: Exception) -> str:
+    if kind == "too_large":
+        return f"larger than {scopes.MAX_CONTEXT_BYTES} bytes"
+    field = getattr(exc, "field", "")
+    return f"field {field}: {exc}" if field else str(exc).splitlines()[0]
+
+
+class GitView:
+    """git's answers for one write, each commit asked once; HEAD asked in the background
+    while the tree is walked."""
+
+    def __init__(self, root: str, scopes_hint: list[str] | None = None) -> None:
+        self.root, self.hint = root, scopes_hint or ["."]
+        self._changed: dict[str, set[str] | None] = {}
+        self._head: str | None = None
+        self._thread = threading.Thread(target=self._prefetch, daemon=True)
+        self._thread.start()
+
+    def _prefetch(self) -> None:
+        self._head = gitstate.head(self.root)
+        if self._head:
+            self._changed[self._head] = gitstate.changed_dirs(self.root, self._head, self.hint)
+
+    def head(self) -> str | None:
+        self._thread.join()
+        return self._head
+
+    def unchanged(self, scope: str, commit: str) -> bool:
+        self._thread.join()
+        if commit not in self._changed:
+            self._changed[commit] = gitstate.changed_dirs(self.root, commit, self.hint)
+        changed = self._changed[commit]
+        return changed is not None and scope not in changed
+
+    def evidence(self, old: cf.ContextFile | None, scope: str, now: str) -> cf.Evidence | UnsetType:
+        """Evidence naming a commit whose version of the scope's files is the current one:
+        the one recorded while it still holds, else HEAD when the files are as committed."""
+        recorded = gitstate.recorded_commit(old.evidence) if old else None
+        if recorded and self.unchanged(scope, recorded):
+            return old.evidence
+        head = self.head()
+        if head and self.unchanged(scope, head):
+            return cf.Evidence(collected_at=now, commit_sha=head)
+        return UNSET
+
+    def fresh(self, ctx: cf.ContextFile, scope: str, fingerprint: str) -> bool:
+        if ctx.fingerprint == fingerprint:
+            return True
+        recorded = gitstate.recorded_commit(ctx.evidence)
+        return bool(recorded) and self.unchanged(scope, recorded)
+
+
+# --- generation ----------------------------------------------------------------
+
+
+class Skipped(Struct):
+    scope: str
+    reason: str
+
+
+class WriteResult(Struct, omit_defaults=True):
+    root: str
+    written: list[str]
+    unchanged: int
+    skipped: list[Skipped]
+    error: str | UnsetType = UNSET
+
+
+def _depth(scope: str) -> int:
+    return 0 if scope == "." else scope.count("/") + 1
+
+
+class Generator:
+    """Derives and writes the context files of some scopes of a tree."""
+
+    def __init__(self, ws: Workspace, tree: Tree, git: GitView) -> None:
+        self.ws, self.tree, self.git = ws, tree, git
+        self.sources = _core.ScopeSources(ws.root, tree.order)
+        self.manifests = generate.Manifests(ws.root)
+        self.children = tree.children()
+        self.summaries = {s: c.summary for s, c in tree.contexts.items()}
+        self.now = now_iso()
+
+    def derive(self, scope: str, facts: ScopeFacts, old: cf.ContextFile | None) -> cf.ContextFile:
+        self.manifests.learn(scope, facts.manifests)
+        root = scope == "."
+        derived = {
+            "files": facts.files or UNSET,
+            "generic": facts.generic,
+            "interfaces": facts.interfaces or UNSET,
+            "dependencies.internal": facts.internal or UNSET,
+            "dependencies.external": generate.external(scope, facts, self.manifests) or UNSET,
+            "subdirectories": self._subdirectories(scope) or UNSET,
+            "testing": generate.testing(scope, facts, self.manifests) or UNSET,
+            "exports": facts.exports or UNSET,
+            "project": generate.project(self.ws.root, facts, self.manifests, self.sources.languages) if root else UNSET,
+            "structure": self._structure() or UNSET if root else UNSET,
+            "evidence": self.git.evidence(old, scope, self.now) if generate.owned(old, "evidence") else UNSET,
+        }
+        ctx = generate.merge(old, scope, self.tree.rows[scope][1], self.now, derived)
+        self.summaries[scope] = ctx.summary
+        return ctx
+
+    def _summary_of(self, scope: str) -> str:
+        if scope in self.summaries:
+            return generate.first_sentence(self.summaries[scope])
+        row = self.tree.rows[scope]
+        if row[6]:
+            return "No valid .context.yaml yet."
+        return f"{row[3]} files; below the min_tokens threshold, no .context.yaml."
+
+    def _subdirectories(self, scope: str) -> list[cf.Subdirectory]:
+        return [cf.Subdirectory(name=posixpath.basename(c) + "/", summary=self._summary_of(c))
+                for c in self.children.get(scope, [])]
+
+    def _structure(self) -> list[cf.StructureEntry]:
+        out = []
+        for top in self.children.get(".", []):
+            if not self.tree.rows[top][6]:
+                continue
+            out.append(cf.StructureEntry(path=top, summary=self._summary_of(top)))
+            if self.tree.rows[top][2] == 0:  # a container (packages/, crates/ …): its children too
+                out += [cf.StructureEntry(path=c, summary=self._summary_of(c))
+                        for c in self.children.get(top, []) if self.tree.rows[c][6]]
+        return out[: generate.MAX_STRUCTURE]
+
+    def run(self, targets: list[str], quiet: bool, label: str) -> WriteResult:
+        order = sorted(targets, key=lambda s: (-_depth(s), s.encode()))
+        progress = Progress(label, len(order), quiet)
+        written, unchanged, staged = [], 0, []
+        try:
+            for i in range(0, len(order), CHUNK):
+                part = order[i : i + CHUNK]
+                items = []
+                for scope, facts in zip(part, generate.decode_facts(self.sources.extract(part))):
+                    old = self.tree.contexts.get(scope)
+                    ctx = self.derive(scope, facts, old)
+                    if generate.same_content(ctx, old) and self.git.fresh(old, scope, self.tree.rows[scope][1]):
+                        unchanged += 1
+                        continue
+                    items.append((os.path.join(self.ws.root, scope, cf.CONTEXT_FILE), msgspec.json.encode(ctx)))
+                    written.append(scope)
+                staged += zip(_core.stage_yaml(items), (path for path, _ in items))
+                progress.update(min(i + CHUNK, len(order)))
+            _core.commit_staged(self.ws.root, staged)
+        except BaseException:
+            for tmp, _ in staged:
+                _unlink(tmp)
+            raise
+        finally:
+            progress.close()
+        return WriteResult(self.ws.root, sorted(written, key=str.encode), unchanged, [])
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _under(scope: str, prefixes: list[str]) -> bool:
+    return any(p == "." or scope == p or scope.startswith(p + "/") for p in prefixes)
+
+
+def _resolve_all(ws: Workspace, given: list[str]) -> list[str]:
+    out = []
+    for s in given:
+        try:
+            out.append(ws.resolve(s)[0])
+        except PathEscape:
+            raise ValueError(scopes.TRAVERSAL) from None
+    return out
+
+
+class InitParams(Struct, forbid_unknown_fields=True):
+    quiet: Annotated[bool, Meta(description="no progress bar")] = False
+
+
+class RegenParams(Struct, forbid_unknown_fields=True):
+    scopes: Annotated[list[str], Meta(description="scopes to regenerate, each with the scopes under it (default: all)")] = []
+    stale: Annotated[bool, Meta(description="only scopes that are stale or missing")] = False
+    quiet: Annotated[bool, Meta(description="no progress bar")] = False
+
+
+def init(ws: Workspace, p: InitParams) -> WriteResult:
+    """A context file for every eligible scope that has none; existing files untouched."""
+    return _generate(ws, [], missing_only=True, stale_only=False, quiet=p.quiet, label="init")
+
+
+def regen(ws: Workspace, p: RegenParams) -> WriteResult:
+    return _generate(ws, p.scopes, missing_only=False, stale_only=p.stale, quiet=p.quiet, label="regen")
+
+
+def _generate(ws: Workspace, given: list[str], *, missing_only: bool, stale_only: bool, quiet: bool, label: str) -> WriteResult:
+    try:
+        prefixes = _resolve_all(ws, given) or ["."]
+    except ValueError as exc:
+        return WriteResult(ws.root, [], 0, [], error=str(exc))
+    git = GitView(ws.root)
+    with root_lock(ws.root):
+        try:
+            tree = load_tree(ws)
+        except OSError:
+            return WriteResult(ws.root, [], 0, [], error=f'Failed to scan project at "{ws.root}"')
+        candidates = [s for s in tree.eligible if _under(s, prefixes)]
+        skipped = [Skipped(s, tree.problems[s]) for s in candidates if s in tree.problems]
+        for p in prefixes:
+            if not any(_under(s, [p]) for s in tree.eligible):
+                skipped.append(Skipped(p, "not an eligible scope (below min_tokens, ignored, or not a directory)"))
+        targets = [s for s in candidates if s not in tree.problems]
+        if missing_only:
+            targets = [s for s in targets if s not in tree.contexts]
+        elif stale_only:
+            targets = [s for s in targets if s not in tree.contexts
+                       or not git.fresh(tree.contexts[s], s, tree.rows[s][1])]
+        result = Generator(ws, tree, git).run(targets, quiet, label)
+    return replace(result, skipped=skipped)
+
+
+def _render_write(verb: str):
+    def render(r: WriteResult) -> str:
+        if r.error:
+            return r.error
+        lines = [f"  ✗ {s.scope}: {s.reason}" for s in r.skipped]
+        lines.append(f"{verb} {len(r.written)} context files ({r.unchanged} unchanged, {len(r.skipped)} skipped).")
+        return "\n".join(lines)
+
+    return render
+
+
+# --- rehash ------------------------------------------------------------------
+
+
+class RehashParams(Struct, forbid_unknown_fields=True):
+    scopes: Annotated[list[str], Meta(description="scopes to rehash, each with the scopes under it (default: all)")] = []
+    quiet: Annotated[bool, Meta(description="no progress bar")] = False
+
+
+_SIMPLE = r'(?:"[^"\\\n]*"|\'[^\'\n]*\'|[^\s#"\'][^\n#]*?)'
+
+
+def _patch(text: str, fingerprint: str, last_updated: str) -> str | None:
+    """The file with only its `fingerprint` and `last_updated` lines replaced, keeping
+    comments and layout; None when they are not simple one-line scalars."""
+    out = text
+    for key, value in (("fingerprint", fingerprint), ("last_updated", last_updated)):
+        pattern = re.compile(rf"^{key}:[ \t]*{_SIMPLE}[ \t]*(#[^\n]*)?$(?!\n[ \t]+[^\s#])", re.M)
+        if len(pattern.findall(out)) != 1:
+            return None
+        out = pattern.sub(lambda m: f'{key}: "{value}"' + (f" {m.group(1)}" if m.group(1) else ""), out)
+    return out
+
+
+def rehash(ws: Workspace, p: RehashParams) -> WriteResult:
+    """Record current fingerprints and bump last_updated, leaving content as it is."""
+    try:
+        prefixes = _resolve_all(ws, p.scopes) or ["."]
+    except ValueError as exc:
+        return WriteResult(ws.root, [], 0, [], error=str(exc))
+    git = GitView(ws.root)
+    with root_lock(ws.root):
+        try:
+            tree = load_tree(ws)
+        except OSError:
+            return WriteResult(ws.root, [], 0, [], error=f'Failed to scan project at "{ws.root}"')
+        now = now_iso()
+        skipped = [Skipped(s, r) for s, r in tree.problems.items() if _under(s, prefixes)]
+        targets = [s for s in tree.order if s in tree.contexts and _under(s, prefixes)]
+        progress = Progress("rehash", len(targets), p.quiet)
+        raw, converted = [], []
+        for n, scope in enumerate(targets):
+            old = tree.contexts[scope]
+            ctx = replace(old, fingerprint=tree.rows[scope][1], last_updated=now)
+            if generate.owned(old, "evidence"):
+                evidence = git.evidence(old, scope, now)
+                listed = [e for e in (old.derived_fields or []) if e != "evidence"]
+                if evidence is not UNSET:
+                    listed = [d for d in generate.DERIVED if d in listed or d == "evidence"] + \
+                             [e for e in listed if e not in generate.DERIVED]
+                ctx = replace(ctx, evidence=evidence, derived_fields=listed or UNSET)
+            path = os.path.join(ws.root, scope, cf.CONTEXT_FILE)
+            patched = None
+            if ctx.evidence == old.evidence and ctx.derived_fields == old.derived_fields:
+                try:
+                    with open(path, encoding="utf-8") as fh:
+                        patched = _patch(fh.read(), ctx.fingerprint, now)
+                except (OSError, UnicodeDecodeError):
+                    patched = None
+            if patched is not None:
+                raw.append((path, patched.encode()))
+            else:
+                converted.append((path, msgspec.json.encode(ctx)))
+            if n % CHUNK == 0:
+                progress.update(n)
+        staged = []
+        try:
+            staged += zip(_core.stage_yaml(converted), (p_ for p_, _ in converted))
+            staged += zip(_core.stage_yaml(raw, raw=True), (p_ for p_, _ in raw))
+            _core.commit_staged(ws.root, staged)
+        except BaseException:
+            for tmp, _ in staged:
+                _unlink(tmp)
+            raise
+        finally:
+            progress.close()
+    return WriteResult(ws.root, targets, 0, skipped)
+
+
+# --- update_context -----------------------------------------------------------
+
+MANAGED = ("version", "scope", "fingerprint", "last_updated", "derived_fields")
+UPDATABLE = tuple(f for f in msgspec.structs.fields(cf.ContextFile) if f.name not in MANAGED)
+UPDATABLE_NAMES = tuple(f.name for f in UPDATABLE)
+
+
+class UpdateContextParams(Struct, forbid_unknown_fields=True):
+    scope: scopes.Scope
+    fields: Annotated[
+        dict[str, Any],
+        Meta(description="Fields to set, by name, each a whole value as the .context.yaml schema (v1) types it; "
+             "null removes an optional field. Settable: " + ", ".join(UPDATABLE_NAMES) + ". "
+             "Fields you set are no longer machine-derived: regeneration keeps them."),
+    ]
+
+
+class UpdateContextResult(Struct, omit_defaults=True):
+    scope: str
+    updated: bool
+    fields: list[str] = []
+    created: bool = False
+    fingerprint: str | UnsetType = UNSET
+    error: str | UnsetType = UNSET
+
+
+def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult:
+    def fail(message: str, scope: str = p.scope) -> UpdateContextResult:
+        return UpdateContextResult(scope, False, error=message)
+
+    if ws.read_only:
+        return fail("update_context is not available: the server is read-only")
+    try:
+        rel, directory = ws.resolve(p.scope)
+    except PathEscape:
+        return fail(scopes.TRAVERSAL)
+    if not os.path.isdir(directory):
+        return fail(f'No directory at scope "{rel}"', rel)
+    for name in p.fields:
+        if name in MANAGED:
+            return fail(f'Field "{name}" is managed by repoctx and cannot be set', rel)
+        if name not in UPDATABLE_NAMES:
+            return fail(f'Unknown field "{name}"; settable fields: {", ".join(UPDATABLE_NAMES)}', rel)
+    if not p.fields:
+        return fail("No fields given", rel)
+    path = os.path.join(directory, cf.CONTEXT_FILE)
+    if os.path.lexists(path) and not ws.contains_real(path):
+        return fail(scopes.TRAVERSAL, rel)
+    git = GitView(ws.root, [rel])
+    with root_lock(ws.root):
+        created = not os.path.isfile(path)
+        if created:
+            base = _generated(ws, rel, git)
+            if isinstance(base, str):
+                return fail(base, rel)
+            data = msgspec.to_builtins(base)
+        else:
+            [(kind, payload)] = scopes.read_contexts([path])
+            if kind != "json":
+                return fail(f'The .context.yaml at scope "{rel}" cannot be read ({kind}: {payload[:200]}); '
+                            "fix or remove it first", rel)
+            data = msgspec.json.decode(payload)
+            if not isinstance(data, dict):
+                return fail(f'The .context.yaml at scope "{rel}" is not a mapping; fix or remove it first', rel)
+            version = data.get("version")
+            if isinstance(version, (int, float)) and not isinstance(version, bool) and version > cf.SCHEMA_VERSION:
+                return fail(scopes._unsupported(version), rel)
+        for name, value in p.fields.items():
+            if value is None:
+                data.pop(name, None)
+            else:
+                data[name] = value
+        listed = [e for e in data.get("derived_fields") or [] if isinstance(e, str) and generate._top(e) not in p.fields]
+        data["derived_fields"] = listed
+        now = now_iso()
+        data.update(version=1, scope=rel, last_updated=now, fingerprint=_core.fingerprint(directory))
+        try:
+            ctx = cf.from_data(data)
+        except cf.SchemaError as exc:
+            return fail(f"Invalid value for {exc.field or 'the context'}: {exc}" if exc.field else f"Invalid context: {exc}", rel)
+        if "evidence" not in p.fields and generate.owned(ctx, "evidence"):
+            old_ctx = ctx if not created else None
+            evidence = git.evidence(old_ctx, rel, now)
+            listed = [e for e in ctx.derived_fields or [] if e != "evidence"]
+            if evidence is not UNSET:
+                listed.append("evidence")
+            ctx = replace(ctx, evidence=evidence)
+            data["derived_fields"] = listed
+        ctx = replace(ctx, derived_fields=[e for e in generate.DERIVED if e in (data["derived_fields"] or [])]
+                      + [e for e in data["derived_fields"] if e not in generate.DERIVED] or UNSET)
+        try:
+            text = _core.to_yaml(msgspec.json.encode(ctx)).encode()
+        except (ValueError, UnicodeEncodeError) as exc:
+            return fail(f"The fields cannot be written as UTF-8 YAML: {exc}", rel)
+        if len(text) > scopes.MAX_CONTEXT_BYTES:
+            return fail(f"The result would be larger than {scopes.MAX_CONTEXT_BYTES} bytes; not written", rel)
+        atomic_write(path, text)
+    return UpdateContextResult(rel, True, list(p.fields), created, ctx.fingerprint)
+
+
+def _generated(ws: Workspace, scope: str, git: GitView) -> cf.ContextFile | str:
+    """A freshly derived context for one directory, the base of an update that creates it."""
+    try:
+        tree = load_tree(ws)
+    except OSError:
+        return f'Failed to scan project at "{ws.root}"'
+    if scope not in tree.rows:
+        return f'Scope "{scope}" is not scanned (ignored, hidden or deeper than max_depth)'
+    gen = Generator(ws, tree, git)
+    [facts] = generate.decode_facts(gen.sources.extract([scope]))
+    return gen.derive(scope, facts, None)
+
+
+def _render_update(r: UpdateContextResult) -> str:
+    if r.error:
+        return f"{r.scope}: {r.error}"
+    verb = "created" if r.created else "updated"
+    return f"{r.scope}: {verb} ({', '.join(r.fields)}); fingerprint {r.fingerprint}"
+
+
+# --- scopes validate ------------------------------------------------------------
+
+
+class ValidateParams(Struct, forbid_unknown_fields=True):
+    strict: Annotated[bool, Meta(description="also cross-check against the code: listed files that do not "
+                                 "exist, files not listed, exports that no longer exist")] = False
+
+
+class Finding(Struct):
+    kind: Literal["phantom_file", "unlisted_file", "phantom_export"]
+    name: str
+
+
+class ScopeReport(Struct, omit_defaults=True):
+    scope: str
+    valid: bool
+    field: str | UnsetType = UNSET
+    error: str | UnsetType = UNSET
+    findings: list[Finding] = []
+
+
+class ValidateResult(Struct, omit_defaults=True):
+    root: str
+    strict: bool
+    valid: int
+    invalid: int
+    missing: int
+    findings: int
+    problems: list[ScopeReport]  # only scopes with something to report
+    error: str | UnsetType = UNSET
+
+
+_KEYWORDS = re.compile(
+    r"^(?:(?:pub|export|default|async|abstract|declare|static|const|unsafe|def|fn|func|function|class|struct|enum|"
+    r"trait|union|type|mod|interface|namespace|var|let)\s+)*"
+)
+_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)?")
+
+
+def declared_name(entry: str) -> str | None:
+    """The code identifier an `exports` or `interfaces` entry names; None for endpoints,
+    commands and other prose (`POST /login`)."""
+    text = _KEYWORDS.sub("", entry.strip())
+    m = _NAME.match(text)
+    if not m:
+        return None
+    rest = text[m.end():]
+    if rest and not (rest[0] in "(<:=[{;," or (rest[0] == " " and rest[1:2].isalpha())):
+        return None
+    return m.group(0)
+
+
+def validate_contexts(ws: Workspace, strict: bool) -> ValidateResult:
+    """Every `.context.yaml` of the tree against schema v1; with `strict`, against the code too.
+    The function `repoctx scopes validate` runs, for other checks to call."""
+    try:
+        table = index.scan(ws, ws.scan_config())
+    except OSError:
+        return ValidateResult(ws.root, strict, 0, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"')
+    with_file = [r[0] for r in table.rows if r[4]]
+    missing = sum(1 for r in table.rows if r[6] and not r[4])
+    reports: dict[str, ScopeReport] = {}
+    valid: dict[str, cf.ContextFile] = {}
+    for scope, (kind, payload) in zip(with_file, scopes.read_contexts(
+            [os.path.join(ws.root, s, cf.CONTEXT_FILE) for s in with_file])):
+        try:
+            valid[scope] = scopes.decode_context(kind, payload)
+        except cf.UnsupportedVersion as exc:
+            reports[scope] = ScopeReport(scope, False, "version", f"unsupported schema version {exc.found} (must be 1)")
+        except cf.SchemaError as exc:
+            reports[scope] = ScopeReport(scope, False, exc.field or UNSET, _first_line(exc, kind))
+        except msgspec.DecodeError as exc:
+            reports[scope] = ScopeReport(scope, False, error=_first_line(exc, kind))
+    findings = 0
+    if strict and valid:
+        found = _strict_findings(ws, table, valid)
+        for scope, items in found.items():
+            reports[scope] = ScopeReport(scope, True, findings=items)
+            findings += len(items)
+    problems = sorted(reports.values(), key=lambda r: r.scope.encode())
+    invalid = sum(1 for r in problems if not r.valid)
+    return ValidateResult(ws.root, strict, len(valid), invalid, missing, findings, problems)
+
+
+def _first_line(exc: Exception, kind: str) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else kind
+    return "not valid YAML: " + text if kind == "invalid" else text
+
+
+def _strict_findings(ws: Workspace, table, valid: dict[str, cf.ContextFile]) -> dict[str, list[Finding]]:
+    out: dict[str, list[Finding]] = {}
+    checks: list[tuple[str, list[str]]] = []
+    for scope, ctx in valid.items():
+        items = out.setdefault(scope, [])
+        if ctx.files is not UNSET:
+            try:
+                on_disk = {e.name for e in os.scandir(os.path.join(ws.root, scope)) if e.is_file(follow_symlinks=False)}
+            except OSError:
+                on_disk = set()
+            listed = {f.name for f in ctx.files}
+            items += [Finding("phantom_file", n) for n in sorted(listed - on_disk)]
+            sources = {n for n in on_disk if not n.startswith(".") and _core.is_source_file(n)}
+            items += [Finding("unlisted_file", n) for n in sorted(sources - listed)]
+        names = [n for e in [*(ctx.exports or []), *(i.name for i in ctx.interfaces or [])] if (n := declared_name(e))]
+        if names:
+            checks.append((scope, list(dict.fromkeys(names))))
+    if checks:
+        sources = _core.ScopeSources(ws.root, [r[0] for r in table.rows])
+        for (scope, _names), gone in zip(checks, sources.missing_exports(checks)):
+            out[scope] += [Finding("phantom_export", n) for n in gone]
+    return {s: items for s, items in out.items() if items}
+
+
+def _render_validate(r: ValidateResult) -> str:
+    if r.error:
+        return r.error
+    lines = []
+    for rep in r.problems:
+        if not rep.valid:
+            where = f"{rep.field}: " if rep.field else ""
+            lines.append(f"  ✗ {rep.scope}\n       {where}{rep.error}")
+        for f in rep.findings:
+            lines.append(f"  ⚠ {rep.scope}: {f.kind.replace('_', ' ')}: {f.name}")
+    lines.append(f"{r.valid} valid, {r.invalid} invalid, {r.missing} missing."
+                 + (f" strict: {r.findings} findings." if r.strict else ""))
+    return "\n".join(lines)
+
+
+COMMANDS = [
+    Command(
+        name="init",
+        tool=None,
+        summary="Write a .context.yaml for every eligible directory that has none.",
+        description="Derived from the code (files and their purposes, exports, dependencies, subdirectories, "
+        "tests; project and structure at the root); existing files are left as they are.",
+        params=InitParams,
+        result=WriteResult,
+        handler=init,
+        is_error=lambda r: bool(r.error or r.skipped),
+        writes=True,
+        render=_render_write("Wrote"),
+        surface="scopes",
+    ),
+    Command(
+        name="regen",
+        tool=None,
+        summary="Refresh the derived fields of context files (all, the given scopes, or --stale ones).",
+        description="Fields named in derived_fields are re-derived from the code; everything a person or an "
+        "agent wrote is kept. Missing files are created; unchanged ones are not rewritten.",
+        params=RegenParams,
+        result=WriteResult,
+        handler=regen,
+        is_error=lambda r: bool(r.error or r.skipped),
+        writes=True,
+        positional=("scopes",),
+        render=_render_write("Wrote"),
+        surface="scopes",
+    ),
+    Command(
+        name="rehash",
+        tool=None,
+        summary="Record current fingerprints (and bump last_updated) without touching content.",
+        description="For context files that are right but read stale after a checkout, touch or rebuild.",
+        params=RehashParams,
+        result=WriteResult,
+        handler=rehash,
+        is_error=lambda r: bool(r.error or r.skipped),
+        writes=True,
+        positional=("scopes",),
+        render=_render_write("Rehashed"),
+        surface="scopes",
+    ),
+    Command(
+        name="update",
+        tool="update_context",
+        summary="Set fields of a scope's .context.yaml, recording its current fingerprint.",
+        description="Validates the fields against the v1 schema, merges them into the file (creating it from "
+        "what the code says when missing), records the fingerprint and last_updated, and writes atomically. "
+        "Call after changing a directory so the context stays fresh. Invalid input leaves the file untouched.",
+        params=UpdateContextParams,
+        result=UpdateContextResult,
+        handler=update_context,
+        is_error=lambda r: not r.updated,
+        writes=True,
+        positional=("scope",),
+        render=_render_update,
+        surface="scopes",
+    ),
+    Command(
+        name="scopes validate",
+        tool=None,
+        summary="Check every .context.yaml against schema v1 (--strict: against the code too).",
+        description="Exit 0 only when every file is valid and, with --strict, consistent with the code: no "
+        "listed file missing, no source file unlisted, no listed export gone.",
+        params=ValidateParams,
+        result=ValidateResult,
+        handler=lambda ws, p: validate_contexts(ws, p.strict),
+        is_error=lambda r: bool(r.error or r.invalid or r.findings),
+        render=_render_validate,
+        surface="scopes",
+    ),
+]
+
