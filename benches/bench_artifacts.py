@@ -152,9 +152,12 @@ def run(files: int, seed: int, calls: int, repeat: int) -> dict:
     mcp = anyio.run(_mcp, root, annotated, calls)
     by = {r["name"]: r for r in mcp["rows"]}
     noop = by["noop"]["p50"]
+    from repoctx import _core
+
     return {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "tree": str(root), "files": files, "annotations": 2 * len(annotated), "cpus": os.cpu_count(),
+        "core_build": dict(_core.build_info()).get("profile", "?"), "load_avg": os.getloadavg(),
         "fresh_scan_s": fresh_scan(root, repeat), **mcp,
         "ratios": {f"{name} / noop (p50)": r["p50"] / noop for name, r in by.items() if name != "noop"},
     }
@@ -163,7 +166,8 @@ def run(files: int, seed: int, calls: int, repeat: int) -> dict:
 def markdown(report: dict) -> str:
     lines = [f"# Artifacts benchmark — {report['date']}", "",
              f"Tree: `{report['tree']}` ({report['files']} files, {report['annotations']} annotations), "
-             f"{report['cpus']} CPUs. Warm `repoctx serve`, official MCP client, calls in sequence.", "",
+             f"{report['cpus']} CPUs (load average {report['load_avg'][0]:.1f} at the end), core built for "
+             f"{report['core_build']}. Warm `repoctx serve`, official MCP client, calls in sequence.", "",
              "| call | p50 | p95 | p99 | p50 / noop |", "|---|---|---|---|---|"]
     noop = report["rows"][0]["p50"]
     for r in report["rows"]:

@@ -30,6 +30,16 @@ class NoProject(Exception):
         )
 
 
+class Problem(Exception):
+    """A request that cannot be answered; the message is the contract's."""
+
+
+def choose(name: str, value: str, valid: tuple[str, ...], plural: str | None = None) -> None:
+    """Problem "Invalid <name> '<value>'. Valid <plural>: …" unless `value` is one of `valid`."""
+    if value not in valid:
+        raise Problem(f"Invalid {name} '{value}'. Valid {plural or name + 's'}: {', '.join(valid)}")
+
+
 @dataclass(frozen=True)
 class Artifact:
     id: str
@@ -230,6 +240,14 @@ def open_project(ws: Workspace) -> Project:
     project = Project(ws.root, base, config, config_problem, artifacts, unreadable, identity or None)
     _projects[ws.root] = (key, project)
     return project
+
+
+def load(ws: Workspace) -> Project:
+    """open_project, with NoProject as a Problem."""
+    try:
+        return open_project(ws)
+    except NoProject as exc:
+        raise Problem(str(exc)) from None
 
 
 # --- the annotation index -------------------------------------------------------

@@ -15,12 +15,13 @@ from typing import Annotated
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import artifact_check, artifact_text, bundle, session_logs
+from repoctx import artifact_authoring as authoring
+from repoctx import artifact_check, artifact_resources, artifact_text, bundle, session_logs
 from repoctx import artifact_store as store
-from repoctx.artifact_store import Artifact, NoProject, Project
-from repoctx.commands import Command, Prompt, Resource, ResourceError
+from repoctx.artifact_store import Artifact, Problem, Project, choose, load
+from repoctx.commands import Command
 from repoctx.formats import artifact as fa
-from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
+from repoctx.workspace import PathEscape, Workspace
 
 TYPE_NAMES = tuple(fa.TYPES)
 SEARCH_FIELDS = ("title", "tags", "body")
@@ -29,23 +30,7 @@ DEFAULT_BUDGET = 8000
 READ_ONLY = "Refused: this server is read-only, so session logs cannot be written."
 
 
-class Problem(Exception):
-    """A request that cannot be answered; the message is the contract's."""
-
-
-def _choice(name: str, value: str, valid: tuple[str, ...], plural: str | None = None) -> None:
-    if value not in valid:
-        raise Problem(f"Invalid {name} '{value}'. Valid {plural or name + 's'}: {', '.join(valid)}")
-
-
-def _project(ws: Workspace) -> Project:
-    try:
-        return store.open_project(ws)
-    except NoProject as exc:
-        raise Problem(str(exc)) from None
-
-
-def _artifact(project: Project, artifact_id: str, want: str | None = None) -> Artifact:
+def find_artifact(project: Project, artifact_id: str, want: str | None = None) -> Artifact:
     t = fa.type_of_id(artifact_id)
     if want == "task" and (t is None or t.name != "task"):
         raise Problem(f"Invalid task id '{artifact_id}'. Task ids look like TASK-001")
@@ -133,9 +118,9 @@ class ShowResult(Struct, omit_defaults=True):
 
 def _show(ws: Workspace, artifact_id: str, depth: str, want: str | None) -> ShowResult:
     try:
-        project = _project(ws)
-        _choice("format", depth, fa.DEPTHS)
-        a = _artifact(project, artifact_id, want)
+        project = load(ws)
+        choose("format", depth, fa.DEPTHS)
+        a = find_artifact(project, artifact_id, want)
     except Problem as exc:
         return ShowResult(error=str(exc))
     return ShowResult(_data(a), depth, artifact_text.body_part(a, depth) if depth != "meta" else None)
@@ -233,11 +218,11 @@ def _score(a: Artifact, terms: list[str], field: str | None) -> tuple[int, int]:
 def search(ws: Workspace, p: SearchParams) -> SearchResult:
     out = SearchResult(p.query, _given(p.type), _given(p.field))
     try:
-        project = _project(ws)
+        project = load(ws)
         if p.type is not None:
-            _choice("type", p.type, TYPE_NAMES)
+            choose("type", p.type, TYPE_NAMES)
         if p.field is not None:
-            _choice("field", p.field, SEARCH_FIELDS)
+            choose("field", p.field, SEARCH_FIELDS)
         if not 1 <= p.limit <= MAX_LIMIT:
             raise Problem(f"Invalid limit {p.limit}. Valid limits: 1 to {MAX_LIMIT}")
         terms = list(dict.fromkeys(WORD.findall(p.query.lower())))
@@ -313,13 +298,13 @@ class ListResult(Struct):
 def _listing(ws: Workspace, type_name: str, status: str | None, kind: str | None, tasks_only: bool) -> ListResult:
     out = ListResult(type_name, _given(status), _given(kind))
     try:
-        project = _project(ws)
-        _choice("type", type_name, TYPE_NAMES)
+        project = load(ws)
+        choose("type", type_name, TYPE_NAMES)
         t = fa.TYPES[type_name]
         if status is not None:
-            _choice("status", status, t.statuses, "statuses" if tasks_only else f"statuses for {t.plural}")
+            choose("status", status, t.statuses, "statuses" if tasks_only else f"statuses for {t.plural}")
         if kind is not None:
-            _choice("kind", kind, fa.TASK_KINDS)
+            choose("kind", kind, fa.TASK_KINDS)
     except Problem as exc:
         out.error = str(exc)
         return out
@@ -414,7 +399,7 @@ def _covering(project: Project, rel: str) -> dict[str, list[str]]:
 def trace(ws: Workspace, p: TraceParams) -> TraceResult:
     out = TraceResult(p.path)
     try:
-        project = _project(ws)
+        project = load(ws)
         rel, abs_path = _resolve(ws, p.path)
         out.path = rel
         if not os.path.isfile(abs_path):
@@ -496,7 +481,7 @@ class FindResult(Struct):
 def find_by_path(ws: Workspace, p: FindParams) -> FindResult:
     out = FindResult(p.file_path)
     try:
-        project = _project(ws)
+        project = load(ws)
         rel, abs_path = _resolve(ws, p.file_path)
     except Problem as exc:
         out.error = str(exc)
@@ -586,11 +571,11 @@ class ContextResult(Struct, omit_defaults=True):
 def context(ws: Workspace, p: ContextParams) -> ContextResult:
     out = ContextResult(p.task_id)
     try:
-        project = _project(ws)
-        _choice("depth", p.depth, fa.DEPTHS)
+        project = load(ws)
+        choose("depth", p.depth, fa.DEPTHS)
         if p.budget < 1:
             raise Problem(f"Invalid budget {p.budget}. Valid budgets: 1 token or more")
-        task = _artifact(project, p.task_id, "task")
+        task = find_artifact(project, p.task_id, "task")
         b = bundle.assemble(project, task, p.depth, p.budget, session_logs.sessions(ws, task.id))
     except Problem as exc:
         out.error = str(exc)
@@ -634,8 +619,8 @@ class CheckResult(Struct):
 def check(ws: Workspace, p: CheckParams) -> CheckResult:
     out = CheckResult(p.baseline, ci=p.ci)
     try:
-        project = _project(ws)
-        _choice("baseline", p.baseline, artifact_check.BASELINES)
+        project = load(ws)
+        choose("baseline", p.baseline, artifact_check.BASELINES)
     except Problem as exc:
         out.error = str(exc)
         return out
@@ -715,7 +700,7 @@ class CloseLogResult(Struct, omit_defaults=True):
 
 
 def _task_for_log(ws: Workspace, task_id: str) -> Artifact:
-    return _artifact(_project(ws), task_id, "task")
+    return find_artifact(load(ws), task_id, "task")
 
 
 def read_log(ws: Workspace, p: ReadLogParams) -> ReadLogResult:
@@ -807,211 +792,6 @@ def _text_close_log(r: CloseLogResult) -> str:
             f"Entries: {r.entries}")
 
 
-# --- init and new (CLI only) ---------------------------------------------------------------------
-
-
-class InitParams(Struct, forbid_unknown_fields=True):
-    project: Annotated[str | None, Meta(description="Project name (default: the root directory's name)")] = None
-
-
-class InitResult(Struct, omit_defaults=True):
-    root: str
-    created: list[str] = []
-    error: str | None = None
-
-
-def init(ws: Workspace, p: InitParams) -> InitResult:
-    out = InitResult(ws.root)
-    base = os.path.join(ws.root, fa.CONTEXTIA_DIR)
-    if os.path.lexists(base) and not (os.path.isdir(base) and ws.contains_real(base)):
-        out.error = f"{fa.CONTEXTIA_DIR} exists and is not a directory inside the project; not touched"
-        return out
-    for directory in [t.directory for t in fa.TYPES.values()] + [fa.LOGS_DIR]:
-        path = os.path.join(base, directory)
-        if not os.path.isdir(path):
-            os.makedirs(path)
-            out.created.append(f"{fa.CONTEXTIA_DIR}/{directory}/")
-    config = os.path.join(base, fa.CONFIG_FILE)
-    if not os.path.exists(config):
-        name = p.project or os.path.basename(ws.root)
-        text = (f"project: {_yaml_scalar(name)}\nsource_paths: [\".\"]\ntest_paths: []\n"
-                "annotation_prefix: \"@\"\n# checks: {orphan_spec: info}   # rule -> error | warning | info | off\n")
-        atomic_write(config, text.encode())
-        out.created.append(f"{fa.CONTEXTIA_DIR}/{fa.CONFIG_FILE}")
-    return out
-
-
-def _yaml_scalar(value: str) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _text_init(r: InitResult) -> str:
-    if r.error:
-        return r.error
-    if not r.created:
-        return f"The Contextia project in {r.root} is already set up; nothing created."
-    return "\n".join([f"Created in {r.root}:", *(f"  {c}" for c in r.created),
-                      "Next: describe the project in .contextia/system/identity.md and add artifacts with "
-                      "`repoctx artifacts new spec --title ...`."])
-
-
-TEMPLATES = {
-    "spec": "## Summary\n\nWhat this spec requires, in a paragraph.\n\n## Requirements\n\n- \n",
-    "decision": "## Context\n\nWhat forced a choice.\n\n## Decision\n\nWhat was chosen.\n\n## Consequences\n\n- \n",
-    "norm": "## Rule\n\nThe rule, in a sentence.\n\n## Why\n\n",
-    "task": "## Objective\n\nWhat this task delivers.\n\n## Acceptance criteria\n\n- \n",
-}
-
-
-class NewParams(Struct, forbid_unknown_fields=True):
-    type: Annotated[str, Meta(description="spec, decision, norm or task")]
-    title: Annotated[str, Meta(description="The artifact's title")]
-    kind: Annotated[str | None, Meta(description="Task kind: feature, bug, chore or spike (default: feature)")] = None
-
-
-class NewResult(Struct, omit_defaults=True):
-    id: str | None = None
-    type: str | None = None
-    title: str | None = None
-    file: str | None = None
-    error: str | None = None
-
-
-def _next_id(t: fa.ArtifactType, directory: str, project: Project) -> str:
-    taken = {a.id for a in project.artifacts} | {u.id for u in project.unreadable}
-    taken |= {n[:-3] for n in os.listdir(directory) if n.endswith(".md")}
-    numbers = [int(i.split("-", 1)[1]) for i in taken if re.fullmatch(rf"{t.prefix}-\d+", i)]
-    return f"{t.prefix}-{max(numbers, default=0) + 1:03d}"
-
-
-def new(ws: Workspace, p: NewParams) -> NewResult:
-    try:
-        project = _project(ws)
-        _choice("type", p.type, TYPE_NAMES)
-        if p.kind is not None:
-            if p.type != "task":
-                raise Problem("Invalid kind: only tasks have a kind")
-            _choice("kind", p.kind, fa.TASK_KINDS)
-        if not p.title.strip():
-            raise Problem("Invalid title: it is empty")
-    except Problem as exc:
-        return NewResult(error=str(exc))
-    t = fa.TYPES[p.type]
-    directory = os.path.join(project.base, t.directory)
-    os.makedirs(directory, exist_ok=True)
-    # The lock makes "next free id" and the write one step across processes.
-    with locked(os.path.join(project.base, ".lock")):
-        artifact_id = _next_id(t, directory, store.open_project(ws))
-        data = {"id": artifact_id, "title": p.title.strip(), "status": t.statuses[0]}
-        if p.type == "task":
-            data["kind"] = p.kind or "feature"
-        data |= {"tags": [], "links": []} | ({} if p.type == "task" else {"paths": []})
-        path = os.path.join(directory, f"{artifact_id}.md")
-        atomic_write(path, (fa.render_frontmatter(data) + "\n" + TEMPLATES[p.type]).encode())
-    rel = os.path.relpath(path, ws.root).replace(os.sep, "/")
-    return NewResult(artifact_id, p.type, p.title.strip(), rel)
-
-
-def _text_new(r: NewResult) -> str:
-    return r.error or f"Created {r.id}: {r.title} ({r.file})"
-
-
-# --- resources and prompts ----------------------------------------------------------------------------
-
-
-def read_identity(ws: Workspace, _fields: dict[str, str]) -> str:
-    try:
-        project = store.open_project(ws)
-    except NoProject as exc:
-        raise ResourceError(-32002, str(exc)) from None
-    if not project.identity:
-        raise ResourceError(-32002, f"No project identity: write {fa.CONTEXTIA_DIR}/{fa.IDENTITY_FILE}")
-    return project.identity + "\n"
-
-
-def read_index(ws: Workspace, _fields: dict[str, str]) -> str:
-    try:
-        project = store.open_project(ws)
-    except NoProject as exc:
-        raise ResourceError(-32002, str(exc)) from None
-    name = project.config.project or os.path.basename(project.root)
-    lines = [f"# Contextia index: {name}"]
-    for t in fa.TYPES.values():
-        items = project.of_type(t.name)
-        lines += ["", f"{t.plural} ({len(items)}):"]
-        for a in items:
-            facts = f"{a.meta.kind}, {a.meta.status}" if a.meta.kind else a.meta.status
-            lines.append(f"- {a.id}: {a.meta.title} [{facts}]")
-    if project.unreadable:
-        lines += ["", f"unreadable ({len(project.unreadable)}):"] + [f"- {u.message}" for u in project.unreadable]
-    return "\n".join(lines) + "\n"
-
-
-def _task_line(ws: Workspace, task_id: str) -> str:
-    try:
-        a = _artifact(_project(ws), task_id, "task")
-    except Problem as exc:
-        return f"(Note: {exc})"
-    return f"The task is {a.id}: {a.meta.title} ({a.meta.status})."
-
-
-def _start_prompt(kind: str):
-    def render(ws: Workspace, args: dict[str, str]) -> str:
-        task_id = args.get("task_id", "")
-        steps = [
-            f"You are starting work on {kind} task {task_id}. {_task_line(ws, task_id)}",
-            f"1. Call mcp_context(task_id=\"{task_id}\") and read the bundle: the task, its specs, decisions, "
-            "norms and the prior session logs.",
-            "2. Before changing a file, call mcp_trace(path) to see which specs and decisions govern it.",
-        ]
-        if kind == "bug":
-            steps += ["3. Reproduce the bug with a failing test first; mark it `@test SPEC-xxx/<name>` when a spec "
-                      "covers the behaviour.",
-                      "4. Fix the cause, not the symptom; keep the annotations (`@spec`, `@decision`) next to the code "
-                      "they describe."]
-        else:
-            steps += ["3. Implement against the acceptance criteria; annotate the code you write with "
-                      "`@spec SPEC-xxx` (and `@decision`/`@norm` where they shaped it).",
-                      "4. Add tests marked `@test SPEC-xxx/<name>`."]
-        steps.append(f"5. Record progress, decisions and open questions with mcp_write_log(task_id=\"{task_id}\", "
-                     "body=...) as you go.")
-        return "\n".join(steps)
-
-    return render
-
-
-def _end_prompt(ws: Workspace, args: dict[str, str]) -> str:
-    task_id = args.get("task_id", "")
-    return "\n".join([
-        f"You are ending the work session on {task_id}. {_task_line(ws, task_id)}",
-        f"1. Write a last entry with mcp_write_log(task_id=\"{task_id}\", body=...) with sections "
-        "## Summary, ## Decisions, ## Open questions and ## Files changed.",
-        "2. Run mcp_check(baseline=\"annotations\") and fix any annotation that names a missing id.",
-        f"3. Close the session with mcp_close_log(task_id=\"{task_id}\").",
-    ])
-
-
-TASK_ARG = (("task_id", "The task identifier, e.g. TASK-042", True),)
-
-PROMPTS = [
-    Prompt("start_feature_task", "Start work on a feature task: load its context, then implement and log.",
-           TASK_ARG, _start_prompt("feature")),
-    Prompt("start_bug_fix", "Start a bug fix: load the task's context, reproduce with a test, fix and log.",
-           TASK_ARG, _start_prompt("bug")),
-    Prompt("end_session", "End a work session: write the last log entry, check annotations, close the log.",
-           TASK_ARG, _end_prompt),
-]
-
-RESOURCES = [
-    Resource("contextia://identity", "identity", "What the project is: .contextia/system/identity.md.",
-             "text/markdown", read_identity),
-    Resource("contextia://index", "index", "Every spec, decision, norm and task with its title and status.",
-             "text/plain", read_index),
-]
-
-
 # --- the registry ---------------------------------------------------------------------------------------
 
 
@@ -1024,15 +804,17 @@ def _cmd(name: str, tool: str | None, summary: str, description: str, params, re
     # Results can list hundreds of artifacts or annotations: clients need not validate them item by item.
     return Command(name=name, tool=tool, summary=summary, description=description, params=params, result=result,
                    handler=handler, is_error=is_error, writes=writes, positional=positional, render=text, text=text,
-                   large_lists=True)
+                   large_lists=True, surface="artifacts")
 
 
 COMMANDS = [
     _cmd("artifacts init", None, "Create the .contextia/ layout and config.yaml (never overwrites).",
-         "Idempotent: creates only what is missing.", InitParams, InitResult, init, _text_init, writes=True),
+         "Idempotent: creates only what is missing.", authoring.InitParams, authoring.InitResult, authoring.init,
+         authoring.text_init, writes=True),
     _cmd("artifacts new", None, "Add a spec, decision, norm or task with the next free id.",
          "The id is chosen and written under a lock, so concurrent runs never share an id.",
-         NewParams, NewResult, new, _text_new, positional=("type",), writes=True),
+         authoring.NewParams, authoring.NewResult, authoring.new, authoring.text_new, positional=("type",),
+         writes=True),
     _cmd("artifacts show", "mcp_show", "Read one artifact by id.",
          'format: "meta" (frontmatter only), "summary" (default: plus the first section of the body) or "full".',
          ShowParams, ShowResult, show, _text_show, positional=("artifact_id",)),
@@ -1077,3 +859,6 @@ COMMANDS = [
          "The next mcp_write_log starts a new session.", CloseLogParams, CloseLogResult, close_log, _text_close_log,
          positional=("task_id",), writes=True),
 ]
+
+RESOURCES = artifact_resources.RESOURCES
+PROMPTS = artifact_resources.PROMPTS
