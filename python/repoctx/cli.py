@@ -90,8 +90,24 @@ def _json_value(text: str) -> Any:
         raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from repoctx.commands import all_commands
+def _command_word(argv: list[str]) -> str | None:
+    """The first word that is not an option or an option's value: the command."""
+    takes_value = {"--root", "--allow-root", "--cache-root"}
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in takes_value:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def build_parser(word: str | None = None) -> argparse.ArgumentParser:
+    """The parser for every command, or only for those starting with `word` (faster:
+    only their module is imported)."""
+    from repoctx.commands import all_commands, cli_commands
 
     parser = argparse.ArgumentParser(
         prog="repoctx",
@@ -104,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     groups: dict[tuple[str, ...], Any] = {(): sub}
     # A command may also head a group (`sessions` and `sessions show`): list it before its subcommands.
     parsers: dict[tuple[str, ...], Any] = {}
-    for cmd in all_commands():
+    for cmd in (word and cli_commands(word)) or all_commands():
         if not cmd.cli:
             continue
         words = cmd.name.split()
@@ -202,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv == ["--version"]:  # answered before the registry is imported, so it is instant
         print(f"repoctx {__version__}")
         return EXIT_OK
-    parser = build_parser()
+    parser = build_parser(_command_word(argv))
     ns = parser.parse_args(argv)
     try:
         if getattr(ns, "_serve", False):

@@ -213,12 +213,42 @@ def connection_observers(ws) -> list:
     return [tracker] if tracker is not None else []
 
 
+# The modules that declare COMMANDS, in the order the CLI lists them.
+COMMAND_MODULES = ("scopes", "scope_writes", "caches", "artifacts", "project", "sessions",
+                   "control", "proposals", "runs", "clients")
+
+# The first CLI word of each command and the module declaring it, so one CLI command
+# imports only its own module (tests/test_cli.py keeps this equal to the registry).
+CLI_WORDS = {
+    "status": "scopes", "check": "scopes", "show": "scopes",
+    "init": "scope_writes", "regen": "scope_writes", "rehash": "scope_writes",
+    "update": "scope_writes", "scopes": "scope_writes",
+    "resolve": "caches", "cache": "caches",
+    "artifacts": "artifacts", "project": "project", "sessions": "sessions",
+    "self": "control", "schema": "control", "capabilities": "control", "validate": "control",
+    "propose": "proposals", "proposals": "proposals", "runs": "runs",
+    "install": "clients", "agent": "clients",
+}
+
+
+def _commands_of(module: str) -> list[Command]:
+    import importlib
+
+    return list(importlib.import_module(f"repoctx.{module}").COMMANDS)
+
+
 def all_commands() -> list[Command]:
     """Every command, in the order the CLI lists them."""
-    from repoctx import artifacts, caches, clients, control, project, proposals, runs, scope_writes, scopes, sessions
+    return [cmd for module in COMMAND_MODULES for cmd in _commands_of(module)]
 
-    return [*scopes.COMMANDS, *scope_writes.COMMANDS, *caches.COMMANDS, *artifacts.COMMANDS, *project.COMMANDS, *sessions.COMMANDS,
-            *control.COMMANDS, *proposals.COMMANDS, *runs.COMMANDS, *clients.COMMANDS]
+
+def cli_commands(word: str) -> list[Command] | None:
+    """The commands whose CLI words start with `word`, importing only their module;
+    None for a word no command starts with."""
+    module = CLI_WORDS.get(word)
+    if module is None:
+        return None
+    return [c for c in _commands_of(module) if c.name.split()[0] == word]
 
 
 def by_tool_name() -> dict[str, Command]:
