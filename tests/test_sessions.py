@@ -218,6 +218,7 @@ def test_recent_sessions_golden_and_limits(repo, clock):
     second.connected()
     clock.advance(minutes=10)
     second.tool_called("check_freshness", {"scope": "src"}, {})
+    second.flush()  # recorded long before the next server starts, 35 minutes later
     clock.advance(minutes=35)
     third = sessions.Tracker(ws)  # 10:45, still working
     third.connected()

@@ -467,6 +467,9 @@ def read_recent(ws: Workspace, fields: dict[str, str]) -> str:
         raise ResourceError(INVALID_PARAMS, f"Invalid limit: {raw}", {
             "resource": uri, "reason": f"limit must be a whole number from 1 to {MAX_LIMIT}",
         })
+    tracker = active(ws)
+    if tracker is not None:
+        tracker.flush()  # this connection's own calls are counted too
     result = list_sessions(ws, SessionsParams(int(raw)))
     if result.error:
         raise ResourceError(INTERNAL_ERROR, "Session database error", {"resource": uri, "reason": result.error})
