@@ -102,7 +102,7 @@ def test_the_index_walks_what_git_would_keep(tmp_path):
     paths = {row[0] for row in everything.annotations()}
     assert "build/generated.py" not in paths  # .gitignore
     assert not any(p.startswith((".cache/", "src/node_modules/", ".contextia/")) for p in paths)
-    assert {"README.md", "src/auth/login.py", "tests/test_login.py", "web/src/legacy.js"} <= paths
+    assert {"README.md", "src/auth/login.py", "tests/login_checks.py", "web/src/legacy.js"} <= paths
     scoped = _core.SourceIndex(str(root), "@", ["src", "tests/"])
     assert {row[0].split("/")[0] for row in scoped.annotations()} == {"src", "tests"}
     assert scoped.is_current()
