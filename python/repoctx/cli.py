@@ -177,7 +177,7 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
         if getattr(ns, f.name, None) is not None
     }
     try:
-        params = msgspec.convert(values, cmd.params)
+        params = cmd.parse(values)
     except msgspec.ValidationError as exc:
         if cmd.on_invalid is None:
             raise UserError(f"invalid arguments: {exc}") from None

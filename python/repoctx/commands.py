@@ -65,7 +65,12 @@ class Command:
 
     def parse(self, arguments: dict | None) -> Any:
         """Typed parameters from JSON-like arguments; raises msgspec.ValidationError."""
-        return msgspec.convert(arguments or {}, self.params)
+        params = msgspec.convert(arguments or {}, self.params)
+        try:  # lone surrogates (non-UTF-8 argv bytes) would fail later, when a result echoes them
+            msgspec.json.encode(params)
+        except UnicodeEncodeError:
+            raise msgspec.ValidationError("arguments must be valid Unicode text (no lone surrogates)") from None
+        return params
 
 
 # Modules named for what they hold rather than for their surface.
@@ -215,7 +220,7 @@ def connection_observers(ws) -> list:
 
 # The modules that declare COMMANDS, in the order the CLI lists them.
 COMMAND_MODULES = ("scopes", "scope_writes", "caches", "artifacts", "project", "sessions",
-                   "control", "proposals", "runs", "clients")
+                   "control", "proposals", "runs", "clients", "report")
 
 # The first CLI word of each command and the module declaring it, so one CLI command
 # imports only its own module (tests/test_cli.py keeps this equal to the registry).
@@ -227,7 +232,7 @@ CLI_WORDS = {
     "artifacts": "artifacts", "project": "project", "sessions": "sessions",
     "self": "control", "schema": "control", "capabilities": "control", "validate": "control",
     "propose": "proposals", "proposals": "proposals", "runs": "runs",
-    "install": "clients", "agent": "clients",
+    "install": "clients", "agent": "clients", "report": "report",
 }
 
 

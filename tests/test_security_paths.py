@@ -1,0 +1,265 @@
+"""Path confinement, proven: every tool and resource that takes a path, scope, cache name,
+artifact id, task id, module name, proposal id or URI gets the same table of hostile values.
+
+Outside the served root sits a canary: a copy of the sample repository whose every text
+file carries a secret string. After all cases ran, no output may contain the secret, and
+no canary file or directory may have been read (atime), changed (mtime, bytes) or added.
+Reads are seen through atime: each canary entry's atime is set before its mtime, so the
+mount's relatime updates it on the first read.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import shutil
+from pathlib import Path
+from urllib.parse import quote
+
+import msgspec
+import pytest
+
+from repoctx import server
+from repoctx.commands import ResourceError, all_commands, all_resources
+from repoctx.workspace import Workspace
+from sample_repo import EXAMPLES, build_sample_repo
+
+SECRET = "CANARY-7f3a9c-SECRET"
+
+# Parameters that name something on disk (or an id that becomes a file name), per tool.
+PATH_PARAMS = {"path", "under", "scope", "cache", "artifact_id", "file_path", "task_id", "module", "id"}
+
+
+def hostile_values(outside: Path) -> list[str]:
+    o = str(outside)
+    return [
+        # `..` in every position
+        "..", "../", "../outside", "../outside/secret.txt", "../../../../../../etc/passwd",
+        "src/../../outside", "src/core/../../../outside/secret.txt", "./../outside", "a/b/../../../outside",
+        "src/..", "src/../..", "..//outside", ".../outside", "src/./../../outside/.context.yaml",
+        # absolute paths and home
+        o, o + "/", o + "/secret.txt", o + "/src/core", "/etc/passwd", "/", "//", "/proc/self/environ",
+        "~", "~/", "~/.ssh/id_rsa", "~root",
+        # backslash forms
+        "..\\outside", "..\\outside\\secret.txt", "src\\..\\..\\outside", "\\\\server\\share", o.replace("/", "\\"),
+        # URL-encoded and double-encoded separators and dots
+        "..%2Foutside", "%2e%2e/outside", "%2e%2e%2foutside%2fsecret.txt", "%252e%252e%252foutside",
+        "..%5coutside", "%c0%ae%c0%ae/outside", "file://" + o + "/secret.txt",
+        # NUL and control bytes
+        "\x00", "src\x00/../../outside", "../outside\x00.md", "src/\x01\x1b[31m", "\n../outside", "\r\n", "\t",
+        # overlong names
+        "a" * 256, "a" * 5000, "a/" * 3000, "../" * 2000 + "outside",
+        # Unicode look-alikes of dots and slashes, and non-UTF-8 (surrogate-escaped) bytes
+        "\u2025/outside", "\uff0e\uff0e/outside", "..\u2215outside", "\u2024\u2024/outside", "..\uff0foutside",
+        "\u0000\u202e", "..\udcff/outside", "\udcc0\udcae\udcc0\udcae/outside",
+        # symlinks inside the root that lead out: file, directory, relative, absolute, chains, loops
+        "links/dir_rel", "links/dir_rel/secret.txt", "links/dir_abs", "links/dir_abs/src/core",
+        "links/file_rel", "links/file_abs", "links/chain", "links/chain/secret.txt", "links/loop_a",
+        "links/loop_a/x", "links/up", "links/up/outside/secret.txt", "links/dir_rel/..",
+        # ids and names that look like paths
+        "SPEC-001/../../../outside", "TASK-001/../../../../outside", "docs/../../outside",
+    ]
+
+
+def _mark_unread(root: Path) -> dict[str, tuple]:
+    """Set every entry's atime an hour before its mtime; return (atime, mtime, bytes) per path."""
+    state = {}
+    for directory, dirs, files in os.walk(root):
+        for name in files + dirs + ["."]:
+            p = os.path.normpath(os.path.join(directory, name))
+            if os.path.islink(p):
+                continue
+            st = os.stat(p)
+            os.utime(p, ns=(st.st_mtime_ns - 3_600_000_000_000, st.st_mtime_ns))
+    for directory, dirs, files in os.walk(root):
+        for name in files + dirs + ["."]:
+            p = os.path.normpath(os.path.join(directory, name))
+            st = os.lstat(p)
+            data = Path(p).read_bytes() if os.path.isfile(p) and not os.path.islink(p) else None
+            # reading the bytes above moved the atime: set it back
+            if data is not None:
+                os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+            state[p] = (st.st_atime_ns, st.st_mtime_ns, data)
+    for p, (atime, mtime, _data) in state.items():  # the second walk read the directories again
+        os.utime(p, ns=(atime, mtime))
+    return state
+
+
+def _changes(root: Path, before: dict[str, tuple]) -> list[str]:
+    out = []
+    for p, (atime, mtime, data) in before.items():
+        st = os.lstat(p)
+        if st.st_atime_ns != atime:
+            out.append(f"read: {p}")
+        if st.st_mtime_ns != mtime or (data is not None and Path(p).read_bytes() != data):
+            out.append(f"modified: {p}")
+    return out
+
+
+def _snapshot_names(root: Path) -> set[str]:
+    return {os.path.join(d, n) for d, ds, fs in os.walk(root) for n in ds + fs}
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory):
+    base = tmp_path_factory.mktemp("confine")
+    outside = base / "outside"
+    build_sample_repo(outside)
+    for directory, _dirs, files in os.walk(outside):
+        for name in files:
+            p = Path(directory, name)
+            try:
+                text = p.read_text()
+            except UnicodeDecodeError:
+                continue
+            if p.suffix in (".yaml", ".yml"):
+                text = text.replace('"Core engine."', f'"{SECRET}"').replace('"Sources."', f'"{SECRET}"')
+                text = text.replace("The engine.", SECRET).replace("name: sample", f"name: {SECRET}")
+                text += f"# {SECRET}\n"
+            else:
+                text = text.replace("engine", SECRET) + f"\n{SECRET}\n"
+            p.write_text(text)
+    (outside / "secret.txt").write_text(f"{SECRET}\n")
+    (outside / ".env").write_text(f"TOKEN={SECRET}\n")
+
+    repo = base / "repo"
+    build_sample_repo(repo)
+    links = repo / "links"
+    links.mkdir()
+    os.symlink("../../outside", links / "dir_rel")
+    os.symlink(str(outside), links / "dir_abs")
+    os.symlink("../../outside/secret.txt", links / "file_rel")
+    os.symlink(str(outside / "secret.txt"), links / "file_abs")
+    os.symlink("dir_rel", links / "chain")  # chain: chain -> dir_rel -> outside
+    os.symlink("loop_b", links / "loop_a")
+    os.symlink("loop_a", links / "loop_b")
+    os.symlink("../..", links / "up")
+    os.symlink("../../outside/src/core", repo / "src/escaped")  # a scope-looking directory that leaves
+    # a symlinked root: the server may be started at a link to the repository
+    os.symlink(str(repo), base / "rootlink")
+    return base, repo, outside
+
+
+def _cases(outside: Path):
+    values = hostile_values(outside)
+    for cmd in all_commands():
+        if not cmd.tool:
+            continue
+        fields = {f.name for f in msgspec.structs.fields(cmd.params)}
+        example = EXAMPLES.get(cmd.tool, {})
+        for field in sorted(fields & PATH_PARAMS):
+            for v in values:
+                yield cmd, {**example, field: v}, field, v
+        if cmd.tool == "propose_change":
+            for v in values:
+                for op in ({"op": "write", "path": v, "content": SECRET},
+                           {"op": "replace", "path": v, "old": "a", "new": SECRET},
+                           {"op": "delete", "path": v}):
+                    yield cmd, {**example, "operations": [op]}, "operations[].path", v
+
+
+def _uris(outside: Path):
+    for r in all_resources():
+        if not r.is_template:
+            continue
+        head = r.uri.split("{", 1)[0]
+        for v in hostile_values(outside):
+            yield head + quote(v, safe="", errors="surrogateescape")  # percent-encoded
+            yield head + quote(quote(v, safe="", errors="surrogateescape"), safe="")  # double-encoded
+            if "/" not in v and "?" not in v and "#" not in v:
+                yield head + v  # raw
+
+
+def test_no_hostile_input_escapes(arena):
+    base, repo, outside = arena
+    names = _snapshot_names(outside)  # listing reads directories: before marking them unread
+    before = _mark_unread(outside)
+    workspaces = [Workspace.open(repo), Workspace.open(base / "rootlink")]
+    counts = {"cases": 0, "refused": 0, "answered": 0, "escapes": 0}
+    leaks, crashes, not_refused = [], [], []
+
+    for ws in workspaces:
+        for cmd, args, field, value in _cases(outside):
+            counts["cases"] += 1
+            try:
+                result = server.call(ws, cmd, args)
+            except Exception as exc:  # a handler must answer, never raise
+                crashes.append(f"{cmd.tool}.{field}={value[:40]!r}: {type(exc).__name__}: {exc}")
+                continue
+            text = "".join(c.text for c in result.content) + msgspec.json.encode(result.structured_content).decode()
+            if SECRET in text:
+                leaks.append(f"{cmd.tool}.{field}={value[:40]!r}")
+            counts["refused" if result.is_error else "answered"] += 1
+            if not result.is_error and field in ("path", "scope", "cache", "operations[].path") and _escapes(value):
+                not_refused.append(f"{cmd.tool}.{field}={value[:60]!r}")
+
+        resources = all_resources()
+        for uri in _uris(outside):
+            counts["cases"] += 1
+            found = server.match_resource(resources, uri)
+            if found is None:
+                counts["refused"] += 1
+                continue
+            resource, fields = found
+            try:
+                text = resource.read(ws, fields)
+            except ResourceError:
+                counts["refused"] += 1
+                continue
+            except Exception as exc:
+                crashes.append(f"{uri[:60]!r}: {type(exc).__name__}: {exc}")
+                continue
+            counts["answered"] += 1
+            if SECRET in text:
+                leaks.append(uri[:80])
+
+        # Listings and scans over a tree whose symlinks lead out must not follow them.
+        for cmd in all_commands():
+            if cmd.tool and not cmd.writes and not {f.name for f in msgspec.structs.fields(cmd.params)} & PATH_PARAMS:
+                counts["cases"] += 1
+                result = server.call(ws, cmd, EXAMPLES.get(cmd.tool, {}))
+                text = "".join(c.text for c in result.content)
+                if SECRET in text:
+                    leaks.append(f"{cmd.tool} (listing)")
+
+    touched = _changes(outside, before)
+    added = _snapshot_names(outside) - names
+    counts["escapes"] = len(leaks) + len(touched) + len(added)
+    print(f"\nconfinement: {counts}")
+    assert not crashes, crashes[:20]
+    assert not leaks, leaks[:20]
+    assert not touched, touched[:20]
+    assert not added, sorted(added)[:20]
+    assert not not_refused, not_refused[:20]
+    assert counts["cases"] > 3000
+
+
+def _escapes(value: str) -> bool:
+    """Values that name a place outside the root once taken literally (so must be refused)."""
+    v = value.replace("\\", "/")
+    if "\x00" in v:
+        return True
+    parts = [p for p in v.split("/") if p]
+    depth = 0
+    for p in parts:
+        depth += -1 if p == ".." else (0 if p == "." else 1)
+        if depth < 0:
+            return True
+    # Paths are normalised lexically before symlinks are resolved (`links/dir_rel/..` is `links`).
+    return v.startswith("/") or posixpath.normpath(v).startswith(("links/dir", "links/file", "links/chain", "links/up"))
+
+
+def test_path_override_to_a_directory_not_allowed(arena):
+    base, repo, outside = arena
+    ws = Workspace.open(repo)
+    by_tool = {c.tool: c for c in all_commands() if c.tool}
+    for tool in ("list_contexts", "check_freshness", "query_context"):
+        for override in (str(outside), str(base), "..", "../outside", str(repo / "links/dir_abs"), "/", "~"):
+            args = {**EXAMPLES.get(tool, {}), "path": override}
+            result = server.call(ws, by_tool[tool], args)
+            assert result.is_error, (tool, override, result)
+            assert SECRET not in result.content[0].text
+    # Allowed roots are honoured, and only those.
+    allowed = Workspace.open(repo, allowed_roots=[outside / "docs"])
+    result = server.call(allowed, by_tool["list_contexts"], {"path": str(outside)})
+    assert result.is_error
