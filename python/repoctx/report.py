@@ -1,0 +1,148 @@
+"""`repoctx report`: one self-contained HTML page on the health of a repository's context.
+
+The numbers come from the registry's own handlers (list_contexts, the artifacts
+tools, sessions), so the page agrees with `repoctx status --json` and friends.
+The page has no network access: CSS, script and data are inline. The scope tree
+is drawn by a virtualised list (only the rows on screen exist in the DOM), so a
+tree of tens of thousands of scopes stays responsive.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from importlib import resources
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta, Struct
+
+from repoctx import __version__, index
+from repoctx.commands import Command
+from repoctx.workspace import PathEscape, Workspace, atomic_write
+
+DEFAULT_OUT = ".repoctx/report.html"
+ARTIFACT_TYPES = ("spec", "decision", "norm", "task")
+
+
+class ReportParams(Struct, forbid_unknown_fields=True):
+    out: Annotated[str, Meta(description="Where to write the page, inside the repository; `-` prints it")] = DEFAULT_OUT
+
+
+class ReportResult(Struct, omit_defaults=True):
+    out: str
+    bytes: int
+    scopes: int
+    fresh: int
+    stale: int
+    missing: int
+    artifacts: int
+    sessions: int
+    error: str = ""
+    html: str = ""  # the page itself when out is `-`
+
+
+def _tool(name: str):
+    from repoctx.commands import all_commands
+
+    return next(c for c in all_commands() if (c.tool or c.name) == name)
+
+
+def _call(ws: Workspace, name: str, **arguments) -> dict:
+    cmd = _tool(name)
+    return msgspec.to_builtins(cmd.handler(ws, cmd.parse(arguments)))
+
+
+def collect(ws: Workspace) -> dict:
+    """Everything the page shows, as plain data."""
+    status = _call(ws, "list_contexts")
+    sizes = {row[0]: (row[2], row[3]) for row in index.scan(ws, ws.scan_config()).rows if row[6]}
+    scopes = [[e["scope"], e["state"], sizes.get(e["scope"], (0, 0))[0] // 4, sizes.get(e["scope"], (0, 0))[1],
+               e.get("last_updated", ""), e.get("summary", "")] for e in status["entries"]]
+    counts = {s: sum(1 for e in status["entries"] if e["state"] == s) for s in ("fresh", "stale", "missing")}
+    data = {
+        "version": __version__,
+        "root": os.path.basename(ws.root) or ws.root,
+        "generated": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "coverage": {"scopes": status["total_directories"], "tracked": status["tracked"],
+                     "skipped": status["skipped_directories"], **counts},
+        "scopes": scopes,  # [scope, state, tokens (bytes/4), files, last_updated, summary]
+        "status_error": status.get("error", ""),
+        "artifacts": _artifacts(ws),
+        "sessions": _call(ws, "sessions", limit=20).get("sessions", []),
+    }
+    return data
+
+
+def _artifacts(ws: Workspace) -> dict:
+    lists = {t: _call(ws, "mcp_list", type=t) for t in ARTIFACT_TYPES}
+    if any(r.get("error") for r in lists.values()):
+        return {"present": False, "error": next(r["error"] for r in lists.values() if r.get("error"))}
+    traced = {a["id"]: a for a in _call(ws, "mcp_find_by_path", file_path="**").get("artifacts", [])}
+    items = []
+    for kind, listing in lists.items():
+        for a in listing.get("artifacts", []):
+            item = {"id": a["id"], "type": kind, "title": a.get("title", ""), "status": a.get("status", ""),
+                    "paths": traced.get(a["id"], {}).get("paths", []),
+                    "annotations": traced.get(a["id"], {}).get("annotations", [])}
+            if kind == "task":
+                shown = _call(ws, "mcp_show_task", task_id=a["id"])
+                item["links"] = (shown.get("artifact") or {}).get("links", [])
+            items.append(item)
+    check = _call(ws, "mcp_check")
+    return {"present": True, "items": items, "check": check}
+
+
+def render(data: dict) -> str:
+    page = resources.files("repoctx").joinpath("report.html").read_text(encoding="utf-8")
+    # `</` cannot end the script element early once escaped; JSON reads `<\/` as `</`.
+    payload = msgspec.json.encode(data).decode().replace("</", "<\\/")
+    return page.replace("__REPORT_DATA__", payload)
+
+
+def report(ws: Workspace, p: ReportParams) -> ReportResult:
+    data = collect(ws)
+    cov = data["coverage"]
+    html = render(data)
+    counts = dict(scopes=cov["scopes"], fresh=cov["fresh"], stale=cov["stale"], missing=cov["missing"],
+                  artifacts=len(data["artifacts"].get("items", [])), sessions=len(data["sessions"]))
+    size = len(html.encode())
+    if p.out == "-":
+        return ReportResult("-", size, **counts, html=html)
+    if ws.read_only:
+        return ReportResult(p.out, 0, **counts, error="read-only mode: the report was not written")
+    try:
+        rel, path = ws.resolve(p.out)
+    except PathEscape:
+        return ReportResult(p.out, 0, **counts, error=f"{p.out} is outside the repository; "
+                            "give --out a path inside it, or --out - to print the page")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    atomic_write(path, html.encode())
+    return ReportResult(rel, size, **counts)
+
+
+def _render(r: ReportResult) -> str:
+    if r.error:
+        return r.error
+    if r.html:
+        return r.html
+    return (f"wrote {r.out} ({r.bytes // 1024} KB): {r.scopes} scopes ({r.fresh} fresh, {r.stale} stale, "
+            f"{r.missing} missing), {r.artifacts} artifacts, {r.sessions} recent sessions; open it in a browser")
+
+
+COMMANDS = [
+    Command(
+        name="report",
+        tool=None,
+        summary="Write one self-contained HTML page on the health of this repository's context.",
+        description="Scopes coloured fresh/stale/missing with token sizes and ages, coverage, artifacts "
+        "with their traceability and check results, recent sessions. No network: open it anywhere.",
+        params=ReportParams,
+        result=ReportResult,
+        handler=report,
+        is_error=lambda r: bool(r.error),
+        writes=True,
+        render=_render,
+        surface="control",
+    ),
+]
