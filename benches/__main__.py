@@ -135,7 +135,15 @@ def suite_tokens(root: Path, repeat: int) -> dict:
     return {"rows": rows}
 
 
-SUITES = {"cli": suite_cli, "mcp": suite_mcp, "tokens": suite_tokens}
+def suite_caches(root: Path, repeat: int) -> dict:
+    """Cache build MB/s and warm context_resolve through MCP on 10,000 documents of the
+    standard library (the tree is not used; standalone: python -m benches.bench_caches)."""
+    from benches import bench_caches
+
+    return bench_caches.suite(root, repeat)
+
+
+SUITES = {"cli": suite_cli, "mcp": suite_mcp, "tokens": suite_tokens, "caches": suite_caches}
 
 
 def machine() -> dict:

@@ -497,9 +497,20 @@ def _invalid_resolve(arguments: object) -> fmt.ErrorResult:
     budget = a.get("budget")
     if type(budget) is not int or not 0 <= budget <= fmt.MAX_BUDGET:
         return fmt.error("invalid_budget")
-    if not isinstance(a.get("query"), str):
+    if not _is_text(a.get("query")):
         return fmt.error("invalid_query")
     return fmt.error("cache_missing")
+
+
+def _is_text(value: object) -> bool:
+    """A string that is valid Unicode text (no lone surrogates)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _invalid_cache(arguments: object) -> fmt.ErrorResult:
