@@ -109,7 +109,7 @@ def build_parser(word: str | None = None) -> argparse.ArgumentParser:
     only their module is imported)."""
     from repoctx.commands import all_commands, cli_commands
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="repoctx",
         description="Project context for coding agents: serve it over MCP (`repoctx serve`) "
         "or query it here. Every command takes --json to print exactly what its MCP tool returns.",
@@ -166,6 +166,30 @@ def _workspace(ns: argparse.Namespace, read_only: bool = False, **allowlist):
                           cache_root=cache_root, **allowlist)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes in two lines (what is wrong, where to look) rather than the whole usage text."""
+
+    def error(self, message: str):
+        import difflib
+        import re
+
+        choice = re.match(r"argument COMMAND: invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            options = re.findall(r"'([^']*)'", choice.group(2))
+            close = difflib.get_close_matches(choice.group(1), options, n=1)
+            message = f"unknown command '{choice.group(1)}'" + (f" (did you mean '{close[0]}'?)" if close else "")
+        self.exit(EXIT_USAGE, f"{self.prog}: {message}\nrun `{self.prog} --help` to see what it accepts\n")
+
+    def parse_args(self, args=None, namespace=None):
+        ns, extra = self.parse_known_args(args, namespace)
+        if extra:  # name the command they were given to, not the top level
+            cmd = getattr(ns, "_cmd", None)
+            prog = f"repoctx {cmd.name}" if cmd else self.prog
+            self.exit(EXIT_USAGE, f"{prog}: unrecognized arguments: {' '.join(extra)}\n"
+                      f"run `{prog} --help` to see what it accepts\n")
+        return ns
+
+
 class UserError(Exception):
     """A mistake the person can fix; printed without a traceback."""
 
@@ -183,13 +207,21 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
             raise UserError(f"invalid arguments: {exc}") from None
         params = None
     ws = _workspace(ns)
+    for_people = not (getattr(ns, "json", False) or getattr(ns, "_format", None) == "json")
+    if for_people:
+        from repoctx import advice
+
+        for problem in advice.config_problems(ws.root):
+            print(f"repoctx: warning: {problem}", file=sys.stderr)
     started, t0 = time.time(), time.perf_counter()
     result = cmd.handler(ws, params) if params is not None else cmd.on_invalid(values)
-    if getattr(ns, "json", False) or getattr(ns, "_format", None) == "json" or cmd.render is None:
+    if not for_people or cmd.render is None:
         text = cmd.encode(result)
     else:
         text = cmd.render(result)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if for_people and (step := advice.next_step(cmd, result, ws.root)):
+        print(f"repoctx: {step}", file=sys.stderr)
     failed = cmd.is_error(result)
     if getattr(params, "check", None) is True or getattr(params, "ci", None) is True:
         human = cmd.render(result) if cmd.render else text

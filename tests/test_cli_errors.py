@@ -1,0 +1,109 @@
+"""The mistakes people make first, and what the CLI tells them: what went wrong and what to
+do next in one or two lines on stderr, a non-zero exit, and no traceback unless --debug."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_cli
+from sample_repo import build_sample_repo
+
+
+def _lines(proc) -> list[str]:
+    return [line for line in proc.stderr.splitlines() if line.strip()]
+
+
+def _no_traceback(proc) -> None:
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return build_sample_repo(tmp_path / "repo")
+
+
+def test_nonexistent_root(tmp_path):
+    out = run_cli("status", "--root", str(tmp_path / "nowhere"))
+    assert out.returncode == 1 and _lines(out) == [
+        f"repoctx: {tmp_path / 'nowhere'} is not a directory; pass --root with the repository to read"]
+    _no_traceback(out)
+
+
+def test_root_that_is_a_file(tmp_path):
+    (tmp_path / "notes.txt").write_text("hi")
+    out = run_cli("show", "src", "--root", str(tmp_path / "notes.txt"))
+    assert out.returncode == 1 and "is not a directory; pass --root" in out.stderr
+    _no_traceback(out)
+
+
+def test_not_a_repository_and_no_context_files_yet(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n" * 4000)
+    out = run_cli("status", "--root", str(tmp_path))
+    assert out.returncode == 0
+    [hint] = _lines(out)
+    assert "no .context.yaml files yet" in hint and "not a git repository (is --root right?)" in hint
+    assert "`repoctx init`" in hint
+    (tmp_path / ".git").mkdir()
+    [hint] = _lines(run_cli("status", "--root", str(tmp_path)))
+    assert "not a git repository" not in hint and "`repoctx init`" in hint
+    # --json stays exactly the tool's result: advice is for people only.
+    assert _lines(run_cli("status", "--json", "--root", str(tmp_path))) == []
+
+
+def test_unknown_scope(repo):
+    out = run_cli("show", "src/nowhere", "--root", str(repo))
+    assert out.returncode == 1
+    assert 'No .context.yaml found at scope "src/nowhere"' in out.stdout
+    assert _lines(out) == ["repoctx: next: `repoctx status` lists the scopes that should have one; "
+                           "`repoctx init` writes them"]
+    out = run_cli("check", "../outside", "--root", str(repo))
+    assert out.returncode == 1 and "scopes are paths inside the repository" in out.stderr
+    _no_traceback(out)
+
+
+@pytest.mark.parametrize("argv, first", [
+    (["stauts"], "repoctx: unknown command 'stauts' (did you mean 'status'?)"),
+    (["show"], "repoctx show: the following arguments are required: scope"),
+    (["artifacts", "list", "spec", "--kind", "x"], "repoctx artifacts list: unrecognized arguments: --kind x"),
+    (["status", "--state", "old"], "repoctx status: argument --state: invalid choice: 'old'"),
+])
+def test_usage_mistakes_name_the_command_and_where_to_look(repo, argv, first):
+    out = run_cli(*argv, "--root", str(repo))
+    assert out.returncode == 2
+    lines = _lines(out)
+    assert len(lines) == 2 and lines[0].startswith(first), lines
+    assert lines[1].startswith("run `repoctx") and lines[1].endswith("--help` to see what it accepts")
+
+
+@pytest.mark.parametrize("path, text, expected", [
+    (".repoctx/config.yaml", "profile: [oops\n", ".repoctx/config.yaml: not valid YAML"),
+    (".repoctx/config.yaml", "profile: everything\n", ".repoctx/config.yaml:"),
+    (".context.config.yaml", "min_tokens: lots\nignore: build\n",
+     ".context.config.yaml: min_tokens must be an integer, ignore must be a list of glob patterns"),
+    (".context.config.yaml", "- just\n- a list\n", ".context.config.yaml: not a YAML mapping"),
+    (".contextia/config.yaml", "project: [x\n", ".contextia/config.yaml is not valid YAML"),
+])
+def test_bad_config_files_are_named_with_what_applies(repo, path, text, expected):
+    (repo / path).write_text(text)
+    out = run_cli("status", "--root", str(repo))
+    warnings = [line for line in _lines(out) if line.startswith("repoctx: warning:")]
+    assert len(warnings) == 1 and expected in warnings[0], _lines(out)
+    assert "until" in warnings[0] and "fixed" in warnings[0]
+    _no_traceback(out)
+
+
+def test_unexpected_errors_have_a_traceback_only_with_debug(repo):
+    # An unreadable .repoctx/runs (a file where a directory belongs) is not a mistake the CLI foresees.
+    runs = repo / ".repoctx" / "runs"
+    import shutil
+
+    shutil.rmtree(runs)
+    runs.write_text("not a directory")
+    plain = run_cli("runs", "list", "--root", str(repo))
+    debug = run_cli("runs", "list", "--root", str(repo), "--debug")
+    if plain.returncode == 0:
+        pytest.skip("runs list copes with this case; no unexpected error to show")
+    _no_traceback(plain)
+    assert len(_lines(plain)) <= 2
+    assert "--debug" in plain.stderr or "runs" in plain.stderr + plain.stdout
+    assert debug.returncode != 0
