@@ -24,7 +24,7 @@ import yaml
 from repoctx import caches, server
 from repoctx.commands import all_commands
 from repoctx.workspace import Workspace
-from sample_repo import build_sample_repo
+from sample_repo import CONTEXT, build_sample_repo
 
 KILLS = int(os.environ.get("REPOCTX_CRASH_KILLS", "24"))
 
@@ -38,7 +38,8 @@ def _writer(kind: str, ws: Workspace, n: int) -> None:
         server.call(ws, by_tool["mcp_write_log"], {"task_id": "TASK-001", "body": marker * 200})
     elif kind == "proposal":
         server.call(ws, by_tool["propose_change"], {"title": marker, "rationale": "r" * 2000, "operations": [
-            {"op": "write", "path": f"docs/{marker}.md", "content": marker * 100}]})
+            {"op": "write", "path": "docs/.context.yaml",
+                 "content": CONTEXT.format(fingerprint="00000000", scope="docs", summary=marker)}]})
     elif kind == "run":
         server.call(ws, by_tool["ctxt_validate_run"], {"run": True})
     elif kind == "cache":
