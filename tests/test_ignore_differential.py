@@ -1,0 +1,81 @@
+"""Ignore semantics: the Rust walk (`_core.walk`) against `git check-ignore` on generated trees
+with nested .gitignore files, negations, anchored, `**` and character-class patterns.
+
+The walk prunes directories (files inside a walked directory all count toward its
+fingerprint, as dotcontext does), so the comparison is over directories: a directory is
+walked exactly when neither it nor any ancestor is ignored by git. REPOCTX_IGNORE_TREES sets
+the number of generated trees (default 60).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+
+import pytest
+
+from repoctx import _core
+
+TREES = int(os.environ.get("REPOCTX_IGNORE_TREES", "60"))
+NAMES = ["a", "b", "ab", "ba", "x1", "x2", "lib", "src", "gen", "A"]
+
+
+def _pattern(rng: random.Random, dirs: list[str]) -> str:
+    name = rng.choice(NAMES)
+    other = rng.choice(NAMES)
+    pat = rng.choice([
+        name, f"/{name}", f"{name}/", f"/{name}/", f"**/{name}", f"{name}/**", f"{other}/**/{name}",
+        f"{other}/{name}", f"[ab]*", f"x[0-9]", f"?", f"*b", f"[!a]*", f"{name[0]}*", "*", f"**/{other}/{name}/",
+        rng.choice(dirs) if dirs else name, f"{name}*/", f"\\!{name}", f"{name} ", f"#{name}",
+    ])
+    return ("!" + pat) if rng.random() < 0.3 else pat
+
+
+def _tree(root: str, rng: random.Random) -> list[str]:
+    dirs: list[str] = []
+    frontier = [""]
+    while frontier and len(dirs) < 40:
+        parent = frontier.pop(0)
+        for name in rng.sample(NAMES, rng.randint(0, 3)):
+            rel = f"{parent}/{name}" if parent else name
+            if parent.count("/") >= 3:
+                continue
+            os.makedirs(os.path.join(root, rel), exist_ok=True)
+            with open(os.path.join(root, rel, "f.py"), "w") as fh:
+                fh.write("x = 1\n")
+            dirs.append(rel)
+            frontier.append(rel)
+    for where in [""] + rng.sample(dirs, min(len(dirs), 3)):
+        lines = [_pattern(rng, dirs) for _ in range(rng.randint(1, 5))]
+        with open(os.path.join(root, where, ".gitignore"), "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+    return dirs
+
+
+def _git_ignored(root: str, dirs: list[str]) -> set[str]:
+    proc = subprocess.run(["git", "check-ignore", "--stdin", "--no-index"], cwd=root, input="\n".join(dirs),
+                          capture_output=True, text=True)
+    assert proc.returncode in (0, 1), proc.stderr
+    return {line.rstrip("/") for line in proc.stdout.splitlines()}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_walk_prunes_what_git_ignores(tmp_path):
+    disagreements = []
+    for seed in range(TREES):
+        root = str(tmp_path / f"t{seed}")
+        os.makedirs(root)
+        subprocess.run(["git", "init", "-q", root], check=True)
+        dirs = _tree(root, random.Random(seed))
+        ignored = _git_ignored(root, dirs)
+        expected = {d for d in dirs if not any(d == i or d.startswith(i + "/") for i in ignored)}
+        rows, _skipped, _bad = _core.walk(root, [], 50, 0)
+        walked = {r[0] for r in rows} - {"."}
+        for d in sorted(expected ^ walked):
+            rules = {w: open(os.path.join(root, w, ".gitignore")).read() for w in [""] + dirs
+                     if os.path.isfile(os.path.join(root, w, ".gitignore"))}
+            disagreements.append(f"seed {seed}: {d} git={'walked' if d in expected else 'ignored'} rules={rules}")
+    print(f"\nignore differential: {TREES} trees, {len(disagreements)} disagreements")
+    assert not disagreements, disagreements[:5]
