@@ -33,7 +33,7 @@ from pathlib import Path
 
 import anyio
 
-from benches import measure
+from benches import mcp_rtt, measure
 
 OUT = Path(__file__).parent / "out"
 EXTENSIONS = (".py", ".txt", ".rst", ".md", ".toml", ".cfg", ".json", ".html", ".c", ".h", ".ini")
@@ -165,16 +165,19 @@ async def _mcp(root: Path, cache: str, calls: int) -> dict:
 
     async with Client(params, mode="2026-07-28") as client:
         await client.call_tool("noop", {})
+        pid = mcp_rtt._server_pid(root)
+        rss_before = mcp_rtt._rss_mib(pid)
         start = time.perf_counter()
         first = await client.call_tool("context_resolve", {"cache": cache, "query": "import os", "budget": 4000})
         cold = time.perf_counter() - start
         assert not first.is_error, first.content[0].text
+        view_mib = mcp_rtt._rss_mib(pid) - rss_before
         rows = [
             await series("noop", lambda i: {}),
             await series("context_list_caches", lambda i: {}),
             await series("context_resolve", lambda i: {"cache": cache, "query": QUERIES[i % len(QUERIES)], "budget": 4000}),
         ]
-    return {"first_call_s": cold, "rows": rows}
+    return {"first_call_s": cold, "view_rss_mib": view_mib, "rows": rows}
 
 
 def bench_resolve(cache_dir: Path, calls: int, repeat: int) -> dict:
@@ -203,7 +206,8 @@ def markdown(report: dict) -> str:
               f"{row['mb_per_s']:.1f} |" if "start" not in row["name"] else
               f"| {row['name']} | {row['median_s'] * 1000:.0f} ms | – |" for row in b]
     lines += ["", "## Warm round trips through MCP (official client, stdio)", "",
-              f"First context_resolve (verifies and loads the cache): {r['first_call_s'] * 1000:.0f} ms.", "",
+              f"First context_resolve (verifies and loads the cache): {r['first_call_s'] * 1000:.0f} ms; "
+              f"the server's memory grows by {r['view_rss_mib']:.0f} MiB for it.", "",
               "| tool | p50 | p95 | calls |", "|---|---|---|---|"]
     lines += [f"| {row['name']} | {row['p50'] * 1000:.2f} ms | {row['p95'] * 1000:.2f} ms | {row['n']} |" for row in r["rows"]]
     lines += ["", "| in process | median |", "|---|---|"]
@@ -254,6 +258,7 @@ def suite(root: Path, repeat: int) -> dict:
     for row in report["build"]:
         result[f"{row['name']}: median s"] = row["median_s"]
     result["first context_resolve (verify and load): s"] = report["resolve"]["first_call_s"]
+    result["server memory for the view: MiB"] = report["resolve"]["view_rss_mib"]
     return result
 
 
