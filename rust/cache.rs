@@ -136,7 +136,8 @@ pub fn document_id(rel: &str) -> String {
 fn is_secret(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     const NAMES: &[&str] = &["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".netrc", ".pypirc", ".npmrc"];
-    const SUFFIXES: &[&str] = &[".pem", ".key", ".p12", ".pfx"];
+    // Keys and certificates (with their keystores): private material or what identifies it.
+    const SUFFIXES: &[&str] = &[".pem", ".key", ".p12", ".pfx", ".crt", ".cer", ".der", ".jks", ".keystore"];
     lower == ".env"
         || lower.starts_with(".env.")
         || NAMES.contains(&lower.as_str())
@@ -539,7 +540,7 @@ mod tests {
 
     #[test]
     fn secrets_are_recognised() {
-        for name in [".env", ".env.local", "server.pem", "tls.KEY", "id_rsa", ".netrc"] {
+        for name in [".env", ".env.local", "server.pem", "tls.KEY", "id_rsa", ".netrc", "client.crt", "ca.CER", "app.jks"] {
             assert!(is_secret(name), "{name}");
         }
         for name in ["environment.md", "keys.py", "id_rsa.pub", "README.md"] {

@@ -81,7 +81,8 @@ class Workspace:
         """(normalised relative path, absolute path) for a path inside the root.
 
         `.` and the root itself normalise to `.`; anything that leaves the
-        root lexically or through a symlink raises PathEscape.
+        root lexically or through a symlink, or names something in a `.git`
+        directory, raises PathEscape.
         """
         if not isinstance(user_path, str) or "\x00" in user_path:
             raise PathEscape(user_path)
@@ -92,6 +93,8 @@ class Workspace:
         if not _inside(os.path.realpath(candidate), self.root):
             raise PathEscape(user_path)
         rel = os.path.relpath(candidate, self.root).replace(os.sep, "/")
+        if ".git" in rel.split("/"):  # git's own files (config, hooks, objects) are never served or written
+            raise PathEscape(user_path)
         return rel, candidate
 
     def contains_real(self, path: str) -> bool:
