@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 const MAX_CODE_BYTES: u64 = 1 << 20;
 /// How much of a non-code file is read for its header.
 const MAX_TEXT_BYTES: u64 = 16 << 10;
-const MAX_EXPORTS: usize = 100;
-const MAX_INTERFACES: usize = 50;
+const MAX_EXPORTS: usize = 50;
+const MAX_INTERFACES: usize = 25;
 const MAX_TEXT: usize = 160;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -802,7 +802,7 @@ fn scan_go(sc: &mut Scanner) {
                 let name = ident(t);
                 if name.starts_with(|c: char| c.is_uppercase()) {
                     sc.export(&[name], || {
-                        let rest = t[name.len()..].split_whitespace().next().unwrap_or("");
+                        let rest = t[name.len()..].split_whitespace().next().unwrap_or("").split('{').next().unwrap_or("");
                         let kw = if kind == "type" { format!("type {} {}", name, rest) } else { format!("{} {}", kind, name) };
                         (kw.trim().to_string(), doc_above(&lines, i, "//", false))
                     });
@@ -860,7 +860,7 @@ fn scan_go(sc: &mut Scanner) {
             let name = ident(rest);
             if name.starts_with(|c: char| c.is_uppercase()) {
                 sc.export(&[name], || {
-                    let what = rest[name.len()..].split_whitespace().next().unwrap_or("");
+                    let what = rest[name.len()..].split_whitespace().next().unwrap_or("").split('{').next().unwrap_or("");
                     let sig = if kind == "type" { format!("type {} {}", name, what) } else { format!("{} {}", kind, name) };
                     (sig.trim().to_string(), doc_above(&lines, i, "//", false))
                 });

@@ -29,6 +29,7 @@ from msgspec.structs import replace
 
 from repoctx import _core
 from repoctx.formats import context_file as cf
+from repoctx.gitstate import recorded_commit
 
 
 class ScopeFacts(msgspec.Struct):
@@ -68,9 +69,12 @@ def is_generic(purpose: str) -> bool:
     return purpose.split(" defining ", 1)[0] in _LABELS
 
 
+_SENTENCE = re.compile(r"(.+?[.!?])(\s|$)")
+
+
 def first_sentence(text: str) -> str:
     line = text.strip().splitlines()[0].strip() if text.strip() else ""
-    m = re.match(r"(.+?[.!?])(\s|$)", line)
+    m = _SENTENCE.match(line)
     out = m.group(1) if m else line
     return out if len(out) <= MAX_TEXT else out[: MAX_TEXT - 1].rstrip() + "…"
 
@@ -470,38 +474,50 @@ def _package_manager(root: str, here: dict[str, Manifest]) -> str | None:
 # --- merging -----------------------------------------------------------------
 
 
+_FIELD = re.compile(r"[.\[]")
+
+
 def _top(entry: str) -> str:
-    return re.split(r"[.\[]", entry, maxsplit=1)[0]
+    return _FIELD.split(entry, maxsplit=1)[0]
 
 
-def owned(old: cf.ContextFile | None, name: str) -> bool:
-    """Whether regeneration may replace field `name` (a DERIVED entry) of `old`."""
+def owned(old: cf.ContextFile | None) -> frozenset[str]:
+    """The DERIVED fields regeneration may replace in `old`."""
     if old is None:
-        return True
+        return _ALL
     listed = set(old.derived_fields or ())
-    top, _, sub = name.partition(".")
-    value = getattr(old, top)
-    if value is UNSET:
-        return True
-    if sub:
-        return getattr(value, sub) is UNSET or name in listed or top in listed
-    if name == "summary":
-        return "summary" in listed and old.summary == derive_summary(old)
-    if name == "evidence":
-        from repoctx.gitstate import recorded_commit
+    out = set()
+    for name in DERIVED:
+        top, _, sub = name.partition(".")
+        value = getattr(old, top)
+        if value is UNSET:
+            out.add(name)
+        elif sub:
+            if getattr(value, sub) is UNSET or name in listed or top in listed:
+                out.add(name)
+        elif name == "summary":
+            if "summary" in listed and old.summary == derive_summary(old):
+                out.add(name)
+        elif name == "evidence":
+            if "evidence" in listed and recorded_commit(old.evidence) is not None:
+                out.add(name)
+        elif name in listed:
+            out.add(name)
+    return frozenset(out)
 
-        return "evidence" in listed and recorded_commit(old.evidence) is not None
-    return name in listed
+
+_ALL = frozenset(DERIVED)
+_PLAIN = ("files", "interfaces", "subdirectories", "testing", "exports", "project", "structure", "evidence")
 
 
-def merge(old: cf.ContextFile | None, scope: str, fingerprint: str, now: str, derived: dict) -> cf.ContextFile:
-    """The context file for `scope`: derived fields where repoctx owns them, the rest of
-    `old` as it is. `derived` maps each DERIVED name but summary to a value or UNSET."""
+def merge(old: cf.ContextFile | None, mine: frozenset[str], scope: str, fingerprint: str, now: str,
+          derived: dict) -> cf.ContextFile:
+    """The context file for `scope`: the derived fields repoctx owns (`mine`, from `owned`),
+    the rest of `old` as it is. `derived` maps each DERIVED name but summary to a value or UNSET."""
     base = old or cf.ContextFile(version=1, last_updated=now, fingerprint=fingerprint, scope=scope,
                                  summary="", maintenance=MAINTENANCE)
-    mine = {name for name in DERIVED if owned(old, name)}
     changes: dict = {"version": 1, "last_updated": now, "fingerprint": fingerprint, "scope": scope}
-    for name in ("files", "interfaces", "subdirectories", "testing", "exports", "project", "structure", "evidence"):
+    for name in _PLAIN:
         if name in mine:
             changes[name] = derived[name]
     if "files" in mine and old is not None and old.files and derived["files"] is not UNSET:
@@ -514,15 +530,12 @@ def merge(old: cf.ContextFile | None, scope: str, fingerprint: str, now: str, de
     ctx = replace(base, **changes)
     if "summary" in mine:
         ctx = replace(ctx, summary=derive_summary(ctx))
-    listed = [n for n in DERIVED if n in mine and _present(ctx, n)]
-    foreign = [e for e in (old.derived_fields or []) if old and e not in DERIVED and _top(e) not in {_top(n) for n in mine}] if old else []
-    return replace(ctx, derived_fields=(listed + foreign) or UNSET)
-
-
-def _present(ctx: cf.ContextFile, name: str) -> bool:
-    top, _, sub = name.partition(".")
-    value = getattr(ctx, top)
-    return value is not UNSET and (not sub or getattr(value, sub) is not UNSET)
+    listed = [n for n in DERIVED if n in mine and (n == "summary" or changes.get(n, UNSET) is not UNSET
+                                                  or (n.startswith("dep") and getattr(deps, n[13:]) is not UNSET))]
+    if old is not None and old.derived_fields:
+        tops = {_top(n) for n in mine}
+        listed += [e for e in old.derived_fields if e not in DERIVED and _top(e) not in tops]
+    return replace(ctx, derived_fields=listed or UNSET)
 
 
 def _keep_written_purposes(old: list[cf.FileEntry], new: list[cf.FileEntry], generic) -> list[cf.FileEntry]:

@@ -21,6 +21,7 @@ import posixpath
 import re
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -198,6 +199,7 @@ class Generator:
     def derive(self, scope: str, facts: ScopeFacts, old: cf.ContextFile | None) -> cf.ContextFile:
         self.manifests.learn(scope, facts.manifests)
         root = scope == "."
+        mine = generate.owned(old)
         derived = {
             "files": facts.files or UNSET,
             "generic": facts.generic,
@@ -209,9 +211,9 @@ class Generator:
             "exports": facts.exports or UNSET,
             "project": generate.project(self.ws.root, facts, self.manifests, self.sources.languages) if root else UNSET,
             "structure": self._structure() or UNSET if root else UNSET,
-            "evidence": self.git.evidence(old, scope, self.now) if generate.owned(old, "evidence") else UNSET,
+            "evidence": self.git.evidence(old, scope, self.now) if "evidence" in mine else UNSET,
         }
-        ctx = generate.merge(old, scope, self.tree.rows[scope][1], self.now, derived)
+        ctx = generate.merge(old, mine, scope, self.tree.rows[scope][1], self.now, derived)
         self.summaries[scope] = ctx.summary
         return ctx
 
@@ -239,31 +241,48 @@ class Generator:
         return out[: generate.MAX_STRUCTURE]
 
     def run(self, targets: list[str], quiet: bool, label: str) -> WriteResult:
+        # Children first; the core reads the next chunk and writes the last one while
+        # this thread derives the current one.
         order = sorted(targets, key=lambda s: (-_depth(s), s.encode()))
+        chunks = [order[i : i + CHUNK] for i in range(0, len(order), CHUNK)]
         progress = Progress(label, len(order), quiet)
-        written, unchanged, staged = [], 0, []
-        try:
-            for i in range(0, len(order), CHUNK):
-                part = order[i : i + CHUNK]
-                items = []
-                for scope, facts in zip(part, generate.decode_facts(self.sources.extract(part))):
-                    old = self.tree.contexts.get(scope)
-                    ctx = self.derive(scope, facts, old)
-                    if generate.same_content(ctx, old) and self.git.fresh(old, scope, self.tree.rows[scope][1]):
-                        unchanged += 1
-                        continue
-                    items.append((os.path.join(self.ws.root, scope, cf.CONTEXT_FILE), msgspec.json.encode(ctx)))
-                    written.append(scope)
-                staged += zip(_core.stage_yaml(items), (path for path, _ in items))
-                progress.update(min(i + CHUNK, len(order)))
-            _core.commit_staged(self.ws.root, staged)
-        except BaseException:
-            for tmp, _ in staged:
-                _unlink(tmp)
-            raise
-        finally:
-            progress.close()
+        written, unchanged, stages = [], 0, []
+        with ThreadPoolExecutor(2) as pool:
+            try:
+                reading = pool.submit(self.sources.extract, chunks[0]) if chunks else None
+                for n, part in enumerate(chunks):
+                    facts = generate.decode_facts(reading.result())
+                    reading = pool.submit(self.sources.extract, chunks[n + 1]) if n + 1 < len(chunks) else None
+                    items = []
+                    for scope, f in zip(part, facts):
+                        old = self.tree.contexts.get(scope)
+                        ctx = self.derive(scope, f, old)
+                        if generate.same_content(ctx, old) and self.git.fresh(old, scope, self.tree.rows[scope][1]):
+                            unchanged += 1
+                            continue
+                        items.append((os.path.join(self.ws.root, scope, cf.CONTEXT_FILE), msgspec.json.encode(ctx)))
+                        written.append(scope)
+                    stages.append((pool.submit(_core.stage_yaml, items), [path for path, _ in items]))
+                    progress.update(n * CHUNK + len(part))
+                staged = _settle(stages)
+                _core.commit_staged(self.ws.root, staged)
+            except BaseException:
+                for future, paths in stages:
+                    if future.done() and future.exception() is None:
+                        for tmp in future.result():
+                            _unlink(tmp)
+                raise
+            finally:
+                progress.close()
         return WriteResult(self.ws.root, sorted(written, key=str.encode), unchanged, [])
+
+
+def _settle(stages) -> list[tuple[str, str]]:
+    """(temporary, final) pairs of every staged chunk, in order; raises the first failure."""
+    staged = []
+    for future, paths in stages:
+        staged += zip(future.result(), paths)
+    return staged
 
 
 def _unlink(path: str) -> None:
@@ -386,7 +405,7 @@ def rehash(ws: Workspace, p: RehashParams) -> WriteResult:
         for n, scope in enumerate(targets):
             old = tree.contexts[scope]
             ctx = replace(old, fingerprint=tree.rows[scope][1], last_updated=now)
-            if generate.owned(old, "evidence"):
+            if "evidence" in generate.owned(old):
                 evidence = git.evidence(old, scope, now)
                 listed = [e for e in (old.derived_fields or []) if e != "evidence"]
                 if evidence is not UNSET:
@@ -501,7 +520,7 @@ def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult
             ctx = cf.from_data(data)
         except cf.SchemaError as exc:
             return fail(f"Invalid value for {exc.field or 'the context'}: {exc}" if exc.field else f"Invalid context: {exc}", rel)
-        if "evidence" not in p.fields and generate.owned(ctx, "evidence"):
+        if "evidence" not in p.fields and "evidence" in generate.owned(ctx):
             old_ctx = ctx if not created else None
             evidence = git.evidence(old_ctx, rel, now)
             listed = [e for e in ctx.derived_fields or [] if e != "evidence"]
