@@ -10,6 +10,8 @@
 //! Results come back per directory, never per file object.
 
 use crate::walk::is_source_file;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use ignore::Match;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -1047,8 +1049,52 @@ pub struct Index {
     crates: HashMap<String, String>,
     cargo_dirs: HashSet<String>,
     go_modules: Vec<(String, String)>,
+    rules: Rules,
     /// Files per language over every directory of the table, most first.
     pub languages: Vec<(String, u64)>,
+}
+
+/// The ignore rules the walk prunes directories by, applied here to files: a file
+/// git or `.contextignore` ignores is never described in a context file.
+struct Rules {
+    /// `.contextignore` and the config's patterns: they win over everything.
+    priority: Option<Gitignore>,
+    /// `.gitignore` by directory; the deepest one that says something decides.
+    nested: HashMap<String, Gitignore>,
+    /// `.git/info/exclude`: consulted last.
+    exclude: Option<Gitignore>,
+}
+
+fn matcher(base: &Path, files: &[PathBuf], lines: &[String]) -> Option<Gitignore> {
+    let mut b = GitignoreBuilder::new(base);
+    for f in files.iter().filter(|f| f.is_file()) {
+        let _ = b.add(f);
+    }
+    for l in lines {
+        let _ = b.add_line(None, l);
+    }
+    b.build().ok().filter(|g| !g.is_empty())
+}
+
+impl Rules {
+    fn ignores(&self, scope: &str, path: &Path) -> bool {
+        let verdict = |g: &Gitignore| match g.matched(path, false) {
+            Match::Ignore(_) => Some(true),
+            Match::Whitelist(_) => Some(false),
+            Match::None => None,
+        };
+        if let Some(v) = self.priority.as_ref().and_then(verdict) {
+            return v;
+        }
+        let mut cur = Some(scope.to_string());
+        while let Some(d) = cur {
+            if let Some(v) = self.nested.get(&d).and_then(verdict) {
+                return v;
+            }
+            cur = parent(&d);
+        }
+        self.exclude.as_ref().and_then(verdict).unwrap_or(false)
+    }
 }
 
 struct DirInfo {
@@ -1058,6 +1104,7 @@ struct DirInfo {
     package_name: Option<String>,
     crate_name: Option<String>,
     go_module: Option<String>,
+    gitignore: Option<Gitignore>,
     languages: HashMap<&'static str, u64>,
 }
 
@@ -1113,6 +1160,7 @@ fn dir_info(root: &Path, dir: &str) -> DirInfo {
         package_name: None,
         crate_name: None,
         go_module: None,
+        gitignore: None,
         languages: HashMap::new(),
     };
     let abs = root.join(dir);
@@ -1125,6 +1173,7 @@ fn dir_info(root: &Path, dir: &str) -> DirInfo {
         let name = name.to_string_lossy();
         match name.as_ref() {
             "pyproject.toml" | "setup.py" | "setup.cfg" => info.py_project = true,
+            ".gitignore" => info.gitignore = matcher(&abs, &[abs.join(".gitignore")], &[]),
             "package.json" => {
                 info.package_name = read_capped(&abs.join("package.json"), MAX_CODE_BYTES)
                     .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
@@ -1159,8 +1208,13 @@ fn dir_info(root: &Path, dir: &str) -> DirInfo {
 }
 
 impl Index {
-    pub fn build(root: &Path, dirs: Vec<String>) -> Index {
-        let infos: Vec<DirInfo> = dirs.par_iter().map(|d| dir_info(root, d)).collect();
+    pub fn build(root: &Path, dirs: Vec<String>, extra_ignore: &[String]) -> Index {
+        let mut infos: Vec<DirInfo> = dirs.par_iter().map(|d| dir_info(root, d)).collect();
+        let rules = Rules {
+            priority: matcher(root, &[root.join(".contextignore")], extra_ignore),
+            nested: infos.iter_mut().filter_map(|i| i.gitignore.take().map(|g| (i.dir.clone(), g))).collect(),
+            exclude: matcher(root, &[root.join(".git").join("info").join("exclude")], &[]),
+        };
         let dir_set: HashSet<String> = dirs.into_iter().collect();
         let mut languages: HashMap<&str, u64> = HashMap::new();
         let mut py_roots: HashSet<String> = HashSet::from([".".to_string()]);
@@ -1212,7 +1266,7 @@ impl Index {
         }
         let mut languages: Vec<(String, u64)> = languages.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         languages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        Index { root: root.to_path_buf(), dirs: dir_set, py_modules, js_packages, crates, cargo_dirs, go_modules, languages }
+        Index { root: root.to_path_buf(), dirs: dir_set, py_modules, js_packages, crates, cargo_dirs, go_modules, rules, languages }
     }
 
     fn longest_dir(&self, base: &str, segs: &[&str]) -> String {
@@ -1340,7 +1394,7 @@ impl Index {
                 let abs = self.root.join(scope);
                 let all = self.list_files(scope);
                 let found: HashSet<String> =
-                    Self::sources(&all).flat_map(|n| Self::scan_one(&abs, n, true, 0).names).collect();
+                    self.sources(scope, &all).flat_map(|n| Self::scan_one(&abs, n, true, 0).names).collect();
                 names.iter().filter(|n| !found.contains(*n)).cloned().collect()
             })
             .collect()
@@ -1359,9 +1413,22 @@ impl Index {
         names
     }
 
-    /// The source files of a listing: not hidden, counted as source by the walk.
-    fn sources(all: &[String]) -> impl Iterator<Item = &String> {
-        all.iter().filter(|n| !n.starts_with('.') && is_source_file(n))
+    /// The files of a scope's listing that a context file describes: not hidden, counted
+    /// as source by the walk, not ignored.
+    fn sources<'b>(&'b self, scope: &'b str, all: &'b [String]) -> impl Iterator<Item = &'b String> {
+        let abs = self.root.join(scope);
+        all.iter().filter(move |n| !n.starts_with('.') && is_source_file(n) && !self.rules.ignores(scope, &abs.join(n)))
+    }
+
+    /// For each scope, the names of the files its context file lists.
+    pub fn source_files(&self, scopes: &[String]) -> Vec<Vec<String>> {
+        scopes
+            .par_iter()
+            .map(|s| {
+                let all = self.list_files(s);
+                self.sources(s, &all).cloned().collect()
+            })
+            .collect()
     }
 
     /// Read and scan one file of directory `abs`, wanting at most `budget` signatures.
@@ -1388,7 +1455,7 @@ impl Index {
         let mut external = BTreeSet::new();
         let mut tests = BTreeSet::new();
         let mut seen = HashSet::new();
-        for name in Self::sources(&all) {
+        for name in self.sources(scope, &all) {
             let scan = Self::scan_one(&abs, name, false, MAX_EXPORTS - facts.exports.len());
             let (label, lang, _) = kind_of(name);
             for import in &scan.imports {
@@ -1641,6 +1708,25 @@ mod tests {
         assert_eq!(scan("a.yaml", "key: 1\n").purpose, None);
         let long = format!("\"\"\"{}\"\"\"\n", "x".repeat(500));
         assert_eq!(scan("l.py", &long).purpose.unwrap().chars().count(), MAX_TEXT);
+    }
+
+    #[test]
+    fn ignored_files_are_not_described() {
+        let root = std::env::temp_dir().join(format!("repoctx-extract-ignore-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("src/sub")).unwrap();
+        fs::create_dir_all(root.join(".git/info")).unwrap();
+        fs::write(root.join(".gitignore"), "*.local.py\nkeep.*\n").unwrap();
+        fs::write(root.join("src/sub/.gitignore"), "!keep.py\n").unwrap();
+        fs::write(root.join(".git/info/exclude"), "excluded.py\n").unwrap();
+        fs::write(root.join(".contextignore"), "noise.md\n").unwrap();
+        for f in ["a.py", "b.local.py", "keep.py", "excluded.py", "noise.md", "extra.py"] {
+            fs::write(root.join("src/sub").join(f), "x = 1\n").unwrap();
+        }
+        let dirs = vec![".".to_string(), "src".to_string(), "src/sub".to_string()];
+        let index = Index::build(&root, dirs, &["extra.py".to_string()]);
+        assert_eq!(index.source_files(&["src/sub".to_string()]), vec![vec!["a.py".to_string(), "keep.py".to_string()]]);
+        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

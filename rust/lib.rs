@@ -368,8 +368,14 @@ struct ScopeSourcesPy {
 #[pymethods]
 impl ScopeSourcesPy {
     #[new]
-    fn new(py: Python<'_>, root: PathBuf, dirs: Vec<String>) -> Self {
-        ScopeSourcesPy { inner: py.detach(|| extract::Index::build(&root, dirs)) }
+    #[pyo3(signature = (root, dirs, extra_ignore=Vec::new()))]
+    fn new(py: Python<'_>, root: PathBuf, dirs: Vec<String>, extra_ignore: Vec<String>) -> Self {
+        ScopeSourcesPy { inner: py.detach(|| extract::Index::build(&root, dirs, &extra_ignore)) }
+    }
+
+    /// For each scope, the files its context file lists (not hidden, source, not ignored).
+    fn source_files(&self, py: Python<'_>, scopes: Vec<String>) -> Vec<Vec<String>> {
+        py.detach(|| self.inner.source_files(&scopes))
     }
 
     /// The facts of each scope as one JSON array, in the order given.

@@ -96,8 +96,6 @@ def test_generated_context_leaves_secret_looking_files_out(tmp_path):
         assert os.path.basename(rel) not in contexts, rel
 
 
-@pytest.mark.xfail(strict=True, reason="init/regen describe every source file of a walked directory, gitignored "
-                   "ones included (rust/extract.rs lists files without the ignore rules); see docs/security.md")
 def test_generated_context_leaves_gitignored_files_out(tmp_path):
     contexts = _generated_contexts(_repo(tmp_path))
     assert SECRET not in contexts and "generated.local.py" not in contexts

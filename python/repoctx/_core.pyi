@@ -137,7 +137,11 @@ class ScopeSources:
     """What `.context.yaml` derives from the sources (rust/extract.rs): built once over the
     directories of a walk table, then asked for the facts of scopes, read in parallel."""
 
-    def __init__(self, root: str, dirs: list[str]) -> None: ...
+    def __init__(self, root: str, dirs: list[str], extra_ignore: list[str] = ...) -> None:
+        """`extra_ignore`: the config's patterns; with .contextignore, nested .gitignore and
+        .git/info/exclude they keep ignored files out of every listing."""
+    def source_files(self, scopes: list[str]) -> list[list[str]]:
+        """For each scope, the files its context file lists: not hidden, source, not ignored."""
     def extract(self, scopes: list[str]) -> str:
         """One JSON array, an object per scope in order: files (name, purpose, test_file),
         generic, exports, interfaces, internal, external, manifests, tests."""

@@ -84,6 +84,7 @@ class Tree:
     order: list[str]  # every scope of the table, byte-ordered
     contexts: dict[str, cf.ContextFile]
     problems: dict[str, str]  # scope -> why its file cannot be used
+    ignore: list[str]  # the config's extra ignore patterns, which apply to files too
 
     @property
     def eligible(self) -> list[str]:
@@ -98,7 +99,8 @@ class Tree:
 
 
 def load_tree(ws: Workspace) -> Tree:
-    table = index.scan(ws, ws.scan_config())
+    cfg = ws.scan_config()
+    table = index.scan(ws, cfg)
     rows = {r[0]: r for r in table.rows}
     with_file = [r[0] for r in table.rows if r[4]]
     contexts, problems = {}, {}
@@ -110,7 +112,7 @@ def load_tree(ws: Workspace) -> Tree:
             problems[scope] = f"unsupported schema version {exc.found}; left as it is"
         except (cf.SchemaError, msgspec.DecodeError) as exc:
             problems[scope] = f"invalid .context.yaml ({_reason(kind, payload, exc)}); fix it or remove it"
-    return Tree(ws.root, rows, [r[0] for r in table.rows], contexts, problems)
+    return Tree(ws.root, rows, [r[0] for r in table.rows], contexts, problems, list(cfg.ignore))
 
 
 def _reason(kind: str, payload: str, exc: Exception) -> str:
@@ -190,7 +192,7 @@ class Generator:
 
     def __init__(self, ws: Workspace, tree: Tree, git: GitView) -> None:
         self.ws, self.tree, self.git = ws, tree, git
-        self.sources = _core.ScopeSources(ws.root, tree.order)
+        self.sources = _core.ScopeSources(ws.root, tree.order, tree.ignore)
         self.manifests = generate.Manifests(ws.root)
         self.children = tree.children()
         self.summaries = {s: c.summary for s, c in tree.contexts.items()}
@@ -615,8 +617,9 @@ def declared_name(entry: str) -> str | None:
 def validate_contexts(ws: Workspace, strict: bool) -> ValidateResult:
     """Every `.context.yaml` of the tree against schema v1; with `strict`, against the code too.
     The function `repoctx scopes validate` runs, for other checks to call."""
+    cfg = ws.scan_config()
     try:
-        table = index.scan(ws, ws.scan_config())
+        table = index.scan(ws, cfg)
     except OSError:
         return ValidateResult(ws.root, strict, 0, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"')
     with_file = [r[0] for r in table.rows if r[4]]
@@ -635,7 +638,7 @@ def validate_contexts(ws: Workspace, strict: bool) -> ValidateResult:
             reports[scope] = ScopeReport(scope, False, error=_first_line(exc, kind))
     findings = 0
     if strict and valid:
-        found = _strict_findings(ws, table, valid)
+        found = _strict_findings(ws, _core.ScopeSources(ws.root, [r[0] for r in table.rows], list(cfg.ignore)), valid)
         for scope, items in found.items():
             reports[scope] = ScopeReport(scope, True, findings=items)
             findings += len(items)
@@ -649,27 +652,26 @@ def _first_line(exc: Exception, kind: str) -> str:
     return "not valid YAML: " + text if kind == "invalid" else text
 
 
-def _strict_findings(ws: Workspace, table, valid: dict[str, cf.ContextFile]) -> dict[str, list[Finding]]:
+def _strict_findings(ws: Workspace, sources: _core.ScopeSources, valid: dict[str, cf.ContextFile]) -> dict[str, list[Finding]]:
     out: dict[str, list[Finding]] = {}
+    listing = [s for s, ctx in valid.items() if ctx.files is not UNSET]
+    described = dict(zip(listing, sources.source_files(listing)))
     checks: list[tuple[str, list[str]]] = []
     for scope, ctx in valid.items():
         items = out.setdefault(scope, [])
-        if ctx.files is not UNSET:
+        if scope in described:
             try:
                 on_disk = {e.name for e in os.scandir(os.path.join(ws.root, scope)) if e.is_file(follow_symlinks=False)}
             except OSError:
                 on_disk = set()
             listed = {f.name for f in ctx.files}
             items += [Finding("phantom_file", n) for n in sorted(listed - on_disk)]
-            sources = {n for n in on_disk if not n.startswith(".") and _core.is_source_file(n)}
-            items += [Finding("unlisted_file", n) for n in sorted(sources - listed)]
+            items += [Finding("unlisted_file", n) for n in sorted(set(described[scope]) - listed)]
         names = [n for e in [*(ctx.exports or []), *(i.name for i in ctx.interfaces or [])] if (n := declared_name(e))]
         if names:
             checks.append((scope, list(dict.fromkeys(names))))
-    if checks:
-        sources = _core.ScopeSources(ws.root, [r[0] for r in table.rows])
-        for (scope, _names), gone in zip(checks, sources.missing_exports(checks)):
-            out[scope] += [Finding("phantom_export", n) for n in gone]
+    for (scope, _names), gone in zip(checks, sources.missing_exports(checks) if checks else []):
+        out[scope] += [Finding("phantom_export", n) for n in gone]
     return {s: items for s, items in out.items() if items}
 
 
