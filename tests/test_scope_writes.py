@@ -438,6 +438,7 @@ def test_fresh_after_a_clone_and_stale_exactly_where_content_changed(repo, tmp_p
     out = json.loads(run_cli("--json", "regen", "--stale", "--root", str(clone)).stdout)
     assert out["written"] == ["svc/store", "web"]
     assert (clone / "src/poly/.context.yaml").read_bytes() == before
+    assert json.loads(run_cli("--json", "regen", "--root", str(clone)).stdout)["written"] == []
 
 
 def stderr_on_a_terminal(*args: str) -> str:
