@@ -68,36 +68,16 @@ def test_many_writers_lose_nothing(tmp_path):
     rpc({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     kinds = ["discovery", "log", "context", "proposal", "run"]
-    pids = {}
-    for kind in kinds:
-        for w in range(WRITERS):
-            pid = os.fork()
-            if pid == 0:
-                code = 1
-                try:
-                    _work(kind, ws, w)
-                    code = 0
-                except BaseException as exc:  # reported through the exit status
-                    print(f"{kind}-{w}: {exc!r}", file=sys.stderr)
-                finally:
-                    os._exit(code)
-            pids[pid] = f"{kind}-{w}"
+    # The writers fork from a fresh single-threaded process: a child forked from this one
+    # (whose thread pools, e.g. rayon's, exist in the parent only) could hang.
+    driver = subprocess.Popen([sys.executable, __file__, str(root)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
     for i in range(OPS * 2):  # the server writes while the others do
         rpc({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
              "params": {"name": "add_discovery", "arguments": {"module": "docs", "type": "pattern", "content": f"srv-{i}"}}})
     answers = [json.loads(serve.stdout.readline()) for _ in range(OPS * 2)]
-
-    deadline = time.monotonic() + 240
-    failed = []
-    while pids:
-        pid, status = os.waitpid(-1, os.WNOHANG)
-        if pid == 0:
-            assert time.monotonic() < deadline, f"deadlock? still running: {sorted(pids.values())}"
-            time.sleep(0.05)
-            continue
-        name = pids.pop(pid)
-        if os.waitstatus_to_exitcode(status) != 0:
-            failed.append(name)
+    out, err = driver.communicate(timeout=300)
+    failed = json.loads(out.splitlines()[-1]) if out.strip() else [err[-3000:]]
     serve.stdin.close()
     assert serve.wait(timeout=60) == 0
     assert not failed, failed
@@ -135,3 +115,41 @@ def test_many_writers_lose_nothing(tmp_path):
     print(f"\nconcurrency: {len(kinds) * WRITERS} writer processes + 1 server, {ops} operations, "
           f"{len(anomalies)} anomalies")
     assert not anomalies, anomalies[:20]
+
+
+def _drive(root: str, kinds: list[str]) -> list[str]:
+    """Fork WRITERS processes per kind, wait for all (bounded): the names of those that failed."""
+    ws = Workspace.open(root)
+    pids = {}
+    for kind in kinds:
+        for w in range(WRITERS):
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    _work(kind, ws, w)
+                    code = 0
+                except BaseException as exc:  # reported through the exit status
+                    print(f"{kind}-{w}: {exc!r}", file=sys.stderr)
+                finally:
+                    os._exit(code)
+            pids[pid] = f"{kind}-{w}"
+    deadline = time.monotonic() + 240
+    failed = []
+    while pids:
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid == 0:
+            if time.monotonic() > deadline:  # a deadlock: say who, and end them
+                for stuck in pids:
+                    os.kill(stuck, 9)
+                return failed + [f"deadlock: {name}" for name in pids.values()]
+            time.sleep(0.05)
+            continue
+        name = pids.pop(pid)
+        if os.waitstatus_to_exitcode(status) != 0:
+            failed.append(name)
+    return failed
+
+
+if __name__ == "__main__":  # the writers' parent, run in a fresh process by the test above
+    print(json.dumps(_drive(sys.argv[1], ["discovery", "log", "context", "proposal", "run"])))

@@ -4,8 +4,8 @@ its new complete state and the database consistent.
 Each writer kind runs in a forked child (the parent has imported everything, so a fork is
 cheap) that writes in a loop until the parent kills it after a random delay; then every file
 repoctx keeps is parsed whole and sessions.db passes `PRAGMA integrity_check`. Leftover
-temporary files of a killed atomic write are counted (they are litter, not torn files: the
-target was never touched). REPOCTX_CRASH_KILLS sets the kills per writer kind (default 24).
+temporary files of a killed atomic write and staging directories of a killed cache build are
+counted (litter, not torn files: the target was never touched). REPOCTX_CRASH_KILLS sets the kills per writer kind (default 24).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import os
 import random
 import signal
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -80,15 +82,18 @@ def _kill_loop(kind: str, ws: Workspace, rng: random.Random) -> int:
 def _check_whole(root: Path) -> None:
     """Every file repoctx writes parses whole; the database is consistent."""
     for directory, _dirs, files in os.walk(root):
-        if "/.git" in directory:
-            continue
+        if "/.git" in directory or "/.repoctx-build-" in directory:
+            continue  # git's own files; a cache build's staging directory, never renamed into place
         for name in files:
             path = Path(directory, name)
             if name.startswith(".repoctx-") and name.endswith(".tmp"):
                 continue  # an atomic write's temporary file, never renamed
             data = path.read_bytes()
             if name.endswith(".json"):
-                msgspec.json.decode(data)
+                try:
+                    msgspec.json.decode(data)
+                except msgspec.DecodeError as exc:
+                    raise AssertionError(f"torn: {path}: {exc}") from None
             elif name.endswith((".yaml", ".yml")):
                 yaml.load(data, Loader=yaml.CSafeLoader)
                 assert data.endswith(b"\n") or not data, path
@@ -108,7 +113,11 @@ def _check_whole(root: Path) -> None:
 def test_sigkill_leaves_files_whole(tmp_path, kind):
     root = build_sample_repo(tmp_path / "repo")
     ws = Workspace.open(root)
-    kills = _kill_loop(kind, ws, random.Random(kind))
+    # Fork from a fresh single-threaded process: a child forked from this one (whose thread
+    # pools, e.g. rayon's, exist in the parent only) could hang in its first parallel call.
+    proc = subprocess.run([sys.executable, __file__, kind, str(root)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    kills = int(proc.stdout.split()[-1])
     # Still usable afterwards: each surface reads what the killed writers left.
     by_tool = {c.tool: c for c in all_commands() if c.tool}
     for tool, args in [("query_context", {"scope": "src/core"}), ("ctxt_proposals_list", {}),
@@ -116,5 +125,10 @@ def test_sigkill_leaves_files_whole(tmp_path, kind):
                        ("mcp_read_log", {"task_id": "TASK-001"})]:
         result = server.call(ws, by_tool[tool], args)
         assert not result.is_error, (kind, tool, result.content[0].text[:300])
-    litter = [p for p in root.rglob(".repoctx-*.tmp")]
+    litter = [p for p in root.rglob(".repoctx-*") if p.name.endswith(".tmp") or p.name.startswith(".repoctx-build-")]
     print(f"\ncrash safety [{kind}]: {kills} kills, 0 torn files, {len(litter)} leftover temporary files")
+
+
+if __name__ == "__main__":  # the kill loop, run in a fresh process by the test above
+    _kind, _root = sys.argv[1], sys.argv[2]
+    print(_kill_loop(_kind, Workspace.open(_root), random.Random(_kind)))
