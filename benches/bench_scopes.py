@@ -4,7 +4,8 @@ Times whole `repoctx init` and `repoctx regen` processes (wall, CPU, peak RSS) o
 the harness's synthetic monorepo, or on any tree given with --tree, beside the
 floors measured in the same run (`git status`, a one-thread `find` stat walk,
 `repoctx status`). Each init runs on a fresh hard-linked copy of the tree
-(`cp -al`: repoctx replaces files by rename, so the original is never touched):
+(`cp -al`: repoctx replaces files by rename, so the original is never touched; git's
+index of the copy is refreshed before timing, as a working copy's is):
 
 - init with no context files: every eligible scope written (the issue's bar:
   ≤ 5 s wall and ≤ 500 MiB peak on ~100,000 files);
@@ -41,6 +42,10 @@ def _scratch(tree: Path, keep_contexts: bool) -> Path:
             dirnames[:] = [d for d in dirnames if d != ".git"]
             if ".context.yaml" in filenames:
                 os.unlink(os.path.join(dirpath, ".context.yaml"))
+    # A hard link changes every inode's ctime, so git's index is stale in the copy; a working
+    # copy's index is not, so refresh it first (outside the timing).
+    if (scratch / ".git").exists():
+        subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=scratch, capture_output=True)
     return scratch
 
 

@@ -508,12 +508,8 @@ fn py_docstring_after(lines: &[&str], i: usize) -> Option<String> {
     py_string_line(lines, j, lines[j].len() - t.len() + off, d)
 }
 
-fn is_dotted(s: &str) -> bool {
-    !s.is_empty() && s.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'))
-}
-
-fn scan_python(sc: &mut Scanner) {
-    let lines = std::mem::take(&mut sc.lines);
+/// A Python module's docstring, else its header comment.
+fn python_purpose(lines: &[&str]) -> Option<String> {
     let mut header_comment = None;
     for (i, line) in lines.iter().enumerate() {
         let t = line.trim();
@@ -527,13 +523,22 @@ fn scan_python(sc: &mut Scanner) {
             continue;
         }
         if let Some((off, d)) = py_string_start(t) {
-            sc.out.purpose = py_string_line(&lines, i, line.len() - line.trim_start().len() + off, d);
+            if let Some(doc) = py_string_line(lines, i, line.len() - line.trim_start().len() + off, d) {
+                return Some(doc);
+            }
         }
         break;
     }
-    if sc.out.purpose.is_none() {
-        sc.out.purpose = header_comment;
-    }
+    header_comment
+}
+
+fn is_dotted(s: &str) -> bool {
+    !s.is_empty() && s.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'))
+}
+
+fn scan_python(sc: &mut Scanner) {
+    let lines = std::mem::take(&mut sc.lines);
+    sc.out.purpose = python_purpose(&lines);
 
     let mut in_string: Option<&str> = None;
     let mut i = 0;
@@ -612,8 +617,8 @@ fn py_imports(t: &str, out: &mut Vec<Import>) {
 
 // --- Rust ----------------------------------------------------------------------
 
-fn scan_rust(sc: &mut Scanner) {
-    let lines = std::mem::take(&mut sc.lines);
+/// A Rust module's `//!` doc, else its header comment.
+fn rust_purpose(lines: &[&str]) -> Option<String> {
     let mut header_comment = None;
     let mut i = 0;
     while i < lines.len() {
@@ -624,17 +629,15 @@ fn scan_rust(sc: &mut Scanner) {
         }
         if let Some(rest) = t.strip_prefix("//!") {
             if !is_boilerplate(rest) {
-                sc.out.purpose = clean(rest);
-                break;
+                return clean(rest);
             }
         } else if t.starts_with("/*!") {
             let start = i;
             while i < lines.len() && !lines[i].contains("*/") {
                 i += 1;
             }
-            sc.out.purpose = block_comment_line(&lines[start..=i.min(lines.len() - 1)]);
-            if sc.out.purpose.is_some() {
-                break;
+            if let Some(p) = block_comment_line(&lines[start..=i.min(lines.len() - 1)]) {
+                return Some(p);
             }
         } else if let Some(rest) = t.strip_prefix("//") {
             if header_comment.is_none() && !rest.starts_with('/') && !is_boilerplate(rest) {
@@ -645,9 +648,12 @@ fn scan_rust(sc: &mut Scanner) {
         }
         i += 1;
     }
-    if sc.out.purpose.is_none() {
-        sc.out.purpose = header_comment;
-    }
+    header_comment
+}
+
+fn scan_rust(sc: &mut Scanner) {
+    let lines = std::mem::take(&mut sc.lines);
+    sc.out.purpose = rust_purpose(&lines);
 
     let mut owner: Option<String> = None;
     for i in 0..lines.len() {
@@ -782,11 +788,80 @@ fn rust_import(t: &str, out: &mut Vec<Import>) {
 
 // --- Go ------------------------------------------------------------------------
 
+/// A Go file's package comment, else its header comment.
+fn go_purpose(lines: &[&str]) -> Option<String> {
+    let p = lines.iter().position(|l| l.starts_with("package "))?;
+    doc_above(lines, p, "//", false).or_else(|| line_comment_header(&lines[..p], "//"))
+}
+
+/// The purpose of a code file, from the comments at its top.
+fn code_purpose(lang: Lang, lines: &[&str]) -> Option<String> {
+    match lang {
+        Lang::Python => python_purpose(lines),
+        Lang::Rust => rust_purpose(lines),
+        Lang::Go => go_purpose(lines),
+        _ => slash_header(lines),
+    }
+}
+
+/// Imports (and, for Rust, whether there are tests) of a file whose exports are no longer
+/// wanted: import keywords are found with a SIMD search and only their lines are read.
+fn scan_imports_only(lang: Lang, text: &str, out: &mut FileScan) {
+    let bytes = text.as_bytes();
+    let patterns: &[&str] = match lang {
+        Lang::Python => &["import "],
+        Lang::Rust => &["use ", "extern crate "],
+        Lang::Go => &["import"],
+        _ => &["import", "require(", "from "],
+    };
+    let mut starts = Vec::new();
+    for pat in patterns {
+        for pos in memchr::memmem::find_iter(bytes, pat.as_bytes()) {
+            starts.push(memchr::memrchr(b'\n', &bytes[..pos]).map_or(0, |k| k + 1));
+        }
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    let line_at = |start: usize| {
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |k| start + k);
+        text[start..end].trim_end_matches('\r')
+    };
+    for &start in &starts {
+        let line = line_at(start);
+        let t = line.trim_start();
+        match lang {
+            Lang::Python if t.starts_with("import ") || t.starts_with("from ") => py_imports(t, &mut out.imports),
+            Lang::Rust if t.starts_with("use ") || t.starts_with("pub use ") || t.starts_with("pub(crate) use ")
+                || t.starts_with("extern crate ") => rust_import(t, &mut out.imports),
+            Lang::Go if line.starts_with("import ") => {
+                if line[7..].trim_start().starts_with('(') {
+                    let mut next = start + line.len() + 1;
+                    while next < bytes.len() {
+                        let l = line_at(next);
+                        if l.starts_with(')') {
+                            break;
+                        }
+                        if let Some(p) = quoted(l.trim()) {
+                            out.imports.push(Import::Go(p));
+                        }
+                        next += l.len() + 1;
+                    }
+                } else if let Some(p) = quoted(&line[7..]) {
+                    out.imports.push(Import::Go(p));
+                }
+            }
+            Lang::TypeScript | Lang::JavaScript => js_imports(line, &mut out.imports),
+            _ => {}
+        }
+    }
+    if lang == Lang::Rust {
+        out.tests = memchr::memmem::find(bytes, b"#[test]").is_some() || memchr::memmem::find(bytes, b"#[cfg(test)]").is_some();
+    }
+}
+
 fn scan_go(sc: &mut Scanner) {
     let lines = std::mem::take(&mut sc.lines);
-    if let Some(p) = lines.iter().position(|l| l.starts_with("package ")) {
-        sc.out.purpose = doc_above(&lines, p, "//", false).or_else(|| line_comment_header(&lines[..p], "//"));
-    }
+    sc.out.purpose = go_purpose(&lines);
     let mut block: Option<&str> = None; // inside `const (`, `var (`, `type (` or `import (`
     for i in 0..lines.len() {
         let line = lines[i];
@@ -1570,6 +1645,20 @@ fn find_test(name: &str, lang: Lang, present: &HashSet<&str>, test_dirs: &[(&str
 }
 
 fn scan_file(name: &str, lang: Lang, text: &str, scan_code: bool, want_names: bool, budget: usize) -> FileScan {
+    if scan_code && budget == 0 && !want_names {
+        // The scope has all the signatures it keeps: only the purpose and the imports matter,
+        // unless there is no purpose, when the first exports name the file.
+        let mut top = text.len().min(4 << 10);
+        while !text.is_char_boundary(top) {
+            top -= 1;
+        }
+        let purpose = code_purpose(lang, &split_lines(&text[..top]));
+        if purpose.is_some() {
+            let mut out = FileScan { purpose, ..FileScan::default() };
+            scan_imports_only(lang, text, &mut out);
+            return out;
+        }
+    }
     let mut sc = Scanner::new(text, want_names, budget);
     match lang {
         Lang::Python if scan_code => scan_python(&mut sc),
@@ -1708,6 +1797,34 @@ mod tests {
         assert_eq!(scan("a.yaml", "key: 1\n").purpose, None);
         let long = format!("\"\"\"{}\"\"\"\n", "x".repeat(500));
         assert_eq!(scan("l.py", &long).purpose.unwrap().chars().count(), MAX_TEXT);
+    }
+
+    #[test]
+    fn the_imports_only_pass_finds_what_the_full_scan_finds() {
+        fn imports(s: &FileScan) -> Vec<String> {
+            s.imports
+                .iter()
+                .map(|i| match i {
+                    Import::Python(l, m) => format!("py {} {}", l, m),
+                    Import::Js(x) => format!("js {}", x),
+                    Import::Rust(p) => format!("rs {}", p.join("::")),
+                    Import::Go(x) => format!("go {}", x),
+                })
+                .collect()
+        }
+        let samples = [
+            ("m.py", "\"\"\"Doc.\"\"\"\nimport os, a.b\nfrom .x import y, z\n\ndef f():\n    import late\n"),
+            ("lib.rs", "//! Doc.\nuse crate::a::b;\npub use serde::{X};\nextern crate z;\nfn f() {}\n#[cfg(test)]\nmod t {}\n"),
+            ("x.go", "// Package x does it.\npackage x\n\nimport (\n\t\"fmt\"\n\tq \"example.com/m/q\"\n)\nimport \"os\"\n"),
+            ("a.ts", "// Doc.\nimport { a } from './a';\nimport 'side';\nconst b = require(\"../b\");\nexport * from \"./c\";\n"),
+        ];
+        for (name, text) in samples {
+            let (_, lang, _) = kind_of(name);
+            let full = scan_file(name, lang, text, true, false, MAX_EXPORTS);
+            let quick = scan_file(name, lang, text, true, false, 0);
+            assert_eq!(imports(&quick), imports(&full), "{}", name);
+            assert_eq!((quick.purpose, quick.tests), (full.purpose, full.tests), "{}", name);
+        }
     }
 
     #[test]

@@ -26,7 +26,9 @@ _PATHSPEC_LIMIT = 64
 
 
 def _git(root: str, *args: str) -> bytes | None:
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    # git may refresh its index's stat cache as it goes (as `git status` does): without that,
+    # every question after a checkout or a touch would hash the touched files again.
+    env = {**os.environ, "LC_ALL": "C"}
     for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         env.pop(var, None)
     try:
