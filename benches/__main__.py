@@ -47,7 +47,9 @@ def suite_mcp(root: Path, repeat: int) -> dict:
     touch = next((e for e in os.scandir(root) if e.is_file() and e.name.startswith("f")), None)
     result = mcp_rtt.run(
         root,
-        [("check_freshness", {"scope": "."}), ("list_contexts", {})],
+        [("check_freshness", "check_freshness", {"scope": "."}),
+         ("list_contexts (page of 100)", "list_contexts", {"limit": 100})],
+        [("list_contexts", "list_contexts", {})],
         n=max(20, repeat * 10),
         touch=Path(touch.path) if touch else None,
         scope=".",
@@ -57,6 +59,7 @@ def suite_mcp(root: Path, repeat: int) -> dict:
     result["ratios"] = {
         "check_freshness / noop (p50)": by["check_freshness"]["p50"] / by["noop"]["p50"],
         "index bytes per file": (result["rss_after_scan_mib"] - result["rss_before_scan_mib"]) * 2**20 / files,
+        "server bytes per file after a full listing": (result["rss_after_full_listing_mib"] - result["rss_before_scan_mib"]) * 2**20 / files,
     }
     return result
 
@@ -89,7 +92,7 @@ def suite_scaling(sizes: list[int], repeat: int) -> dict:
         root = synth.tree(files, git=False)
         cold = measure.command("repoctx status --json", [sys.executable, "-m", "repoctx", "status", "--json"], str(root), repeat)
         floor = measure.command("find stat walk (1 thread)", ["find", ".", "-printf", "%s %T@\\n"], str(root), repeat)
-        warm = mcp_rtt.run(root, [("list_contexts", {})], n=max(10, repeat * 4))
+        warm = mcp_rtt.run(root, [], [("list_contexts", "list_contexts", {})], n=max(10, repeat * 4))
         rows.append({
             "files": files,
             "cold_status_s": cold["wall_s"],
