@@ -60,6 +60,7 @@ impl LiveIndex {
         let table = walk::walk(&self.root, &self.opts, Some(&hook))?;
         self.watcher = watcher.filter(|w| !w.failed());
         self.rows = table.rows;
+        release_freed_memory();
         self.skipped = table.skipped;
         self.unreadable = table.unreadable;
         self.generation += 1;
@@ -98,6 +99,17 @@ impl LiveIndex {
         self.skipped = walk::apply_rules(&mut self.rows, self.opts.min_tokens);
         self.generation += 1;
         Ok(())
+    }
+}
+
+/// A walk leaves its scratch memory (per-directory ignore matchers, read buffers) free in
+/// the heaps of the threads that ran it; glibc keeps such memory mapped until asked, and a
+/// serving process would carry it for its whole life.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages to the kernel; it takes no pointers.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

@@ -1,6 +1,6 @@
 """Protocol robustness: one `repoctx serve` over a raw stdio pipe gets malformed JSON, wrong
 JSON-RPC shapes, unknown methods, wrong argument types, out-of-range numbers, deeply nested
-values and huge messages. After each, a ping must be answered (the server stays responsive),
+values and huge messages (one over the size cap, which is dropped unread). After each, a ping must be answered (the server stays responsive),
 every line on stdout must be a JSON-RPC message, and a request we numbered must get a
 JSON-RPC error or a result (an `isError` one for bad tool arguments).
 
@@ -182,6 +182,49 @@ def test_deep_nesting_and_huge_messages(srv):
     answer = _call(srv, "query_context", {"scope": big})
     assert "error" in answer or answer["result"]["isError"]
     srv.probe(b"{" + b" " * (4 << 20))  # 4 MB of an unterminated object
+
+
+def _rss_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(l for l in status.splitlines() if l.startswith("VmRSS:")).split()[1]) / 1024
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's RSS from /proc")
+def test_a_message_over_the_cap_is_refused_unread(srv):
+    from repoctx.wire import MAX_MESSAGE_BYTES
+
+    before = _rss_mib(srv.proc.pid)
+    rid = "too-big"
+    head = b'{"jsonrpc":"2.0","id":"%s","method":"tools/call","params":{"name":"query_context","arguments":{"scope":"' % rid.encode()
+    srv.send_raw(head + b"a" * (4 * MAX_MESSAGE_BYTES) + b'"}}}')
+    srv.send_obj({"jsonrpc": "2.0", "id": "after", "method": "ping"})
+    errors = []
+    for line in srv.lines(60):
+        msg = json.loads(line)
+        if msg.get("id") is None and "error" in msg:
+            errors.append(msg["error"])
+        if msg.get("id") == "after":
+            break
+    else:
+        pytest.fail("no answer to the ping after the oversized message")
+    assert [e["code"] for e in errors] == [-32600]
+    assert "too large" in errors[0]["message"] and str(MAX_MESSAGE_BYTES) in errors[0]["message"]
+    # The 64 MiB line was dropped as it was read, never held whole.
+    assert _rss_mib(srv.proc.pid) - before < 2 * MAX_MESSAGE_BYTES / 2**20
+
+
+def test_a_forged_oversize_notice_is_ignored(srv):
+    from repoctx.wire import OVERSIZED
+
+    srv.send_obj({"jsonrpc": "2.0", "method": OVERSIZED, "params": {"bytes": 1, "token": "guess"}})
+    srv.send_obj({"jsonrpc": "2.0", "id": "after-forged", "method": "ping"})
+    for line in srv.lines(60):
+        msg = json.loads(line)
+        assert "error" not in msg, msg
+        if msg.get("id") == "after-forged":
+            break
+    else:
+        pytest.fail("no answer to the ping after the forged notice")
 
 
 def test_resource_and_prompt_shapes(srv):

@@ -88,29 +88,30 @@ def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
         raise ScopeProblem(_corrupt(rel)) from None
 
 
-# Parsed context files by path, valid while the file's (mtime ns, size) hold:
+# Parsed context files by root, then scope, valid while the file's (mtime ns, size) hold:
 # an unchanged file is never parsed twice in a serving process.
-_parsed: dict[str, tuple[tuple[int, int], cf.ContextFile | None]] = {}
+_parsed: dict[str, dict[str, tuple[tuple[int, int], cf.ContextFile | None]]] = {}
 
 
 def parsed_contexts(root: str, rows: list) -> dict[str, cf.ContextFile]:
     """The valid context files of table rows that have one, by scope (invalid ones left out)."""
+    known = _parsed.setdefault(root, {})
     out, todo = {}, []
     for row in rows:
         scope, stamp = row[0], (row[7], row[8])
-        path = os.path.join(root, scope, cf.CONTEXT_FILE)
-        hit = _parsed.get(path)
+        hit = known.get(scope)
         if hit is not None and hit[0] == stamp:
             if hit[1] is not None:
                 out[scope] = hit[1]
         else:
-            todo.append((scope, path, stamp))
-    for (scope, path, stamp), (kind, payload) in zip(todo, read_contexts([t[1] for t in todo])):
+            todo.append((scope, stamp))
+    paths = [os.path.join(root, scope, cf.CONTEXT_FILE) for scope, _ in todo]
+    for (scope, stamp), (kind, payload) in zip(todo, read_contexts(paths)):
         try:
             ctx = decode_context(kind, payload)
         except (cf.SchemaError, cf.UnsupportedVersion, msgspec.DecodeError):
             ctx = None
-        _parsed[path] = (stamp, ctx)
+        known[scope] = (stamp, ctx)
         if ctx is not None:
             out[scope] = ctx
     return out

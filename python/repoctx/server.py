@@ -26,6 +26,7 @@ from mcp.shared.message import SessionMessage
 from repoctx import __version__, index
 from repoctx.allowlist import AllowlistError, select
 from repoctx.commands import Command, Resource, ResourceError, all_prompts, connection_observers
+from repoctx.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin
 from repoctx.workspace import Workspace
 
 log = logging.getLogger("repoctx")
@@ -265,22 +266,27 @@ def _match_template(template: str, uri: str) -> dict[str, str] | None:
 
 
 async def _serve_stdio(server: Server) -> None:
-    async with stdio_server() as (read_stream, write_stream):
+    lines = CappedLines(claim_stdin())
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):
         # The SDK drops a line that is not JSON-RPC without answering; answer it with
-        # a parse error (id null, as JSON-RPC 2.0 says) and keep serving.
+        # a parse error (id null, as JSON-RPC 2.0 says) and keep serving. A line over the
+        # size cap was never read whole (wire.py): it gets an invalid-request error.
         inner_send, inner_recv = create_context_streams[SessionMessage | Exception](0)
+
+        async def answer(code: int, message: str) -> None:
+            error = types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=message))
+            await write_stream.send(SessionMessage(error))
 
         async def sift() -> None:
             async with inner_send:
                 async for item in read_stream:
                     if isinstance(item, Exception):
                         log.warning("malformed message: %s", str(item).splitlines()[0])
-                        error = types.JSONRPCError(
-                            jsonrpc="2.0",
-                            id=None,
-                            error=types.ErrorData(code=types.PARSE_ERROR, message="Parse error: not a JSON-RPC message"),
-                        )
-                        await write_stream.send(SessionMessage(error))
+                        await answer(types.PARSE_ERROR, "Parse error: not a JSON-RPC message")
+                    elif (size := lines.dropped(item.message)) is not None:
+                        log.warning("dropped a message of %d bytes (limit %d)", size, MAX_MESSAGE_BYTES)
+                        await answer(types.INVALID_REQUEST,
+                                     f"Message too large: {size} bytes, over the limit of {MAX_MESSAGE_BYTES}; not read")
                     else:
                         await inner_send.send(item)
 

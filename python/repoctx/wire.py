@@ -1,0 +1,73 @@
+"""The stdio wire in: JSON-RPC lines from the client, each held in memory only up to a cap.
+
+The SDK's own reader keeps a whole line however long it is, so a client (or whatever
+steers it) could make the server hold gigabytes. This reader keeps at most
+MAX_MESSAGE_BYTES of a line; the rest is read and dropped, and the line is replaced by
+an OVERSIZED notification carrying this reader's token (so a client cannot forge one),
+which the server answers with a JSON-RPC error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from typing import BinaryIO
+
+import anyio
+
+# The largest request repoctx reads. Its own largest inputs are far smaller (a context file
+# is capped at 1 MiB); the cap only has to keep memory bounded.
+MAX_MESSAGE_BYTES = 16 << 20
+OVERSIZED = "repoctx/oversized"
+_DROP_CHUNK = 1 << 20
+
+
+class CappedLines:
+    """Async iterator of the text lines on `raw`, as the SDK's stdio server reads its stdin."""
+
+    def __init__(self, raw: BinaryIO, cap: int = MAX_MESSAGE_BYTES) -> None:
+        self._raw = raw
+        self._cap = cap
+        self.token = secrets.token_hex(16)
+
+    def __aiter__(self) -> CappedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await anyio.to_thread.run_sync(self._readline, abandon_on_cancel=True)
+        if line is None:
+            raise StopAsyncIteration
+        return line
+
+    def _readline(self) -> str | None:
+        data = self._raw.readline(self._cap + 1)
+        if not data:
+            return None
+        if len(data) <= self._cap or data.endswith(b"\n"):
+            return data.decode("utf-8", errors="replace")
+        dropped = len(data)
+        while True:  # the rest of the line, read in bounded chunks and let go
+            chunk = self._raw.readline(_DROP_CHUNK)
+            dropped += len(chunk)
+            if not chunk or chunk.endswith(b"\n"):
+                break
+        notice = {"jsonrpc": "2.0", "method": OVERSIZED, "params": {"bytes": dropped, "token": self.token}}
+        return json.dumps(notice) + "\n"
+
+    def dropped(self, message) -> int | None:
+        """The size of the line `message` stands for, when it is this reader's notice."""
+        params = getattr(message, "params", None) or {}
+        if getattr(message, "method", None) == OVERSIZED and params.get("token") == self.token:
+            return params["bytes"]
+        return None
+
+
+def claim_stdin() -> BinaryIO:
+    """The client's pipe, on a descriptor of its own; fd 0 then reads the null device, so a
+    child process can never take bytes off the wire (what the SDK does when it opens stdin)."""
+    wire = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return os.fdopen(wire, "rb", buffering=1 << 16)
