@@ -127,8 +127,6 @@ def _inside(path: str, root: str) -> bool:
 
 def load_yaml_file(path: str, max_bytes: int = 1 << 20) -> object:
     """Parse a small YAML file with the C loader; None when absent, unreadable or malformed."""
-    import yaml
-
     try:
         with open(path, "rb") as fh:
             raw = fh.read(max_bytes + 1)
@@ -136,6 +134,8 @@ def load_yaml_file(path: str, max_bytes: int = 1 << 20) -> object:
         return None
     if len(raw) > max_bytes:
         return None
+    import yaml  # here, not above: most repositories have no config file, and the CLI starts faster
+
     try:
         return yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
