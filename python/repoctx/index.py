@@ -4,6 +4,9 @@ so a question costs the changes since the last one, not a walk of the tree."""
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import sys
 import threading
 from dataclasses import dataclass
 
@@ -42,11 +45,32 @@ class Indexes:
             if live is None or live.config != cfg:
                 index = _core.LiveIndex(root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens, self.watch)
                 live = self._by_root[root] = _Live(index, cfg, Table(*index.table()))
+                release_free_memory()
                 return live.table
             generation = live.index.refresh()
             if generation != live.table.generation:
                 live.table = Table(*live.index.table())
             return live.table
+
+
+def _load_trim():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return None
+
+
+_malloc_trim = _load_trim()
+
+
+def release_free_memory() -> None:
+    """Hand the heap's free pages back to the system after bulk work (a cold scan, parsing
+    thousands of files): glibc keeps them otherwise, and a long-lived server would carry
+    the peak of its first question for the rest of its life."""
+    if _malloc_trim is not None:
+        _malloc_trim(0)
 
 
 _live: Indexes | None = None

@@ -96,13 +96,28 @@ def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
         raise ScopeProblem(_corrupt(rel)) from None
 
 
-# Parsed context files by root, then scope, valid while the file's (mtime ns, size) hold:
+class Head(Struct, gc=False):
+    """What a listing needs of a valid context file; the rest is read again by query_context,
+    so a serving process keeps tens of bytes per scope instead of the whole parsed file."""
+    fingerprint: str
+    last_updated: str
+    summary: str
+    commit: str | None  # the commit repoctx recorded in `evidence`, if it wrote it
+
+    @classmethod
+    def of(cls, ctx: cf.ContextFile) -> Head:
+        return cls(ctx.fingerprint, ctx.last_updated, ctx.summary, gitstate.recorded_commit(ctx.evidence))
+
+
+BULK_PARSE = 1000  # files parsed in one go after which the parser's garbage is handed back
+
+# Heads of context files by root, then scope, valid while the file's (mtime ns, size) hold:
 # an unchanged file is never parsed twice in a serving process.
-_parsed: dict[str, dict[str, tuple[tuple[int, int], cf.ContextFile | None]]] = {}
+_parsed: dict[str, dict[str, tuple[tuple[int, int], Head | None]]] = {}
 
 
-def parsed_contexts(root: str, rows: list) -> dict[str, cf.ContextFile]:
-    """The valid context files of table rows that have one, by scope (invalid ones left out)."""
+def context_heads(root: str, rows: list) -> dict[str, Head]:
+    """The heads of the valid context files of table rows that have one, by scope (invalid ones left out)."""
     known = _parsed.setdefault(root, {})
     out, todo = {}, []
     for row in rows:
@@ -118,10 +133,14 @@ def parsed_contexts(root: str, rows: list) -> dict[str, cf.ContextFile]:
         try:
             ctx = decode_context(kind, payload)
         except (cf.SchemaError, cf.UnsupportedVersion, msgspec.DecodeError):
-            ctx = None
-        known[scope] = (stamp, ctx)
-        if ctx is not None:
-            out[scope] = ctx
+            head = None
+        else:
+            head = Head.of(ctx)
+        known[scope] = (stamp, head)
+        if head is not None:
+            out[scope] = head
+    if len(todo) >= BULK_PARSE:
+        index.release_free_memory()
     return out
 
 
@@ -220,7 +239,7 @@ def _full_listing(ws: Workspace) -> ListContextsResult:
     if table.generation and cached is not None and cached[0] == table.generation:
         return cached[1]
     eligible = [row for row in table.rows if row[6]]
-    contexts = parsed_contexts(ws.root, [row for row in eligible if row[4]])
+    contexts = context_heads(ws.root, [row for row in eligible if row[4]])
     unchanged = _git_fresh(ws.root, contexts, {row[0]: row[1] for row in eligible})
     entries = []
     for scope, fingerprint, *_ in eligible:
@@ -237,13 +256,11 @@ def _full_listing(ws: Workspace) -> ListContextsResult:
     return result
 
 
-def _git_fresh(root: str, contexts: dict[str, cf.ContextFile], fingerprints: dict[str, str]) -> set[str]:
+def _git_fresh(root: str, contexts: dict[str, Head], fingerprints: dict[str, str]) -> set[str]:
     """Scopes stale by stat whose files git finds unchanged since the commit their context
     recorded (a fresh clone, a checkout, a touch): fresh by content."""
-    wanted = {}
-    for scope, ctx in contexts.items():
-        if ctx.fingerprint != fingerprints.get(scope) and (commit := gitstate.recorded_commit(ctx.evidence)):
-            wanted[scope] = commit
+    wanted = {scope: head.commit for scope, head in contexts.items()
+              if head.fingerprint != fingerprints.get(scope) and head.commit}
     return gitstate.unchanged_since(root, wanted) if wanted else set()
 
 
@@ -302,7 +319,7 @@ def check_freshness(ws: Workspace, p: CheckFreshnessParams) -> CheckFreshnessRes
         return CheckFreshnessResult(_shown(ws, p.scope), "missing", error=str(exc))
     except OSError:
         return CheckFreshnessResult(p.scope, "missing", error=f'Cannot read the directory at scope "{p.scope}"')
-    state = "fresh" if ctx.fingerprint == computed or rel in _git_fresh(ws.root, {rel: ctx}, {rel: computed}) else "stale"
+    state = "fresh" if ctx.fingerprint == computed or rel in _git_fresh(ws.root, {rel: Head.of(ctx)}, {rel: computed}) else "stale"
     return CheckFreshnessResult(rel, state, Fingerprints(ctx.fingerprint, computed), ctx.last_updated)
 
 
