@@ -15,6 +15,13 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 REPOCTX = [sys.executable, "-m", "repoctx"]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_home(tmp_path_factory):
+    """repoctx keeps memos in the user's cache directory: tests, and the processes they start,
+    use one of their own so they neither read the developer's nor leave files behind."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ../shared, or skip the test when ../shared is not beside the clone."""
     path = SHARED.joinpath(*parts)

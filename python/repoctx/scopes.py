@@ -14,6 +14,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import _core, gitstate, index
+from repoctx import context_heads as heads
 from repoctx.commands import Command
 from repoctx.formats import context_file as cf
 from repoctx.workspace import PathEscape, RootNotAllowed, Workspace
@@ -96,49 +97,44 @@ def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
         raise ScopeProblem(_corrupt(rel)) from None
 
 
-class Head(Struct, gc=False):
-    """What a listing needs of a valid context file; the rest is read again by query_context,
-    so a serving process keeps tens of bytes per scope instead of the whole parsed file."""
-    fingerprint: str
-    last_updated: str
-    summary: str
-    commit: str | None  # the commit repoctx recorded in `evidence`, if it wrote it
-
-    @classmethod
-    def of(cls, ctx: cf.ContextFile) -> Head:
-        return cls(ctx.fingerprint, ctx.last_updated, ctx.summary, gitstate.recorded_commit(ctx.evidence))
-
-
 BULK_PARSE = 1000  # files parsed in one go after which the parser's garbage is handed back
 
 # Heads of context files by root, then scope, valid while the file's (mtime ns, size) hold:
-# an unchanged file is never parsed twice in a serving process.
-_parsed: dict[str, dict[str, tuple[tuple[int, int], Head | None]]] = {}
+# an unchanged file is never parsed twice in a serving process, nor, through the memo in the
+# user's cache, from one CLI run to the next.
+_parsed: dict[str, heads.Memo] = {}
 
 
-def context_heads(root: str, rows: list) -> dict[str, Head]:
+def context_heads(root: str, rows: list) -> dict[str, heads.Head]:
     """The heads of the valid context files of table rows that have one, by scope (invalid ones left out)."""
-    known = _parsed.setdefault(root, {})
+    known = _parsed.get(root)
+    if known is None:
+        known = heads.load(root)
     out, todo = {}, []
     for row in rows:
-        scope, stamp = row[0], (row[7], row[8])
-        hit = known.get(scope)
-        if hit is not None and hit[0] == stamp:
-            if hit[1] is not None:
-                out[scope] = hit[1]
+        hit = known.get(row[0])
+        if hit is not None and hit[0] == row[7] and hit[1] == row[8]:
+            if hit[2] is not None:
+                out[row[0]] = hit[2]
         else:
-            todo.append((scope, stamp))
-    paths = [os.path.join(root, scope, cf.CONTEXT_FILE) for scope, _ in todo]
-    for (scope, stamp), (kind, payload) in zip(todo, read_contexts(paths)):
+            todo.append(row)
+    paths = [os.path.join(root, row[0], cf.CONTEXT_FILE) for row in todo]
+    current = {row[0]: known[row[0]] for row in rows if row[0] in known}
+    for row, (kind, payload) in zip(todo, read_contexts(paths)):
         try:
-            ctx = decode_context(kind, payload)
+            head = heads.Head.of(decode_context(kind, payload))
         except (cf.SchemaError, cf.UnsupportedVersion, msgspec.DecodeError):
             head = None
-        else:
-            head = Head.of(ctx)
-        known[scope] = (stamp, head)
         if head is not None:
-            out[scope] = head
+            out[row[0]] = head
+        # What the content decides is kept; a file unreadable for now is read again next time.
+        if head is not None or kind in ("json", "too_large"):
+            current[row[0]] = (row[7], row[8], head)
+        else:
+            current.pop(row[0], None)
+    _parsed[root] = current
+    if todo:
+        heads.save(root, current)
     if len(todo) >= BULK_PARSE:
         index.release_free_memory()
     return out
@@ -256,7 +252,7 @@ def _full_listing(ws: Workspace) -> ListContextsResult:
     return result
 
 
-def _git_fresh(root: str, contexts: dict[str, Head], fingerprints: dict[str, str]) -> set[str]:
+def _git_fresh(root: str, contexts: dict[str, heads.Head], fingerprints: dict[str, str]) -> set[str]:
     """Scopes stale by stat whose files git finds unchanged since the commit their context
     recorded (a fresh clone, a checkout, a touch): fresh by content."""
     wanted = {scope: head.commit for scope, head in contexts.items()
@@ -319,7 +315,7 @@ def check_freshness(ws: Workspace, p: CheckFreshnessParams) -> CheckFreshnessRes
         return CheckFreshnessResult(_shown(ws, p.scope), "missing", error=str(exc))
     except OSError:
         return CheckFreshnessResult(p.scope, "missing", error=f'Cannot read the directory at scope "{p.scope}"')
-    state = "fresh" if ctx.fingerprint == computed or rel in _git_fresh(ws.root, {rel: Head.of(ctx)}, {rel: computed}) else "stale"
+    state = "fresh" if ctx.fingerprint == computed or rel in _git_fresh(ws.root, {rel: heads.Head.of(ctx)}, {rel: computed}) else "stale"
     return CheckFreshnessResult(rel, state, Fingerprints(ctx.fingerprint, computed), ctx.last_updated)
 
 
