@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from repoctx import artifacts, bundle
+from repoctx import artifacts, bundle, tokens
 from repoctx.workspace import Workspace
 
 RANK = {None: 0, "meta": 1, "summary": 2, "full": 3}
@@ -71,7 +71,7 @@ def _depths(r: artifacts.ContextResult) -> dict[str, str | None]:
 
 
 def _check_one(r: artifacts.ContextResult, budget: int) -> None:
-    assert r.tokens == bundle.approx_tokens(r.text) <= budget
+    assert r.tokens == tokens.bytes4(r.text) <= budget
     parts = {p.id: p for p in r.parts}
     dropped = [p for p in r.parts if p.depth is None]
     if dropped:  # leaving out starts only once everything left is at meta

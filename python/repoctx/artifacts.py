@@ -16,11 +16,12 @@ from typing import Annotated
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import artifact_authoring as authoring
-from repoctx import artifact_check, artifact_resources, artifact_text, bundle, session_logs
+from repoctx import artifact_check, artifact_resources, artifact_text, bundle, session_logs, tokens
 from repoctx import artifact_store as store
 from repoctx.artifact_store import Artifact, Problem, Project, choose, load
 from repoctx.commands import Command
 from repoctx.formats import artifact as fa
+from repoctx.formats import config as config_format
 from repoctx.workspace import PathEscape, Workspace
 
 TYPE_NAMES = tuple(fa.TYPES)
@@ -545,7 +546,11 @@ class ContextParams(Struct, forbid_unknown_fields=True):
         Meta(description='Detail level for linked artifacts: "meta", "summary" or "full"',
              extra_json_schema={"enum": list(fa.DEPTHS)}),
     ] = "summary"
-    budget: Annotated[int, Meta(description="Approximate token budget for the whole bundle (bytes / 4)")] = DEFAULT_BUDGET
+    budget: Annotated[
+        int,
+        Meta(description="Approximate token budget for the whole bundle (counted by the tokenizer of "
+                         ".repoctx/config.yaml: bytes / 4 unless o200k or cl100k is set)"),
+    ] = DEFAULT_BUDGET
 
 
 class BundlePart(Struct, omit_defaults=True):
@@ -576,8 +581,9 @@ def context(ws: Workspace, p: ContextParams) -> ContextResult:
         if p.budget < 1:
             raise Problem(f"Invalid budget {p.budget}. Valid budgets: 1 token or more")
         task = find_artifact(project, p.task_id, "task")
-        b = bundle.assemble(project, task, p.depth, p.budget, session_logs.sessions(ws, task.id))
-    except Problem as exc:
+        count = tokens.counter(config_format.load(ws.root).tokenizer)
+        b = bundle.assemble(project, task, p.depth, p.budget, session_logs.sessions(ws, task.id), count)
+    except (Problem, config_format.ConfigError) as exc:
         out.error = str(exc)
         return out
     except bundle.BudgetTooSmall as exc:

@@ -13,14 +13,16 @@ least important first — norms, then decisions, the identity, specs, session lo
 then, in the same order, parts are left out. The first state of the ladder that
 fits is the bundle, so a larger budget never gives less detail, and the same
 files always give the same bundle. A closing section says what was shortened or
-left out. Tokens are approximated as ceil(UTF-8 bytes / 4).
+left out. Tokens are counted by the `tokenizer` of `.repoctx/config.yaml`
+(see repoctx/tokens.py): ceil(UTF-8 bytes / 4) unless a BPE is chosen.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
-from repoctx import artifact_text
+from repoctx import artifact_text, tokens
 from repoctx.artifact_store import Artifact, Project
 from repoctx.session_logs import Session
 
@@ -35,10 +37,6 @@ HEADINGS = {
     "log": "### Prior Session Logs",
 }
 LOWER = {"full": "summary", "summary": "meta"}
-
-
-def approx_tokens(text: str) -> int:
-    return (len(text.encode()) + 3) // 4
 
 
 @dataclass
@@ -168,8 +166,9 @@ def _ladder(parts: list[Part]) -> list[tuple[str, str | None]]:
     return steps
 
 
-def assemble(project: Project, task: Artifact, depth: str, budget: int, sessions: list[Session]) -> Bundle:
-    """The bundle for `task` within `budget` tokens (raises BudgetTooSmall)."""
+def assemble(project: Project, task: Artifact, depth: str, budget: int, sessions: list[Session],
+             count: Callable[[str], int] = tokens.bytes4) -> Bundle:
+    """The bundle for `task` within `budget` tokens as `count` counts them (raises BudgetTooSmall)."""
     groups, missing = reach(project, task)
     parts = [_task_part(task)]
     for group in ("spec", "decision", "norm"):
@@ -186,10 +185,10 @@ def assemble(project: Project, task: Artifact, depth: str, budget: int, sessions
     steps = iter(_ladder(parts))
     while True:
         text, shortened, left_out = _render(header, parts, depths, budget, missing)
-        tokens = approx_tokens(text)
-        if tokens <= budget:
-            return Bundle(text, tokens, dict(depths), parts, shortened, left_out, missing)
+        used = count(text)
+        if used <= budget:
+            return Bundle(text, used, dict(depths), parts, shortened, left_out, missing)
         step = next(steps, None)
         if step is None:
-            raise BudgetTooSmall(tokens)
+            raise BudgetTooSmall(used)
         depths[step[0]] = step[1]

@@ -9,10 +9,9 @@ BPE count in the Rust core, `o200k` or `cl100k`, which works offline.
 
 from __future__ import annotations
 
-from typing import Callable, Literal
+from typing import Callable
 
-Tokenizer = Literal["bytes4", "o200k", "cl100k"]
-TOKENIZERS: tuple[str, ...] = ("bytes4", "o200k", "cl100k")
+from repoctx.formats.config import TOKENIZERS
 
 
 def bytes4(text: str) -> int:

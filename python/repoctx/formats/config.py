@@ -18,6 +18,8 @@ PROFILES = (*SURFACES, "all")
 MAX_CONFIG_BYTES = 1 << 20
 
 Profile = Literal["scopes", "caches", "artifacts", "project", "control", "all"]
+Tokenizer = Literal["bytes4", "o200k", "cl100k"]
+TOKENIZERS = ("bytes4", "o200k", "cl100k")
 
 
 class RepoctxConfig(Struct, kw_only=True, omit_defaults=True):
@@ -28,7 +30,7 @@ class RepoctxConfig(Struct, kw_only=True, omit_defaults=True):
     # How many recorded runs `.repoctx/runs/` keeps; the oldest go first.
     keep_runs: Annotated[int, Meta(ge=1)] = 50
     # How budgets the contracts call approximate are counted (see repoctx/tokens.py).
-    tokenizer: Literal["bytes4", "o200k", "cl100k"] = "bytes4"
+    tokenizer: Tokenizer = "bytes4"
 
 
 class ConfigError(Exception):
@@ -58,4 +60,5 @@ def load(root: str) -> RepoctxConfig:
     try:
         return msgspec.convert(data, RepoctxConfig)
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
+        hint = f"; known tokenizers: {', '.join(TOKENIZERS)}" if str(exc).endswith("`$.tokenizer`") else ""
+        raise ConfigError(f"{CONFIG_FILE}: {exc}{hint}") from None
