@@ -3,12 +3,19 @@
 Measures tool calls against a running `repoctx serve`, beside the SDK's own
 floor: a tool that does nothing (`REPOCTX_BENCH_NOOP=1` adds it), in the same
 server, in the same run.
+
+Memory: a server starts scanning its tree in the background as soon as it starts,
+so there is no moment before the scan to read its RSS. "Before" is read from a
+server on an empty directory after the same calls; "after" once the server has
+gone idle (the warm-up scan and everything it left behind finished).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,6 +29,35 @@ def _rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def _busy(pid: int) -> tuple[bool, int]:
+    """Whether a thread of `pid` is running, and the process's CPU ticks so far."""
+    running, ticks = False, 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        running |= fields[0] == "R"
+        ticks += int(fields[11]) + int(fields[12])
+    return running, ticks
+
+
+async def _settled_rss_mib(pid: int, quiet_s: float = 0.3, timeout_s: float = 600) -> float:
+    """The RSS of `pid` once it has gone idle: no thread running and no CPU time spent for
+    `quiet_s` (background work such as the warm-up scan finished)."""
+    deadline = time.monotonic() + timeout_s
+    _, last = _busy(pid)
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline:
+        await anyio.sleep(0.05)
+        running, ticks = _busy(pid)
+        if running or ticks != last:
+            last, quiet_since = ticks, time.monotonic()
+        elif time.monotonic() - quiet_since >= quiet_s:
+            return _rss_mib(pid)
+    raise RuntimeError(f"server {pid} did not go idle within {timeout_s} s")
 
 
 def _server_pid(root: Path) -> int:
@@ -60,23 +96,32 @@ async def _run(root: Path, calls: list[tuple[str, str, dict]], large: list[tuple
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "repoctx", "serve", "--root", str(root), "--profile", "all"],
-        env={**os.environ, "REPOCTX_BENCH_NOOP": "1"},
-    )
-    async with Client(params, mode="2026-07-28") as client:
+    def params(at: Path) -> StdioServerParameters:
+        return StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "repoctx", "serve", "--root", str(at), "--profile", "all"],
+            env={**os.environ, "REPOCTX_BENCH_NOOP": "1"},
+        )
+
+    with tempfile.TemporaryDirectory(prefix="repoctx-bench-empty-") as empty:
+        if (root / ".git").exists():  # the same code paths as the measured server
+            subprocess.run(["git", "init", "-q", empty], check=True)
+        async with Client(params(Path(empty)), mode="2026-07-28") as client:
+            await client.call_tool("noop", {})
+            await client.call_tool("list_contexts", {"limit": 1})
+            rss_before = await _settled_rss_mib(_server_pid(Path(empty)))
+
+    async with Client(params(root), mode="2026-07-28") as client:
         pid = _server_pid(root)
         await client.call_tool("noop", {})
-        rss_before = _rss_mib(pid)
         # The scan (index, parsed context files, the cached listing) behind a one-entry page,
         # so the figure is the server's state and not the buffers of a multi-megabyte reply.
         start = time.perf_counter()
         await client.call_tool("list_contexts", {"limit": 1})
         first = time.perf_counter() - start
-        rss_after = _rss_mib(pid)
+        rss_after = await _settled_rss_mib(pid)
         await client.call_tool("list_contexts", {})
-        rss_full = _rss_mib(pid)
+        rss_full = await _settled_rss_mib(pid)
         rows = await _interleaved(client, [("noop", "noop", {}), *calls], n)
         for call in large:
             rows += await _interleaved(client, [call], n)
