@@ -22,44 +22,86 @@ from benches import measure, synth
 OUT = Path(__file__).parent / "out"
 
 
-def suite_cli(root: Path, repeat: int) -> dict:
-    """Cold CLI commands on the whole tree, beside git's and find's floors."""
-    py = sys.executable
+SOURCE_SUFFIXES = {".py", ".rs", ".ts", ".tsx", ".js", ".go", ".java", ".c", ".h", ".cc", ".cpp", ".rb"}
+
+
+def is_git_root(root: Path) -> bool:
+    """Whether `root` is the top of a git work tree (a tree inside another repository is not)."""
+    out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True)
+    return out.returncode == 0 and Path(out.stdout.strip()).resolve() == root.resolve()
+
+
+def tree_files(root: Path) -> list[str]:
+    """The tree's files, sorted: git's tracked files in a repository, else every file but .git's."""
+    if is_git_root(root):
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, text=True, check=True)
+        return sorted(f for f in out.stdout.split("\0") if f)
+    files = []
+    for directory, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        rel = os.path.relpath(directory, root)
+        files += [name if rel == "." else f"{rel}/{name}" for name in filenames]
+    return sorted(files)
+
+
+def touch_target(root: Path, files: list[str]) -> tuple[Path | None, str]:
+    """A source file lying directly in a scope (a directory with a .context.yaml), and that
+    scope: the first in sorted order, nested scopes before the root, so every run of a tree
+    touches the same file. (None, ".") when no source file lies in a scope."""
+    for rel in sorted(files, key=lambda f: ("/" not in f, f)):
+        directory = rel.rpartition("/")[0]
+        if Path(rel).suffix in SOURCE_SUFFIXES and (root / directory / ".context.yaml").is_file():
+            return root / rel, directory or "."
+    return None, "."
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def suite_cli(root: Path, opts: argparse.Namespace) -> dict:
+    """Cold CLI commands on the whole tree, beside git's and find's floors (git's only in a
+    repository: elsewhere that floor is absent and its ratio n/a)."""
+    py, repeat = sys.executable, opts.repeat
+    git = is_git_root(root)
     rows = [
         measure.command("repoctx status --json", [py, "-m", "repoctx", "status", "--json"], str(root), repeat),
-        measure.command("git status --porcelain", ["git", "status", "--porcelain"], str(root), repeat),
+        *([measure.command("git status --porcelain", ["git", "status", "--porcelain"], str(root), repeat)] if git else []),
         measure.command("find stat walk (1 thread)", ["find", ".", "-printf", "%s %T@\\n"], str(root), repeat),
         measure.command("repoctx --version", [py, "-m", "repoctx", "--version"], str(root), repeat),
         measure.command("python -c pass", [py, "-c", "pass"], str(root), repeat),
     ]
-    by = {r["name"]: r for r in rows}
+    by = {r["name"]: r["wall_s"] for r in rows}
     ratios = {
-        "status / git status": by["repoctx status --json"]["wall_s"] / by["git status --porcelain"]["wall_s"],
-        "status / find": by["repoctx status --json"]["wall_s"] / by["find stat walk (1 thread)"]["wall_s"],
+        "status / git status": _ratio(by["repoctx status --json"], by.get("git status --porcelain")),
+        "status / find": _ratio(by["repoctx status --json"], by["find stat walk (1 thread)"]),
     }
-    return {"rows": rows, "ratios": ratios}
+    return {"rows": rows, "ratios": ratios, "git status floor": "measured" if git else "absent (not a git repository)"}
 
 
-def suite_mcp(root: Path, repeat: int) -> dict:
+def suite_mcp(root: Path, opts: argparse.Namespace) -> dict:
     """Warm round trips through the official client, beside the SDK's no-op floor."""
     from benches import mcp_rtt
 
-    touch = next((e for e in os.scandir(root) if e.is_file() and e.name.startswith("f")), None)
+    files = tree_files(root)
+    touch, scope = touch_target(root, files)
     result = mcp_rtt.run(
         root,
-        [("check_freshness", "check_freshness", {"scope": "."}),
+        [("check_freshness", "check_freshness", {"scope": scope}),
          ("list_contexts (page of 100)", "list_contexts", {"limit": 100})],
         [("list_contexts", "list_contexts", {})],
-        n=max(20, repeat * 10),
-        touch=Path(touch.path) if touch else None,
-        scope=".",
+        n=max(20, opts.repeat * 10),
+        touch=touch,
+        scope=scope,
     )
+    result["touched"] = str(touch.relative_to(root)) if touch else None
     by = {r["name"]: r for r in result["rows"]}
-    files = int(subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True).stdout.count("\n"))
+    index = result["rss_after_scan_mib"] - result["rss_before_scan_mib"]
+    full = result["rss_after_full_listing_mib"] - result["rss_before_scan_mib"]
     result["ratios"] = {
         "check_freshness / noop (p50)": by["check_freshness"]["p50"] / by["noop"]["p50"],
-        "index bytes per file": (result["rss_after_scan_mib"] - result["rss_before_scan_mib"]) * 2**20 / files,
-        "server bytes per file after a full listing": (result["rss_after_full_listing_mib"] - result["rss_before_scan_mib"]) * 2**20 / files,
+        "index bytes per file": _ratio(index * 2**20, len(files)),
+        "server bytes per file after a full listing": _ratio(full * 2**20, len(files)),
     }
     return result
 
@@ -104,7 +146,7 @@ def suite_scaling(sizes: list[int], repeat: int) -> dict:
     return {"rows": rows}
 
 
-def suite_tokens(root: Path, repeat: int) -> dict:
+def suite_tokens(root: Path, opts: argparse.Namespace) -> dict:
     """Token counting cost per MB on real text: the Python library's own sources."""
     import sysconfig
     import time
@@ -129,7 +171,7 @@ def suite_tokens(root: Path, repeat: int) -> dict:
                      ("cl100k", lambda: _core.count_tokens("cl100k", texts))]:
         fn()  # first use builds the encoding's tables
         times, total = [], 0
-        for _ in range(repeat):
+        for _ in range(opts.repeat):
             start = time.perf_counter()
             total = sum(fn())
             times.append(time.perf_counter() - start)
@@ -138,32 +180,62 @@ def suite_tokens(root: Path, repeat: int) -> dict:
     return {"rows": rows}
 
 
-def suite_caches(root: Path, repeat: int) -> dict:
+def suite_caches(root: Path, opts: argparse.Namespace) -> dict:
     """Cache build MB/s and warm context_resolve through MCP on 10,000 documents of the
     standard library (the tree is not used; standalone: python -m benches.bench_caches)."""
     from benches import bench_caches
 
-    return bench_caches.suite(root, repeat)
+    return bench_caches.suite(root, opts.repeat)
 
 
-SUITES = {"cli": suite_cli, "mcp": suite_mcp, "tokens": suite_tokens, "caches": suite_caches}
+def suite_scopes(root: Path, opts: argparse.Namespace) -> dict:
+    """`repoctx init` and `regen` on a hard-linked copy made beside the tree, with their floors
+    (standalone: python -m benches.bench_scopes)."""
+    from benches import bench_scopes
+
+    return bench_scopes.suite(root, opts.repeat)
+
+
+def suite_artifacts(root: Path, opts: argparse.Namespace) -> dict:
+    """Warm artifact tools over MCP on a synthetic tree of --files files with a Contextia project
+    added (its own tree, not --repo; standalone: python -m benches.bench_artifacts)."""
+    from benches import bench_artifacts
+
+    report = bench_artifacts.run(opts.files, opts.seed, max(20, opts.repeat * 10), opts.repeat)
+    figures = ("tree", "annotations", "first_glob_call_s", "fresh_scan_s", "mcp_check_annotations_s")
+    return {"rows": report["rows"], "ratios": report["ratios"], **{k: report[k] for k in figures}}
+
+
+SUITES = {"cli": suite_cli, "mcp": suite_mcp, "tokens": suite_tokens, "caches": suite_caches,
+          "scopes": suite_scopes, "artifacts": suite_artifacts}
 
 
 def machine() -> dict:
+    """Where and with what the figures were measured: enough to tell two reports apart."""
+    from importlib import metadata
+
     def out(*argv: str) -> str:
         try:
             return subprocess.run(argv, capture_output=True, text=True, timeout=10).stdout.strip()
         except OSError:
             return ""
 
-    from repoctx import __version__
+    from repoctx import __version__, _core
 
+    build = dict(_core.build_info()) if hasattr(_core, "build_info") else {}
     return {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "cpus": os.cpu_count(),
+        "load_avg": os.getloadavg()[0],
         "platform": platform.platform(),
+        "kernel": platform.release(),
         "python": platform.python_version(),
         "repoctx": __version__,
+        # debug_assertions of the compiled core: a debug build is several times slower
+        "core_build": build.get("profile", "unknown"),
+        "mcp": metadata.version("mcp"),
+        "msgspec": metadata.version("msgspec"),
+        "rustc": out("rustc", "--version") or "unknown",
         "commit": out("git", "-C", str(Path(__file__).parent), "rev-parse", "--short", "HEAD"),
         "git": out("git", "--version"),
     }
@@ -194,10 +266,17 @@ def plot(rows: list[dict], path: Path) -> None:
     print(f"plot: {path}", file=sys.stderr)
 
 
+def _fmt(value, spec: str) -> str:
+    if value is None:
+        return "n/a"
+    return format(value, spec) if isinstance(value, float) else str(value)
+
+
 def markdown(report: dict) -> str:
     lines = [f"# repoctx benchmarks — {report['machine']['date']}", "",
              f"Tree: `{report['tree']}` ({report['files']} files). Machine: {report['machine']['cpus']} CPUs, "
-             f"{report['machine']['platform']}, Python {report['machine']['python']}.", ""]
+             f"{report['machine']['platform']}, Python {report['machine']['python']}, core build "
+             f"{report['machine'].get('core_build', 'unknown')}.", ""]
     for name, result in report["suites"].items():
         lines += [f"## {name}", ""]
         if name == "tokens":
@@ -214,36 +293,68 @@ def markdown(report: dict) -> str:
                       f"{r['index_bytes_per_file']:.0f} |" for r in result["rows"]]
             lines.append("")
             continue
+        extra = {k: v for k, v in result.items() if k not in ("rows", "ratios")}
         if result["rows"] and "p50" in result["rows"][0]:
             lines += ["| tool (warm, over MCP) | p50 | p95 | p99 | n |", "|---|---|---|---|---|"]
             lines += [f"| {r['name']} | {r['p50'] * 1000:.2f} ms | {r['p95'] * 1000:.2f} ms | {r['p99'] * 1000:.2f} ms | {r['n']} |"
                       for r in result["rows"]]
-            extra = {k: v for k, v in result.items() if k not in ("rows", "ratios")}
             if "list_contexts_after_touch" in extra:
                 t = extra.pop("list_contexts_after_touch")
                 lines.append(f"| list_contexts after a touch | {t['p50'] * 1000:.2f} ms | {t['p95'] * 1000:.2f} ms | {t['p99'] * 1000:.2f} ms | {t['n']} |")
-            lines += ["", "| figure | value |", "|---|---|"] + [f"| {k} | {v:.3g} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in extra.items()]
         else:
             lines += ["| command | wall (median) | CPU | peak RSS |", "|---|---|---|---|"]
             for r in result["rows"]:
                 lines.append(f"| {r['name']} | {r['wall_s'] * 1000:.1f} ms | {r['cpu_s'] * 1000:.1f} ms | {r['peak_rss_mib']:.0f} MiB |")
+        if extra:
+            lines += ["", "| figure | value |", "|---|---|"] + [f"| {k} | {_fmt(v, '.3g')} |" for k, v in extra.items()]
         if result.get("ratios"):
             lines += ["", "| ratio | value |", "|---|---|"]
-            lines += [f"| {k} | {v:.2f} |" for k, v in result["ratios"].items()]
+            lines += [f"| {k} | {_fmt(v, '.2f')} |" for k, v in result["ratios"].items()]
         lines.append("")
     return "\n".join(lines)
 
 
-def compare(report: dict, earlier_path: str) -> str:
-    earlier = json.loads(Path(earlier_path).read_text())
-    lines = ["| suite | command | before | after | after/before |", "|---|---|---|---|---|"]
-    for suite, result in report["suites"].items():
-        old_rows = {r["name"]: r for r in earlier.get("suites", {}).get(suite, {}).get("rows", [])}
-        for r in result["rows"]:
-            key = "wall_s" if "wall_s" in r else "p50"
-            if r["name"] in old_rows and key in old_rows[r["name"]]:
-                before, after = old_rows[r["name"]][key], r[key]
-                lines.append(f"| {suite} | {r['name']} | {before * 1000:.2f} ms | {after * 1000:.2f} ms | {after / before:.2f} |")
+# What a row is compared on: its median figures, whichever of them it has.
+METRICS = ("wall_s", "p50", "s", "cold_status_s", "warm_list_contexts_p50_s", "index_bytes_per_file")
+
+
+def _row_id(row: dict) -> str | None:
+    if "name" in row:
+        return row["name"]
+    return f"{row['files']} files" if "files" in row else None
+
+
+def _rows(report: dict) -> dict[tuple[str, str], dict]:
+    rows = {}
+    for suite, result in report.get("suites", {}).items():
+        for row in result.get("rows", []):
+            if _row_id(row) is not None:
+                rows[(suite, _row_id(row))] = row
+    return rows
+
+
+def compare(report: dict, earlier: dict) -> str:
+    """A table of after/before for every row and figure both reports have; rows only one
+    report has are counted below it, not compared."""
+    before_rows, after_rows = _rows(earlier), _rows(report)
+
+    def about(r: dict) -> str:
+        return f"{r.get('files', '?')} files, commit {r.get('machine', {}).get('commit', '?')}"
+
+    lines = [f"Before: {about(earlier)}. After: {about(report)}.", "",
+             "| suite | row | figure | before | after | after/before |", "|---|---|---|---|---|---|"]
+    for key, after in after_rows.items():
+        before = before_rows.get(key)
+        for metric in METRICS if before else ():
+            a, b = after.get(metric), before.get(metric)
+            if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+                lines.append(f"| {key[0]} | {key[1]} | {metric} | {b:.4g} | {a:.4g} | {_fmt(_ratio(a, b), '.2f')} |")
+    only_after = [f"{s}: {r}" for s, r in after_rows if (s, r) not in before_rows]
+    only_before = [f"{s}: {r}" for s, r in before_rows if (s, r) not in after_rows]
+    if only_after:
+        lines += ["", "Only in this run: " + "; ".join(only_after)]
+    if only_before:
+        lines += ["", "Only in the earlier run: " + "; ".join(only_before)]
     return "\n".join(lines)
 
 
@@ -258,33 +369,41 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--repeat", type=int, default=5, help="measured runs per command (median reported)")
     run.add_argument("--compare", metavar="FILE", help="an earlier JSON report to print ratios against")
     run.add_argument("--scaling", metavar="N,N,…", help="also run the scaling suite at these sizes, e.g. 10000,100000,1000000")
+    run.add_argument("--out", type=Path, default=OUT, help="directory for the reports (default benches/out/)")
+    cmp = sub.add_parser("compare", help="print after/before ratios of two JSON reports")
+    cmp.add_argument("earlier", type=Path)
+    cmp.add_argument("later", type=Path)
     args = parser.parse_args(argv)
 
+    if args.cmd == "compare":
+        print(compare(json.loads(args.later.read_text()), json.loads(args.earlier.read_text())))
+        return 0
     if shutil.which("git") is None:
         parser.error("git is needed for the floors")
     if args.repo:
         root = Path(args.repo).resolve()
+        if not root.is_dir():
+            parser.error(f"--repo {args.repo}: not a directory")
     else:
         print(f"preparing the synthetic tree of {args.files} files (cached under benches/trees/)…", file=sys.stderr)
         root = synth.tree(args.files, args.seed)
-    files = int(subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True).stdout.count("\n"))
-    report = {"machine": machine(), "tree": str(root), "files": files, "suites": {}}
+    report = {"machine": machine(), "tree": str(root), "files": len(tree_files(root)), "suites": {}}
     for name in args.suite or ([] if args.scaling else sorted(SUITES)):
         print(f"suite {name}…", file=sys.stderr)
-        report["suites"][name] = SUITES[name](root, args.repeat)
+        report["suites"][name] = SUITES[name](root, args)
     if args.scaling:
         print("suite scaling…", file=sys.stderr)
         report["suites"]["scaling"] = suite_scaling([int(n) for n in args.scaling.split(",")], args.repeat)
-    OUT.mkdir(exist_ok=True)
+    args.out.mkdir(parents=True, exist_ok=True)
     stamp = report["machine"]["date"].replace(":", "").replace("+0000", "Z")
-    (OUT / f"{stamp}.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / f"{stamp}.json").write_text(json.dumps(report, indent=2) + "\n")
     text = markdown(report)
-    (OUT / f"{stamp}.md").write_text(text + "\n")
+    (args.out / f"{stamp}.md").write_text(text + "\n")
     if "scaling" in report["suites"]:
-        plot(report["suites"]["scaling"]["rows"], OUT / f"{stamp}.png")
+        plot(report["suites"]["scaling"]["rows"], args.out / f"{stamp}.png")
     print(text)
     if args.compare:
-        print(compare(report, args.compare))
+        print(compare(report, json.loads(Path(args.compare).read_text())))
     return 0
 
 

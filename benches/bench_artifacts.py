@@ -47,7 +47,7 @@ def add_project(root: Path, annotations: int = 1000, seed: int = 0) -> list[str]
     """Write the Contextia project and annotate sources; returns the annotated files."""
     rng = random.Random(seed)
     sources = sorted(str(p.relative_to(root)) for p in root.rglob("f*.*") if p.suffix in COMMENT)
-    chosen = sorted(rng.sample(sources, annotations // 2))
+    chosen = sorted(rng.sample(sources, min(annotations // 2, len(sources))))  # small trees have fewer
     files = [(".contextia/config.yaml", "project: synthetic\n"),
              (".contextia/system/identity.md", "# Synthetic monorepo\n\nGenerated for benchmarks.\n")]
     for i in range(1, 201):
