@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from conftest import mcp_client, run_cli, shared_path, write
+from repoctx import generate
 from repoctx.commands import by_tool_name
 from repoctx.formats import context_file as cf
 from repoctx.server import call
@@ -85,8 +86,9 @@ def test_init_writes_a_schema_valid_file_for_every_scope_and_all_read_fresh(repo
         jsonschema.validate(data, schema)
         cf.from_data(data)
         assert data["scope"] == scope
+        assert data["maintenance"] == generate.MAINTENANCE
         derived = [k for k in ("summary", "files", "interfaces", "subdirectories", "testing", "exports", "project",
-                               "structure", "evidence") if k in data]
+                               "structure", "evidence", "maintenance") if k in data]
         derived += [f"dependencies.{k}" for k in data.get("dependencies", {})]
         assert sorted(data["derived_fields"]) == sorted(derived), scope
 
@@ -145,7 +147,9 @@ def test_regen_refreshes_derived_fields_and_keeps_what_people_wrote(repo):
         "current_state": {"working": ["run"], "broken": ["retries"], "in_progress": ["cancel"]},
         "todos": ["Add cancellation"],
         "environment": ["POLY_HOME"],
+        "maintenance": "Ask the jobs team before changing the retry rules.",
     }
+    assert "maintenance" in data["derived_fields"]
     data.update(human)
     data["files"][1]["purpose"] = "Hand-written purpose"  # still listed in derived_fields: machine-owned
     path.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -161,11 +165,12 @@ def test_regen_refreshes_derived_fields_and_keeps_what_people_wrote(repo):
     after = load(repo, "src/poly")
     for key, value in human.items():
         assert after[key] == value, key
-    assert "summary" not in after["derived_fields"]
+    assert "summary" not in after["derived_fields"] and "maintenance" not in after["derived_fields"]
     assert "more()" in after["exports"]
     assert {f["name"] for f in after["files"]} == {"__init__.py", "engine.py", "extra.py", "store.py"}
     assert load(repo, "web/src")["exports"] == ["mount — hand-curated"]
     assert "exports" not in load(repo, "web/src")["derived_fields"]
+    assert "maintenance" in load(repo, "web/src")["derived_fields"]  # repoctx's text: still repoctx's
     # The parent lists the child's summary as it now is, edited or not.
     assert {s["name"]: s["summary"] for s in load(repo, "src")["subdirectories"]}["poly/"] == \
         "The engine room: jobs go in, results come out."

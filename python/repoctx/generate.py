@@ -56,7 +56,7 @@ MAINTENANCE = (
 # The fields repoctx derives, in the order derived_fields lists them.
 DERIVED = (
     "summary", "files", "interfaces", "dependencies.internal", "dependencies.external",
-    "subdirectories", "testing", "exports", "project", "structure", "evidence",
+    "subdirectories", "testing", "exports", "project", "structure", "evidence", "maintenance",
 )
 
 _LABELS = frozenset(_core.FILE_LABELS)
@@ -501,6 +501,11 @@ def owned(old: cf.ContextFile | None) -> frozenset[str]:
         elif name == "evidence":
             if "evidence" in listed and recorded_commit(old.evidence) is not None:
                 out.add(name)
+        elif name == "maintenance":
+            # A fixed text: while it is repoctx's own there is nothing to lose by owning it;
+            # any other text was written by someone and is kept (and leaves derived_fields).
+            if old.maintenance == MAINTENANCE:
+                out.add(name)
         elif name in listed:
             out.add(name)
     return frozenset(out)
@@ -527,6 +532,8 @@ def merge(old: cf.ContextFile | None, mine: frozenset[str], scope: str, fingerpr
         if f"dependencies.{sub}" in mine:
             deps = replace(deps, **{sub: derived[f"dependencies.{sub}"]})
     changes["dependencies"] = deps if (deps.internal is not UNSET or deps.external is not UNSET) else UNSET
+    if "maintenance" in mine:
+        changes["maintenance"] = MAINTENANCE
     ctx = replace(base, **changes)
     if "summary" in mine:
         ctx = replace(ctx, summary=derive_summary(ctx))
