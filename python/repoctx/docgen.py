@@ -4,7 +4,9 @@
 compares them and exits 1 when they differ (tests/test_docs.py does the same).
 The output is deterministic: registry order, no timestamps, no absolute paths.
 Example calls come from the test suite's EXAMPLES (tests/sample_repo.py), the
-same arguments the parity test proves on the CLI and over MCP.
+same arguments the parity test proves on the CLI and over MCP. Example replies of
+resources and prompts are the golden files the tests compare with, or are read
+from a copy of the tests' Contextia fixture.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -27,6 +31,66 @@ def _examples(checkout: Path) -> dict[str, dict]:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.EXAMPLES
+
+
+# Resource URI -> (the URI an example reads, golden file under tests/golden/ with its reply,
+# or None: read it from the Contextia fixture).
+RESOURCE_EXAMPLES = {
+    "context://project/overview": ("context://project/overview", "project/overview.md"),
+    "context://module/{name}": ("context://module/acme-core", "project/module-acme-core.md"),
+    "context://session/current": ("context://session/current", "project/session-current.md"),
+    "context://sessions/recent": ("context://sessions/recent?limit=2", "project/sessions-recent-limit-2.md"),
+    "contextia://identity": ("contextia://identity", None),
+    "contextia://index": ("contextia://index", None),
+}
+# Prompt -> the arguments of its example (tasks of the Contextia fixture).
+PROMPT_EXAMPLES = {
+    "start_feature_task": {"task_id": "TASK-002"},
+    "start_bug_fix": {"task_id": "TASK-003"},
+    "end_session": {"task_id": "TASK-002"},
+}
+SAMPLE_LINES = 14
+
+
+def _sample(text: str) -> str:
+    """The start of a reply: enough to show its shape without copying it whole."""
+    lines = text.rstrip("\n").split("\n")
+    return "\n".join(lines[:SAMPLE_LINES] + (["…"] if len(lines) > SAMPLE_LINES else []))
+
+
+def _fenced(text: str, lang: str) -> list[str]:
+    """A code block whose fence is longer than any run of backticks in the text (replies hold markdown)."""
+    run = longest = 0
+    for c in text:
+        run = run + 1 if c == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return [fence + lang, text, fence]
+
+
+def _replies(checkout: Path) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    """(resource URI -> (example URI, sample reply), prompt -> sample text); empty without tests/."""
+    from repoctx.commands import all_prompts, all_resources
+    from repoctx.workspace import Workspace
+
+    tests = checkout / "tests"
+    fixture = tests / "fixtures" / "contextia"
+    if not fixture.is_dir():
+        return {}, {}
+    resources, prompts = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        # A copy, so nothing a read might leave behind lands in the checkout.
+        ws = Workspace.open(shutil.copytree(fixture, Path(tmp) / "project"))
+        for r in all_resources():
+            if r.uri not in RESOURCE_EXAMPLES:
+                continue
+            uri, golden = RESOURCE_EXAMPLES[r.uri]
+            text = (tests / "golden" / golden).read_text(encoding="utf-8") if golden else r.read(ws, {})
+            resources[r.uri] = (uri, _sample(text))
+        for p in all_prompts():
+            if p.name in PROMPT_EXAMPLES:
+                prompts[p.name] = _sample(p.render(ws, PROMPT_EXAMPLES[p.name]))
+    return resources, prompts
 
 
 def _json(value) -> str:
@@ -137,18 +201,30 @@ def tools_md(checkout: Path = CHECKOUT) -> str:
             args = examples[cmd.tool]
             out += ["Example:", "", "```json", _json({"name": cmd.tool, "arguments": args}), "```", "",
                     "```sh", _cli_words(cmd, args), "```"]
+    resource_replies, prompt_replies = _replies(checkout)
     out += ["", "## Resources", "",
             "Reading an unknown name or a resource whose data is absent fails with JSON-RPC error -32602 "
-            "and a message saying what is missing.", ""]
+            "and a message saying what is missing. The examples show the start of each reply, for the "
+            "tests' sample projects.", ""]
     for r in all_resources():
         out += [f"### `{r.uri}`", "", f"{r.name} ({r.mime_type}, surface `{r.surface}`). {r.description}", ""]
         if r.is_template:
             out += [f"A template: fill in {', '.join('`' + p.split('}')[0] + '`' for p in r.uri.split('{')[1:])}.", ""]
-    out += ["## Prompts", ""]
+        if r.uri in resource_replies:
+            uri, reply = resource_replies[r.uri]
+            out += ["Example:", "", "```json", _json({"method": "resources/read", "params": {"uri": uri}}), "```", "",
+                    *_fenced(reply, "markdown" if r.mime_type == "text/markdown" else "text"), ""]
+    out += ["## Prompts", "",
+            "Each prompt returns one user message; the examples show its start, for the tests' "
+            "Contextia sample project.", ""]
     for p in all_prompts():
         out += [f"### {p.name}", "", f"{p.description} (surface `{p.surface}`)", "", "Arguments:", ""]
         out += [f"- `{name}`{' (required)' if req else ''}: {desc}" for name, desc, req in p.arguments]
         out.append("")
+        if p.name in prompt_replies:
+            out += ["Example:", "", "```json",
+                    _json({"method": "prompts/get", "params": {"name": p.name, "arguments": PROMPT_EXAMPLES[p.name]}}),
+                    "```", "", *_fenced(prompt_replies[p.name], "text"), ""]
     return "\n".join(out).rstrip() + "\n"
 
 
