@@ -3,6 +3,7 @@ files must be exactly what `python -m repoctx.docgen` writes now."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +53,58 @@ def test_check_reports_a_stale_file(tmp_path):
                           "--docs", str(tmp_path)],
                          capture_output=True, text=True)
     assert out.returncode == 1 and "cli.md" in out.stderr and "python -m repoctx.docgen" in out.stderr
+
+
+def test_every_resource_and_prompt_has_an_example_reply():
+    tools = docgen.generate(CHECKOUT)["tools.md"]
+    assert set(docgen.RESOURCE_EXAMPLES) == {r.uri for r in all_resources()}
+    assert set(docgen.PROMPT_EXAMPLES) == {p.name for p in all_prompts()}
+    for resource in all_resources():
+        section = tools.split(f"### `{resource.uri}`\n", 1)[1].split("\n### ", 1)[0]
+        uri = docgen.RESOURCE_EXAMPLES[resource.uri][0]
+        fence = "```markdown\n" if resource.mime_type == "text/markdown" else "```text\n"
+        assert f'"uri": "{uri}"' in section and f"\n{fence}" in section, resource.uri
+    for prompt in all_prompts():
+        section = tools.split(f"\n### {prompt.name}\n", 1)[1].split("\n### ", 1)[0]
+        assert '"method": "prompts/get"' in section and "task_id" in section
+    # The replies are the resources' own: the identity sample opens with the fixture's identity.md.
+    identity = tools.split("### `contextia://identity`\n", 1)[1]
+    assert "```markdown\n# authkit\n" in identity
+
+
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _anchors(markdown: str) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens."""
+    out = set()
+    for line in markdown.splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            out.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return out
+
+
+def test_links_in_the_docs_resolve():
+    pages = [CHECKOUT / "README.md", *sorted(DOCS.glob("*.md"))]
+    broken = []
+    for page in pages:
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target):
+                continue  # http(s), mailto: not followed here
+            path, _, anchor = target.partition("#")
+            dest = (page.parent / path).resolve() if path else page
+            if not dest.exists():
+                broken.append(f"{page.relative_to(CHECKOUT)}: {target}")
+            elif anchor and dest.suffix == ".md" and anchor not in _anchors(dest.read_text(encoding="utf-8")):
+                broken.append(f"{page.relative_to(CHECKOUT)}: {target} (no such heading)")
+    assert broken == []
+
+
+def test_readme_shows_every_surface_and_links_its_document():
+    readme = (CHECKOUT / "README.md").read_text(encoding="utf-8")
+    for doc in ("scopes", "caches", "artifacts", "project-file", "sessions", "control", "formats", "tools", "cli"):
+        assert f"](docs/{doc}.md" in readme, doc
+    for command in ("repoctx status", "repoctx cache build", "repoctx artifacts new", "repoctx project init",
+                    "repoctx validate --run"):
+        assert f"$ {command}" in readme, command
