@@ -48,7 +48,7 @@ fn walk_py(
     extra_ignore: Vec<String>,
     max_depth: usize,
     min_tokens: i64,
-) -> PyResult<(Vec<Row>, usize, Vec<String>)> {
+) -> PyResult<(Vec<Row>, usize, Vec<walk::LeftOut>)> {
     let opts = walk::Options { extra_ignore, max_depth, min_tokens };
     let table = py.detach(|| walk::walk(&root, &opts, None)).map_err(os_err)?;
     Ok((table.rows.iter().map(row).collect(), table.skipped, table.unreadable))
@@ -80,7 +80,7 @@ impl LiveIndexPy {
     }
 
     /// (rows, skipped, unreadable, generation) as of the last refresh.
-    fn table(&self) -> (Vec<Row>, usize, Vec<String>, u64) {
+    fn table(&self) -> (Vec<Row>, usize, Vec<walk::LeftOut>, u64) {
         let index = self.inner.lock().unwrap();
         let (rows, skipped, unreadable) = index.table();
         (rows.iter().map(row).collect(), skipped, unreadable.to_vec(), index.generation)

@@ -16,7 +16,7 @@ pub struct LiveIndex {
     opts: Options,
     rows: Vec<DirRow>,
     skipped: usize,
-    unreadable: Vec<String>,
+    unreadable: Vec<walk::LeftOut>,
     /// Bumped whenever the table changes, so callers can reuse what they built from it.
     pub generation: u64,
     pub rescans: u64,
@@ -45,7 +45,7 @@ impl LiveIndex {
         self.watcher.is_some()
     }
 
-    pub fn table(&self) -> (&[DirRow], usize, &[String]) {
+    pub fn table(&self) -> (&[DirRow], usize, &[walk::LeftOut]) {
         (&self.rows, self.skipped, &self.unreadable)
     }
 

@@ -11,7 +11,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -79,17 +79,48 @@ pub struct DirRow {
     pub eligible: bool,
 }
 
+/// A directory the scan had to leave out: its path (bytes that are not UTF-8 written
+/// `\xNN`) and why. Its subtree is missing from the table, so people must be told.
+pub type LeftOut = (String, String);
+
 pub struct Table {
     pub rows: Vec<DirRow>,
     pub skipped: usize,
-    pub unreadable: Vec<String>,
+    pub unreadable: Vec<LeftOut>,
+}
+
+pub const NOT_UTF8: &str = "its name is not valid UTF-8";
+
+/// A name as text that still names that one entry: each byte that is not UTF-8 is
+/// written `\xNN` (a lossy conversion would name a different path, or none).
+pub fn escape_name(name: &OsStr) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::new();
+        for chunk in name.as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().into_owned()
+    }
+}
+
+fn child_scope(scope: &str, name: &str) -> String {
+    if scope == "." { name.to_string() } else { format!("{}/{}", scope, name) }
 }
 
 /// What one directory holds, read with one `read_dir` and one stat per regular file.
 struct Listing {
     row: DirRow,
     has_gitignore: bool,
-    children: Vec<(OsString, String)>,
+    children: Vec<OsString>,
 }
 
 fn mtime_ns(meta: &fs::Metadata) -> i64 {
@@ -141,7 +172,7 @@ fn read_listing(abs: &Path, scope: &str) -> std::io::Result<Listing> {
                 row.source_bytes += meta.len();
             }
         } else if ft.is_dir() && !is_skipped_dir(&name) {
-            children.push((entry.file_name(), name));
+            children.push(entry.file_name());
         }
     }
     row.files = lines.len() as u32;
@@ -197,14 +228,14 @@ struct Ctx<'a> {
     on_dir: Option<OnDir<'a>>,
 }
 
-fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers, out: &mut Vec<DirRow>, bad: &mut Vec<String>) {
+fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers, out: &mut Vec<DirRow>, bad: &mut Vec<LeftOut>) {
     if let Some(hook) = ctx.on_dir {
         hook(abs, scope);
     }
     let listing = match read_listing(abs, scope) {
         Ok(l) => l,
-        Err(_) => {
-            bad.push(scope.to_string());
+        Err(e) => {
+            bad.push((scope.to_string(), e.to_string()));
             return;
         }
     };
@@ -218,15 +249,21 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers,
     if depth >= ctx.max_depth {
         return;
     }
-    let parts: Vec<(Vec<DirRow>, Vec<String>)> = listing
+    let parts: Vec<(Vec<DirRow>, Vec<LeftOut>)> = listing
         .children
         .par_iter()
-        .filter_map(|(os_name, name)| {
+        .filter_map(|os_name| {
             let child_abs = abs.join(os_name);
             if is_ignored(&ctx.priority, &stack, &child_abs) {
                 return None;
             }
-            let child_scope = if scope == "." { name.clone() } else { format!("{}/{}", scope, name) };
+            // Scopes are UTF-8 strings everywhere else (JSON, YAML, MCP); such a directory
+            // cannot be one, so it is left out and named, not renamed.
+            let Some(name) = os_name.to_str() else {
+                let path = child_scope(scope, &escape_name(os_name));
+                return Some((Vec::new(), vec![(path, NOT_UTF8.to_string())]));
+            };
+            let child_scope = child_scope(scope, name);
             let (mut rows, mut bad) = (Vec::new(), Vec::new());
             scan_dir(ctx, &child_abs, &child_scope, depth + 1, &stack, &mut rows, &mut bad);
             Some((rows, bad))
@@ -285,4 +322,34 @@ pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Resu
     let skipped = apply_rules(&mut rows, opts.min_tokens);
     unreadable.sort();
     Ok(Table { rows, skipped, unreadable })
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn escape_name_keeps_utf8_and_writes_other_bytes_as_hex() {
+        assert_eq!(escape_name(OsStr::from_bytes(b"caf\xc3\xa9")), "café");
+        assert_eq!(escape_name(OsStr::from_bytes(b"caf\xe9")), "caf\\xe9");
+        assert_eq!(escape_name(OsStr::from_bytes(b"\xff\xfeok\x80")), "\\xff\\xfeok\\x80");
+    }
+
+    #[test]
+    fn a_directory_named_in_bytes_that_are_not_utf8_is_left_out_and_named() {
+        let root = std::env::temp_dir().join(format!("repoctx-walk-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("a").join(OsStr::from_bytes(b"x\xe9")).join("deep")).unwrap();
+        fs::write(root.join("a").join(OsStr::from_bytes(b"x\xe9")).join("m.py"), "x").unwrap();
+        // Ignored ones are not worth a word, whatever their names.
+        fs::create_dir_all(root.join(OsStr::from_bytes(b"y\xff"))).unwrap();
+        fs::write(root.join(".gitignore"), "y*/\n").unwrap();
+        let opts = Options { extra_ignore: vec![], max_depth: 10, min_tokens: 0 };
+        let table = walk(&root, &opts, None).unwrap();
+        fs::remove_dir_all(&root).unwrap();
+        let scopes: Vec<&str> = table.rows.iter().map(|r| r.scope.as_str()).collect();
+        assert_eq!(scopes, [".", "a"]);
+        assert_eq!(table.unreadable, [("a/x\\xe9".to_string(), NOT_UTF8.to_string())]);
+    }
 }

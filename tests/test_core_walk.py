@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import run_cli
 from repoctx import _core
 
 SKIP = set(_core.SKIP_DIRS)
@@ -145,25 +146,51 @@ def test_symlinks_are_neither_followed_nor_hashed(tmp_path):
     assert _core.fingerprint(str(repo)) == before
 
 
+CONTRACT_KEYS = {"root", "total_directories", "skipped_directories", "tracked", "entries"}
+
+
 def test_unreadable_subdirectory_is_reported_not_fatal(tmp_path):
     if os.geteuid() == 0:
         pytest.skip("root reads every directory whatever its mode")
-    (tmp_path / "locked").mkdir()
-    (tmp_path / "locked/a.py").write_text("x")
+    for d in ("locked", "open"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "a.py").write_text("x")
+    (tmp_path / ".context.config.yaml").write_text("min_tokens: 0\n")
     (tmp_path / "locked").chmod(0)
     try:
         rows, _, unreadable = _core.walk(str(tmp_path), [], 10, 0)
+        proc = run_cli("--json", "status", "--root", str(tmp_path))
     finally:
         (tmp_path / "locked").chmod(0o755)
-    assert unreadable == ["locked"]
+    assert [r[0] for r in rows] == [".", "open"]
+    assert [path for path, _ in unreadable] == ["locked"] and "Permission denied" in unreadable[0][1]
+    # The person is told; the JSON stays exactly the contract's.
+    assert proc.returncode == 0
+    assert "directory locked was left out of the scan: Permission denied" in proc.stderr
+    listed = json.loads(proc.stdout)
+    assert set(listed) == CONTRACT_KEYS and [e["scope"] for e in listed["entries"]] == [".", "open"]
 
 
-def test_non_utf8_names_do_not_crash(tmp_path):
-    os.makedirs(os.path.join(bytes(tmp_path), b"caf\xe9"))
-    with open(os.path.join(bytes(tmp_path), b"caf\xe9", b"f\xff.py"), "wb") as fh:
-        fh.write(b"x" * 10)
-    rows, _, _ = _core.walk(str(tmp_path), [], 10, 0)
-    assert [r[0] for r in rows] == [".", "caf\ufffd"]
+def test_a_directory_whose_name_is_not_utf8_is_left_out_and_named(tmp_path):
+    # Read lossily, its name would become "caf\ufffd": a scope no later read could find.
+    for parent in (b"", b"sub"):
+        os.makedirs(os.path.join(bytes(tmp_path), parent, b"caf\xe9"))
+        with open(os.path.join(bytes(tmp_path), parent, b"caf\xe9", b"f\xff.py"), "wb") as fh:
+            fh.write(b"x" * 10)
+    (tmp_path / "sub/m.py").write_text("m")
+    (tmp_path / ".context.config.yaml").write_text("min_tokens: 0\n")
+    rows, _, unreadable = _core.walk(str(tmp_path), [], 10, 0)
+    assert [r[0] for r in rows] == [".", "sub"]
+    assert unreadable == [("caf\\xe9", "its name is not valid UTF-8"), ("sub/caf\\xe9", "its name is not valid UTF-8")]
+    proc = run_cli("--json", "status", "--root", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert [e["scope"] for e in json.loads(proc.stdout)["entries"]] == [".", "sub"]
+    assert "directory sub/caf\\xe9 was left out of the scan: its name is not valid UTF-8" in proc.stderr
+    assert proc.stderr.count("caf\\xe9 was left out") == 2  # each named once
+    # Writing context files skips it too, instead of failing on a path that does not exist.
+    init = run_cli("init", "--root", str(tmp_path))
+    assert init.returncode == 0, init.stdout + init.stderr
+    assert (tmp_path / "sub/.context.yaml").is_file()
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the cross-check with Node's fs.stat needs it")

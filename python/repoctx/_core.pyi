@@ -3,14 +3,16 @@
 SKIP_DIRS: list[str]
 
 Row = tuple[str, str, int, int, bool, bool, bool, int, int]
+LeftOut = tuple[str, str]  # (path, with bytes that are not UTF-8 written \xNN; why it was left out)
 
-def walk(root: str, extra_ignore: list[str], max_depth: int, min_tokens: int) -> tuple[list[Row], int, list[str]]:
+def walk(root: str, extra_ignore: list[str], max_depth: int, min_tokens: int) -> tuple[list[Row], int, list[LeftOut]]:
     """Scan `root` in parallel into directory rows sorted by scope bytes.
 
     Each row is (scope, fingerprint, source_bytes, files, has_context, included, eligible,
     context_mtime_ns, context_size).
     Also returns the number of included directories skipped by `min_tokens`, and the
-    scopes of directories that could not be read. Raises OSError when the root cannot be read.
+    directories left out with their subtrees: unreadable ones, and those whose names are
+    not UTF-8 (they cannot be scopes). Raises OSError when the root cannot be read.
     """
 
 class LiveIndex:
@@ -20,7 +22,7 @@ class LiveIndex:
     def __init__(self, root: str, extra_ignore: list[str], max_depth: int, min_tokens: int, watch: bool = True) -> None: ...
     def refresh(self) -> int:
         """Apply the changes queued so far; returns the table's generation."""
-    def table(self) -> tuple[list[Row], int, list[str], int]:
+    def table(self) -> tuple[list[Row], int, list[LeftOut], int]:
         """(rows, skipped, unreadable, generation) as of the last refresh."""
     @property
     def watching(self) -> bool: ...

@@ -20,7 +20,7 @@ Row = tuple[str, str, int, int, bool, bool, bool, int, int]
 class Table:
     rows: list[Row]
     skipped: int
-    unreadable: list[str]
+    unreadable: list[tuple[str, str]]  # (path, reason): directories left out with their subtrees
     generation: int = 0
 
 
@@ -46,10 +46,10 @@ class Indexes:
                 index = _core.LiveIndex(root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens, self.watch)
                 live = self._by_root[root] = _Live(index, cfg, Table(*index.table()))
                 release_free_memory()
-                return live.table
+                return _warn_left_out(root, live.table)
             generation = live.index.refresh()
             if generation != live.table.generation:
-                live.table = Table(*live.index.table())
+                live.table = _warn_left_out(root, Table(*live.index.table()))
             return live.table
 
 
@@ -88,4 +88,18 @@ def scan(ws: Workspace, cfg: ScanConfig) -> Table:
     if _live is not None:
         return _live.table(ws.root, cfg)
     rows, skipped, unreadable = _core.walk(ws.root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens)
-    return Table(rows, skipped, unreadable)
+    return _warn_left_out(ws.root, Table(rows, skipped, unreadable))
+
+
+_warned: set[tuple[str, str, str]] = set()
+
+
+def _warn_left_out(root: str, table: Table) -> Table:
+    """Name on stderr, once per process, each directory the scan left out: its scopes are
+    missing from every answer, and a person would otherwise never learn why. stderr keeps
+    `--json` output and the protocol's stdout as they are."""
+    for path, reason in table.unreadable:
+        if (root, path, reason) not in _warned:
+            _warned.add((root, path, reason))
+            print(f"repoctx: warning: directory {path} was left out of the scan: {reason}", file=sys.stderr)
+    return table
