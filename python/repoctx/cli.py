@@ -194,6 +194,14 @@ class UserError(Exception):
     """A mistake the person can fix; printed without a traceback."""
 
 
+def _wants_json(ns: argparse.Namespace) -> bool:
+    return getattr(ns, "json", False) or getattr(ns, "_format", None) == "json"
+
+
+def _print_line(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
 def run_command(cmd, ns: argparse.Namespace) -> int:
     values = {
         f.name: getattr(ns, f.name)
@@ -207,7 +215,7 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
             raise UserError(f"invalid arguments: {exc}") from None
         params = None
     ws = _workspace(ns)
-    for_people = not (getattr(ns, "json", False) or getattr(ns, "_format", None) == "json")
+    for_people = not _wants_json(ns)
     if for_people:
         from repoctx import advice
 
@@ -219,7 +227,7 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
         text = cmd.encode(result)
     else:
         text = cmd.render(result)
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    _print_line(text)
     if for_people and (step := advice.next_step(cmd, result, ws.root)):
         print(f"repoctx: {step}", file=sys.stderr)
     failed = cmd.is_error(result)
@@ -272,5 +280,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if getattr(ns, "debug", False):
             raise
+        cmd = getattr(ns, "_cmd", None)
+        if cmd is not None and _wants_json(ns):  # the structured failure the MCP tool answers
+            from repoctx.results import internal_failure
+
+            _print_line(cmd.encode(internal_failure(cmd.name, exc)))
         print(f"repoctx: unexpected error: {exc} (run again with --debug for the traceback)", file=sys.stderr)
         return EXIT_ERROR

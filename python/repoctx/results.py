@@ -30,6 +30,8 @@ Code = Literal[
     "config_error",  # a malformed configuration file
     "read_only",
     "io_error",
+    "usage",  # a command line argparse cannot take (unknown option, missing argument)
+    "internal_error",  # a command raised unexpectedly (a bug or an environment it did not foresee)
 ]
 
 MaxBytes = Annotated[
@@ -62,6 +64,18 @@ def success(cls: type[E], command: str, **fields) -> E:
 
 def failure(cls: type[E], command: str, code: str, message: str, **fields) -> E:
     return cls(ok=False, command=command, schema_version=SCHEMA_VERSION, error=Failure(code, message), **fields)
+
+
+def internal_failure(command: str, exc: BaseException) -> Envelope:
+    """The answer of a command that raised unexpectedly, the same in both views. It names the
+    kind of failure, never the exception's text: that may hold absolute paths or code internals
+    (the traceback goes to stderr instead)."""
+    detail = type(exc).__name__
+    if isinstance(exc, OSError) and exc.strerror:
+        detail += f": {exc.strerror}"
+    return failure(Envelope, command, "internal_error",
+                   f"Internal error in `{command}` ({detail}); the traceback is on repoctx's stderr "
+                   "(for the CLI: run again with --debug)")
 
 
 def is_failure(result: Envelope) -> bool:

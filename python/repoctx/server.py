@@ -26,6 +26,7 @@ from mcp.shared.message import SessionMessage
 from repoctx import __version__, index
 from repoctx.allowlist import AllowlistError, select
 from repoctx.commands import Command, Resource, ResourceError, all_prompts, connection_observers
+from repoctx.results import internal_failure
 from repoctx.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin
 from repoctx.workspace import Workspace
 
@@ -68,9 +69,16 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
                 content=[types.TextContent(type="text", text=f"Invalid arguments for {cmd.tool}: {exc}")],
                 is_error=True,
             )
-        result = cmd.on_invalid(arguments)
-    else:
-        result = cmd.handler(ws, params)
+        params = None
+    try:
+        result = cmd.handler(ws, params) if params is not None else cmd.on_invalid(arguments)
+    except Exception as exc:
+        # Left to the SDK, the exception's text (absolute paths, internals) would reach the
+        # client; it gets the structured failure the CLI prints with --json, stderr the traceback.
+        log.exception("tool %s failed", cmd.tool)
+        text = cmd.encode(internal_failure(cmd.name, exc))
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    structured_content=msgspec.json.decode(text), is_error=True)
     global _last_encoded
     last = _last_encoded
     if last is not None and last[0] is result:  # a handler that answered from its cache
@@ -215,7 +223,11 @@ def build_server(ws: Workspace) -> Server:
         missing = [n for n, _, required in prompt.arguments if required and not args.get(n)]
         if missing:
             raise MCPError(types.INVALID_PARAMS, f"Missing required arguments: {', '.join(missing)}")
-        text = await anyio.to_thread.run_sync(prompt.render, ws, args)
+        try:
+            text = await anyio.to_thread.run_sync(prompt.render, ws, args)
+        except Exception:
+            log.exception("rendering prompt %s failed", params.name)
+            raise MCPError(types.INTERNAL_ERROR, "Failed to render prompt") from None
         return types.GetPromptResult(description=prompt.description, messages=[
             types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
 
