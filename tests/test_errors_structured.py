@@ -110,3 +110,15 @@ def test_without_json_the_cli_keeps_its_human_line(repo):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and proc.stdout == ""
     assert "unexpected error" in proc.stderr and "--debug" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_proposal_errors_name_files_by_their_path_in_the_repository(repo):
+    """A context file over the size proposals read: the error names it relative to the root."""
+    write(repo, "src/.context.yaml", "summary: x\n" + "# padding\n" * 500_000)
+    operation = {"op": "replace", "path": "src/.context.yaml", "old": "summary: x", "new": "summary: y"}
+    proc = run_cli("propose", "--title", "t", "--rationale", "r", "--operations", json.dumps(operation),
+                   "--json", "--root", str(repo))
+    payload = json.loads(proc.stdout)
+    assert proc.returncode == 1 and payload["error"]["code"] == "invalid_path"
+    assert payload["error"]["message"].startswith("src/.context.yaml is larger than")
+    assert str(repo) not in proc.stdout and os.path.realpath(repo) not in proc.stdout

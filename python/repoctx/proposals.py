@@ -190,14 +190,16 @@ def _resolve(ws: Workspace, path: str) -> tuple[str, str]:
     return rel, full
 
 
-def _read(full: str) -> bytes | None:
+def _read(full: str, rel: str) -> bytes | None:
+    """The file at `full`, None when absent; errors name it by `rel`, its path in the
+    repository (an agent sees them: never the absolute path)."""
     try:
         with open(full, "rb") as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         return None
     if len(data) > MAX_FILE_BYTES:
-        raise ProposalError("invalid_path", f"{full} is larger than {MAX_FILE_BYTES} bytes")
+        raise ProposalError("invalid_path", f"{rel} is larger than {MAX_FILE_BYTES} bytes")
     return data
 
 
@@ -210,7 +212,7 @@ def _failed_preconditions(ws: Workspace, preconditions: list[Precondition]) -> l
     for pre in preconditions:
         if isinstance(pre, FileHash):
             rel, full = _inside(ws, pre.path)
-            now = _sha256(_read(full))
+            now = _sha256(_read(full, rel))
             if now != pre.sha256:
                 was = "absent" if pre.sha256 is None else f"sha256 {pre.sha256[:12]}…"
                 is_ = "absent" if now is None else f"sha256 {now[:12]}…"
@@ -235,7 +237,7 @@ def _plan(ws: Workspace, operations: list[Operation]) -> dict[str, tuple[str, by
     problems = []
     for i, op in enumerate(operations):
         rel, full = _resolve(ws, op.path)
-        current = state[rel][1] if rel in state else _read(full)
+        current = state[rel][1] if rel in state else _read(full, rel)
         where = f"operation {i + 1} ({type(op).__struct_config__.tag} {rel})"
         if isinstance(op, Write):
             state[rel] = (full, op.content.encode("utf-8"))
@@ -300,7 +302,7 @@ def _stored(ws: Workspace) -> list[tuple[str, Proposal | None]]:
         if not (name.endswith(".json") and _is_id(pid)):
             continue
         try:
-            found.append((pid, _decode(_read(os.path.join(directory, name)) or b"")))
+            found.append((pid, _decode(_read(os.path.join(directory, name), f"{PROPOSALS_DIR}/{name}") or b"")))
         except (ProposalError, msgspec.DecodeError):
             found.append((pid, None))
     found.sort(key=lambda item: (item[1].created_at if item[1] else "", item[0]), reverse=True)
@@ -327,7 +329,7 @@ def load(ws: Workspace, ref: str) -> tuple[Proposal, bytes]:
         ref = readable[0]
     elif not _is_id(ref):
         raise ProposalError("invalid_argument", f'"{ref}" is not a proposal id (12 hex digits) or latest')
-    raw = _read(os.path.join(directory, ref + ".json"))
+    raw = _read(os.path.join(directory, ref + ".json"), f"{PROPOSALS_DIR}/{ref}.json")
     if raw is None:
         raise ProposalError("not_found", f"No proposal {ref}; `repoctx proposals list` shows them")
     try:
@@ -393,7 +395,7 @@ def propose(ws: Workspace, p: ProposeParams) -> ProposeResult:
                                 "The files changed since you read them: " + failed[0], failed)
         files = sorted({op.path for op in operations})
         covered = {pre.path for pre in given if isinstance(pre, FileHash)}
-        auto = [FileHash(rel, _sha256(_read(_resolve(ws, rel)[1]))) for rel in files if rel not in covered]
+        auto = [FileHash(rel, _sha256(_read(_resolve(ws, rel)[1], rel))) for rel in files if rel not in covered]
         preconditions = given + auto
         _plan(ws, operations)
         pid = proposal_id(p.title, p.rationale, operations, preconditions)
@@ -405,7 +407,7 @@ def propose(ws: Workspace, p: ProposeParams) -> ProposeResult:
         directory = proposals_dir(ws)
         with dir_locked(directory):
             path = os.path.join(directory, pid + ".json")
-            existing = _read(path)
+            existing = _read(path, f"{PROPOSALS_DIR}/{pid}.json")
             if existing is not None:  # the same proposal again: keep the first
                 proposal = _decode(existing)
             else:
@@ -591,7 +593,7 @@ def apply(ws: Workspace, p: ApplyParams) -> ApplyResult:
 def _commit(plan: dict[str, tuple[str, bytes | None]]) -> list[Change]:
     """Write every planned file or none: stage temporary files, then rename them
     in turn; if a step fails, put back what was already replaced."""
-    originals = {rel: _read(full) for rel, (full, _data) in plan.items()}
+    originals = {rel: _read(full, rel) for rel, (full, _data) in plan.items()}
     staged: dict[str, str] = {}
     done: list[str] = []
     try:
