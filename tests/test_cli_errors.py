@@ -3,6 +3,8 @@ do next in one or two lines on stderr, a non-zero exit, and no traceback unless 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import run_cli
@@ -73,6 +75,44 @@ def test_usage_mistakes_name_the_command_and_where_to_look(repo, argv, first):
     lines = _lines(out)
     assert len(lines) == 2 and lines[0].startswith(first), lines
     assert lines[1].startswith("run `repoctx") and lines[1].endswith("--help` to see what it accepts")
+
+
+USAGE_MISTAKES = [
+    (["stauts"], "", "unknown command 'stauts' (did you mean 'status'?)"),
+    (["show"], "show", "the following arguments are required: scope"),
+    (["artifacts", "list", "spec", "--kind", "x"], "artifacts list", "unrecognized arguments: --kind x"),
+    (["status", "--state", "old"], "status", "argument --state: invalid choice: 'old'"),
+    (["status", "--no-such-option"], "status", "unrecognized arguments: --no-such-option"),
+    ([], "", "no command given"),
+]
+
+
+@pytest.mark.parametrize("argv, command, needle, where", [
+    (*case, where) for case in USAGE_MISTAKES for where in ("after", "before", "format") if case[0] or where != "format"
+])
+def test_usage_mistakes_with_json_answer_a_json_failure(repo, argv, command, needle, where):
+    # --json after the command words, before them, or as --format json (commands only).
+    flags = {"after": [*argv, "--json"], "before": ["--json", *argv], "format": [*argv, "--format", "json"]}
+    out = run_cli(*flags[where], "--root", str(repo))
+    assert out.returncode == 2
+    payload = json.loads(out.stdout)
+    assert payload == {"ok": False, "command": command, "schema_version": 1,
+                       "error": {"code": "usage", "message": payload["error"]["message"]}}
+    assert payload["error"]["message"].startswith(needle) and "--help` to see what it accepts" in payload["error"]["message"]
+    assert _lines(out)[-1].endswith("--help` to see what it accepts")  # people still read stderr
+    _no_traceback(out)
+
+
+def test_usage_mistakes_without_json_leave_stdout_empty(repo):
+    out = run_cli("status", "--no-such-option", "--root", str(repo))
+    assert out.returncode == 2 and out.stdout == "" and "unrecognized arguments" in out.stderr
+
+
+def test_a_root_that_is_not_a_directory_with_json(tmp_path):
+    out = run_cli("status", "--json", "--root", str(tmp_path / "nowhere"))
+    payload = json.loads(out.stdout)
+    assert out.returncode == 1 and payload["ok"] is False and payload["command"] == "status"
+    assert payload["error"]["code"] == "invalid_argument" and "is not a directory" in payload["error"]["message"]
 
 
 @pytest.mark.parametrize("path, text, expected", [

@@ -166,8 +166,17 @@ def _workspace(ns: argparse.Namespace, read_only: bool = False, **allowlist):
                           cache_root=cache_root, **allowlist)
 
 
+class UsageError(Exception):
+    """A command line the parser cannot take; `prog` is the command it was given to."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog, self.message = prog, message
+
+
 class _Parser(argparse.ArgumentParser):
-    """Usage mistakes in two lines (what is wrong, where to look) rather than the whole usage text."""
+    """Usage mistakes in two lines (what is wrong, where to look) rather than the whole usage text;
+    raised as UsageError so main() can answer in JSON when --json was asked for."""
 
     def error(self, message: str):
         import difflib
@@ -178,16 +187,34 @@ class _Parser(argparse.ArgumentParser):
             options = re.findall(r"'([^']*)'", choice.group(2))
             close = difflib.get_close_matches(choice.group(1), options, n=1)
             message = f"unknown command '{choice.group(1)}'" + (f" (did you mean '{close[0]}'?)" if close else "")
-        self.exit(EXIT_USAGE, f"{self.prog}: {message}\nrun `{self.prog} --help` to see what it accepts\n")
+        raise UsageError(self.prog, message)
 
     def parse_args(self, args=None, namespace=None):
         ns, extra = self.parse_known_args(args, namespace)
         if extra:  # name the command they were given to, not the top level
             cmd = getattr(ns, "_cmd", None)
-            prog = f"repoctx {cmd.name}" if cmd else self.prog
-            self.exit(EXIT_USAGE, f"{prog}: unrecognized arguments: {' '.join(extra)}\n"
-                      f"run `{prog} --help` to see what it accepts\n")
+            raise UsageError(f"repoctx {cmd.name}" if cmd else self.prog, f"unrecognized arguments: {' '.join(extra)}")
         return ns
+
+
+def _json_asked(argv: list[str]) -> bool:
+    """Whether a command line asks for JSON, read from the words alone (for lines that do not parse)."""
+    words = argv[:argv.index("--")] if "--" in argv else argv
+    return "--json" in words or "--format=json" in words or any(
+        a == "--format" and b == "json" for a, b in zip(words, words[1:]))
+
+
+def _usage_failure(exc: UsageError, as_json: bool) -> int:
+    """The usage mistake on stderr for people and, with --json, as the failure object on stdout."""
+    hint = f"run `{exc.prog} --help` to see what it accepts"
+    if as_json:
+        from repoctx.commands import pretty_json
+        from repoctx.results import Envelope, failure
+
+        command = exc.prog.removeprefix("repoctx").strip()
+        _print_line(pretty_json(failure(Envelope, command, "usage", f"{exc.message}; {hint}")))
+    print(f"{exc.prog}: {exc.message}\n{hint}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 class UserError(Exception):
@@ -259,7 +286,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"repoctx {__version__}")
         return EXIT_OK
     parser = build_parser(_command_word(argv))
-    ns = parser.parse_args(argv)
+    try:
+        ns = parser.parse_args(argv)
+    except UsageError as exc:
+        return _usage_failure(exc, _json_asked(argv))
     try:
         if getattr(ns, "_serve", False):
             from repoctx.server import serve
@@ -269,10 +299,17 @@ def main(argv: list[str] | None = None) -> int:
             return serve(ws, watch=not ns.no_watch)
         cmd = getattr(ns, "_cmd", None)
         if cmd is None:
+            if _wants_json(ns):
+                return _usage_failure(UsageError("repoctx", "no command given"), True)
             parser.print_help()
             return EXIT_USAGE
         return run_command(cmd, ns)
     except UserError as exc:
+        cmd = getattr(ns, "_cmd", None)
+        if cmd is not None and _wants_json(ns):
+            from repoctx.results import Envelope, failure
+
+            _print_line(cmd.encode(failure(Envelope, cmd.name, "invalid_argument", str(exc))))
         print(f"repoctx: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
