@@ -115,6 +115,49 @@ async def test_tools_in_the_config_are_the_closed_allowlist(scopes_only):
     assert '"check_freshness"' in cli.stdout and '"list_contexts"' not in cli.stdout
 
 
+async def prompt_names(client) -> set[str]:
+    try:
+        return {p.name for p in (await client.list_prompts()).prompts}
+    except MCPError as exc:
+        assert "Method not found" in str(exc)
+        return set()
+
+
+@pytest.mark.anyio
+async def test_a_tools_list_serves_only_the_resources_and_prompts_of_its_tools_surfaces(tmp_path):
+    repo = build_sample_repo(tmp_path / "repo")  # data for every surface but caches
+    project = {r.uri for r in all_resources() if r.surface == "project"}
+    artifacts = {r.uri for r in all_resources() if r.surface == "artifacts"}
+    prompts = {p.name for p in all_prompts() if p.surface == "artifacts"}
+    async with mcp_client("--root", str(repo), "--tools", "list_contexts,ctxt_capabilities") as client:
+        assert await resource_uris(client) == set() and await prompt_names(client) == set()
+        with pytest.raises(MCPError):
+            await client.read_resource("context://project/overview")
+        with pytest.raises(MCPError):
+            await client.get_prompt("end_session", {})
+        caps = (await client.call_tool("ctxt_capabilities", {})).structured_content
+        assert caps["surfaces"] == ["scopes", "control"] and caps["resources"] == []
+    async with mcp_client("--root", str(repo), "--tools", "list_contexts,mcp_show") as client:
+        assert await resource_uris(client) == artifacts and await prompt_names(client) == prompts
+        assert (await client.read_resource("contextia://identity")).contents[0].text
+        with pytest.raises(MCPError):
+            await client.read_resource("context://project/overview")
+    # Read-only drops add_discovery, the project's only tool, yet naming it asked for the surface:
+    # the way to serve project resources beside scopes tools without any writing tool.
+    async with mcp_client("--root", str(repo), "--tools", "list_contexts,add_discovery", "--read-only") as client:
+        assert await listed(client) == {"list_contexts"}
+        uris = await resource_uris(client)  # with each module listed as a resource
+        assert project <= uris and all(u.startswith("context://") for u in uris)
+        assert await prompt_names(client) == set()
+        assert "# " in (await client.read_resource("context://project/overview")).contents[0].text
+    # With a profile, the two intersect for resources as for tools.
+    async with mcp_client("--root", str(repo), "--tools", "mcp_show,add_discovery", "--profile", "project") as client:
+        assert await listed(client) == {"add_discovery"}
+        uris = await resource_uris(client)
+        assert project <= uris and all(u.startswith("context://") for u in uris)
+        assert await prompt_names(client) == set()
+
+
 @pytest.mark.anyio
 async def test_capabilities_report_what_the_server_started_with(scopes_only):
     write(scopes_only, ".repoctx/config.yaml", "tools: [ctxt_capabilities, list_contexts]\n")

@@ -2,15 +2,16 @@
 
 Decided, in this order, by:
 - a tools list (`serve --tools`, else `tools:` in .repoctx/config.yaml): exactly
-  those tools (a dotted alias names its tool, and the tool's aliases follow it);
+  those tools (a dotted alias names its tool, and the tool's aliases follow it), and
+  the resources and prompts of their surfaces only;
 - a profile (`serve --profile`, else `profile:` in the config): the tools and
   resources of one surface, or `all`; given together with a tools list, the
   two intersect;
 - otherwise the surfaces that have data in this repository, and always scopes (any
   tree has directories to list: a repository without context files yet is where
   `list_contexts` helps most) and control.
-Read-only mode then drops every writing tool. Whatever is not enabled is
-neither listed nor callable.
+Read-only mode then drops every writing tool. Whatever is not enabled (tool,
+resource, prompt) is neither listed nor callable nor readable.
 """
 
 from __future__ import annotations
@@ -98,8 +99,11 @@ def select(ws) -> Selection:
         if unknown:
             raise AllowlistError(f"unknown tool names in the allowlist: {', '.join(unknown)}")
         commands = [c for c in commands if c.tool in wanted or wanted & set(c.aliases)]
-        if profile is None:
-            surfaces = tuple(s for s in SURFACES if s in surfaces or any(c.surface == s for c in commands))
+        # Closed for resources and prompts too: only the surfaces of the named tools are served
+        # (within the profile, if one is given), whether or not they have data. Decided before
+        # read-only mode drops writing tools: naming a surface's tool asks for that surface.
+        named = {c.surface for c in commands}
+        surfaces = tuple(s for s in (SURFACES if profile is None else surfaces) if s in named)
     commands = [
         c for c in commands
         if c.surface in surfaces and not (ws.read_only and c.writes)

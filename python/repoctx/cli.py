@@ -144,7 +144,8 @@ def build_parser(word: str | None = None) -> argparse.ArgumentParser:
                            "stdout carries protocol messages only; logs go to stderr.")
     _common(serve)
     serve.add_argument("--read-only", action="store_true", help="turn every writing tool off")
-    serve.add_argument("--tools", metavar="NAME,…", help="closed allowlist of tools to list and accept "
+    serve.add_argument("--tools", metavar="NAME,…", help="closed allowlist of tools to list and accept; "
+                       "resources and prompts are served only for the surfaces of these tools "
                        "(default: `tools:` in .repoctx/config.yaml)")
     serve.add_argument("--profile", choices=PROFILES,
                        help="serve one surface's tools and resources, or all (default: `profile:` in "
