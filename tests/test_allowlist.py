@@ -191,6 +191,26 @@ async def test_read_only_drops_writing_tools_from_every_profile(scopes_only):
     assert caps["read_only"] is True and caps["writing_tools"] == []
 
 
+@pytest.mark.anyio
+async def test_annotations_say_which_tools_change_anything(scopes_only):
+    """readOnlyHint is true only for tools that change nothing on disk: ctxt_validate_run
+    records a run, so it is neither read-only nor idempotent (each call adds a run), though a
+    read-only server still serves it, recording nothing."""
+    async with mcp_client("--root", str(scopes_only), "--profile", "all") as client:
+        tools = {t.name: t.annotations for t in (await client.list_tools()).tools}
+        before = len(list((scopes_only / ".repoctx/runs").glob("*.json")))
+        await client.call_tool("ctxt_validate_run", {})
+        await client.call_tool("ctxt_validate_run", {})
+    assert len(list((scopes_only / ".repoctx/runs").glob("*.json"))) == before + 2  # each call writes
+    validate = tools["ctxt_validate_run"]
+    assert validate.read_only_hint is False and validate.idempotent_hint is False
+    assert validate.destructive_hint is False and validate.open_world_hint is False
+    for name, a in tools.items():
+        assert a.read_only_hint is (not TOOLS[name].writes and name != "ctxt_validate_run"), name
+    async with mcp_client("--root", str(scopes_only), "--profile", "all", "--read-only") as client:
+        assert "ctxt_validate_run" in await listed(client)
+
+
 ALIASED = [c for c in TOOLS.values() if c.aliases]
 
 

@@ -32,6 +32,10 @@ class Command:
     handler: Callable[[Any, Any], Any]
     is_error: Callable[[Any], bool] = lambda result: False
     writes: bool = False
+    # Keeps a record of its own (ctxt_validate_run stores a run under .repoctx/runs/) but
+    # changes no project file: annotated as not read-only and not idempotent, yet served in
+    # read-only mode, where it records nothing.
+    records: bool = False
     positional: tuple[str, ...] = ()
     render: Callable[[Any], str] | None = None  # human text; JSON when None
     encode: Callable[[Any], str] = pretty_json

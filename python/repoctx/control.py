@@ -435,6 +435,7 @@ COMMANDS = with_structured_invalid([
         result=ValidateResult,
         handler=validate,
         is_error=is_failure,
+        records=True,
         render=_render_validate,
     ),
 ])

@@ -174,6 +174,14 @@ def _errors(cmd) -> str:
     return " ".join(lines)
 
 
+def _effect(cmd) -> str:
+    if cmd.writes:
+        return "; writes"
+    if cmd.records:
+        return "; records a run (so not read-only; a `--read-only` server serves it and records nothing)"
+    return "; read-only"
+
+
 def tools_md(checkout: Path = CHECKOUT) -> str:
     from repoctx.commands import _inline_schema, all_commands, all_prompts, all_resources
 
@@ -189,7 +197,7 @@ def tools_md(checkout: Path = CHECKOUT) -> str:
         out += ["", f"### {cmd.tool}", "", cmd.summary + (" " + cmd.description if cmd.description else ""), "",
                 f"- Surface: `{cmd.surface}`; CLI: `repoctx {cmd.name}`"
                 + (f"; also accepted as {', '.join(f'`{a}`' for a in cmd.aliases)}" if cmd.aliases else "")
-                + ("; writes" if cmd.writes else "; read-only"),
+                + _effect(cmd),
                 "", "Parameters:", "", *_params_table(cmd.input_schema), "",
                 "Errors: " + _errors(cmd), ""]
         if cmd.text is not None:

@@ -51,9 +51,10 @@ def _tool(cmd: Command) -> types.Tool:
         input_schema=cmd.input_schema,
         output_schema=cmd.output_schema,
         annotations=types.ToolAnnotations(
-            read_only_hint=not cmd.writes,
+            read_only_hint=not (cmd.writes or cmd.records),
+            # Writes add or merge; a recorded run only pushes out runs beyond keep_runs, as configured.
             destructive_hint=False,
-            idempotent_hint=not cmd.writes,
+            idempotent_hint=not (cmd.writes or cmd.records),
             open_world_hint=False,
         ),
     )
