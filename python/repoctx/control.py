@@ -198,6 +198,12 @@ class ValidateParams(Struct, forbid_unknown_fields=True):
         Meta(description="Record the validation as a run under .repoctx/runs/ (the default; "
              "--no-run only checks). Read-only servers check without recording."),
     ] = True
+    strict: Annotated[
+        bool,
+        Meta(description="Also cross-check context files against the code (check scopes.consistency, as "
+             "`repoctx scopes validate --strict`): listed files that do not exist, source files not listed, "
+             "exports that no longer exist. Any finding fails."),
+    ] = False
 
 
 class CheckReport(Struct, omit_defaults=True):
@@ -214,10 +220,11 @@ class ValidateResult(Envelope, kw_only=True):
     recorded: bool | UnsetType = UNSET  # stored as a run (see `runs read latest`)
 
 
-def run_checks(ws: Workspace) -> list[tuple[Check, CheckResult, float]]:
-    """Every registered check, each with its result and how long it took (ms)."""
+def run_checks(ws: Workspace, strict: bool = False) -> list[tuple[Check, CheckResult, float]]:
+    """Every registered check (with `strict`, the consistency check too), each with its result
+    and how long it took (ms)."""
     out = []
-    for check in all_checks():
+    for check in [*all_checks(), *([CONSISTENCY] if strict else [])]:
         t0 = time.perf_counter()
         try:
             result = check.run(ws)
@@ -236,7 +243,7 @@ def validate(ws: Workspace, p: ValidateParams) -> ValidateResult:
     name = "validate"
     started = time.time()
     t0 = time.perf_counter()
-    results = run_checks(ws)
+    results = run_checks(ws, p.strict)
     reports = [CheckReport(c.name, c.surface, r.status, r.message, r.problems) for c, r, _ in results]
     passed = all(r.status != "fail" for _c, r, _ in results)
     recorded = False
@@ -373,6 +380,27 @@ def _check_config(ws: Workspace) -> CheckResult:
     return CheckResult("pass", f"{len(sel.commands)} tools enabled ({', '.join(sel.surfaces)})")
 
 
+def _check_consistency(ws: Workspace) -> CheckResult:
+    """Context files against the code, as `repoctx scopes validate --strict` finds (schema
+    errors are scopes.context_files' to report)."""
+    from repoctx.scope_writes import validate_contexts
+
+    r = validate_contexts(ws, strict=True)
+    if r.error:
+        return CheckResult("fail", "The tree could not be scanned")
+    if not r.valid:
+        return CheckResult("skip", "No valid .context.yaml files to compare with the code")
+    found = [rep for rep in r.problems if rep.findings]
+    if found:
+        problems = [f"{rep.scope}: {f.kind.replace('_', ' ')}: {f.name}" for rep in found for f in rep.findings]
+        return CheckResult("fail", f"{r.findings} findings in {len(found)} of {r.valid} context files", problems)
+    return CheckResult("pass", f"{r.valid} context files agree with the code")
+
+
+# Run only by `validate --strict`: a finding here is a drift, not an invalid file.
+CONSISTENCY = Check("scopes.consistency", "scopes", "Context files list the files and exports the code has "
+                    "(validate --strict).", _check_consistency)
+
 CHECKS = [
     Check("scopes.context_files", "scopes", "Every .context.yaml follows schema v1; stale ones warn.",
           _check_context_files),
@@ -430,7 +458,9 @@ COMMANDS = with_structured_invalid([
         summary="Run every check repoctx has and record the run (as `repoctx validate --run`).",
         description="Context files, caches, artifacts, project.yaml, proposals and config; each check passes, "
         "warns, fails or is skipped when its surface has no data. Fails (non-zero exit, isError) when any "
-        "check fails; the run is kept under .repoctx/runs/ (see ctxt_runs_read_latest).",
+        "check fails; the run is kept under .repoctx/runs/ (see ctxt_runs_read_latest). With strict "
+        "(`repoctx validate --strict`), context files must also agree with the code: listed files exist, "
+        "source files are listed, listed exports exist.",
         params=ValidateParams,
         result=ValidateResult,
         handler=validate,
