@@ -4,6 +4,10 @@ do next in one or two lines on stderr, a non-zero exit, and no traceback unless 
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
+import sys
 
 import pytest
 
@@ -147,3 +151,32 @@ def test_unexpected_errors_have_a_traceback_only_with_debug(repo):
     assert len(_lines(plain)) <= 2
     assert "--debug" in plain.stderr or "runs" in plain.stderr + plain.stdout
     assert debug.returncode != 0
+
+
+CONSOLE_SCRIPT = os.path.join(os.path.dirname(sys.executable), "repoctx")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("start", ["script", "module"])
+async def test_serve_prints_a_registration_that_can_be_pasted(tmp_path, start):
+    """The serve line names the running repoctx and the root by absolute paths, so the command
+    after `--` starts a working server from any directory, whatever the client's PATH."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    if start == "script" and not os.access(CONSOLE_SCRIPT, os.X_OK):
+        pytest.skip("no repoctx console script beside this Python")
+    repo = build_sample_repo(tmp_path / "repo")
+    launch = [CONSOLE_SCRIPT] if start == "script" else [sys.executable, "-m", "repoctx"]
+    proc = subprocess.run([*launch, "serve", "--root", "repo"], cwd=tmp_path, input="",
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "PATH": "/nonexistent"})
+    assert proc.returncode == 0 and proc.stdout == ""
+    prefix = "claude mcp add repoctx -- "
+    [line] = [line for line in proc.stderr.splitlines() if prefix in line]
+    words = shlex.split(line.split(prefix, 1)[1])
+    assert words == [*launch, "serve", "--root", os.path.realpath(repo)]
+    assert all(os.path.isabs(w) for w in (words[0], words[-1]))
+    params = StdioServerParameters(command=words[0], args=words[1:], cwd="/", env={**os.environ, "PATH": "/nonexistent"})
+    async with Client(params, mode="legacy") as client:
+        status = await client.call_tool("list_contexts", {})
+    assert not status.is_error and status.structured_content["entries"]

@@ -319,6 +319,16 @@ def _warm_up(ws: Workspace, server: Server) -> None:
         threading.Thread(target=call, args=(ws, cmd, {}), name="repoctx-warm-up", daemon=True).start()
 
 
+def launcher() -> list[str]:
+    """The absolute command that started this process, so a registration pasted from the
+    serve line runs this same repoctx whatever the client's PATH and working directory:
+    the `repoctx` script, or this Python with -m when started as `python -m repoctx`."""
+    script = sys.argv[0]
+    if os.path.basename(script) != "__main__.py" and os.path.isfile(script):
+        return [os.path.abspath(script)]
+    return [os.path.abspath(sys.executable), "-m", "repoctx"]
+
+
 def serve(ws: Workspace, watch: bool = True) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="repoctx: %(message)s")
     index.serve_live(watch)
@@ -328,10 +338,11 @@ def serve(ws: Workspace, watch: bool = True) -> int:
         print(f"repoctx: {exc}", file=sys.stderr)
         return 2
     _warm_up(ws, server)
+    serve_line = shlex.join([*launcher(), "serve", "--root", ws.root])
     print(
         f"repoctx {__version__}: serving {ws.root} over MCP on stdio"
         f"{' (read-only)' if ws.read_only else ''}. Register it with Claude Code: "
-        f"claude mcp add repoctx -- repoctx serve --root {shlex.quote(ws.root)}",
+        f"claude mcp add repoctx -- {serve_line}",
         file=sys.stderr,
         flush=True,
     )
