@@ -10,6 +10,7 @@ mount's relatime updates it on the first read.
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import shutil
@@ -19,8 +20,10 @@ from urllib.parse import quote
 import msgspec
 import pytest
 
+from conftest import run_cli, write
 from repoctx import server
 from repoctx.commands import ResourceError, all_commands, all_resources
+from repoctx.store import Store
 from repoctx.workspace import Workspace
 from sample_repo import EXAMPLES, build_sample_repo
 
@@ -263,3 +266,100 @@ def test_path_override_to_a_directory_not_allowed(arena):
     allowed = Workspace.open(repo, allowed_roots=[outside / "docs"])
     result = server.call(allowed, by_tool["list_contexts"], {"path": str(outside)})
     assert result.is_error
+
+
+# --- fixed places a command writes or reads, reached through a link that leads out -----------------
+# Not arguments but the directories and files a command always uses: `.contextia/<type>`,
+# a client's project config, `.repoctx`. A link there must be refused, and the directory it
+# points at must come out exactly as it went in (names and bytes).
+
+
+def _listing(directory: Path) -> dict[str, bytes | None]:
+    return {os.path.relpath(os.path.join(d, n), directory): (Path(d, n).read_bytes() if n in fs else None)
+            for d, ds, fs in os.walk(directory) for n in ds + fs}
+
+
+@pytest.fixture
+def repo_and_outside(tmp_path):
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    write(repo, "src/app.py", "print('hi')\n")
+    write(outside, "keep.txt", f"{SECRET}\n")
+    return repo, outside
+
+
+def _cli_json(repo: Path, *args: str) -> tuple[int, dict]:
+    proc = run_cli(*args, "--json", "--root", str(repo))
+    return proc.returncode, json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("link, refused", [
+    ("work", ".contextia/work/tasks"),  # holds tasks and logs: without the check both were made outside
+    ("system/specs", ".contextia/system/specs"),
+])
+def test_artifacts_init_refuses_a_type_directory_linked_out_and_makes_nothing(repo_and_outside, link, refused):
+    repo, outside = repo_and_outside
+    (repo / ".contextia" / link).parent.mkdir(parents=True)
+    os.symlink(outside, repo / ".contextia" / link)
+    before, project_before = _listing(outside), _listing(repo)
+    code, out = _cli_json(repo, "artifacts", "init")
+    assert code == 1
+    assert out["error"] == f"Invalid path '{refused}': it leads outside the project"
+    assert out.get("created", []) == []
+    assert _listing(outside) == before
+    assert _listing(repo) == project_before  # every directory is checked before any is made
+
+
+def test_artifacts_new_refuses_a_type_directory_linked_out(repo_and_outside):
+    repo, outside = repo_and_outside
+    run_cli("artifacts", "init", "--root", str(repo), check=True)
+    specs = repo / ".contextia/system/specs"
+    specs.rmdir()
+    os.symlink(outside, specs)
+    before = _listing(outside)
+    code, out = _cli_json(repo, "artifacts", "new", "spec", "--title", SECRET)
+    assert code == 1
+    assert out == {"error": "Invalid path '.contextia/system/specs': it leads outside the project"}
+    assert _listing(outside) == before
+
+
+@pytest.mark.parametrize("client, link, target", [
+    ("claude-code", ".mcp.json", "mcp.json"),  # the file itself, pointing at an existing file
+    ("cursor", ".cursor", None),  # its directory, with no file there yet: one would be created outside
+    ("vscode", ".vscode", None),  # its directory, with a file there: it would be rewritten
+])
+def test_install_refuses_a_project_config_linked_out(repo_and_outside, client, link, target):
+    repo, outside = repo_and_outside
+    write(outside, "mcp.json", json.dumps({"mcpServers": {SECRET: {"command": "x"}}, "servers": {}}))
+    if client == "cursor":
+        (outside / "mcp.json").unlink()
+    os.symlink(outside / target if target else outside, repo / link)
+    before = _listing(outside)
+    for dry_run in ([], ["--dry-run"]):
+        code, out = _cli_json(repo, "install", client, *dry_run)
+        assert code == 1
+        assert out["ok"] is False and out["error"]["code"] == "invalid_path", out
+        assert "leads outside the repository" in out["error"]["message"]
+        assert SECRET not in json.dumps(out)  # the file was not read
+    assert _listing(outside) == before
+    assert os.path.islink(repo / link)  # not replaced by a copy of what it points at
+
+
+def test_sessions_refuse_a_repoctx_directory_linked_out(repo_and_outside):
+    repo, outside = repo_and_outside
+    Store(str(outside / "sessions.db")).close()  # a session database out there, which must not be read
+    os.symlink(outside, repo / ".repoctx")
+    before = _listing(outside)
+    refusal = ".repoctx/sessions.db leads outside the repository; not used"
+    code, out = _cli_json(repo, "sessions")
+    assert (code, out) == (1, {"sessions": [], "error": refusal})
+    code, out = _cli_json(repo, "sessions", "show", "abcd")
+    assert code == 1 and out["found"] is False and out["error"] == refusal
+    code, out = _cli_json(repo, "validate")
+    [check] = [c for c in out["checks"] if c["name"] == "project.sessions_db"]
+    assert code == 1 and (check["status"], check["message"]) == ("fail", refusal)
+    # over MCP, the recent-sessions resource answers a resource error, not a crash
+    resource, fields = server.match_resource(all_resources(), "context://sessions/recent")
+    with pytest.raises(ResourceError) as info:
+        resource.read(Workspace.open(repo), fields)
+    assert info.value.data["reason"] == refusal
+    assert _listing(outside) == before

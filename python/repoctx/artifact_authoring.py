@@ -34,7 +34,12 @@ def init(ws: Workspace, p: InitParams) -> InitResult:
     if os.path.lexists(base) and not (os.path.isdir(base) and ws.contains_real(base)):
         out.error = f"{fa.CONTEXTIA_DIR} exists and is not a directory inside the project; not touched"
         return out
-    for directory in [t.directory for t in fa.TYPES.values()] + [fa.LOGS_DIR]:
+    directories = [t.directory for t in fa.TYPES.values()] + [fa.LOGS_DIR]
+    for directory in directories:  # all checked before any is made: a link out must not get a tree there
+        if not ws.contains_real(os.path.join(base, directory)):
+            out.error = _outside(f"{fa.CONTEXTIA_DIR}/{directory}")
+            return out
+    for directory in directories:
         path = os.path.join(base, directory)
         if not os.path.isdir(path):
             os.makedirs(path)
@@ -47,6 +52,10 @@ def init(ws: Workspace, p: InitParams) -> InitResult:
         atomic_write(config, text.encode())
         out.created.append(f"{fa.CONTEXTIA_DIR}/{fa.CONFIG_FILE}")
     return out
+
+
+def _outside(rel: str) -> str:
+    return f"Invalid path '{rel}': it leads outside the project"  # the documented artifacts error
 
 
 def _yaml_scalar(value: str) -> str:
@@ -108,6 +117,8 @@ def new(ws: Workspace, p: NewParams) -> NewResult:
         return NewResult(error=str(exc))
     t = fa.TYPES[p.type]
     directory = os.path.join(project.base, t.directory)
+    if not ws.contains_real(directory):  # a link that leads out: the artifact would be written there
+        return NewResult(error=_outside(f"{fa.CONTEXTIA_DIR}/{t.directory}"))
     os.makedirs(directory, exist_ok=True)
     # The lock makes "next free id" and the write one step across processes.
     with locked(os.path.join(project.base, ".lock")):

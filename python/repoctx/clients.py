@@ -172,6 +172,11 @@ def install(ws: Workspace, p: InstallParams) -> InstallResult:
     client = CLIENTS[p.client]
     path = client.install_path(ws)
     fields = {"client": p.client, "path": path, "server": p.name}
+    if p.client not in GLOBAL_CLIENTS and not ws.contains_real(path):
+        # A project file (or its directory) that is a link out: reading it would copy what it
+        # points at into the repository, writing it would write there.
+        return failure(InstallResult, name, "invalid_path",
+                       f"{path} leads outside the repository through a link; not read or written", **fields)
     try:
         data = _read_json(path)
     except _Unreadable as exc:

@@ -297,7 +297,10 @@ def _effective(row: SessionRow, now: datetime) -> SessionRow:
 
 def _open_for_reading(ws: Workspace) -> Store | None:
     """The database opened read-only, or None when there is none yet (nothing is created)."""
-    path = _db_path(ws)
+    try:
+        path = _db_path(ws)
+    except PathEscape:  # `.repoctx` is a link that leads out: a refusal, not a crash of the command
+        raise StoreError(f"{DB_FILE} leads outside the repository; not used") from None
     if not os.path.exists(path):
         return None
     if not ws.contains_real(path):
@@ -488,8 +491,8 @@ RESOURCES = [
 def _check_database(ws: Workspace) -> CheckResult:
     try:
         db = _open_for_reading(ws)
-    except (StoreError, PathEscape) as exc:
-        return CheckResult("fail", str(exc) if isinstance(exc, StoreError) else f"{DB_FILE} leads outside the repository")
+    except StoreError as exc:
+        return CheckResult("fail", str(exc))
     if db is None:
         return CheckResult("skip", f"No {DB_FILE}")
     try:
