@@ -86,6 +86,15 @@ impl LiveIndexPy {
         (rows.iter().map(row).collect(), skipped, unreadable.to_vec(), index.generation)
     }
 
+    /// (position, row) of each row changed after generation `since`, and the current
+    /// generation; None for the rows when a rescan came after `since` (call table()).
+    fn changes_since(&self, since: u64) -> (Option<Vec<(usize, Row)>>, usize, Vec<walk::LeftOut>, u64) {
+        let index = self.inner.lock().unwrap();
+        let (_, skipped, unreadable) = index.table();
+        let changed = index.changes_since(since).map(|c| c.into_iter().map(|(i, r)| (i, row(r))).collect());
+        (changed, skipped, unreadable.to_vec(), index.generation)
+    }
+
     #[getter]
     fn watching(&self) -> bool {
         self.inner.lock().unwrap().watching()

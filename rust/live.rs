@@ -15,6 +15,12 @@ pub struct LiveIndex {
     root: PathBuf,
     opts: Options,
     rows: Vec<DirRow>,
+    /// Row positions by scope; positions hold until the next rescan (refresh edits in place).
+    positions: HashMap<String, usize>,
+    /// The generation at which each row last changed, and that of the last rescan, so a caller
+    /// holding an older table can take only the rows that moved since (`changes_since`).
+    changed_at: Vec<u64>,
+    rescanned_at: u64,
     skipped: usize,
     unreadable: Vec<walk::LeftOut>,
     /// Bumped whenever the table changes, so callers can reuse what they built from it.
@@ -30,6 +36,9 @@ impl LiveIndex {
             root: root.to_path_buf(),
             opts,
             rows: Vec::new(),
+            positions: HashMap::new(),
+            changed_at: Vec::new(),
+            rescanned_at: 0,
             skipped: 0,
             unreadable: Vec::new(),
             generation: 0,
@@ -49,6 +58,16 @@ impl LiveIndex {
         (&self.rows, self.skipped, &self.unreadable)
     }
 
+    /// The rows that changed after generation `since`, with their positions in the table;
+    /// None when a rescan came after it (positions moved: take the whole table).
+    pub fn changes_since(&self, since: u64) -> Option<Vec<(usize, &DirRow)>> {
+        if self.rescanned_at > since {
+            return None;
+        }
+        let moved = self.changed_at.iter().enumerate().filter(|(_, &at)| at > since);
+        Some(moved.map(|(i, _)| (i, &self.rows[i])).collect())
+    }
+
     fn rescan(&mut self) -> std::io::Result<()> {
         self.watcher = None; // dropping the old instance drops all its watches
         let watcher = if self.want_watch { watch::Watcher::new(&self.root) } else { None };
@@ -60,10 +79,13 @@ impl LiveIndex {
         let table = walk::walk(&self.root, &self.opts, Some(&hook))?;
         self.watcher = watcher.filter(|w| !w.failed());
         self.rows = table.rows;
+        self.positions = self.rows.iter().enumerate().map(|(i, r)| (r.scope.clone(), i)).collect();
         release_freed_memory();
         self.skipped = table.skipped;
         self.unreadable = table.unreadable;
         self.generation += 1;
+        self.changed_at = vec![self.generation; self.rows.len()];
+        self.rescanned_at = self.generation;
         self.rescans += 1;
         Ok(())
     }
@@ -81,23 +103,31 @@ impl LiveIndex {
         if dirty.is_empty() {
             return Ok(());
         }
-        let positions: HashMap<&str, usize> =
-            self.rows.iter().enumerate().map(|(i, r)| (r.scope.as_str(), i)).collect();
         let mut updates = Vec::new();
         for scope in &dirty {
-            let Some(&i) = positions.get(scope.as_str()) else { continue };
+            let Some(&i) = self.positions.get(scope.as_str()) else { continue };
             let abs = if scope == "." { self.root.clone() } else { self.root.join(scope) };
             match walk::read_row(&abs, scope) {
                 Ok(row) => updates.push((i, row)),
                 Err(_) => return self.rescan(),
             }
         }
-        drop(positions);
+        // The rules may change flags of rows nobody touched (a parent's eligibility).
+        let flags: Vec<(bool, bool)> = self.rows.iter().map(|r| (r.included, r.eligible)).collect();
+        let generation = self.generation + 1;
         for (i, row) in updates {
-            self.rows[i] = row;
+            if self.rows[i] != row {
+                self.rows[i] = row;
+                self.changed_at[i] = generation;
+            }
         }
         self.skipped = walk::apply_rules(&mut self.rows, self.opts.min_tokens);
-        self.generation += 1;
+        for (i, r) in self.rows.iter().enumerate() {
+            if flags[i] != (r.included, r.eligible) {
+                self.changed_at[i] = generation;
+            }
+        }
+        self.generation = generation;
         Ok(())
     }
 }
@@ -271,11 +301,15 @@ mod tests {
         assert_eq!(after, &cold.rows[..]);
         assert_ne!(before[1].fingerprint, after[1].fingerprint); // a
         assert_eq!(before[2], after[2]); // b untouched
+        let moved: Vec<usize> = index.changes_since(1).unwrap().iter().map(|(i, _)| *i).collect();
+        assert_eq!(moved, vec![1], "only a's row changed after the first scan");
+        assert!(index.changes_since(index.generation).unwrap().is_empty());
 
         fs::create_dir_all(root.join("c")).unwrap();
         fs::write(root.join("c/z.py"), "z").unwrap();
         index.refresh().unwrap();
         assert_eq!(index.rescans, 2, "a new directory rescans");
+        assert!(index.changes_since(2).is_none(), "after a rescan positions moved");
         assert_eq!(index.table().0, &walk::walk(&root, &opts(), None).unwrap().rows[..]);
         fs::remove_dir_all(&root).unwrap();
     }

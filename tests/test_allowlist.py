@@ -4,6 +4,7 @@ that ctxt_capabilities reports exactly what is listed."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -75,7 +76,7 @@ async def test_a_repository_without_any_data_still_gets_scopes(tmp_path):
     write(root, "src/main.py", "print('hi')\n" * 2000)
     async with mcp_client("--root", str(root)) as client:
         assert await listed(client) == tools_of("scopes", "control")
-        listing = (await client.call_tool("list_contexts", {})).structured_content
+        listing = json.loads((await client.call_tool("list_contexts", {})).content[0].text)
         assert [(e["scope"], e["state"]) for e in listing["entries"]] == [(".", "missing"), ("src", "missing")]
 
 

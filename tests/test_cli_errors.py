@@ -179,4 +179,4 @@ async def test_serve_prints_a_registration_that_can_be_pasted(tmp_path, start):
     params = StdioServerParameters(command=words[0], args=words[1:], cwd="/", env={**os.environ, "PATH": "/nonexistent"})
     async with Client(params, mode="legacy") as client:
         status = await client.call_tool("list_contexts", {})
-    assert not status.is_error and status.structured_content["entries"]
+    assert not status.is_error and json.loads(status.content[0].text)["entries"]

@@ -13,8 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import msgspec
+
 from conftest import mcp_client, run_cli
-from repoctx import _core
+from repoctx import _core, index, scopes
+from repoctx.workspace import Workspace
 from sample_repo import write_context
 
 DIRS = ["", "a", "a/b", "a/b/c", "d", "d/e", "gen", "node_modules", ".hid"]
@@ -80,6 +83,45 @@ def test_live_index_always_equals_a_cold_walk(tmp_path_factory, steps, min_token
         live_rows, live_skipped, live_bad, _ = index.table()
         cold_rows, cold_skipped, cold_bad = _core.walk(str(root), [], 10, min_tokens)
         assert (live_rows, live_skipped, live_bad) == (cold_rows, cold_skipped, cold_bad)
+
+
+def _listing(ws: Workspace, live: index.Indexes | None) -> dict:
+    saved = index._live
+    index._live = live
+    try:
+        return msgspec.to_builtins(scopes.list_contexts(ws, scopes.ListContextsParams()))
+    finally:
+        index._live = saved
+
+
+# Also a valid context file, fresh when written: the listing reads context files' heads.
+listing_ops = st.one_of(ops, st.tuples(st.just("context"), st.sampled_from(DIRS), st.just(""), st.integers(0, 9)))
+
+
+@needs_inotify
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.lists(listing_ops, min_size=1, max_size=4), min_size=1, max_size=6),
+       min_tokens=st.sampled_from([0, 100]))
+def test_served_listing_always_equals_a_cold_listing(tmp_path_factory, steps, min_tokens):
+    """A serving process redoes only the rows that changed (index.py, scopes._full_listing):
+    after every batch of edits its listing is the one a cold walk gives."""
+    root = tmp_path_factory.mktemp("listing")
+    (root / ".context.config.yaml").write_text(f"min_tokens: {min_tokens}\n")
+    for d in ["a/b/c", "d/e", "gen"]:
+        (root / d).mkdir(parents=True)
+        (root / d / "m.py").write_text("m" * 500)
+    write_context(root, "a", "A")
+    ws = Workspace.open(root)
+    live = index.Indexes(watch=True)
+    assert _listing(ws, live) == _listing(ws, None)
+    for batch in steps:
+        for op in batch:
+            if op[0] == "context":
+                if (root / op[1]).is_dir():
+                    write_context(root, op[1] or ".", f"Summary {op[3]}")
+            else:
+                apply(root, op)
+        assert _listing(ws, live) == _listing(ws, None)
 
 
 def test_without_watching_every_refresh_rescans(tmp_path):

@@ -32,11 +32,16 @@ async def test_both_protocol_eras_list_and_call(repo, mode):
             assert client.protocol_version == expected
         listed = (await client.list_tools()).tools
         assert sorted(t.name for t in listed) == sorted(c.tool for c in all_commands() if c.tool)
+        unstructured = {c.tool for c in all_commands() if c.tool and not c.structured}
+        assert unstructured == {"list_contexts"}
         for t in listed:
             assert TOOL_NAME.match(t.name)
             assert t.description and len(t.description) > 20
             assert t.input_schema["type"] == "object"
-            assert t.output_schema and t.output_schema["type"] == "object"
+            if t.name in unstructured:  # its JSON comes once, as text
+                assert t.output_schema is None
+            else:
+                assert t.output_schema and t.output_schema["type"] == "object"
             a = t.annotations
             assert a is not None and a.open_world_hint is False
             assert a.read_only_hint is not None and a.idempotent_hint is not None
@@ -44,6 +49,9 @@ async def test_both_protocol_eras_list_and_call(repo, mode):
         assert not result.is_error
         assert result.structured_content["state"] == "fresh"
         assert json.loads(result.content[0].text) == result.structured_content
+        listing = await client.call_tool("list_contexts", {})
+        assert listing.structured_content is None and not listing.is_error
+        assert "src/core" in {e["scope"] for e in json.loads(listing.content[0].text)["entries"]}
 
 
 def _raw_session(repo, lines: list[str], wait_for: set, *extra: str) -> tuple[list[dict], str]:

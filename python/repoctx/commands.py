@@ -21,6 +21,12 @@ def pretty_json(result: Any) -> str:
     return msgspec.json.format(msgspec.json.encode(result), indent=2).decode()
 
 
+def compact_json(result: Any) -> str:
+    """JSON without whitespace, for a reply that grows with the tree: its indentation would
+    be a third of its bytes, and every byte is read, parsed and counted as tokens."""
+    return msgspec.json.encode(result).decode()
+
+
 @dataclass(frozen=True)
 class Command:
     name: str  # CLI words, e.g. "status" or "proposals list"
@@ -46,6 +52,11 @@ class Command:
     # unchecked (described, not validated), since clients validate structured content
     # item by item (the Python SDK's jsonschema spends ~0.1 ms per object).
     large_lists: bool = False
+    # False: the MCP reply carries the JSON once, as its text, without an output schema or
+    # structured content (the shape of the contract's reference server). For a reply that grows
+    # with the tree (list_contexts: 1.1 MB on 100,000 files), where a second copy as structured
+    # content doubles what every client reads and parses (docs/scopes.md, "Large trees").
+    structured: bool = True
     # CLI exit status of a result; None: 1 when is_error, else 0.
     exit_code: Callable[[Any], int] | None = None
     # The result for arguments that fail validation (a contract's own error); None: a plain-text error.

@@ -203,6 +203,11 @@ def tools_md(checkout: Path = CHECKOUT) -> str:
         if cmd.text is not None:
             out += ["The MCP text content is plain text; the structured content (and `--json`) follows "
                     "the result schema.", ""]
+        if not cmd.structured:
+            out += ["The result is returned once, as compact JSON text (as the contract's reference server "
+                    "returns text), without an output schema or structured content: the listing grows with "
+                    "the tree, and a second copy would double what every client reads. The text follows "
+                    "the result schema.", ""]
         out += ["<details><summary>Result schema</summary>", "", "```json", _json(_inline_schema(cmd.result)), "```", "",
                 "</details>", ""]
         if cmd.tool in examples:

@@ -22,6 +22,9 @@ class Table:
     skipped: int
     unreadable: list[tuple[str, str]]  # (path, reason): directories left out with their subtrees
     generation: int = 0
+    # In a serving process, the generation at which each row last changed (beside rows), so
+    # what was built from an older table need redo only the rows that moved since.
+    changed_at: list[int] | None = None
 
 
 @dataclass
@@ -44,13 +47,29 @@ class Indexes:
             live = self._by_root.get(root)
             if live is None or live.config != cfg:
                 index = _core.LiveIndex(root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens, self.watch)
-                live = self._by_root[root] = _Live(index, cfg, Table(*index.table()))
+                live = self._by_root[root] = _Live(index, cfg, _whole(index))
                 release_free_memory()
                 return _warn_left_out(root, live.table)
-            generation = live.index.refresh()
-            if generation != live.table.generation:
-                live.table = _warn_left_out(root, Table(*live.index.table()))
+            if live.index.refresh() != live.table.generation:
+                live.table = _warn_left_out(root, _updated(live.index, live.table))
             return live.table
+
+
+def _whole(index: _core.LiveIndex) -> Table:
+    rows, skipped, unreadable, generation = index.table()
+    return Table(rows, skipped, unreadable, generation, [generation] * len(rows))
+
+
+def _updated(index: _core.LiveIndex, before: Table) -> Table:
+    """`before` with the rows that changed since (after a touch: one), or the whole table
+    again after a rescan. A new Table: a caller may still be reading the old one."""
+    changed, skipped, unreadable, generation = index.changes_since(before.generation)
+    if changed is None:
+        return _whole(index)
+    rows, changed_at = list(before.rows), list(before.changed_at)
+    for i, row in changed:
+        rows[i], changed_at[i] = row, generation
+    return Table(rows, skipped, unreadable, generation, changed_at)
 
 
 def _load_trim():

@@ -8,6 +8,7 @@ rules. Scanning and fingerprinting run in the Rust core.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 import msgspec
@@ -15,7 +16,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import _core, gitstate, index
 from repoctx import context_heads as heads
-from repoctx.commands import Command
+from repoctx.commands import Command, compact_json
 from repoctx.formats import context_file as cf
 from repoctx.workspace import PathEscape, RootNotAllowed, Workspace
 
@@ -105,8 +106,10 @@ BULK_PARSE = 1000  # files parsed in one go after which the parser's garbage is 
 _parsed: dict[str, heads.Memo] = {}
 
 
-def context_heads(root: str, rows: list) -> dict[str, heads.Head]:
-    """The heads of the valid context files of table rows that have one, by scope (invalid ones left out)."""
+def context_heads(root: str, rows: list, every: bool = True) -> dict[str, heads.Head]:
+    """The heads of the valid context files of table rows that have one, by scope (invalid ones
+    left out). `every`: the rows are all the tree's, so the memo forgets scopes not among them;
+    else they are only the rows that changed, and the memo keeps the others."""
     known = _parsed.get(root)
     if known is None:
         known = heads.load(root)
@@ -119,7 +122,7 @@ def context_heads(root: str, rows: list) -> dict[str, heads.Head]:
         else:
             todo.append(row)
     paths = [os.path.join(root, row[0], cf.CONTEXT_FILE) for row in todo]
-    current = {row[0]: known[row[0]] for row in rows if row[0] in known}
+    current = {row[0]: known[row[0]] for row in rows if row[0] in known} if every else dict(known)
     for row, (kind, payload) in zip(todo, read_contexts(paths)):
         try:
             head = heads.Head.of(decode_context(kind, payload))
@@ -231,24 +234,30 @@ def _full_listing(ws: Workspace) -> ListContextsResult:
     except OSError:
         return ListContextsResult(ws.root, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"')
     key = (ws.root, cfg)
-    cached = _listed.get(key)
-    if table.generation and cached is not None and cached[0] == table.generation:
-        return cached[1]
+    last = _listed.get(key) if table.generation else None
+    if last is not None and last.generation == table.generation:
+        return last.result
     eligible = [row for row in table.rows if row[6]]
-    contexts = context_heads(ws.root, [row for row in eligible if row[4]])
-    unchanged = _git_fresh(ws.root, contexts, {row[0]: row[1] for row in eligible})
-    entries = []
-    for scope, fingerprint, *_ in eligible:
+    # An entry follows from its row alone (the row carries the context file's stamp), so only
+    # rows that changed since the last listing are looked at again: after a touch, one.
+    changed = eligible if last is None else [
+        row for row, at in zip(table.rows, table.changed_at) if row[6] and at > last.generation]
+    contexts = context_heads(ws.root, [row for row in changed if row[4]], every=last is None)
+    unchanged = _git_fresh(ws.root, contexts, {row[0]: row[1] for row in changed})
+    redone = {}
+    for scope, fingerprint, *_ in changed:
         ctx = contexts.get(scope)
         if ctx is None:
-            entries.append(Entry(scope, "missing", False))
+            redone[scope] = Entry(scope, "missing", False)
         else:
             state = "fresh" if ctx.fingerprint == fingerprint or scope in unchanged else "stale"
-            entries.append(Entry(scope, state, True, ctx.last_updated, ctx.summary))
+            redone[scope] = Entry(scope, state, True, ctx.last_updated, ctx.summary)
+    before = {} if last is None else last.entries
+    entries = [redone[row[0]] if row[0] in redone else before[row[0]] for row in eligible]
     tracked = sum(1 for e in entries if e.has_context)
     result = ListContextsResult(ws.root, len(eligible), table.skipped, tracked, entries)
     if table.generation:
-        _listed[key] = (table.generation, result)
+        _listed[key] = _Listing(table.generation, result, {e.scope: e for e in entries})
     return result
 
 
@@ -260,9 +269,17 @@ def _git_fresh(root: str, contexts: dict[str, heads.Head], fingerprints: dict[st
     return gitstate.unchanged_since(root, wanted) if wanted else set()
 
 
-# In a serving process, the last listing per (root, config) and the table generation it
-# was built from: while no file moved, the same question gets the same answer object.
-_listed: dict[tuple, tuple[int, ListContextsResult]] = {}
+@dataclass
+class _Listing:
+    """A serving process's last listing and what it was built from: while no file moved, the
+    same question gets the same answer object; after a change, only changed rows are redone."""
+
+    generation: int
+    result: ListContextsResult
+    entries: dict[str, Entry]  # by scope
+
+
+_listed: dict[tuple, _Listing] = {}  # by (root, scan config)
 
 
 def _render_status(r: ListContextsResult) -> str:
@@ -389,7 +406,8 @@ COMMANDS = [
         result=ListContextsResult,
         handler=list_contexts,
         is_error=lambda r: bool(r.error) or (r.check is not UNSET and not r.check.passed),
-        large_lists=True,
+        structured=False,
+        encode=compact_json,
         render=_render_status,
     ),
     Command(

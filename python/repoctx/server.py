@@ -3,7 +3,8 @@
 Built on the official SDK's low-level Server, which answers both the
 initialize handshake (2024-11-05 … 2025-11-25) and the per-request protocol
 (2026-07-28). Each tool runs its registry handler off the event loop and
-returns the handler's JSON as text and as structured content.
+returns the handler's JSON as text and as structured content (as text alone for
+a command marked unstructured: see Command.structured).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def _tool(cmd: Command) -> types.Tool:
         name=cmd.tool,
         description=f"{cmd.summary} {cmd.description}",
         input_schema=cmd.input_schema,
-        output_schema=cmd.output_schema,
+        output_schema=cmd.output_schema if cmd.structured else None,
         annotations=types.ToolAnnotations(
             read_only_hint=not (cmd.writes or cmd.records),
             # Writes add or merge; a recorded run only pushes out runs beyond keep_runs, as configured.
@@ -79,14 +80,15 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
         log.exception("tool %s failed", cmd.tool)
         text = cmd.encode(internal_failure(cmd.name, exc))
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    structured_content=msgspec.json.decode(text), is_error=True)
+                                    structured_content=msgspec.json.decode(text) if cmd.structured else None,
+                                    is_error=True)
     global _last_encoded
     last = _last_encoded
     if last is not None and last[0] is result:  # a handler that answered from its cache
         text, structured = last[1], last[2]
     else:
         text = cmd.encode(result)
-        structured = msgspec.json.decode(text)
+        structured = msgspec.json.decode(text) if cmd.structured else None
         _last_encoded = (result, text, structured)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=cmd.text(result) if cmd.text else text)],
