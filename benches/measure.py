@@ -2,24 +2,34 @@
 
 from __future__ import annotations
 
-import os
 import statistics
 import subprocess
-import time
+import sys
+
+
+# Linux carries a process's peak RSS across exec from the image it was forked from, so a
+# child of this (by then large) harness process would report the harness's peak as its own.
+# A small launcher forks and times the command; its peak is the launcher's (~9 MiB) at most.
+LAUNCHER = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[1], sys.argv[1:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+print(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, os.waitstatus_to_exitcode(status), file=sys.stderr)
+"""
 
 
 def run_once(argv: list[str], cwd: str) -> dict:
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return {
-        "wall_s": wall,
-        "cpu_s": usage.ru_utime + usage.ru_stime,
-        "peak_rss_mib": usage.ru_maxrss / 1024,
-        "exit": proc.returncode,
-    }
+    out = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, *argv], cwd=cwd, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, check=True)
+    wall, cpu, maxrss_kib, code = out.stderr.split()[-4:]  # the command's own stderr comes before
+    return {"wall_s": float(wall), "cpu_s": float(cpu), "peak_rss_mib": int(maxrss_kib) / 1024, "exit": int(code)}
 
 
 def command(name: str, argv: list[str], cwd: str, repeat: int = 5, warmup: int = 1) -> dict:
