@@ -113,6 +113,14 @@ fn count_tokens(py: Python<'_>, encoding: &str, texts: Vec<String>) -> PyResult<
         .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("unknown encoding {encoding:?}; known: o200k, cl100k")))
 }
 
+/// The path with every symlink resolved (realpath(3)), or None when that fails (a missing
+/// component, a loop, no permission): the caller then falls back to Python's lenient
+/// os.path.realpath. In C a handful of lstat calls; Python's own costs ~40 µs a path.
+#[pyfunction]
+fn real_path(path: PathBuf) -> Option<std::ffi::OsString> {
+    std::fs::canonicalize(path).ok().map(PathBuf::into_os_string) // str, as os.path gives
+}
+
 #[pyfunction]
 #[pyo3(name = "fingerprint")]
 fn fingerprint_py(py: Python<'_>, dir: PathBuf) -> PyResult<String> {
@@ -430,6 +438,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_class::<LiveIndexPy>()?;
     m.add_function(wrap_pyfunction!(fingerprint_py, m)?)?;
+    m.add_function(wrap_pyfunction!(real_path, m)?)?;
     m.add_function(wrap_pyfunction!(is_source_file, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(read_yaml_many, m)?)?;

@@ -23,6 +23,24 @@ def repo(tmp_path):
     return build_sample_repo(tmp_path / "repo")
 
 
+DRAFT_07_SAFE = {"$schema", "type", "properties", "required", "items", "enum", "anyOf", "additionalProperties",
+                 "default", "description", "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"}
+
+
+def _keywords(schema) -> set[str]:
+    if isinstance(schema, list):
+        return set().union(*map(_keywords, schema)) if schema else set()
+    if not isinstance(schema, dict):
+        return set()
+    found = set(schema)
+    for key, value in schema.items():
+        if key == "properties":
+            found |= _keywords(list(value.values()))
+        elif key not in ("enum", "default", "required", "description"):
+            found |= _keywords(value)
+    return found
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_both_protocol_eras_list_and_call(repo, mode):
@@ -40,8 +58,12 @@ async def test_both_protocol_eras_list_and_call(repo, mode):
             assert t.input_schema["type"] == "object"
             if t.name in unstructured:  # its JSON comes once, as text
                 assert t.output_schema is None
-            else:
+            else:  # self-contained: the client validates every result and a $ref costs it each time
                 assert t.output_schema and t.output_schema["type"] == "object"
+                assert "$ref" not in json.dumps(t.output_schema)
+                # declared draft-07 (faster to validate): only keywords both drafts read alike
+                assert t.output_schema["$schema"] == "http://json-schema.org/draft-07/schema#"
+                assert _keywords(t.output_schema) <= DRAFT_07_SAFE, t.name
             a = t.annotations
             assert a is not None and a.open_world_hint is False
             assert a.read_only_hint is not None and a.idempotent_hint is not None

@@ -363,3 +363,32 @@ def test_sessions_refuse_a_repoctx_directory_linked_out(repo_and_outside):
         resource.read(Workspace.open(repo), fields)
     assert info.value.data["reason"] == refusal
     assert _listing(outside) == before
+
+
+# --- the core's realpath against Python's -----------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from repoctx import workspace  # noqa: E402
+
+_PARTS = st.sampled_from(["a", "b", "link_in", "link_out", "loop", "dangling", "missing", "..", ".", "f"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(_PARTS, min_size=0, max_size=6), trailing=st.booleans())
+def test_the_core_realpath_is_pythons(tmp_path_factory, parts, trailing):
+    """workspace.realpath (every confinement check) takes the core's realpath(3) when it can:
+    it must say what os.path.realpath says for links in and out, loops, dangling links,
+    missing components, `..` after a link and files used as directories."""
+    base = tmp_path_factory.getbasetemp() / "realpath"
+    if not base.exists():
+        (base / "root/a/b").mkdir(parents=True)
+        (base / "outside").mkdir()
+        (base / "root/a/f").write_text("x")
+        os.symlink("../a", base / "root/a/b/link_in")
+        os.symlink(str(base / "outside"), base / "root/a/link_out")
+        os.symlink("loop", base / "root/a/loop")
+        os.symlink("nowhere", base / "root/a/b/dangling")
+    path = str(base / "root/a" / "/".join(parts)) + ("/" if trailing and parts else "")
+    assert workspace.realpath(path) == os.path.realpath(path)

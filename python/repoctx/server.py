@@ -97,8 +97,13 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
     )
 
 
-def _noop() -> types.CallToolResult:
-    """The SDK's floor for benchmarks: a call that runs like every tool but does nothing."""
+def _noop(arguments: dict | None, replies: dict[str, types.CallToolResult]) -> types.CallToolResult:
+    """The SDK's floor for benchmarks: a call that runs like every tool but does nothing.
+    With {"replay": TOOL} it returns TOOL's last reply again, computing nothing: the floor
+    for a reply of that size (what the transport and the client cost for those bytes)."""
+    replayed = replies.get((arguments or {}).get("replay", ""))
+    if replayed is not None:
+        return replayed
     return types.CallToolResult(content=[types.TextContent(type="text", text="{}")], structured_content={})
 
 
@@ -143,9 +148,10 @@ def build_server(ws: Workspace) -> Server:
             by_name[alias] = c
 
     noop = os.environ.get("REPOCTX_BENCH_NOOP") == "1"
+    replies: dict[str, types.CallToolResult] = {}  # each tool's last reply, for noop's replay
     if noop:
-        listed.append(types.Tool(name="noop", description="Does nothing (the benchmark floor).",
-                                 input_schema={"type": "object"}, output_schema={"type": "object"}))
+        listed.append(types.Tool(name="noop", description="Does nothing, or replays a tool's last reply (benchmark floors).",
+                                 input_schema={"type": "object"}))  # no output schema: it may replay a text-only reply
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
@@ -154,7 +160,7 @@ def build_server(ws: Workspace) -> Server:
         cmd = by_name.get(params.name)
         if cmd is None:
             if noop and params.name == "noop":
-                return await anyio.to_thread.run_sync(_noop)
+                return await anyio.to_thread.run_sync(_noop, params.arguments, replies)
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
 
         def observed_call() -> types.CallToolResult:
@@ -166,7 +172,10 @@ def build_server(ws: Workspace) -> Server:
                 structured = result.structured_content if result is not None else None
                 _observe(observers, "tool_called", cmd.tool, params.arguments, structured)
 
-        return await anyio.to_thread.run_sync(observed_call)
+        result = await anyio.to_thread.run_sync(observed_call)
+        if noop:
+            replies[cmd.tool] = result
+        return result
 
     resources = list(selection.resources)
 
