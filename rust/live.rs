@@ -115,11 +115,11 @@ impl LiveIndex {
         // The rules may change flags of rows nobody touched (a parent's eligibility).
         let flags: Vec<(bool, bool)> = self.rows.iter().map(|r| (r.included, r.eligible)).collect();
         let generation = self.generation + 1;
+        // A re-read row counts as changed even when equal: an event (a chmod that makes a
+        // context file readable again) asks for the answer to be made again.
         for (i, row) in updates {
-            if self.rows[i] != row {
-                self.rows[i] = row;
-                self.changed_at[i] = generation;
-            }
+            self.rows[i] = row;
+            self.changed_at[i] = generation;
         }
         self.skipped = walk::apply_rules(&mut self.rows, self.opts.min_tokens);
         for (i, r) in self.rows.iter().enumerate() {
