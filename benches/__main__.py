@@ -88,7 +88,9 @@ def suite_mcp(root: Path, opts: argparse.Namespace) -> dict:
     result = mcp_rtt.run(
         root,
         [("check_freshness", "check_freshness", {"scope": scope}),
-         ("list_contexts (page of 100)", "list_contexts", {"limit": 100})],
+         ("query_context", "query_context", {"scope": scope}),
+         ("list_contexts (page of 100)", "list_contexts", {"limit": 100}),
+         ("ctxt_capabilities", "ctxt_capabilities", {})],
         [("list_contexts", "list_contexts", {})],
         n=max(20, opts.repeat * 10),
         touch=touch,

@@ -1,16 +1,19 @@
-"""Artifacts benchmark: `python -m benches.bench_artifacts [--files 100000] [--calls 200]`.
+"""Artifacts and project benchmark: `python -m benches.bench_artifacts [--files 100000] [--calls 200]`.
 
 Generates (once, cached under benches/trees/) a synthetic monorepo with the
 harness's generator, then adds a Contextia project: 200 specs whose `paths`
 cover packages, 100 decisions, 20 norms, 50 active tasks, and 1,000 annotations
-in 500 Python, Rust, TypeScript and Go files. Measures warm round trips through
-the official MCP client against one `repoctx serve`, beside the SDK's no-op tool
-in the same server and run:
+in 500 Python, Rust, TypeScript and Go files; and a `.repoctx/project.yaml`
+derived by `repoctx project init`. Measures warm round trips through the
+official MCP client against one `repoctx serve`, beside the SDK's no-op tool in
+the same server and run:
 
 - `mcp_trace` of an annotated file, `mcp_find_by_path` of a file, of a
   directory glob (`dir/*`) and of a top-level package glob (`pkgN/**`, which in
   the generated tree spans a large part of it and lists hundreds of artifacts);
   globs go through the annotation index the server keeps;
+- `mcp_context` (a task's bundle at the default budget), `mcp_search`, and the
+  project surface's `context://project/overview` and `context://module/{name}`;
 - the cost that index saves on every call: a fresh scan of the tree
   (`SourceIndex`, in-process), and `mcp_check`, which always scans afresh.
 
@@ -25,6 +28,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -87,6 +91,9 @@ def tree(files: int, seed: int) -> tuple[Path, list[str]]:
         synth.generate(root, files, seed, git=False)
         chosen = add_project(root, seed=seed)
         done.write_text("\n".join(chosen) + "\n")
+    if not (root / ".repoctx" / "project.yaml").exists():
+        subprocess.run([sys.executable, "-m", "repoctx", "project", "init"], cwd=root, check=True,
+                       stdout=subprocess.DEVNULL)
     return root, done.read_text().split()
 
 
@@ -100,6 +107,17 @@ async def _timed(client, name: str, args_list: list[dict], n: int) -> dict:
         samples.append(time.perf_counter() - start)
         assert not result.is_error, result.content[0].text
     return {"name": name, "args": args_list[0], **measure.percentiles(samples)}
+
+
+async def _timed_read(client, uris: list[str], n: int) -> dict:
+    for uri in uris[:5]:  # warm-up
+        await client.read_resource(uri)
+    samples = []
+    for i in range(n):
+        start = time.perf_counter()
+        await client.read_resource(uris[i % len(uris)])  # an error would raise
+        samples.append(time.perf_counter() - start)
+    return {"name": f"read {uris[0]}", **measure.percentiles(samples)}
 
 
 async def _mcp(root: Path, annotated: list[str], n: int) -> dict:
@@ -126,6 +144,12 @@ async def _mcp(root: Path, annotated: list[str], n: int) -> dict:
         rows[2]["name"] = "mcp_find_by_path (file)"
         rows[3]["name"] = "mcp_find_by_path (directory glob dir/*)"
         rows[4]["name"] = "mcp_find_by_path (top-level package glob pkg/**)"
+        rows += [
+            await _timed(client, "mcp_context", [{"task_id": f"TASK-{i:03d}"} for i in range(1, 51)], n),
+            await _timed(client, "mcp_search", [{"query": f"spec {i}"} for i in range(1, 21)], n),
+            await _timed_read(client, ["context://project/overview"], n),
+            await _timed_read(client, [f"context://module/{p}" for p in packages], n),
+        ]
         rows[4]["artifacts_listed"] = [len((await client.call_tool("mcp_find_by_path", {"file_path": f"{p}/**"}))
                                            .structured_content["artifacts"]) for p in packages]
         start = time.perf_counter()

@@ -79,9 +79,9 @@ def _server_pid(root: Path) -> int:
 
 async def _interleaved(client, calls: list[tuple[str, str, dict]], n: int) -> list[dict]:
     """`n` rounds, each calling every tool once: drift on a shared machine then lands on all
-    tools alike instead of on whichever block of calls it happened to meet. Only for small
-    replies: a call right after a multi-megabyte reply pays for it (both processes free and
-    collect its objects), so large replies are timed in blocks of their own."""
+    tools alike instead of on whichever block of calls it happened to meet. A call right
+    after a multi-megabyte reply pays for freeing it, so a large reply is interleaved only
+    with the no-op replaying it: each then pays for the other's bytes alike."""
     samples: list[list[float]] = [[] for _ in calls]
     for _ in range(n):
         for i, (_, tool, args) in enumerate(calls):
