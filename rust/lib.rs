@@ -79,15 +79,16 @@ impl LiveIndexPy {
         .map_err(os_err)
     }
 
-    /// (rows, skipped, unreadable, generation) as of the last refresh.
-    fn table(&self) -> (Vec<Row>, usize, Vec<walk::LeftOut>, u64) {
+    /// (rows, skipped, unreadable, generation, the generation at which each row last
+    /// changed) as of the last refresh.
+    fn table(&self) -> (Vec<Row>, usize, Vec<walk::LeftOut>, u64, Vec<u64>) {
         let index = self.inner.lock().unwrap();
         let (rows, skipped, unreadable) = index.table();
-        (rows.iter().map(row).collect(), skipped, unreadable.to_vec(), index.generation)
+        (rows.iter().map(row).collect(), skipped, unreadable.to_vec(), index.generation, index.changed_at().to_vec())
     }
 
     /// (position, row) of each row changed after generation `since`, and the current
-    /// generation; None for the rows when a rescan came after `since` (call table()).
+    /// generation; None for the rows when rows were added or removed after `since` (call table()).
     fn changes_since(&self, since: u64) -> (Option<Vec<(usize, Row)>>, usize, Vec<walk::LeftOut>, u64) {
         let index = self.inner.lock().unwrap();
         let (_, skipped, unreadable) = index.table();

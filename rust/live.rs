@@ -3,9 +3,11 @@
 //! Each scanned (not ignored) directory gets a watch before it is read, so no
 //! change slips between the read and the watch. Before answering, `refresh`
 //! drains the events the kernel has queued — any change made before the
-//! question is in that queue — and re-reads only the directories they name.
-//! Changes to the tree's shape or its ignore rules, a queue overflow, or no
-//! watching at all (other platforms, limits, `--no-watch`) mean a full rescan.
+//! question is in that queue — and re-reads only the directories they name. A
+//! directory made, removed, moved, or given a new mode, or a changed nested
+//! `.gitignore`, re-scans only that subtree. Changes to the root's ignore rules,
+//! a queue overflow, or no watching at all (other platforms, limits,
+//! `--no-watch`) mean a full rescan.
 
 use crate::walk::{self, DirRow, Options};
 use std::collections::{BTreeSet, HashMap};
@@ -15,12 +17,13 @@ pub struct LiveIndex {
     root: PathBuf,
     opts: Options,
     rows: Vec<DirRow>,
-    /// Row positions by scope; positions hold until the next rescan (refresh edits in place).
+    /// Row positions by scope; they hold until rows are added or removed.
     positions: HashMap<String, usize>,
-    /// The generation at which each row last changed, and that of the last rescan, so a caller
-    /// holding an older table can take only the rows that moved since (`changes_since`).
+    /// The generation at which each row last changed, and the last one at which rows were
+    /// added or removed, so a caller holding an older table can take only the rows that
+    /// moved since (`changes_since`).
     changed_at: Vec<u64>,
-    rescanned_at: u64,
+    reshaped_at: u64,
     skipped: usize,
     unreadable: Vec<walk::LeftOut>,
     /// Bumped whenever the table changes, so callers can reuse what they built from it.
@@ -38,7 +41,7 @@ impl LiveIndex {
             rows: Vec::new(),
             positions: HashMap::new(),
             changed_at: Vec::new(),
-            rescanned_at: 0,
+            reshaped_at: 0,
             skipped: 0,
             unreadable: Vec::new(),
             generation: 0,
@@ -58,10 +61,15 @@ impl LiveIndex {
         (&self.rows, self.skipped, &self.unreadable)
     }
 
+    /// The generation at which each row (by position) last changed.
+    pub fn changed_at(&self) -> &[u64] {
+        &self.changed_at
+    }
+
     /// The rows that changed after generation `since`, with their positions in the table;
-    /// None when a rescan came after it (positions moved: take the whole table).
+    /// None when rows were added or removed after it (positions moved: take the whole table).
     pub fn changes_since(&self, since: u64) -> Option<Vec<(usize, &DirRow)>> {
-        if self.rescanned_at > since {
+        if self.reshaped_at > since {
             return None;
         }
         let moved = self.changed_at.iter().enumerate().filter(|(_, &at)| at > since);
@@ -79,15 +87,50 @@ impl LiveIndex {
         let table = walk::walk(&self.root, &self.opts, Some(&hook))?;
         self.watcher = watcher.filter(|w| !w.failed());
         self.rows = table.rows;
-        self.positions = self.rows.iter().enumerate().map(|(i, r)| (r.scope.clone(), i)).collect();
         release_freed_memory();
         self.skipped = table.skipped;
         self.unreadable = table.unreadable;
         self.generation += 1;
         self.changed_at = vec![self.generation; self.rows.len()];
-        self.rescanned_at = self.generation;
+        self.reposition(self.generation);
         self.rescans += 1;
         Ok(())
+    }
+
+    /// After rows were added or removed at `generation`: their positions anew.
+    fn reposition(&mut self, generation: u64) {
+        self.positions = self.rows.iter().enumerate().map(|(i, r)| (r.scope.clone(), i)).collect();
+        self.reshaped_at = generation;
+    }
+
+    /// Scan anew the subtrees at `scopes` (each made, removed, moved or re-ruled): their old
+    /// rows, left-outs and watches go, and what `walk` would now find there comes in, changed
+    /// at `generation`; the other rows keep theirs.
+    fn reshape(&mut self, scopes: &BTreeSet<String>, generation: u64) {
+        let watcher = self.watcher.as_ref().expect("reshaping needs watching");
+        // The outermost only: a subtree scan covers whatever lies under it.
+        let all: BTreeSet<&str> = scopes.iter().map(String::as_str).collect();
+        let tops: BTreeSet<&str> = all.iter().copied().filter(|s| !has_ancestor_in(&all, s)).collect();
+        let inside = |scope: &str| tops.contains(scope) || has_ancestor_in(&tops, scope);
+        let mut rows: Vec<(DirRow, u64)> = std::mem::take(&mut self.rows)
+            .into_iter()
+            .zip(self.changed_at.iter().copied())
+            .filter(|(r, _)| !inside(&r.scope))
+            .collect();
+        self.unreadable.retain(|(path, _)| !inside(path));
+        watcher.forget(&inside);
+        let hook = |abs: &Path, scope: &str| watcher.add(abs, scope);
+        for top in &tops {
+            if self.positions.contains_key(walk::parent_scope(top)) {
+                let (found, left_out) = walk::walk_subtree(&self.root, &self.opts, top, Some(&hook));
+                rows.extend(found.into_iter().map(|r| (r, generation)));
+                self.unreadable.extend(left_out);
+            }
+        }
+        rows.sort_unstable_by(|a, b| a.0.scope.as_bytes().cmp(b.0.scope.as_bytes()));
+        (self.rows, self.changed_at) = rows.into_iter().unzip();
+        self.unreadable.sort();
+        self.reposition(generation);
     }
 
     /// Bring the table up to date with the files as they are now.
@@ -95,13 +138,19 @@ impl LiveIndex {
         let Some(watcher) = self.watcher.as_mut() else {
             return self.rescan();
         };
-        let changes = watcher.drain();
-        let dirty = match changes {
+        let (dirty, reshaped) = match watcher.drain() {
             watch::Changes::Rescan => return self.rescan(),
-            watch::Changes::Dirs(d) => d,
+            watch::Changes::Dirs { dirty, reshaped } => (dirty, reshaped),
         };
-        if dirty.is_empty() {
+        if dirty.is_empty() && reshaped.is_empty() {
             return Ok(());
+        }
+        let generation = self.generation + 1;
+        if !reshaped.is_empty() {
+            self.reshape(&reshaped, generation);
+            if self.watcher.as_ref().is_some_and(|w| w.failed()) {
+                return self.rescan(); // a watch could not be placed: no watching from here on
+            }
         }
         let mut updates = Vec::new();
         for scope in &dirty {
@@ -114,7 +163,6 @@ impl LiveIndex {
         }
         // The rules may change flags of rows nobody touched (a parent's eligibility).
         let flags: Vec<(bool, bool)> = self.rows.iter().map(|r| (r.included, r.eligible)).collect();
-        let generation = self.generation + 1;
         // A re-read row counts as changed even when equal: an event (a chmod that makes a
         // context file readable again) asks for the answer to be made again.
         for (i, row) in updates {
@@ -130,6 +178,11 @@ impl LiveIndex {
         self.generation = generation;
         Ok(())
     }
+}
+
+/// Whether a proper ancestor of `scope` is in `set`.
+fn has_ancestor_in(set: &BTreeSet<&str>, scope: &str) -> bool {
+    scope.match_indices('/').any(|(i, _)| set.contains(&scope[..i]))
 }
 
 /// A walk leaves its scratch memory (per-directory ignore matchers, read buffers) free in
@@ -157,7 +210,8 @@ mod watch {
     const GIT_INFO: &str = "\0git-info";
 
     pub enum Changes {
-        Dirs(BTreeSet<String>),
+        /// Directories to re-read, and subtrees to scan anew.
+        Dirs { dirty: BTreeSet<String>, reshaped: BTreeSet<String> },
         Rescan,
     }
 
@@ -192,14 +246,29 @@ mod watch {
             Some(w)
         }
 
-        /// Watch one directory; a failure (e.g. the watch limit) turns watching off.
+        /// Watch one directory; a failure (e.g. the watch limit) turns watching off. A
+        /// directory we may not read is left out by the walk, and a change of its mode is
+        /// an event in its parent, so it needs no watch of its own.
         pub fn add(&self, abs: &Path, scope: &str) {
             match inotify::add_watch(&self.fd, abs, flags()) {
                 Ok(wd) => {
                     self.scopes.lock().unwrap().insert(wd, scope.to_string());
                 }
+                Err(Errno::ACCESS) => {}
                 Err(_) => self.failed.store(true, Ordering::Relaxed),
             }
+        }
+
+        /// Stop watching every directory whose scope `inside` accepts.
+        pub fn forget(&self, inside: &dyn Fn(&str) -> bool) {
+            self.scopes.lock().unwrap().retain(|&wd, scope| {
+                let keep = scope == GIT_INFO || !inside(scope);
+                if !keep {
+                    // Already gone when the directory was removed; its IN_IGNORED is skipped.
+                    let _ = inotify::remove_watch(&self.fd, wd);
+                }
+                keep
+            });
         }
 
         pub fn failed(&self) -> bool {
@@ -209,7 +278,7 @@ mod watch {
         /// Every event queued so far, as the directories to re-read (or a rescan).
         pub fn drain(&mut self) -> Changes {
             let scopes = self.scopes.lock().unwrap();
-            let mut dirty = BTreeSet::new();
+            let (mut dirty, mut reshaped) = (BTreeSet::new(), BTreeSet::new());
             let mut buf = [MaybeUninit::uninit(); 16384];
             let mut reader = inotify::Reader::new(&self.fd, &mut buf);
             loop {
@@ -220,29 +289,44 @@ mod watch {
                     Err(_) => return Changes::Rescan,
                 };
                 let flags = event.events();
-                if flags.intersects(ReadFlags::QUEUE_OVERFLOW | ReadFlags::IGNORED | ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF) {
+                if flags.contains(ReadFlags::QUEUE_OVERFLOW) {
                     return Changes::Rescan;
                 }
+                // A watch we removed (its directory went) still reports IN_IGNORED: skipped.
                 let Some(scope) = scopes.get(&event.wd()) else { continue };
                 if scope == GIT_INFO {
                     return Changes::Rescan;
                 }
-                let name = event.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                if flags.contains(ReadFlags::ISDIR) {
-                    // Directories change the tree's shape; their own mtimes never matter.
-                    if flags.intersects(ReadFlags::CREATE | ReadFlags::DELETE | ReadFlags::MOVED_FROM | ReadFlags::MOVED_TO)
-                        && !walk::is_skipped_dir(&name)
-                    {
+                if flags.intersects(ReadFlags::IGNORED | ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF) {
+                    if scope == "." {
                         return Changes::Rescan;
+                    }
+                    reshaped.insert(scope.clone());
+                    continue;
+                }
+                // Of events on the watched directory itself, its parent has its own.
+                let Some(raw) = event.file_name() else { continue };
+                if flags.contains(ReadFlags::ISDIR) {
+                    // One not named in UTF-8 is left out by the walk, under an escaped name.
+                    let Ok(name) = raw.to_str() else { return Changes::Rescan };
+                    // A directory's own mtime never matters; being made, removed, moved or
+                    // given a new mode (it may become readable) changes its subtree.
+                    if !walk::is_skipped_dir(name) {
+                        reshaped.insert(walk::child_scope(scope, name));
                     }
                     continue;
                 }
-                if name == ".gitignore" || (scope == "." && name == ".contextignore") {
+                let name = raw.to_bytes();
+                if scope == "." && (name == b".gitignore" || name == b".contextignore") {
                     return Changes::Rescan;
+                }
+                if name == b".gitignore" {
+                    reshaped.insert(scope.clone()); // its rules hold under this directory only
+                    continue;
                 }
                 dirty.insert(scope.clone());
             }
-            Changes::Dirs(dirty)
+            Changes::Dirs { dirty, reshaped }
         }
     }
 }
@@ -252,7 +336,7 @@ mod watch {
     use super::*;
 
     pub enum Changes {
-        Dirs(BTreeSet<String>),
+        Dirs { dirty: BTreeSet<String>, reshaped: BTreeSet<String> },
         Rescan,
     }
 
@@ -267,6 +351,7 @@ mod watch {
         pub fn failed(&self) -> bool {
             true
         }
+        pub fn forget(&self, _inside: &dyn Fn(&str) -> bool) {}
         pub fn drain(&mut self) -> Changes {
             Changes::Rescan
         }
@@ -308,9 +393,46 @@ mod tests {
         fs::create_dir_all(root.join("c")).unwrap();
         fs::write(root.join("c/z.py"), "z").unwrap();
         index.refresh().unwrap();
-        assert_eq!(index.rescans, 2, "a new directory rescans");
-        assert!(index.changes_since(2).is_none(), "after a rescan positions moved");
+        assert!(index.changes_since(2).is_none(), "a row came in: positions moved");
+        let kept: Vec<(&str, u64)> =
+            index.table().0.iter().zip(index.changed_at()).map(|(r, &at)| (r.scope.as_str(), at)).collect();
+        assert_eq!(kept, vec![(".", 1), ("a", 2), ("b", 1), ("c", 3)], "only c is new");
         assert_eq!(index.table().0, &walk::walk(&root, &opts(), None).unwrap().rows[..]);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn directories_made_moved_removed_or_re_ruled_re_scan_only_their_subtree() {
+        let root = std::env::temp_dir().join(format!("repoctx-live-shape-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("a/deep/er")).unwrap();
+        fs::write(root.join("a/deep/er/x.py"), "x").unwrap();
+        fs::create_dir_all(root.join("b")).unwrap();
+        let mut index = LiveIndex::new(&root, opts(), true).unwrap();
+        let steps: Vec<(&str, Box<dyn Fn()>)> = vec![
+            ("a new tree", Box::new(|| {
+                fs::create_dir_all(root.join("b/new/sub")).unwrap();
+                fs::write(root.join("b/new/sub/y.rs"), "y").unwrap();
+            })),
+            ("a move within the tree", Box::new(|| fs::rename(root.join("a/deep"), root.join("b/deep")).unwrap())),
+            ("a file in the moved tree", Box::new(|| fs::write(root.join("b/deep/er/z.py"), "z").unwrap())),
+            ("a nested .gitignore", Box::new(|| fs::write(root.join("b/.gitignore"), "deep/\n").unwrap())),
+            ("the rule lifted", Box::new(|| fs::write(root.join("b/.gitignore"), "# none\n").unwrap())),
+            ("a removal", Box::new(|| fs::remove_dir_all(root.join("b/new")).unwrap())),
+            ("a move out of the tree", Box::new(|| fs::rename(root.join("b/deep"), root.with_extension("out")).unwrap())),
+        ];
+        for (what, step) in steps {
+            step();
+            index.refresh().unwrap();
+            assert_eq!(index.table().0, &walk::walk(&root, &opts(), None).unwrap().rows[..], "after {what}");
+            assert_eq!(index.rescans, 1, "{what} must not rescan");
+        }
+        // The moved-out tree is no longer followed.
+        fs::write(root.with_extension("out").join("er/w.py"), "w").unwrap();
+        let generation = index.generation;
+        index.refresh().unwrap();
+        assert_eq!(index.generation, generation, "a change outside the tree is no change");
+        fs::remove_dir_all(root.with_extension("out")).unwrap();
         fs::remove_dir_all(&root).unwrap();
     }
 }

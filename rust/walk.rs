@@ -112,7 +112,7 @@ pub fn escape_name(name: &OsStr) -> String {
     }
 }
 
-fn child_scope(scope: &str, name: &str) -> String {
+pub fn child_scope(scope: &str, name: &str) -> String {
     if scope == "." { name.to_string() } else { format!("{}/{}", scope, name) }
 }
 
@@ -275,7 +275,7 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers,
     }
 }
 
-fn parent_scope(scope: &str) -> &str {
+pub fn parent_scope(scope: &str) -> &str {
     scope.rsplit_once('/').map_or(".", |(p, _)| p)
 }
 
@@ -308,13 +308,18 @@ pub fn apply_rules(rows: &mut [DirRow], min_tokens: i64) -> usize {
     rows.iter().filter(|r| r.included && !r.eligible).count()
 }
 
+/// The rules that hold at the root: `.contextignore` and config patterns (over any
+/// `.gitignore`), and `.git/info/exclude` at the bottom of the stack.
+fn root_rules(root: &Path, opts: &Options) -> (Option<Arc<Gitignore>>, Matchers) {
+    let priority = build_matcher(root, &[root.join(".contextignore")], &opts.extra_ignore);
+    let base = build_matcher(root, &[root.join(".git").join("info").join("exclude")], &[]);
+    (priority, base.into_iter().collect())
+}
+
 /// Scan `root` into a table sorted by scope bytes.
 pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Result<Table> {
     fs::read_dir(root)?; // the root itself must be readable: that failure is global
-    let priority = build_matcher(root, &[root.join(".contextignore")], &opts.extra_ignore);
-    let base: Matchers = build_matcher(root, &[root.join(".git").join("info").join("exclude")], &[])
-        .into_iter()
-        .collect();
+    let (priority, base) = root_rules(root, opts);
     let ctx = Ctx { priority, max_depth: opts.max_depth, on_dir };
     let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
     scan_dir(&ctx, root, ".", 0, &base, &mut rows, &mut unreadable);
@@ -322,6 +327,36 @@ pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Resu
     let skipped = apply_rules(&mut rows, opts.min_tokens);
     unreadable.sort();
     Ok(Table { rows, skipped, unreadable })
+}
+
+/// The rows (unsorted, before `apply_rules`) and left-outs of directory `scope` and its
+/// subtree, as `walk` would find them given that `scope`'s parent is in its table; empty
+/// when `walk` would not reach `scope` (gone, a link, ignored, skipped or too deep).
+pub fn walk_subtree(root: &Path, opts: &Options, scope: &str, on_dir: Option<OnDir>) -> (Vec<DirRow>, Vec<LeftOut>) {
+    let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
+    let abs = root.join(scope);
+    let depth = scope.split('/').count();
+    let name = scope.rsplit('/').next().unwrap_or(scope);
+    let is_dir = fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir());
+    if !is_dir || depth > opts.max_depth || is_skipped_dir(name) {
+        return (rows, unreadable);
+    }
+    let (priority, mut stack) = root_rules(root, opts);
+    // The `.gitignore` of every ancestor, as scan_dir stacks them on the way down.
+    let parts: Vec<&str> = scope.split('/').collect();
+    for k in 0..depth {
+        let dir = if k == 0 { root.to_path_buf() } else { root.join(parts[..k].join("/")) };
+        let file = dir.join(".gitignore");
+        if fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
+            stack.extend(build_matcher(&dir, &[file], &[]));
+        }
+    }
+    if is_ignored(&priority, &stack, &abs) {
+        return (rows, unreadable);
+    }
+    let ctx = Ctx { priority, max_depth: opts.max_depth, on_dir };
+    scan_dir(&ctx, &abs, scope, depth, &stack, &mut rows, &mut unreadable);
+    (rows, unreadable)
 }
 
 #[cfg(all(test, unix))]

@@ -68,20 +68,21 @@ def apply(root: Path, op) -> None:
 
 @needs_inotify
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(steps=st.lists(st.lists(ops, min_size=1, max_size=4), min_size=1, max_size=6), min_tokens=st.sampled_from([0, 100]))
-def test_live_index_always_equals_a_cold_walk(tmp_path_factory, steps, min_tokens):
+@given(steps=st.lists(st.lists(ops, min_size=1, max_size=4), min_size=1, max_size=6), min_tokens=st.sampled_from([0, 100]),
+       max_depth=st.sampled_from([10, 2]), extra_ignore=st.sampled_from([[], ["e/"]]))
+def test_live_index_always_equals_a_cold_walk(tmp_path_factory, steps, min_tokens, max_depth, extra_ignore):
     root = tmp_path_factory.mktemp("live")
     for d in ["a/b/c", "d/e", "gen"]:
         (root / d).mkdir(parents=True)
         (root / d / "m.py").write_text("m" * 500)
-    index = _core.LiveIndex(str(root), [], 10, min_tokens, True)
+    index = _core.LiveIndex(str(root), extra_ignore, max_depth, min_tokens, True)
     assert index.watching
     for batch in steps:
         for op in batch:
             apply(root, op)
         index.refresh()
-        live_rows, live_skipped, live_bad, _ = index.table()
-        cold_rows, cold_skipped, cold_bad = _core.walk(str(root), [], 10, min_tokens)
+        live_rows, live_skipped, live_bad, *_ = index.table()
+        cold_rows, cold_skipped, cold_bad = _core.walk(str(root), extra_ignore, max_depth, min_tokens)
         assert (live_rows, live_skipped, live_bad) == (cold_rows, cold_skipped, cold_bad)
 
 
@@ -136,7 +137,7 @@ def test_without_watching_every_refresh_rescans(tmp_path):
 
 
 @needs_inotify
-def test_a_file_edit_does_not_rescan(tmp_path):
+def test_edits_and_new_directories_below_the_root_do_not_rescan(tmp_path):
     for d in ["a", "b"]:
         (tmp_path / d).mkdir()
         (tmp_path / d / "m.py").write_text("m")
@@ -145,9 +146,22 @@ def test_a_file_edit_does_not_rescan(tmp_path):
         (tmp_path / "a/m.py").write_text("m" * i)
         index.refresh()
     assert index.rescans == 1
-    (tmp_path / ".git/info").mkdir(parents=True)  # a new hidden directory is not a scope: no rescan
+    (tmp_path / ".git/info").mkdir(parents=True)  # a new hidden directory is not a scope
     index.refresh()
     assert index.rescans == 1
+    (tmp_path / "a/new/deeper").mkdir(parents=True)  # re-scans a/new alone
+    (tmp_path / "a/new/deeper/n.rs").write_text("n")
+    index.refresh()
+    (tmp_path / "b/.gitignore").write_text("*.py\n")  # re-scans b alone
+    index.refresh()
+    shutil.rmtree(tmp_path / "a/new")
+    index.refresh()
+    assert index.rescans == 1
+    assert index.table()[:3] == _core.walk(str(tmp_path), [], 10, 0)
+    (tmp_path / ".gitignore").write_text("b/\n")  # the root's rules: everything may change
+    index.refresh()
+    assert index.rescans == 2
+    assert index.table()[:3] == _core.walk(str(tmp_path), [], 10, 0)
 
 
 @pytest.mark.anyio

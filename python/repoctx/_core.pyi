@@ -22,8 +22,12 @@ class LiveIndex:
     def __init__(self, root: str, extra_ignore: list[str], max_depth: int, min_tokens: int, watch: bool = True) -> None: ...
     def refresh(self) -> int:
         """Apply the changes queued so far; returns the table's generation."""
-    def table(self) -> tuple[list[Row], int, list[LeftOut], int]:
-        """(rows, skipped, unreadable, generation) as of the last refresh."""
+    def table(self) -> tuple[list[Row], int, list[LeftOut], int, list[int]]:
+        """(rows, skipped, unreadable, generation, the generation at which each row last
+        changed) as of the last refresh."""
+    def changes_since(self, since: int) -> tuple[list[tuple[int, Row]] | None, int, list[LeftOut], int]:
+        """((position, row) of each row changed after generation `since`, or None when rows
+        came or went since: call table()), skipped, unreadable, generation."""
     @property
     def watching(self) -> bool: ...
     @property

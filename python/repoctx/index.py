@@ -56,13 +56,12 @@ class Indexes:
 
 
 def _whole(index: _core.LiveIndex) -> Table:
-    rows, skipped, unreadable, generation = index.table()
-    return Table(rows, skipped, unreadable, generation, [generation] * len(rows))
+    return Table(*index.table())
 
 
 def _updated(index: _core.LiveIndex, before: Table) -> Table:
     """`before` with the rows that changed since (after a touch: one), or the whole table
-    again after a rescan. A new Table: a caller may still be reading the old one."""
+    again when rows came or went. A new Table: a caller may still be reading the old one."""
     changed, skipped, unreadable, generation = index.changes_since(before.generation)
     if changed is None:
         return _whole(index)
