@@ -344,6 +344,29 @@ def test_install_refuses_a_project_config_linked_out(repo_and_outside, client, l
     assert os.path.islink(repo / link)  # not replaced by a copy of what it points at
 
 
+def test_a_lock_file_that_is_a_link_out_is_never_followed(repo_and_outside):
+    repo, outside = repo_and_outside
+    run_cli("artifacts", "init", "--root", str(repo), check=True)
+    os.symlink(outside / "made-by-the-lock", repo / ".contextia/.lock")  # dangling: O_CREAT would make it
+    before = _listing(outside)
+    code, out = _cli_json(repo, "artifacts", "new", "spec", "--title", "A spec")
+    assert code == 1 and out["ok"] is False
+    assert "a link stands where the lock file goes" in out["error"]["message"]
+    assert _listing(outside) == before
+    assert list((repo / ".contextia/system/specs").iterdir()) == []  # nothing written either
+
+
+def test_agent_discover_does_not_read_a_project_config_linked_out(repo_and_outside):
+    repo, outside = repo_and_outside
+    write(outside, "mcp.json", json.dumps({"mcpServers": {SECRET: {"command": "x"}}}))
+    os.symlink(outside / "mcp.json", repo / ".mcp.json")
+    code, out = _cli_json(repo, "agent", "discover")
+    [claude] = [c for c in out["clients"] if c["client"] == "claude-code"]
+    [project] = [f for f in claude["files"] if f["scope"] == "project"]
+    assert project["problem"] == "leads outside the repository through a link; not read"
+    assert SECRET not in json.dumps(out)
+
+
 def test_sessions_refuse_a_repoctx_directory_linked_out(repo_and_outside):
     repo, outside = repo_and_outside
     Store(str(outside / "sessions.db")).close()  # a session database out there, which must not be read

@@ -254,6 +254,10 @@ def discover(ws: Workspace, p: DiscoverParams) -> DiscoverResult:
     for key, client in CLIENTS.items():
         files = []
         for scope, path, keys in client.config_files(ws):
+            if scope == "project" and not ws.contains_real(path):
+                files.append(ConfigFile(scope, path, os.path.lexists(path),
+                                        problem="leads outside the repository through a link; not read"))
+                continue
             try:
                 data = _read_json(path)
             except _Unreadable as exc:

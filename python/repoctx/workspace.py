@@ -9,6 +9,7 @@ is normalised.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import tempfile
@@ -179,8 +180,14 @@ def atomic_write(path: str, data: bytes) -> None:
 @contextmanager
 def locked(path: str) -> Iterator[None]:
     """Hold an exclusive lock on the file `path` (created if absent) for a read-modify-write
-    that another process could race; the lock goes when the block ends or the process dies."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    that another process could race; the lock goes when the block ends or the process dies.
+    A link in its place is never followed: one dangling out would have the lock made there."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise OSError(errno.ELOOP, "a link stands where the lock file goes; not followed", path) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
