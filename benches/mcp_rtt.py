@@ -13,6 +13,7 @@ gone idle (the warm-up scan and everything it left behind finished).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -92,7 +93,7 @@ async def _interleaved(client, calls: list[tuple[str, str, dict]], n: int) -> li
 
 
 async def _run(root: Path, calls: list[tuple[str, str, dict]], large: list[tuple[str, str, dict]], n: int,
-               touch: Path | None, scope: str) -> dict:
+               touch: Path | None, scope: str, grow: bool) -> dict:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -131,22 +132,50 @@ async def _run(root: Path, calls: list[tuple[str, str, dict]], large: list[tuple
         after_touch = {}
         if touch is not None:
             stale, listing = 0, []
-            for i in range(n):
-                os.utime(touch, ns=(10**18 + i * 10**6, 10**18 + i * 10**6))
-                result = await client.call_tool("check_freshness", {"scope": scope})
-                stale += result.structured_content.get("state") == "stale"
-                os.utime(touch, ns=(2 * 10**18 + i * 10**6,) * 2)
-                start = time.perf_counter()
-                await client.call_tool("list_contexts", {})
-                listing.append(time.perf_counter() - start)
+            was = touch.stat()
+            try:
+                for i in range(n):
+                    os.utime(touch, ns=(10**18 + i * 10**6, 10**18 + i * 10**6))
+                    result = await client.call_tool("check_freshness", {"scope": scope})
+                    stale += result.structured_content.get("state") == "stale"
+                    os.utime(touch, ns=(2 * 10**18 + i * 10**6,) * 2)
+                    start = time.perf_counter()
+                    await client.call_tool("list_contexts", {})
+                    listing.append(time.perf_counter() - start)
+            finally:
+                os.utime(touch, ns=(was.st_atime_ns, was.st_mtime_ns))  # the file's times as they were
             after_touch = {"touches": n, "check_freshness_stale": stale,
                            "list_contexts_after_touch": measure.percentiles(listing)}
+            if grow:
+                after_touch["list_contexts_after_a_new_directory"] = measure.percentiles(
+                    await _grown(client, touch.parent, n))
         return {"first_list_contexts_s": first, "rss_before_scan_mib": rss_before,
                 "rss_after_scan_mib": rss_after, "rss_after_full_listing_mib": rss_full, "rows": rows, **after_touch}
 
 
+async def _grown(client, parent: Path, n: int) -> list[float]:
+    """The next full listing after each of `n` new directories holding a source file, made
+    in `parent` one by one (and removed after)."""
+    made, samples = [], []
+    try:
+        for i in range(n):
+            new = parent / f"repoctx-bench-new-{i}"
+            new.mkdir()
+            made.append(new)
+            (new / "new.py").write_bytes(b"x" * 4096)
+            start = time.perf_counter()
+            await client.call_tool("list_contexts", {})
+            samples.append(time.perf_counter() - start)
+    finally:
+        for d in made:
+            shutil.rmtree(d)
+    return samples
+
+
 def run(root: Path, calls: list[tuple[str, str, dict]], large: list[tuple[str, str, dict]] = (), n: int = 50,
-        touch: Path | None = None, scope: str = ".") -> dict:
-    """Round trips of `calls` (interleaved with the no-op) and of `large` (each in a block),
-    as rows labelled by the first item of each call."""
-    return anyio.run(_run, root, calls, list(large), n, touch, scope)
+        touch: Path | None = None, scope: str = ".", grow: bool = False) -> dict:
+    """Round trips of `calls` (interleaved with the no-op) and of `large` (each interleaved
+    with the no-op replaying it), as rows labelled by the first item of each call; with a
+    `touch` file, the answers after touching it (its times restored after) and, with `grow`,
+    after new directories beside it."""
+    return anyio.run(_run, root, calls, list(large), n, touch, scope, grow)

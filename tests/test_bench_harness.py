@@ -63,9 +63,12 @@ def test_run_on_a_directory_that_is_not_a_repository(tmp_path):
     run_cli("init", "--quiet", cwd=tree, check=True)
     (tree / "a/.context.yaml").unlink(missing_ok=True)
     out = tmp_path / "out"
+    before = {str(p): p.lstat().st_mtime_ns for p in tree.rglob("*")}
     proc = _benches("run", "--repo", str(tree), "--suite", "cli", "--suite", "mcp", "--repeat", "1",
                     "--out", str(out))
     assert proc.returncode == 0, proc.stderr
+    # The touch is undone and nothing is made: an existing repository is left as it was.
+    assert {str(p): p.lstat().st_mtime_ns for p in tree.rglob("*")} == before
     [report_path] = out.glob("*.json")
     report = json.loads(report_path.read_text())
 
@@ -79,6 +82,7 @@ def test_run_on_a_directory_that_is_not_a_repository(tmp_path):
     assert report["files"] == len(list(p for p in tree.rglob("*") if p.is_file()))
     assert mcp["touched"] == "b/m.py"  # a source file lying in a nested scope, the first in order
     assert mcp["check_freshness_stale"] == mcp["touches"] > 0
+    assert "list_contexts_after_a_new_directory" not in mcp
     assert mcp["rss_after_scan_mib"] > 0 and mcp["rss_before_scan_mib"] > 0
 
     machine = report["machine"]
