@@ -192,6 +192,19 @@ async def test_answers_follow_edits_to_the_tree(project):
         assert "SPEC-012: Provider Settings" in await find("src/auth/providers.py")
 
 
+@pytest.mark.anyio
+async def test_the_index_built_as_the_server_starts_follows_edits_made_before_the_first_glob(project):
+    """serve builds the annotation index in the background; an edit made meanwhile, or
+    after it, is in the first answer all the same."""
+    async with mcp_client("--root", str(project)) as client:
+        await client.call_tool("list_contexts", {"limit": 1})  # the warm-up is at least this far
+        with open(project / "src/auth/providers.py", "a") as fh:
+            fh.write("# @spec SPEC-006 resets reuse the provider list\n")
+        write(project, "src/audit/log.py", "# @spec SPEC-005\n")
+        text = (await client.call_tool("mcp_find_by_path", {"file_path": "src/**"})).content[0].text
+        assert "src/auth/providers.py:4" in text and "src/audit/log.py:1" in text
+
+
 def test_cli_view_is_the_context_format(project):
     """The CLI's default output is the MCP text; --json the structured content."""
     text = run_cli("artifacts", "list", "decision", "--root", str(project), check=True).stdout

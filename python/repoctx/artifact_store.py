@@ -270,6 +270,16 @@ def source_index(project: Project, query: _core.Globs | None = None, fresh: bool
         return index
 
 
+def warm(ws: Workspace) -> None:
+    """Build the annotation index a serving process keeps, before the first glob question
+    needs it (that scan is most of a first question's time); nothing without a project."""
+    try:
+        project = open_project(ws)
+    except NoProject:
+        return
+    source_index(project)
+
+
 def annotations_of_file(project: Project, rel: str, path: str) -> list[tuple]:
     """Annotations of one file, read now: (path, line, kind, target, symbol_kind, symbol)."""
     return _core.annotate_file(path, rel, project.prefix)

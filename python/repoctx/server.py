@@ -322,12 +322,24 @@ async def _serve_stdio(server: Server) -> None:
 
 def _warm_up(ws: Workspace, server: Server) -> None:
     """Scan the tree in the background while the client connects, so the first
-    question finds the index built rather than waiting for the walk."""
+    question finds the index built rather than waiting for the walk: the scopes table,
+    then, when artifact globs may be asked, the annotation index."""
     import threading
 
-    cmd = next((c for c in select(ws).commands if c.tool == "list_contexts"), None)
-    if cmd is not None:
-        threading.Thread(target=call, args=(ws, cmd, {}), name="repoctx-warm-up", daemon=True).start()
+    from repoctx import artifact_store
+
+    tools = {c.tool: c for c in select(ws).commands}
+
+    def warm() -> None:
+        if "list_contexts" in tools:
+            call(ws, tools["list_contexts"], {})
+        if "mcp_find_by_path" in tools:
+            try:
+                artifact_store.warm(ws)
+            except Exception:  # the first question will meet the same problem and report it
+                log.exception("warming the annotation index failed")
+
+    threading.Thread(target=warm, name="repoctx-warm-up", daemon=True).start()
 
 
 def launcher() -> list[str]:
