@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,38 @@ def test_query_context_full_and_filtered(ws, repo):
     }
     data, is_error = tool(ws, "query_context", scope="src/tiny")
     assert (data, is_error) == ({"found": False, "scope": "src/tiny", "error": missing("src/tiny")}, True)
+
+
+def test_an_unchanged_context_file_is_parsed_once(ws, repo, monkeypatch):
+    from repoctx import scopes
+
+    reads = []
+    real = scopes.read_contexts
+    monkeypatch.setattr(scopes, "read_contexts", lambda paths: reads.append(paths) or real(paths))
+    path = repo / "src/core/.context.yaml"
+    os.utime(path, ns=(10**18, 10**18))  # written long ago
+    for name in ["query_context", "check_freshness", "query_context"]:
+        tool(ws, name, scope="src/core")
+    assert len(reads) == 1
+    # New text of the same size, its old mtime put back: the change time still moves.
+    time.sleep(0.05)  # past the file system's clock tick
+    path.write_text(path.read_text().replace("Core scanning.", "Core scanners."))
+    os.utime(path, ns=(10**18, 10**18))
+    data, _ = tool(ws, "query_context", scope="src/core")
+    assert len(reads) == 2 and data["context"]["summary"] == "Core scanners."
+
+
+def test_a_context_file_written_in_the_last_seconds_is_read_every_time(ws, repo, monkeypatch):
+    """File times are coarse: on file systems with a clock tick of a few ms, a same-size rewrite
+    right after a read can leave the stat as it was, so such a file is not served from memory."""
+    from repoctx import scopes
+
+    reads = []
+    real = scopes.read_contexts
+    monkeypatch.setattr(scopes, "read_contexts", lambda paths: reads.append(paths) or real(paths))
+    for _ in range(3):
+        tool(ws, "query_context", scope="src/core")  # the fixture has just written it
+    assert len(reads) == 3
 
 
 def test_unsupported_version_and_corrupt_files(ws, repo):

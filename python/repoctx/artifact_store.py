@@ -18,7 +18,7 @@ from functools import cached_property, lru_cache
 from repoctx import _core
 from repoctx.formats import artifact as fa
 from repoctx.formats.artifact import ArtifactType, Config, Frontmatter
-from repoctx.workspace import Workspace
+from repoctx.workspace import Workspace, is_racy
 
 GLOB_CHARS = frozenset("*?[{")
 
@@ -124,7 +124,10 @@ _projects: dict[str, tuple[tuple, Project]] = {}
 
 
 def _stat_key(st: os.stat_result) -> tuple:
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+    """Equal keys: the file is unchanged. A file written in the last seconds gets a key equal
+    to no other, so what was read from it is read again (workspace.is_racy)."""
+    key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+    return (*key, object()) if is_racy(st.st_mtime_ns) else key
 
 
 def _read_cached(path: str, parse, key: tuple | None = None):

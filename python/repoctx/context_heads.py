@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
 
 import msgspec
 from msgspec import Struct
 
 from repoctx import __version__, gitstate
 from repoctx.formats import context_file as cf
+from repoctx.workspace import is_racy
 
-# A file modified this close to the memo's writing is parsed again next time (see above).
-RACY_NS = 2_000_000_000
 
 
 class Head(Struct, array_like=True, gc=False):
@@ -62,8 +60,7 @@ def load(root: str) -> Memo:
 def save(root: str, memo: Memo) -> None:
     """Write the memo, leaving out entries too recent to trust; a failure only costs the next
     run its speed, so it is ignored."""
-    now = time.time_ns()
-    kept = {scope: entry for scope, entry in memo.items() if entry[0] < now - RACY_NS}
+    kept = {scope: entry for scope, entry in memo.items() if not is_racy(entry[0])}
     path = _memo_path(root)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:

@@ -8,6 +8,7 @@ rules. Scanning and fingerprinting run in the Rust core.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -18,7 +19,7 @@ from repoctx import _core, gitstate, index
 from repoctx import context_heads as heads
 from repoctx.commands import Command, compact_json
 from repoctx.formats import context_file as cf
-from repoctx.workspace import PathEscape, RootNotAllowed, Workspace
+from repoctx.workspace import PathEscape, RootNotAllowed, Workspace, is_racy
 
 MAX_CONTEXT_BYTES = 1 << 20
 TRAVERSAL = "Invalid scope: path traversal detected"
@@ -74,6 +75,12 @@ def read_contexts(paths: list[str]) -> list[tuple[str, str]]:
     return _core.read_yaml_many(paths, MAX_CONTEXT_BYTES)
 
 
+# Context files parsed by load_scope, by path, valid while their stat stamp holds: an
+# unchanged file is never parsed twice in a serving process (one written in the last
+# seconds is, see workspace.is_racy). Callers only read them.
+_loaded: dict[str, tuple[tuple[int, int, int, int], cf.ContextFile]] = {}
+
+
 def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
     """(normalised scope, directory, parsed context) or ScopeProblem with the contract's error."""
     try:
@@ -81,21 +88,33 @@ def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
     except PathEscape:
         raise ScopeProblem(TRAVERSAL) from None
     path = os.path.join(directory, cf.CONTEXT_FILE)
-    if not os.path.isfile(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        raise ScopeProblem(_missing(rel)) from None
+    if not stat.S_ISREG(st.st_mode):
         raise ScopeProblem(_missing(rel))
     if not ws.contains_real(path):
         raise ScopeProblem(TRAVERSAL)
+    # Stat before read: a write between the two leaves an old stamp, so it is read again.
+    stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    held = _loaded.get(path)
+    if held is not None and held[0] == stamp:
+        return rel, directory, held[1]
     [(kind, payload)] = read_contexts([path])
     if kind == "missing":
         raise ScopeProblem(_missing(rel))
     if kind == "too_large":
         raise ScopeProblem(f'.context.yaml at scope "{rel}" is larger than {MAX_CONTEXT_BYTES} bytes; not read')
     try:
-        return rel, directory, decode_context(kind, payload)
+        ctx = decode_context(kind, payload)
     except cf.UnsupportedVersion as exc:
         raise ScopeProblem(_unsupported(exc.found)) from None
     except (cf.SchemaError, msgspec.DecodeError):
         raise ScopeProblem(_corrupt(rel)) from None
+    if not is_racy(st.st_mtime_ns):
+        _loaded[path] = (stamp, ctx)
+    return rel, directory, ctx
 
 
 BULK_PARSE = 1000  # files parsed in one go after which the parser's garbage is handed back
@@ -130,8 +149,9 @@ def context_heads(root: str, rows: list, every: bool = True) -> dict[str, heads.
             head = None
         if head is not None:
             out[row[0]] = head
-        # What the content decides is kept; a file unreadable for now is read again next time.
-        if head is not None or kind in ("json", "too_large"):
+        # What the content decides is kept; a file unreadable for now, or written so recently
+        # that a rewrite may not change its stat, is read again next time.
+        if (head is not None or kind in ("json", "too_large")) and not is_racy(row[7]):
             current[row[0]] = (row[7], row[8], head)
         else:
             current.pop(row[0], None)

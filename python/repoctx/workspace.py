@@ -13,6 +13,7 @@ import errno
 import fcntl
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -175,6 +176,17 @@ def atomic_write(path: str, data: bytes) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+# File times are coarse (a clock tick of a few ms): two writes of the same size within one
+# tick can leave the same stat. Like git's index, what was read from a file modified this
+# recently is not reused on the strength of its stat.
+RACY_NS = 2_000_000_000
+
+
+def is_racy(mtime_ns: int) -> bool:
+    """Whether a file with this mtime may still be rewritten without its stat changing."""
+    return mtime_ns >= time.time_ns() - RACY_NS
 
 
 @contextmanager
