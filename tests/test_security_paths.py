@@ -351,7 +351,8 @@ def test_a_lock_file_that_is_a_link_out_is_never_followed(repo_and_outside):
     before = _listing(outside)
     code, out = _cli_json(repo, "artifacts", "new", "spec", "--title", "A spec")
     assert code == 1 and out["ok"] is False
-    assert "a link stands where the lock file goes" in out["error"]["message"]
+    assert out["error"] == {"code": "invalid_path",
+                            "message": ".contextia/.lock is a symbolic link; a lock file is never followed"}
     assert _listing(outside) == before
     assert list((repo / ".contextia/system/specs").iterdir()) == []  # nothing written either
 

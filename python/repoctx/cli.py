@@ -323,5 +323,10 @@ def main(argv: list[str] | None = None) -> int:
             from repoctx.results import internal_failure
 
             _print_line(cmd.encode(internal_failure(cmd.name, exc)))
-        print(f"repoctx: unexpected error: {exc} (run again with --debug for the traceback)", file=sys.stderr)
+        from repoctx.workspace import LinkRefused
+
+        if isinstance(exc, LinkRefused):
+            print(f"repoctx: {exc.strerror}", file=sys.stderr)
+        else:
+            print(f"repoctx: unexpected error: {exc} (run again with --debug for the traceback)", file=sys.stderr)
         return EXIT_ERROR

@@ -70,6 +70,10 @@ def internal_failure(command: str, exc: BaseException) -> Envelope:
     """The answer of a command that raised unexpectedly, the same in both views. It names the
     kind of failure, never the exception's text: that may hold absolute paths or code internals
     (the traceback goes to stderr instead)."""
+    from repoctx.workspace import LinkRefused
+
+    if isinstance(exc, LinkRefused):  # the repository's doing, not a bug: its own message
+        return failure(Envelope, command, "invalid_path", exc.strerror)
     detail = type(exc).__name__
     if isinstance(exc, OSError) and exc.strerror:
         detail += f": {exc.strerror}"

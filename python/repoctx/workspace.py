@@ -189,6 +189,11 @@ def is_racy(mtime_ns: int) -> bool:
     return mtime_ns >= time.time_ns() - RACY_NS
 
 
+class LinkRefused(OSError):
+    """A file repoctx makes at a fixed place is a symlink there: not followed, and the command
+    fails with invalid_path (results.internal_failure) rather than as a bug."""
+
+
 @contextmanager
 def locked(path: str) -> Iterator[None]:
     """Hold an exclusive lock on the file `path` (created if absent) for a read-modify-write
@@ -199,7 +204,8 @@ def locked(path: str) -> Iterator[None]:
     except OSError as exc:
         if exc.errno != errno.ELOOP:
             raise
-        raise OSError(errno.ELOOP, "a link stands where the lock file goes; not followed", path) from None
+        shown = os.path.join(os.path.basename(os.path.dirname(path)), os.path.basename(path))
+        raise LinkRefused(errno.ELOOP, f"{shown} is a symbolic link; a lock file is never followed") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
