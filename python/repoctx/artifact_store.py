@@ -18,7 +18,7 @@ from functools import cached_property, lru_cache
 from repoctx import _core
 from repoctx.formats import artifact as fa
 from repoctx.formats.artifact import ArtifactType, Config, Frontmatter
-from repoctx.workspace import Workspace, is_racy
+from repoctx.workspace import Workspace, stat_key
 
 GLOB_CHARS = frozenset("*?[{")
 
@@ -123,17 +123,10 @@ _parsed: dict[str, tuple[tuple, object]] = {}
 _projects: dict[str, tuple[tuple, Project]] = {}
 
 
-def _stat_key(st: os.stat_result) -> tuple:
-    """Equal keys: the file is unchanged. A file written in the last seconds gets a key equal
-    to no other, so what was read from it is read again (workspace.is_racy)."""
-    key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
-    return (*key, object()) if is_racy(st.st_mtime_ns) else key
-
-
 def _read_cached(path: str, parse, key: tuple | None = None):
     if key is None:
         try:
-            key = _stat_key(os.stat(path))
+            key = stat_key(os.stat(path))
         except OSError:
             return None
     hit = _parsed.get(path)
@@ -190,13 +183,13 @@ def _listing(ws: Workspace, base: str) -> list[tuple[ArtifactType, str, str, tup
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode):
-                found.append((t, e.name, e.path, _stat_key(st)))
+                found.append((t, e.name, e.path, stat_key(st)))
     return found
 
 
 def _file_key(path: str) -> tuple | None:
     try:
-        return _stat_key(os.stat(path))
+        return stat_key(os.stat(path))
     except OSError:
         return None
 

@@ -21,7 +21,6 @@ from repoctx.formats import context_file as cf
 from repoctx.workspace import is_racy
 
 
-
 class Head(Struct, array_like=True, gc=False):
     """What a listing needs of a valid context file; the rest is read again by query_context,
     so a serving process keeps tens of bytes per scope instead of the whole parsed file."""

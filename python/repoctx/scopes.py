@@ -19,7 +19,7 @@ from repoctx import _core, gitstate, index
 from repoctx import context_heads as heads
 from repoctx.commands import Command, compact_json
 from repoctx.formats import context_file as cf
-from repoctx.workspace import PathEscape, RootNotAllowed, Workspace, is_racy
+from repoctx.workspace import PathEscape, RootNotAllowed, Workspace, is_racy, stat_key
 
 MAX_CONTEXT_BYTES = 1 << 20
 TRAVERSAL = "Invalid scope: path traversal detected"
@@ -75,10 +75,10 @@ def read_contexts(paths: list[str]) -> list[tuple[str, str]]:
     return _core.read_yaml_many(paths, MAX_CONTEXT_BYTES)
 
 
-# Context files parsed by load_scope, by path, valid while their stat stamp holds: an
+# Context files parsed by load_scope, by path, valid while their stat key holds: an
 # unchanged file is never parsed twice in a serving process (one written in the last
-# seconds is, see workspace.is_racy). Callers only read them.
-_loaded: dict[str, tuple[tuple[int, int, int, int], cf.ContextFile]] = {}
+# seconds is, see workspace.stat_key). Callers only read them.
+_loaded: dict[str, tuple[tuple, cf.ContextFile]] = {}
 
 
 def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
@@ -96,10 +96,10 @@ def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
         raise ScopeProblem(_missing(rel))
     if not ws.contains_real(path):
         raise ScopeProblem(TRAVERSAL)
-    # Stat before read: a write between the two leaves an old stamp, so it is read again.
-    stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    # Stat before read: a write between the two leaves an old key, so it is read again.
+    key = stat_key(st)
     held = _loaded.get(path)
-    if held is not None and held[0] == stamp:
+    if held is not None and held[0] == key:
         return rel, directory, held[1]
     [(kind, payload)] = read_contexts([path])
     if kind == "missing":
@@ -112,8 +112,7 @@ def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
         raise ScopeProblem(_unsupported(exc.found)) from None
     except (cf.SchemaError, msgspec.DecodeError):
         raise ScopeProblem(_corrupt(rel)) from None
-    if not is_racy(st.st_mtime_ns):
-        _loaded[path] = (stamp, ctx)
+    _loaded[path] = (key, ctx)
     return rel, directory, ctx
 
 

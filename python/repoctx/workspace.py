@@ -189,6 +189,13 @@ def is_racy(mtime_ns: int) -> bool:
     return mtime_ns >= time.time_ns() - RACY_NS
 
 
+def stat_key(st: os.stat_result) -> tuple:
+    """A key for what was read from a file: equal keys, the file is unchanged. A file written
+    in the last seconds (is_racy) gets a key equal to no other, so it is read again."""
+    key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+    return (*key, object()) if is_racy(st.st_mtime_ns) else key
+
+
 class LinkRefused(OSError):
     """A file repoctx makes at a fixed place is a symlink there: not followed, and the command
     fails with invalid_path (results.internal_failure) rather than as a bug."""
