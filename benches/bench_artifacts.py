@@ -97,27 +97,30 @@ def tree(files: int, seed: int) -> tuple[Path, list[str]]:
     return root, done.read_text().split()
 
 
-async def _timed(client, name: str, args_list: list[dict], n: int) -> dict:
-    for args in args_list[:5]:  # warm-up
-        await client.call_tool(name, args)
+async def _sampled(request, inputs: list, n: int) -> dict:
+    """Percentiles of `n` awaited `request(input)`, cycling through `inputs` after a warm-up
+    on the first five."""
+    for item in inputs[:5]:
+        await request(item)
     samples = []
     for i in range(n):
         start = time.perf_counter()
-        result = await client.call_tool(name, args_list[i % len(args_list)])
+        await request(inputs[i % len(inputs)])
         samples.append(time.perf_counter() - start)
+    return measure.percentiles(samples)
+
+
+async def _timed(client, name: str, args_list: list[dict], n: int) -> dict:
+    async def call(args: dict) -> None:
+        result = await client.call_tool(name, args)
         assert not result.is_error, result.content[0].text
-    return {"name": name, "args": args_list[0], **measure.percentiles(samples)}
+
+    return {"name": name, "args": args_list[0], **await _sampled(call, args_list, n)}
 
 
 async def _timed_read(client, uris: list[str], n: int) -> dict:
-    for uri in uris[:5]:  # warm-up
-        await client.read_resource(uri)
-    samples = []
-    for i in range(n):
-        start = time.perf_counter()
-        await client.read_resource(uris[i % len(uris)])  # an error would raise
-        samples.append(time.perf_counter() - start)
-    return {"name": f"read {uris[0]}", **measure.percentiles(samples)}
+    # An error would raise.
+    return {"name": f"read {uris[0]}", **await _sampled(client.read_resource, uris, n)}
 
 
 async def _mcp(root: Path, annotated: list[str], n: int) -> dict:
