@@ -172,8 +172,8 @@ def test_a_proposal_edited_after_it_was_made_is_refused(repo):
     assert "Core engine." in (repo / CORE).read_text()
 
 
-def test_apply_puts_back_what_it_replaced_when_a_later_step_fails(repo, monkeypatch):
-    """All or nothing: the second rename fails, so the first file is restored."""
+def test_apply_changes_nothing_when_a_file_cannot_be_written(repo, monkeypatch):
+    """All or nothing: the disk fills while the second file is staged, so no file changes."""
     ws = Workspace.open(repo)
     made = proposals.propose(ws, proposals.ProposeParams(
         title="two files", rationale="r",
@@ -182,21 +182,20 @@ def test_apply_puts_back_what_it_replaced_when_a_later_step_fails(repo, monkeypa
             {"op": "replace", "path": ".context.yaml", "old": "The sample repository.", "new": "Changed."})]))
     assert made.ok, made
     before = {p: (repo / p).read_bytes() for p in (CORE, ".context.yaml")}
-    calls = []
-    real_replace = os.replace
+    real_write = os.write
 
-    def flaky_replace(src, dst):
-        calls.append(dst)
-        if len(calls) == 2:
+    def flaky_write(fd, data):
+        if b"Changed." in bytes(data):
             raise OSError(28, "No space left on device")
-        return real_replace(src, dst)
+        return real_write(fd, data)
 
-    monkeypatch.setattr(proposals.os, "replace", flaky_replace)
+    monkeypatch.setattr(os, "write", flaky_write)
     out = proposals.apply(ws, proposals.ApplyParams(made.proposal.id))
     monkeypatch.undo()
     assert out.ok is False and out.error.code == "io_error"
     assert {p: (repo / p).read_bytes() for p in before} == before
     assert not [p for p in repo.rglob(".repoctx-*.tmp")]  # no staged file left behind
+    assert not (repo / ".repoctx/journal").exists()
     assert proposals.load(ws, made.proposal.id)[0].status == "pending"
 
 

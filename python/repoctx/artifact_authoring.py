@@ -45,12 +45,13 @@ def init(ws: Workspace, p: InitParams) -> InitResult:
             os.makedirs(path)
             out.created.append(f"{fa.CONTEXTIA_DIR}/{directory}/")
     config = os.path.join(base, fa.CONFIG_FILE)
-    if not os.path.exists(config):
-        name = p.project or os.path.basename(ws.root)
-        text = (f"project: {_yaml_scalar(name)}\nsource_paths: [\".\"]\ntest_paths: []\n"
-                "annotation_prefix: \"@\"\n# checks: {orphan_spec: info}   # rule -> error | warning | info | off\n")
-        atomic_write(config, text.encode())
-        out.created.append(f"{fa.CONTEXTIA_DIR}/{fa.CONFIG_FILE}")
+    with locked(ws.root):  # made only when absent: the check and the write one step
+        if not os.path.exists(config):
+            name = p.project or os.path.basename(ws.root)
+            text = (f"project: {_yaml_scalar(name)}\nsource_paths: [\".\"]\ntest_paths: []\n"
+                    "annotation_prefix: \"@\"\n# checks: {orphan_spec: info}   # rule -> error | warning | info | off\n")
+            atomic_write(config, text.encode())
+            out.created.append(f"{fa.CONTEXTIA_DIR}/{fa.CONFIG_FILE}")
     return out
 
 
@@ -121,7 +122,7 @@ def new(ws: Workspace, p: NewParams) -> NewResult:
         return NewResult(error=_outside(f"{fa.CONTEXTIA_DIR}/{t.directory}"))
     os.makedirs(directory, exist_ok=True)
     # The lock makes "next free id" and the write one step across processes.
-    with locked(os.path.join(project.base, ".lock")):
+    with locked(ws.root):
         artifact_id = _next_id(t, directory, store.open_project(ws))
         data = {"id": artifact_id, "title": p.title.strip(), "status": t.statuses[0]}
         if p.type == "task":

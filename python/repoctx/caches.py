@@ -18,7 +18,6 @@ document included, makes the next call verify again and fail as the spec says.
 from __future__ import annotations
 
 import errno
-import fcntl
 import logging
 import os
 import re
@@ -36,7 +35,7 @@ from msgspec import Meta, Struct
 from repoctx import _core
 from repoctx.commands import Command
 from repoctx.formats import cache as fmt
-from repoctx.workspace import PathEscape, Workspace
+from repoctx.workspace import PathEscape, Workspace, locked
 
 log = logging.getLogger("repoctx")
 
@@ -347,9 +346,7 @@ def build(ws: Workspace, p: BuildParams) -> fmt.BuildResult | fmt.ErrorResult:
         raise CacheError("io_error", "Sources directory does not exist")
     root_ws, rel, _ = _name(ws, p.cache)
     os.makedirs(root_ws.root, exist_ok=True)
-    lock_fd = os.open(root_ws.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        fcntl.flock(lock_fd, fcntl.LOCK_EX)  # one build at a time per cache root
+    with locked(root_ws.root):  # one build at a time per cache root
         parent_rel = os.path.dirname(rel)
         if parent_rel:
             os.makedirs(os.path.join(root_ws.root, parent_rel), exist_ok=True)
@@ -369,8 +366,6 @@ def build(ws: Workspace, p: BuildParams) -> fmt.BuildResult | fmt.ErrorResult:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return result
-    finally:
-        os.close(lock_fd)
 
 
 def _check_target(target: str, sources: str, force: bool) -> None:

@@ -242,7 +242,10 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
         if cmd.on_invalid is None:
             raise UserError(f"invalid arguments: {exc}") from None
         params = None
+    from repoctx.workspace import settle
+
     ws = _workspace(ns)
+    settle(ws.root)  # a multi-file write a killed process left is finished first (journal.py)
     for_people = not _wants_json(ns)
     if for_people:
         from repoctx import advice

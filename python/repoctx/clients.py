@@ -21,7 +21,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.commands import Command
 from repoctx.results import Envelope, failure, is_failure, success, with_structured_invalid
-from repoctx.workspace import Workspace, atomic_write
+from repoctx.workspace import Workspace, atomic_write, locked
 
 MAX_CONFIG_BYTES = 16 << 20  # ~/.claude.json also holds history and can be large
 
@@ -168,6 +168,11 @@ class InstallResult(Envelope, kw_only=True):
 
 
 def install(ws: Workspace, p: InstallParams) -> InstallResult:
+    with locked(ws.root):  # a project client's config is a repository file, read, merged and written
+        return _install(ws, p)
+
+
+def _install(ws: Workspace, p: InstallParams) -> InstallResult:
     name = "install"
     client = CLIENTS[p.client]
     path = client.install_path(ws)

@@ -11,6 +11,7 @@ by its stat, so a rewrite (always a new inode) is picked up at the next read.
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 from typing import Annotated
@@ -18,13 +19,13 @@ from urllib.parse import quote
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from repoctx import fs
 from repoctx import project_render as render
 from repoctx.commands import Command, Resource, ResourceError
 from repoctx.formats import project_file as pf
 from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
 
 INVALID_PARAMS, INTERNAL_ERROR = -32602, -32603
-LOCK_FILE = ".repoctx/project.yaml.lock"
 MAX_FILE_BYTES = 8 << 20
 INIT_HINT = "run `repoctx project init` to create it"
 
@@ -52,14 +53,15 @@ _cache_lock = threading.Lock()
 
 def _read(path: str) -> pf.ProjectFile:
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)
+        raw = fs.read_bytes(*fs.split(path), MAX_FILE_BYTES)
     except FileNotFoundError:
         raise NotInitialized(f"No {pf.PROJECT_FILE} in this repository; {INIT_HINT}") from None
+    except fs.LinkRefused as exc:
+        raise pf.InvalidProjectFile(exc.strerror) from None
     except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            raise pf.InvalidProjectFile(f"{pf.PROJECT_FILE} is larger than {MAX_FILE_BYTES >> 20} MB") from None
         raise pf.InvalidProjectFile(f"{pf.PROJECT_FILE} cannot be read ({exc.strerror})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise pf.InvalidProjectFile(f"{pf.PROJECT_FILE} is larger than {MAX_FILE_BYTES >> 20} MB")
     return pf.loads(raw)
 
 
@@ -69,12 +71,12 @@ def load(ws: Workspace) -> pf.ProjectFile:
         path = file_path(ws)
     except PathEscape:
         raise pf.InvalidProjectFile(f"{pf.PROJECT_DIR} leads outside the repository") from None
-    if os.path.lexists(path) and not ws.contains_real(path):
-        raise pf.InvalidProjectFile(f"{pf.PROJECT_FILE} is a link that leads outside the repository")
     try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise NotInitialized(f"No {pf.PROJECT_FILE} in this repository; {INIT_HINT}") from None
+        st = fs.stat(ws.root, pf.PROJECT_FILE)
+    except fs.LinkRefused as exc:
+        raise pf.InvalidProjectFile(exc.strerror) from None
+    if st is None:
+        raise NotInitialized(f"No {pf.PROJECT_FILE} in this repository; {INIT_HINT}")
     key = (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     with _cache_lock:
         hit = _cache.get(path)
@@ -90,9 +92,9 @@ def _write(ws: Workspace, project: pf.ProjectFile) -> None:
     from repoctx import store
 
     path = file_path(ws)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fs.makedirs(ws.root, pf.PROJECT_DIR)
     atomic_write(path, pf.dumps(project))
-    store.ensure_gitignored(os.path.dirname(path))
+    store.ensure_gitignored(ws.root)
 
 
 # --- scan: refresh what was derived, keep what people wrote -------------------
@@ -195,9 +197,9 @@ def project_init(ws: Workspace, p: ProjectParams) -> ProjectResult:
         path = file_path(ws)
     except PathEscape:
         return ProjectResult(pf.PROJECT_FILE, error=f"{pf.PROJECT_DIR} leads outside the repository")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with locked(os.path.join(ws.root, LOCK_FILE)):
-        if os.path.lexists(path):
+    fs.makedirs(ws.root, pf.PROJECT_DIR)
+    with locked(ws.root):
+        if fs.lstat(ws.root, pf.PROJECT_FILE) is not None:
             return ProjectResult(pf.PROJECT_FILE, error=f"{pf.PROJECT_FILE} already exists; "
                                  "`repoctx project scan` refreshes it")
         derived = project_scan.derive(ws, _now())
@@ -213,7 +215,7 @@ def project_scan_cmd(ws: Workspace, p: ProjectParams) -> ProjectResult:
         return refused
     try:
         _read(file_path(ws))  # before the lock, so a repository without the file stays untouched
-        with locked(os.path.join(ws.root, LOCK_FILE)):
+        with locked(ws.root):
             old = _read(file_path(ws))
             now = _now()
             merged, added, removed = merge(old, project_scan.derive(ws, now), now)
@@ -277,9 +279,9 @@ def add_discovery(ws: Workspace, p: AddDiscoveryParams) -> AddDiscoveryResult:
     if p.type != "issue" and solution:
         return fail("`solution` is only for discoveries of type issue")
     try:
-        if not os.path.isfile(file_path(ws)):
+        if not fs.is_file(ws.root, pf.PROJECT_FILE):
             raise NotInitialized(f"No {pf.PROJECT_FILE} in this repository; {INIT_HINT}")
-        with locked(os.path.join(ws.root, LOCK_FILE)):
+        with locked(ws.root):
             project = _read(file_path(ws))  # fresh under the lock: another server may have written
             module = project.modules.get(p.module)
             if module is None:
@@ -302,6 +304,8 @@ def add_discovery(ws: Workspace, p: AddDiscoveryParams) -> AddDiscoveryResult:
         return fail(str(exc))
     except PathEscape:
         return fail(f"{pf.PROJECT_DIR} leads outside the repository")
+    except fs.LinkRefused as exc:
+        return fail(exc.strerror)
     return AddDiscoveryResult(True, p.module, p.type, content, solution=solution or UNSET)
 
 

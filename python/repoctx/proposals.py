@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import posixpath
-import tempfile
 import time
 from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import _core
+from repoctx import _core, journal
 from repoctx.commands import Check, CheckResult, Command
 from repoctx.formats import context_file as cf
 from repoctx.formats.proposal import (
@@ -37,6 +35,7 @@ from repoctx.formats.proposal import (
     Proposal,
     Replace,
     Write,
+    kind_of,
     proposal_id,
 )
 from repoctx.results import (
@@ -49,8 +48,8 @@ from repoctx.results import (
     success,
     with_structured_invalid,
 )
-from repoctx.runs import dir_locked, utc_iso
-from repoctx.workspace import PathEscape, Workspace, atomic_write
+from repoctx.runs import utc_iso
+from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
 
 MAX_PROPOSAL_BYTES = 1 << 20
 MAX_FILE_BYTES = 4 << 20
@@ -130,27 +129,17 @@ def _check_markdown(data: bytes) -> str | None:
     return None if isinstance(_yaml(head), dict) else "frontmatter must be a YAML mapping"
 
 
+_CHECKS = {
+    "context": _check_context_file, "scan_config": _check_mapping, "project": _check_project_file,
+    "contextia_config": _check_contextia_config, "artifact": _check_artifact, "markdown": _check_markdown,
+    "mapping": _check_mapping,
+}
+
+
 def _kind(rel: str):
     """The content check of a proposable path, or None when the path is not a context file."""
-    from repoctx.formats import artifact
-
-    name = posixpath.basename(rel)
-    if name == cf.CONTEXT_FILE:
-        return _check_context_file
-    if rel == ".context.config.yaml":
-        return _check_mapping
-    if rel == ".repoctx/project.yaml":
-        return _check_project_file
-    if rel.startswith(artifact.CONTEXTIA_DIR + "/"):
-        inner = rel[len(artifact.CONTEXTIA_DIR) + 1:]
-        if inner == artifact.CONFIG_FILE:
-            return _check_contextia_config
-        if name.endswith(".md"):
-            in_type_dir = posixpath.dirname(inner) in {t.directory for t in artifact.TYPES.values()}
-            return _check_artifact if in_type_dir else _check_markdown
-        if name.endswith((".yaml", ".yml")):
-            return _check_mapping
-    return None
+    kind = kind_of(rel)
+    return None if kind is None else _CHECKS[kind]
 
 
 def content_problem(rel: str, data: bytes) -> str | None:
@@ -405,7 +394,8 @@ def propose(ws: Workspace, p: ProposeParams) -> ProposeResult:
         if len(data) > MAX_PROPOSAL_BYTES:
             raise ProposalError("invalid_argument", f"The proposal is larger than {MAX_PROPOSAL_BYTES} bytes")
         directory = proposals_dir(ws)
-        with dir_locked(directory):
+        os.makedirs(directory, exist_ok=True)
+        with locked(ws.root):
             path = os.path.join(directory, pid + ".json")
             existing = _read(path, f"{PROPOSALS_DIR}/{pid}.json")
             if existing is not None:  # the same proposal again: keep the first
@@ -576,65 +566,21 @@ def apply(ws: Workspace, p: ApplyParams) -> ApplyResult:
     if not _is_id(p.id):
         return failure(ApplyResult, name, "invalid_argument", f'"{p.id}" is not a proposal id (12 hex digits)')
     try:
-        directory = proposals_dir(ws)
-        with dir_locked(directory):
+        with locked(ws.root):
             proposal, _raw = load(ws, p.id)
             plan = _check(ws, proposal)
-            changes = _commit(plan)
             applied = msgspec.structs.replace(proposal, status="applied", applied_at=utc_iso(time.time()))
-            atomic_write(os.path.join(directory, proposal.id + ".json"), _encode(applied))
+            changes = [Change(rel, "deleted" if data is None else "modified" if os.path.lexists(full) else "created")
+                       for rel, (full, data) in plan.items()]
+            # Every file and the proposal's own record, as one step: a kill at any point leaves
+            # all of them old or all new once the next command has run (journal.py).
+            journal.commit(ws.root, [(rel, data) for rel, (_full, data) in plan.items()]
+                           + [(f"{PROPOSALS_DIR}/{proposal.id}.json", _encode(applied))])
     except ProposalError as exc:
         return failure(ApplyResult, name, exc.code, str(exc), **({"problems": exc.problems} if exc.problems else {}))
     except OSError as exc:
-        return failure(ApplyResult, name, "io_error", f"Applying failed and was rolled back ({exc.strerror})")
+        return failure(ApplyResult, name, "io_error", f"Applying failed ({exc.strerror})")
     return success(ApplyResult, name, proposal=_summary(applied), changes=changes)
-
-
-def _commit(plan: dict[str, tuple[str, bytes | None]]) -> list[Change]:
-    """Write every planned file or none: stage temporary files, then rename them
-    in turn; if a step fails, put back what was already replaced."""
-    originals = {rel: _read(full, rel) for rel, (full, _data) in plan.items()}
-    staged: dict[str, str] = {}
-    done: list[str] = []
-    try:
-        for rel, (full, data) in plan.items():
-            if data is None:
-                continue
-            parent = os.path.dirname(full)
-            os.makedirs(parent, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".repoctx-", suffix=".tmp", dir=parent)
-            staged[rel] = tmp
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-        for rel, (full, data) in plan.items():
-            if data is None:
-                os.unlink(full)
-            else:
-                os.replace(staged[rel], full)
-                del staged[rel]
-            done.append(rel)
-    except BaseException:
-        for rel in done:
-            full, old = plan[rel][0], originals[rel]
-            if old is None:
-                os.unlink(full)
-            else:
-                atomic_write(full, old)
-        for tmp in staged.values():
-            os.unlink(tmp)
-        raise
-    for parent in {os.path.dirname(full) for full, _ in plan.values()}:
-        fd = os.open(parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    return [
-        Change(rel, "deleted" if data is None else ("created" if originals[rel] is None else "modified"))
-        for rel, (_full, data) in plan.items()
-    ]
 
 
 def _render_apply(r: ApplyResult) -> str:

@@ -49,12 +49,6 @@ def runs_dir(ws: Workspace) -> str:
         raise RunsError("invalid_path", f"{RUNS_DIR} leads outside the repository") from None
 
 
-def dir_locked(directory: str):
-    """Serialise the writers of one directory across processes (creating it)."""
-    os.makedirs(directory, exist_ok=True)
-    return locked(os.path.join(directory, ".lock"))
-
-
 def utc_iso(t: float) -> str:
     return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -68,7 +62,8 @@ def record(ws: Workspace, command: str, steps: list[Step], started: float, durat
         keep = config_format.RepoctxConfig().keep_runs
     failed = any(s.status == "fail" for s in steps)
     base = datetime.fromtimestamp(started, timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    with dir_locked(directory):
+    os.makedirs(directory, exist_ok=True)
+    with locked(ws.root):
         run_id, n = base, 0
         while os.path.exists(os.path.join(directory, run_id + ".json")):
             n += 1

@@ -8,21 +8,19 @@ they are renamed into place, children first. repoctx writes nothing else into a
 scope, so the fingerprint taken by the walk before writing is the one the
 directory has afterwards: every scope written is fresh, the root included.
 
-Writes take an exclusive lock on the root directory (flock), so two writers
-never interleave a read-merge-write of the same file.
+Writes hold the repository's one write lock (workspace.locked), so no two
+writers interleave a read-merge-write of the same file.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import fcntl
 import os
 import posixpath
 import re
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -34,23 +32,13 @@ from repoctx import _core, generate, gitstate, index, scopes
 from repoctx.commands import Command
 from repoctx.formats import context_file as cf
 from repoctx.generate import ScopeFacts
-from repoctx.workspace import PathEscape, Workspace, atomic_write
+from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
 
 CHUNK = 256  # scopes read per call into the core: the unit of progress and of memory held
 
 
 def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@contextmanager
-def root_lock(root: str):
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 class Progress:
@@ -333,7 +321,7 @@ def _generate(ws: Workspace, given: list[str], *, missing_only: bool, stale_only
     except ValueError as exc:
         return WriteResult(ws.root, [], 0, [], error=str(exc))
     git = GitView(ws.root)
-    with root_lock(ws.root):
+    with locked(ws.root):
         try:
             tree = load_tree(ws)
         except OSError:
@@ -394,7 +382,7 @@ def rehash(ws: Workspace, p: RehashParams) -> WriteResult:
     except ValueError as exc:
         return WriteResult(ws.root, [], 0, [], error=str(exc))
     git = GitView(ws.root)
-    with root_lock(ws.root):
+    with locked(ws.root):
         try:
             tree = load_tree(ws)
         except OSError:
@@ -491,7 +479,7 @@ def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult
     if os.path.lexists(path) and not ws.contains_real(path):
         return fail(scopes.TRAVERSAL, rel)
     git = GitView(ws.root, [rel])
-    with root_lock(ws.root):
+    with locked(ws.root):
         created = not os.path.isfile(path)
         if created:
             base = _generated(ws, rel, git)

@@ -29,7 +29,7 @@ from repoctx.allowlist import AllowlistError, select
 from repoctx.commands import Command, Resource, ResourceError, all_prompts, connection_observers
 from repoctx.results import internal_failure
 from repoctx.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin
-from repoctx.workspace import Workspace
+from repoctx.workspace import Workspace, settle
 
 log = logging.getLogger("repoctx")
 
@@ -61,6 +61,16 @@ def _tool(cmd: Command) -> types.Tool:
     )
 
 
+def _settled(read):
+    """`read(ws, …)` once a multi-file write a killed process left is finished (workspace.settle)."""
+
+    def run(ws: Workspace, *args):
+        settle(ws.root)
+        return read(ws, *args)
+
+    return run
+
+
 def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolResult:
     """Run one tool call synchronously: the same handler and encoding as the CLI."""
     try:
@@ -73,6 +83,7 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
             )
         params = None
     try:
+        settle(ws.root)
         result = cmd.handler(ws, params) if params is not None else cmd.on_invalid(arguments)
     except Exception as exc:
         # Left to the SDK, the exception's text (absolute paths, internals) would reach the
@@ -181,6 +192,7 @@ def build_server(ws: Workspace) -> Server:
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:
         def listing() -> list[types.Resource]:
+            settle(ws.root)
             out = []
             for r in resources:
                 if not r.is_template:
@@ -208,7 +220,7 @@ def build_server(ws: Workspace) -> Server:
             raise MCPError(types.INVALID_REQUEST, f"Unknown resource: {uri}")
         resource, fields = found
         try:
-            text = await anyio.to_thread.run_sync(resource.read, ws, fields)
+            text = await anyio.to_thread.run_sync(_settled(resource.read), ws, fields)
         except ResourceError as exc:
             raise MCPError(exc.code, exc.message, exc.data) from None
         except Exception:
@@ -236,7 +248,7 @@ def build_server(ws: Workspace) -> Server:
         if missing:
             raise MCPError(types.INVALID_PARAMS, f"Missing required arguments: {', '.join(missing)}")
         try:
-            text = await anyio.to_thread.run_sync(prompt.render, ws, args)
+            text = await anyio.to_thread.run_sync(_settled(prompt.render), ws, args)
         except Exception:
             log.exception("rendering prompt %s failed", params.name)
             raise MCPError(types.INTERNAL_ERROR, "Failed to render prompt") from None

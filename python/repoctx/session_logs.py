@@ -1,15 +1,14 @@
 """Session logs of a task: what an agent did, one session at a time.
 
     .contextia/work/logs/TASK-042/
-      .lock                       serialises writers (fcntl), across processes
       2026-03-01T10-15-00Z/       one session, named for its start (UTC)
         session.yaml              task, started, status (open|closed); on close: closed,
                                   entries, duration_minutes
         001.md                    one entry: frontmatter `written:` and the body
 
-Every file is written atomically and only under the task's lock, so two servers
-appending to the same task at once each get their own entry number and no entry
-is lost. An entry is never rewritten; closing rewrites only session.yaml.
+Every file is written atomically and only under the repository's write lock
+(workspace.locked), so two servers appending to the same task at once each get
+their own entry number and no entry is lost. An entry is never rewritten; closing rewrites only session.yaml.
 """
 
 from __future__ import annotations
@@ -123,7 +122,7 @@ def write_entry(ws: Workspace, task_id: str, body: str) -> tuple[fa.SessionRecor
     (the session's record, the entry's number)."""
     base = task_dir(ws, task_id)
     os.makedirs(base, exist_ok=True)
-    with locked(os.path.join(base, ".lock")):
+    with locked(ws.root):
         now = now_utc()
         found = _open_session(base)
         if found is None:
@@ -148,7 +147,7 @@ def close_session(ws: Workspace, task_id: str) -> fa.SessionRecord | None:
     base = task_dir(ws, task_id)
     if not os.path.isdir(base):
         return None
-    with locked(os.path.join(base, ".lock")):
+    with locked(ws.root):
         found = _open_session(base)
         if found is None:
             return None

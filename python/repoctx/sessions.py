@@ -25,6 +25,7 @@ from typing import Annotated, Any, Callable
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from repoctx import fs
 from repoctx import project_render as render
 from repoctx.commands import Check, CheckResult, Command, Resource, ResourceError
 from repoctx.formats.project_file import PROJECT_FILE
@@ -85,14 +86,21 @@ def paths_in(ws: Workspace, arguments: Any, result: Any) -> list[str]:
         if len(raw) > 4096:
             continue
         try:
-            rel, absolute = ws.resolve(raw)
+            rel, _ = ws.resolve(raw)
         except PathEscape:
             continue
-        if rel != "." and rel not in found and os.path.lexists(absolute):
+        if rel != "." and rel not in found and _exists(ws, rel):
             found.append(rel)
             if len(found) == MAX_PATHS_PER_CALL:
                 break
     return found
+
+
+def _exists(ws: Workspace, rel: str) -> bool:
+    try:
+        return fs.lstat(ws.root, rel) is not None
+    except OSError:  # a link out on the way, among others
+        return False
 
 
 def topics_in(arguments: Any) -> list[str]:
@@ -121,10 +129,9 @@ def records_sessions(ws: Workspace) -> bool:
     if ws.read_only:
         return False
     try:
-        _, project_file = ws.resolve(PROJECT_FILE)
-    except PathEscape:
+        return fs.is_file(ws.root, PROJECT_FILE)
+    except OSError:  # `.repoctx` or the file is a link out
         return False
-    return os.path.isfile(project_file) and ws.contains_real(project_file)
 
 
 def tracker_for(ws: Workspace) -> Tracker | None:
@@ -155,7 +162,6 @@ class Tracker:
                 if not self.ws.contains_real(path):
                     raise StoreError(f"{DB_FILE} is a link that leads outside the repository; not used")
                 self.store = Store(path)
-                ensure_gitignored(os.path.dirname(path))
                 now = clock()
                 self.store.expire_idle(iso(now - IDLE))
                 self._start(now)
@@ -163,6 +169,14 @@ class Tracker:
                 self.writer.start()
             except (StoreError, PathEscape, OSError) as exc:
                 self._fail(exc)
+        # After self.lock, never inside it: a writer holding the repository's lock
+        # (add_discovery) may be waiting for self.lock.
+        if self.store is not None:
+            try:
+                ensure_gitignored(self.ws.root)
+            except OSError as exc:
+                with self.lock:
+                    self._fail(exc)
         with _active_lock:
             _active[self.ws.root] = self
 

@@ -9,16 +9,16 @@ is normalised.
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from repoctx import _core
+from repoctx import _core, journal
 
 CONFIG_FILE = ".context.config.yaml"
 DEFAULT_MAX_DEPTH = 10
@@ -201,20 +201,41 @@ class LinkRefused(OSError):
     fails with invalid_path (results.internal_failure) rather than as a bug."""
 
 
+_held = threading.local()  # the directories this thread holds the lock of
+
+
 @contextmanager
-def locked(path: str) -> Iterator[None]:
-    """Hold an exclusive lock on the file `path` (created if absent) for a read-modify-write
-    that another process could race; the lock goes when the block ends or the process dies.
-    A link in its place is never followed: one dangling out would have the lock made there."""
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
-    except OSError as exc:
-        if exc.errno != errno.ELOOP:
-            raise
-        shown = os.path.join(os.path.basename(os.path.dirname(path)), os.path.basename(path))
-        raise LinkRefused(errno.ELOOP, f"{shown} is a symbolic link; a lock file is never followed") from None
+def locked(directory: str) -> Iterator[None]:
+    """Hold the one write lock of the files under `directory`, which every writer of them
+    takes: the repository root for every repository file (context files, `.repoctx/`,
+    `.contextia/`, client configs), a cache root for its caches. An exclusive flock on the
+    directory itself, so no lock file is made and none can be a link; it goes when the block
+    ends or the process dies, and a thread that holds it may take it again.
+
+    Taking it first finishes or rolls back a multi-file write a killed process left
+    (journal.recover), so no writer works on a half-applied state."""
+    held = _held.__dict__.setdefault("dirs", set())
+    if directory in held:
+        yield
+        return
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        held.add(directory)
+        journal.recover(directory)
         yield
     finally:
+        held.discard(directory)
         os.close(fd)
+
+
+def settle(root: str) -> None:
+    """Before a command or an MCP request reads the repository: finish or roll back a
+    multi-file write a killed process left, or wait for one under way. One stat when there is
+    none."""
+    if journal.pending(root):
+        try:
+            with locked(root):
+                pass
+        except OSError:
+            pass  # left for the next writer, which reports why it cannot finish it

@@ -9,10 +9,14 @@ its id. Status and timestamps are not part of the hash.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta, Struct
+
+from repoctx.formats import artifact
+from repoctx.formats.context_file import CONTEXT_FILE
 
 PROPOSALS_DIR = ".repoctx/proposals"
 SCHEMA_VERSION = 1
@@ -84,3 +88,30 @@ class Proposal(Struct, kw_only=True, forbid_unknown_fields=True):
 def proposal_id(title: str, rationale: str, operations: list, preconditions: list) -> str:
     digest = hashlib.sha256(msgspec.json.encode([title, rationale, operations, preconditions]))
     return digest.hexdigest()[:12]
+
+
+Kind = Literal["context", "scan_config", "project", "contextia_config", "artifact", "markdown", "mapping"]
+
+
+def kind_of(rel: str) -> Kind | None:
+    """What the file at `rel` (normalised, relative to the root) holds, which decides how its
+    content is checked; None when it is not a context file, so no proposal may change it:
+    `.context.yaml` anywhere, `.context.config.yaml`, `.repoctx/project.yaml`, and markdown
+    and YAML under `.contextia/`."""
+    name = posixpath.basename(rel)
+    if name == CONTEXT_FILE:
+        return "context"
+    if rel == ".context.config.yaml":
+        return "scan_config"
+    if rel == ".repoctx/project.yaml":
+        return "project"
+    if rel.startswith(artifact.CONTEXTIA_DIR + "/"):
+        inner = rel[len(artifact.CONTEXTIA_DIR) + 1:]
+        if inner == artifact.CONFIG_FILE:
+            return "contextia_config"
+        if name.endswith(".md"):
+            in_type_dir = posixpath.dirname(inner) in {t.directory for t in artifact.TYPES.values()}
+            return "artifact" if in_type_dir else "markdown"
+        if name.endswith((".yaml", ".yml")):
+            return "mapping"
+    return None
