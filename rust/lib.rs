@@ -5,6 +5,7 @@ mod bpe;
 mod cache;
 mod extract;
 mod fingerprint;
+mod fs;
 mod live;
 mod modscan;
 mod select;
@@ -374,6 +375,91 @@ fn build_info() -> Vec<(&'static str, String)> {
     ]
 }
 
+// --- the confined file-system layer (fs.rs) ------------------------------------
+
+pyo3::create_exception!(
+    _core,
+    LinkRefused,
+    PyOSError,
+    "A link in the repository leads outside it (or stands where a lock file goes): not followed."
+);
+
+fn fs_err(e: fs::Error) -> PyErr {
+    let message = e.to_string();
+    match e {
+        fs::Error::Outside(_) | fs::Error::LinkedLock(_) => LinkRefused::new_err((libc::ELOOP, message)),
+        fs::Error::NotRegular(_, dir) => PyOSError::new_err((if dir { libc::EISDIR } else { libc::EINVAL }, message)),
+        fs::Error::TooLarge(..) => PyOSError::new_err((libc::EFBIG, message)),
+        // OSError(errno, text) is the errno's own subclass (FileNotFoundError, …) with strerror set.
+        fs::Error::Io(e) => match e.raw_os_error() {
+            Some(n) => PyOSError::new_err((n, message.trim_end_matches(&format!(" (os error {n})")).to_string())),
+            None => os_err(e),
+        },
+    }
+}
+
+fn in_root<T>(py: Python<'_>, root: &std::path::Path, op: impl FnOnce(&fs::Root) -> fs::Result<T> + Send) -> PyResult<T>
+where
+    T: Send,
+{
+    py.detach(|| fs::Root::open(root).map_err(fs::Error::Io).and_then(|r| op(&r))).map_err(fs_err)
+}
+
+/// A regular file's bytes beneath the root, at most `max_bytes`.
+#[pyfunction]
+fn fs_read(py: Python<'_>, root: PathBuf, rel: PathBuf, max_bytes: u64) -> PyResult<Py<pyo3::types::PyBytes>> {
+    let data = in_root(py, &root, |r| r.read(&rel, max_bytes))?;
+    Ok(pyo3::types::PyBytes::new(py, &data).unbind())
+}
+
+#[pyfunction]
+fn fs_write(py: Python<'_>, root: PathBuf, rel: PathBuf, data: &[u8]) -> PyResult<()> {
+    in_root(py, &root, |r| r.write_atomic(&rel, data))
+}
+
+#[pyfunction]
+fn fs_makedirs(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<()> {
+    in_root(py, &root, |r| r.create_dir_all(&rel))
+}
+
+/// The descriptor of a lock file opened beneath the root (the caller locks and closes it).
+#[pyfunction]
+fn fs_lock(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<i32> {
+    in_root(py, &root, |r| r.open_lock(&rel).map(fs::into_fd))
+}
+
+/// The descriptor of a directory opened beneath the root (the caller closes it).
+#[pyfunction]
+fn fs_open_dir(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<i32> {
+    in_root(py, &root, |r| Ok(fs::dir_into_fd(r.open_dir(&rel)?)?))
+}
+
+#[pyfunction]
+fn fs_list(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<Vec<(std::ffi::OsString, &'static str)>> {
+    let listed = in_root(py, &root, |r| r.list(&rel))?;
+    Ok(listed.into_iter().map(|(n, k)| (n, k.letter())).collect())
+}
+
+#[pyfunction]
+fn fs_stat(py: Python<'_>, root: PathBuf, rel: PathBuf, follow: bool) -> PyResult<Option<fs::StatTuple>> {
+    in_root(py, &root, |r| r.stat(&rel, follow).map(|m| m.as_ref().map(fs::stat_tuple)))
+}
+
+#[pyfunction]
+fn fs_remove(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<()> {
+    in_root(py, &root, |r| r.remove_file(&rel))
+}
+
+#[pyfunction]
+fn fs_remove_tree(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<()> {
+    in_root(py, &root, |r| r.remove_tree(&rel))
+}
+
+#[pyfunction]
+fn fs_rename(py: Python<'_>, root: PathBuf, src: PathBuf, dst: PathBuf) -> PyResult<()> {
+    in_root(py, &root, |r| r.rename(&src, &dst))
+}
+
 // --- scope writes (extract.rs, yamlwrite.rs) ---------------------------------
 
 /// What `.context.yaml` derives from the sources of a tree: built once over the
@@ -456,6 +542,21 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(to_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(stage_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(commit_staged, m)?)?;
+    m.add("LinkRefused", m.py().get_type::<LinkRefused>())?;
+    for f in [
+        wrap_pyfunction!(fs_read, m)?,
+        wrap_pyfunction!(fs_write, m)?,
+        wrap_pyfunction!(fs_makedirs, m)?,
+        wrap_pyfunction!(fs_lock, m)?,
+        wrap_pyfunction!(fs_open_dir, m)?,
+        wrap_pyfunction!(fs_list, m)?,
+        wrap_pyfunction!(fs_stat, m)?,
+        wrap_pyfunction!(fs_remove, m)?,
+        wrap_pyfunction!(fs_remove_tree, m)?,
+        wrap_pyfunction!(fs_rename, m)?,
+    ] {
+        m.add_function(f)?;
+    }
     m.add("FILE_LABELS", extract::labels())?;
     m.add("SKIP_DIRS", walk::SKIP_DIRS.to_vec())?;
     Ok(())

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import fcntl
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from repoctx import _core, journal
+from repoctx import _core, fs, journal
 
 CONFIG_FILE = ".context.config.yaml"
 DEFAULT_MAX_DEPTH = 10
@@ -65,6 +64,9 @@ class Workspace:
             profile=profile,
             cache_root=os.path.abspath(cache_root) if cache_root else None,
         )
+
+    def __post_init__(self) -> None:
+        fs.confine(self.root)  # absolute paths under it go through the layer confined to it
 
     def with_path(self, override: str | None) -> Workspace:
         """The workspace for a `path` override: only the root itself or an allowed root."""
@@ -141,11 +143,8 @@ def _inside(path: str, root: str) -> bool:
 def load_yaml_file(path: str, max_bytes: int = 1 << 20) -> object:
     """Parse a small YAML file with the C loader; None when absent, unreadable or malformed."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
-    except OSError:
-        return None
-    if len(raw) > max_bytes:
+        raw = fs.read_bytes(*fs.split(path), max_bytes)
+    except OSError:  # absent, over the cap, not a file, or a link that leads out
         return None
     import yaml  # here, not above: most repositories have no config file, and the CLI starts faster
 
@@ -156,26 +155,9 @@ def load_yaml_file(path: str, max_bytes: int = 1 << 20) -> object:
 
 
 def atomic_write(path: str, data: bytes) -> None:
-    """Replace `path` with `data` so a reader or a crash sees the old or the new file, never half."""
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".repoctx-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    """Replace `path` with `data` so a reader or a crash sees the old or the new file, never
+    half; through the confined layer (fs.write_atomic), so never through a link out of the root."""
+    fs.write_atomic(*fs.split(path), data)
 
 
 # File times are coarse (a clock tick of a few ms): two writes of the same size within one
@@ -196,9 +178,9 @@ def stat_key(st: os.stat_result) -> tuple:
     return (*key, object()) if is_racy(st.st_mtime_ns) else key
 
 
-class LinkRefused(OSError):
-    """A file repoctx makes at a fixed place is a symlink there: not followed, and the command
-    fails with invalid_path (results.internal_failure) rather than as a bug."""
+# A link that leads out of the root (or stands where a lock file goes) is not followed: the
+# command fails with invalid_path naming it (results.internal_failure), not as a bug.
+LinkRefused = fs.LinkRefused
 
 
 _held = threading.local()  # the directories this thread holds the lock of

@@ -1,0 +1,147 @@
+"""The one way repoctx touches a repository's files (the core's rust/fs.rs).
+
+Each function takes the workspace root and a path relative to it, and opens that path
+beneath a directory handle of the root: a link inside the root that stays inside is
+followed, one that leads out is never followed, for reading or writing (LinkRefused, an
+OSError whose strerror names the link), and a checked path is never looked up by name
+again. Errors are OSErrors with their errno (FileNotFoundError, …); a file over the read
+cap is EFBIG, a directory, FIFO or device where a file is read is EISDIR / EINVAL.
+
+`split` maps an absolute path under a workspace root to (root, relative path), so code
+that still holds absolute paths (workspace.atomic_write, workspace.locked) goes through
+here too. A path under no root (`report --out ~/r.html`, a client's config in the home
+directory) is the person's choice: it is confined to its own directory.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from stat import S_ISDIR, S_ISREG
+
+from repoctx import _core
+
+LinkRefused = _core.LinkRefused
+# What a read takes when the caller names no cap: more than any file repoctx parses.
+MAX_READ = 16 << 20
+
+# Replaced whole, never changed in place, so `split` can read it without a lock.
+_roots: tuple[str, ...] = ()
+_roots_lock = threading.Lock()
+
+
+def confine(root: str) -> None:
+    """Make `root` (absolute, normalised) a root that `split` confines paths to."""
+    global _roots
+    if root not in _roots:
+        with _roots_lock:
+            if root not in _roots:
+                _roots = (*_roots, root)
+
+
+def split(path: str | os.PathLike) -> tuple[str, str]:
+    """(root, relative path) of an absolute path: the innermost workspace root that holds it
+    lexically, else its own directory."""
+    path = os.path.normpath(os.path.abspath(path))
+    best = ""
+    for root in _roots:
+        if len(root) > len(best) and (path == root or path.startswith(root.rstrip(os.sep) + os.sep)):
+            best = root
+    if best:
+        return best, os.path.relpath(path, best)
+    return os.path.dirname(path), os.path.basename(path)
+
+
+def read_bytes(root: str, rel: str, max_bytes: int = MAX_READ) -> bytes:
+    """A regular file's bytes; OSError(EFBIG) when it holds more than `max_bytes`."""
+    return _core.fs_read(root, rel, max_bytes)
+
+
+def read_text(root: str, rel: str, max_bytes: int = MAX_READ) -> str:
+    return read_bytes(root, rel, max_bytes).decode("utf-8", "replace")
+
+
+def write_atomic(root: str, rel: str, data: bytes) -> None:
+    """Replace the file with `data` (a temporary file renamed over it in the same directory
+    handle, both synced): a reader or a crash sees the old or the new file, never half."""
+    _core.fs_write(root, rel, data)
+
+
+def makedirs(root: str, rel: str) -> None:
+    """Make the directory and its missing parents."""
+    _core.fs_makedirs(root, rel)
+
+
+@contextmanager
+def locked(root: str, rel: str) -> Iterator[None]:
+    """Hold an exclusive lock on the file (created if absent) until the block ends or the
+    process dies. A link in its place is refused (LinkRefused), even one that stays inside."""
+    fd = _core.fs_lock(root, rel)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def open_dir(root: str, rel: str) -> int:
+    """A descriptor of the directory (the caller closes it), for `dir_fd=` operations on
+    single names in it, which never leave it."""
+    return _core.fs_open_dir(root, rel)
+
+
+def scandir(root: str, rel: str) -> list[tuple[str, str]]:
+    """(name, kind) of each entry, unsorted; kind is "f" file, "d" directory, "l" link or
+    "o" other, as the directory records it (links not followed)."""
+    return _core.fs_list(root, rel)
+
+
+def listdir(root: str, rel: str) -> list[str]:
+    return [name for name, _ in _core.fs_list(root, rel)]
+
+
+def _stat_result(t: tuple | None) -> os.stat_result | None:
+    if t is None:
+        return None
+    mode, ino, dev, nlink, uid, gid, size, atime, mtime, ctime = t
+    return os.stat_result((mode, ino, dev, nlink, uid, gid, size, atime // 10**9, mtime // 10**9, ctime // 10**9,
+                           atime / 1e9, mtime / 1e9, ctime / 1e9, atime, mtime, ctime))
+
+
+def lstat(root: str, rel: str) -> os.stat_result | None:
+    """The stat of the path itself (a final link not followed); None when it does not exist."""
+    return _stat_result(_core.fs_stat(root, rel, False))
+
+
+def stat(root: str, rel: str) -> os.stat_result | None:
+    """The stat of what the path names, a link inside the root followed; None when absent."""
+    return _stat_result(_core.fs_stat(root, rel, True))
+
+
+def is_file(root: str, rel: str) -> bool:
+    """Whether the path names a regular file (a link inside the root followed)."""
+    st = stat(root, rel)
+    return st is not None and S_ISREG(st.st_mode)
+
+
+def is_dir(root: str, rel: str) -> bool:
+    """Whether the path names a directory (a link inside the root followed)."""
+    st = stat(root, rel)
+    return st is not None and S_ISDIR(st.st_mode)
+
+
+def remove(root: str, rel: str) -> None:
+    """Remove a file or link (never what a link points to)."""
+    _core.fs_remove(root, rel)
+
+
+def remove_tree(root: str, rel: str) -> None:
+    """Remove a directory and all it holds; links in it are removed, not followed."""
+    _core.fs_remove_tree(root, rel)
+
+
+def rename(root: str, src: str, dst: str) -> None:
+    _core.fs_rename(root, src, dst)

@@ -1,0 +1,425 @@
+//! The one confined way to touch a repository's files.
+//!
+//! Every path is relative to the root and is opened beneath a directory handle of it
+//! (`cap-std`: `openat2` with `RESOLVE_BENEATH` where the kernel has it, else component by
+//! component with `O_NOFOLLOW`). A link inside the root that stays inside is followed; one
+//! that leads out is never followed, for reading or writing, and the error names it. Nothing
+//! is re-resolved by name after a check: writes make their temporary file and rename it
+//! inside the same handle of the parent directory.
+
+use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, File, Metadata, MetadataExt, OpenOptions, OpenOptionsExt};
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::os::fd::{IntoRawFd, RawFd};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+#[derive(Debug)]
+pub enum Error {
+    /// A link on the way (this path, relative to the root) leads outside the root.
+    Outside(String),
+    /// A lock file's place holds a link: a lock is never taken through one.
+    LinkedLock(String),
+    /// Not a regular file (a directory, FIFO, device or socket), so it is not read.
+    NotRegular(String, bool),
+    /// Larger than the cap the caller gave.
+    TooLarge(String, u64),
+    Io(io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Error::Outside(p) => write!(f, "'{p}' is a link that leads outside the repository; not followed"),
+            Error::LinkedLock(p) => write!(f, "{p} is a symbolic link; a lock file is never followed"),
+            Error::NotRegular(p, _) => write!(f, "'{p}' is not a regular file; not read"),
+            Error::TooLarge(p, cap) => write!(f, "'{p}' is larger than {cap} bytes; not read"),
+            Error::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Self {
+        Error::Io(e)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// cap-std's refusal of a path that would leave the directory handle (it maps the kernel's
+/// EXDEV of `RESOLVE_BENEATH` and its own component walk to this one error).
+fn is_escape(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::PermissionDenied && e.raw_os_error().is_none()
+}
+
+fn shown(rel: &Path) -> String {
+    crate::walk::escape_name(rel.as_os_str())
+}
+
+/// A directory handle of a root; every operation below stays beneath it.
+pub struct Root {
+    dir: Dir,
+}
+
+/// What `list` says of an entry, from the directory itself (no stat, links not followed).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    File,
+    Dir,
+    Link,
+    Other,
+}
+
+impl Kind {
+    pub fn letter(self) -> &'static str {
+        match self {
+            Kind::File => "f",
+            Kind::Dir => "d",
+            Kind::Link => "l",
+            Kind::Other => "o",
+        }
+    }
+}
+
+static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
+
+impl Root {
+    /// The root itself is the caller's choice: its own path is followed.
+    pub fn open(root: &Path) -> io::Result<Root> {
+        Ok(Root { dir: Dir::open_ambient_dir(root, ambient_authority())? })
+    }
+
+    /// Map an error of an operation on `rel` to `Outside` naming the link that leads out.
+    fn fail(&self, rel: &Path, e: io::Error) -> Error {
+        if is_escape(&e) {
+            Error::Outside(shown(&self.link_out(rel)))
+        } else {
+            Error::Io(e)
+        }
+    }
+
+    /// The first prefix of `rel` that is a link leading out (only to word a refusal: the
+    /// answer is never used to open anything). `rel` itself when none is found (`..` out).
+    fn link_out(&self, rel: &Path) -> PathBuf {
+        let mut prefix = PathBuf::new();
+        for c in rel.components() {
+            prefix.push(c);
+            let is_link = self.dir.symlink_metadata(&prefix).is_ok_and(|m| m.is_symlink());
+            if is_link && self.dir.metadata(&prefix).is_err_and(|e| is_escape(&e)) {
+                return prefix;
+            }
+        }
+        rel.to_path_buf()
+    }
+
+    /// The parent directory of `rel` (opened beneath the root) and its last component.
+    fn parent(&self, rel: &Path) -> Result<(Dir, OsString)> {
+        let name = match rel.components().next_back() {
+            Some(Component::Normal(n)) => n.to_os_string(),
+            _ => return Err(Error::Io(io::Error::new(io::ErrorKind::InvalidInput, format!("'{}' names no file", shown(rel))))),
+        };
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        let dir = if parent.as_os_str().is_empty() { self.dir.try_clone()? } else { self.dir.open_dir(parent).map_err(|e| self.fail(parent, e))? };
+        Ok((dir, name))
+    }
+
+    /// A directory beneath the root, for operations relative to it.
+    pub fn open_dir(&self, rel: &Path) -> Result<Dir> {
+        if rel.as_os_str().is_empty() || rel == Path::new(".") {
+            return Ok(self.dir.try_clone()?);
+        }
+        self.dir.open_dir(rel).map_err(|e| self.fail(rel, e))
+    }
+
+    /// A regular file's bytes, at most `cap` of them (else TooLarge). FIFOs and devices are
+    /// not opened for a blocking read: the open does not wait and they are refused by type.
+    pub fn read(&self, rel: &Path, cap: u64) -> Result<Vec<u8>> {
+        let mut opts = OpenOptions::new();
+        opts.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC);
+        let file = self.dir.open_with(rel, &opts).map_err(|e| self.fail(rel, e))?;
+        read_regular(file, rel, cap)
+    }
+
+    /// Replace `rel` with `data`: a temporary file made beside it and renamed over it, both
+    /// inside one handle of the parent. A reader or a crash sees the old or the new file.
+    /// A link in its place is replaced, not followed; one leading out is refused instead.
+    pub fn write_atomic(&self, rel: &Path, data: &[u8]) -> Result<()> {
+        let (dir, name) = self.parent(rel)?;
+        // (resolved from the root's handle: the parent's would take `..` inside the root for a way out)
+        if dir.symlink_metadata(&name).is_ok_and(|m| m.is_symlink()) && self.dir.metadata(rel).is_err_and(|e| is_escape(&e)) {
+            return Err(Error::Outside(shown(rel)));
+        }
+        let (tmp, mut file) = temp_file(&dir)?;
+        let written = file.write_all(data).and_then(|_| file.sync_all()).and_then(|_| dir.rename(&tmp, &dir, &name));
+        if let Err(e) = written {
+            let _ = dir.remove_file(&tmp);
+            return Err(Error::Io(e));
+        }
+        sync_dir(&dir)?;
+        Ok(())
+    }
+
+    /// Make `rel` and its missing parents (an existing link inside the root is followed).
+    pub fn create_dir_all(&self, rel: &Path) -> Result<()> {
+        if rel.as_os_str().is_empty() || rel == Path::new(".") {
+            return Ok(());
+        }
+        // An entry already in the way (a link out among them) is told apart by opening it.
+        self.dir.create_dir_all(rel).or_else(|e| match self.dir.open_dir(rel) {
+            Ok(_) => Ok(()),
+            Err(again) if is_escape(&again) => Err(self.fail(rel, again)),
+            Err(_) => Err(self.fail(rel, e)),
+        })
+    }
+
+    /// Open (creating it if absent) a lock file; a link in its place is refused.
+    pub fn open_lock(&self, rel: &Path) -> Result<File> {
+        let mut opts = OpenOptions::new();
+        opts.read(true).write(true).create(true).mode(0o644).custom_flags(libc::O_CLOEXEC).follow(FollowSymlinks::No);
+        let (dir, name) = self.parent(rel)?;
+        dir.open_with(&name, &opts).map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => Error::LinkedLock(shown(rel)),
+            _ => Error::Io(e),
+        })
+    }
+
+    /// The entries of a directory: (name, kind), unsorted, kinds as the directory says.
+    pub fn list(&self, rel: &Path) -> Result<Vec<(OsString, Kind)>> {
+        let dir = self.open_dir(rel)?;
+        let mut out = Vec::new();
+        for entry in dir.entries()? {
+            let entry = entry?;
+            let t = entry.file_type()?;
+            let kind = if t.is_symlink() {
+                Kind::Link
+            } else if t.is_dir() {
+                Kind::Dir
+            } else if t.is_file() {
+                Kind::File
+            } else {
+                Kind::Other
+            };
+            out.push((entry.file_name(), kind));
+        }
+        Ok(out)
+    }
+
+    /// The metadata of `rel` (a final link followed when `follow`, and then only inside the
+    /// root); None when it does not exist.
+    pub fn stat(&self, rel: &Path, follow: bool) -> Result<Option<Metadata>> {
+        let got = if rel.as_os_str().is_empty() || rel == Path::new(".") {
+            self.dir.dir_metadata()
+        } else if follow {
+            self.dir.metadata(rel)
+        } else {
+            self.dir.symlink_metadata(rel)
+        };
+        match got {
+            Ok(m) => Ok(Some(m)),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => Ok(None),
+            Err(e) => Err(self.fail(rel, e)),
+        }
+    }
+
+    /// Remove a file or a link (never what it points to).
+    pub fn remove_file(&self, rel: &Path) -> Result<()> {
+        let (dir, name) = self.parent(rel)?;
+        Ok(dir.remove_file(&name)?)
+    }
+
+    /// Remove a directory and everything in it (links inside are removed, not followed).
+    pub fn remove_tree(&self, rel: &Path) -> Result<()> {
+        let (dir, name) = self.parent(rel)?;
+        Ok(dir.remove_dir_all(&name)?)
+    }
+
+    /// Rename within the root (a link at either end is moved or replaced, not followed).
+    pub fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        let (a, a_name) = self.parent(from)?;
+        let (b, b_name) = self.parent(to)?;
+        Ok(a.rename(&a_name, &b, &b_name)?)
+    }
+}
+
+/// `dir` itself opened for reading: cap-std's handles may be `O_PATH`, which cannot be
+/// synced, listed or locked.
+fn readable(dir: &Dir) -> io::Result<File> {
+    let mut opts = OpenOptions::new();
+    opts.read(true).custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC);
+    dir.open_with(".", &opts)
+}
+
+fn sync_dir(dir: &Dir) -> io::Result<()> {
+    readable(dir)?.sync_all()
+}
+
+/// A new temporary file in `dir`, named so no other writer picks the same name.
+fn temp_file(dir: &Dir) -> io::Result<(String, File)> {
+    let mut opts = OpenOptions::new();
+    opts.write(true).create_new(true).mode(0o666).custom_flags(libc::O_CLOEXEC);
+    loop {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let name = format!(".repoctx-{}-{}-{nanos:x}.tmp", std::process::id(), TEMP_SEQ.fetch_add(1, Ordering::Relaxed));
+        match dir.open_with(&name, &opts) {
+            Ok(f) => return Ok((name, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn read_regular(file: File, rel: &Path, cap: u64) -> Result<Vec<u8>> {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(Error::NotRegular(shown(rel), meta.is_dir()));
+    }
+    let mut buf = Vec::with_capacity(meta.len().min(cap) as usize);
+    file.take(cap + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > cap {
+        return Err(Error::TooLarge(shown(rel), cap));
+    }
+    Ok(buf)
+}
+
+/// Stat fields for Python: (mode, ino, dev, nlink, uid, gid, size, atime, mtime, ctime in ns).
+pub type StatTuple = (u32, u64, u64, u64, u32, u32, u64, i64, i64, i64);
+
+pub fn stat_tuple(m: &Metadata) -> StatTuple {
+    let ns = |s: i64, n: i64| s * 1_000_000_000 + n;
+    (
+        m.mode(),
+        m.ino(),
+        m.dev(),
+        m.nlink(),
+        m.uid(),
+        m.gid(),
+        m.size(),
+        ns(m.atime(), m.atime_nsec()),
+        ns(m.mtime(), m.mtime_nsec()),
+        ns(m.ctime(), m.ctime_nsec()),
+    )
+}
+
+/// Hand an open file's descriptor to the caller, who closes it.
+pub fn into_fd(file: File) -> RawFd {
+    file.into_std().into_raw_fd()
+}
+
+/// A directory's descriptor, opened for reading (so it can be listed, synced and locked).
+pub fn dir_into_fd(dir: Dir) -> io::Result<RawFd> {
+    Ok(into_fd(readable(&dir)?))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::fs as stdfs;
+    use std::os::unix::fs::symlink;
+
+    struct Tree {
+        base: PathBuf,
+    }
+
+    impl Tree {
+        fn new(name: &str) -> Tree {
+            let base = std::env::temp_dir().join(format!("repoctx-fs-{name}-{}", std::process::id()));
+            let _ = stdfs::remove_dir_all(&base);
+            stdfs::create_dir_all(base.join("root/in")).unwrap();
+            stdfs::create_dir_all(base.join("out")).unwrap();
+            stdfs::write(base.join("out/secret"), "SECRET").unwrap();
+            stdfs::write(base.join("root/in/a.txt"), "inside").unwrap();
+            Tree { base }
+        }
+        fn root(&self) -> Root {
+            Root::open(&self.base.join("root")).unwrap()
+        }
+        fn outside(&self) -> Vec<(PathBuf, Vec<u8>)> {
+            let mut out: Vec<_> = stdfs::read_dir(self.base.join("out"))
+                .unwrap()
+                .map(|e| {
+                    let p = e.unwrap().path();
+                    let bytes = stdfs::read(&p).unwrap_or_default();
+                    (p, bytes)
+                })
+                .collect();
+            out.sort();
+            out
+        }
+    }
+
+    impl Drop for Tree {
+        fn drop(&mut self) {
+            let _ = stdfs::remove_dir_all(&self.base);
+        }
+    }
+
+    fn outside_named(r: Result<impl fmt::Debug>, link: &str) {
+        match r {
+            Err(Error::Outside(p)) => assert_eq!(p, link),
+            other => panic!("expected Outside({link}), got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn links_inside_are_followed_and_links_out_refused_by_name() {
+        let t = Tree::new("links");
+        let root = t.root();
+        symlink("in", t.base.join("root/alias")).unwrap();
+        symlink(t.base.join("out"), t.base.join("root/abs")).unwrap();
+        symlink("../out", t.base.join("root/rel")).unwrap();
+        symlink("../../out/secret", t.base.join("root/in/file")).unwrap();
+        symlink("/nonexistent/dir", t.base.join("root/dangling")).unwrap();
+        assert_eq!(root.read(Path::new("alias/a.txt"), 100).unwrap(), b"inside");
+        outside_named(root.read(Path::new("abs/secret"), 100), "abs");
+        outside_named(root.read(Path::new("rel/secret"), 100), "rel");
+        outside_named(root.read(Path::new("in/file"), 100), "in/file");
+        outside_named(root.read(Path::new("../out/secret"), 100), "../out/secret");
+        outside_named(root.write_atomic(Path::new("abs/new"), b"x"), "abs");
+        outside_named(root.write_atomic(Path::new("in/file"), b"x"), "in/file");
+        outside_named(root.create_dir_all(Path::new("dangling/made")), "dangling");
+        outside_named(root.create_dir_all(Path::new("abs")), "abs");
+        outside_named(root.open_lock(Path::new("rel/x.lock")), "rel");
+        outside_named(root.list(Path::new("rel")), "rel");
+        assert!(matches!(root.open_lock(Path::new("in/file")), Err(Error::LinkedLock(_))));
+        assert!(root.stat(Path::new("in/file"), false).unwrap().unwrap().is_symlink());
+        outside_named(root.stat(Path::new("in/file"), true), "in/file");
+        assert!(!Path::new("/nonexistent/dir").exists());
+        assert_eq!(t.outside(), vec![(t.base.join("out/secret"), b"SECRET".to_vec())]);
+    }
+
+    #[test]
+    fn writes_are_atomic_and_leave_no_temporary_file() {
+        let t = Tree::new("write");
+        let root = t.root();
+        root.create_dir_all(Path::new("x/y")).unwrap();
+        root.write_atomic(Path::new("x/y/f"), b"one").unwrap();
+        root.write_atomic(Path::new("x/y/f"), b"two").unwrap();
+        assert_eq!(root.read(Path::new("x/y/f"), 3).unwrap(), b"two");
+        let names: Vec<_> = root.list(Path::new("x/y")).unwrap().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, vec![OsString::from("f")]);
+        // A link inside the root in the file's place is replaced, never written through.
+        symlink("../../in/a.txt", t.base.join("root/x/y/g")).unwrap();
+        root.write_atomic(Path::new("x/y/g"), b"new").unwrap();
+        assert_eq!(stdfs::read(t.base.join("root/in/a.txt")).unwrap(), b"inside");
+        root.rename(Path::new("x/y/g"), Path::new("x/h")).unwrap();
+        root.remove_file(Path::new("x/h")).unwrap();
+        root.remove_tree(Path::new("x")).unwrap();
+        assert!(root.stat(Path::new("x"), false).unwrap().is_none());
+    }
+
+    #[test]
+    fn reads_are_capped_and_only_of_regular_files() {
+        let t = Tree::new("read");
+        let root = t.root();
+        assert!(matches!(root.read(Path::new("in/a.txt"), 5), Err(Error::TooLarge(_, 5))));
+        assert!(matches!(root.read(Path::new("in"), 5), Err(Error::NotRegular(_, true))));
+        let fifo = std::ffi::CString::new(t.base.join("root/in/fifo").into_os_string().into_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        assert!(matches!(root.read(Path::new("in/fifo"), 5), Err(Error::NotRegular(_, false))));
+        assert!(matches!(root.read(Path::new("missing"), 5), Err(Error::Io(e)) if e.kind() == io::ErrorKind::NotFound));
+    }
+}
