@@ -48,8 +48,9 @@ def run_cli(*args: str, cwd: Path | str | None = None, check: bool = False) -> s
 
 
 @asynccontextmanager
-async def mcp_client(*serve_args: str, mode: str = "2026-07-28", env: dict | None = None):
-    """An official-SDK client connected to `repoctx serve …` in a subprocess."""
+async def mcp_client(*serve_args: str, mode: str = "2026-07-28", env: dict | None = None, **client_options):
+    """An official-SDK client connected to `repoctx serve …` in a subprocess, checking every tool
+    result as hosts on the TypeScript SDK do (SchemaCheckingClient)."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -58,8 +59,37 @@ async def mcp_client(*serve_args: str, mode: str = "2026-07-28", env: dict | Non
         args=["-m", "repoctx", "serve", *serve_args],
         env={**os.environ, **(env or {})},
     )
-    async with Client(params, mode=mode) as client:
-        yield client
+    async with Client(params, mode=mode, **client_options) as client:
+        yield SchemaCheckingClient(client)
+
+
+class SchemaCheckingClient:
+    """The Python SDK's client, but every tool result is held to the tool's output schema the
+    way the TypeScript SDK holds it (errors included): structured content must validate, and a
+    successful result of a tool with an output schema must carry it. The Python client checks
+    less, which once let error results through that TypeScript hosts reject."""
+
+    def __init__(self, client) -> None:
+        self._client = client
+        self._schemas: dict | None = None
+
+    def __getattr__(self, name):
+        return getattr(self._client, name)
+
+    async def call_tool(self, name: str, arguments: dict | None = None, *args, **kwargs):
+        import jsonschema
+
+        result = await self._client.call_tool(name, arguments, *args, **kwargs)
+        if self._schemas is None:
+            tools = (await self._client.list_tools()).tools
+            self._schemas = {t.name: t.output_schema for t in tools}
+        schema = self._schemas.get(name)
+        if schema is not None:
+            if result.structured_content is not None:
+                jsonschema.Draft7Validator(schema).validate(result.structured_content)
+            else:
+                assert result.is_error, f"{name} has an output schema but returned no structured content"
+        return result
 
 
 @pytest.fixture

@@ -13,14 +13,15 @@ from mcp.shared.exceptions import MCPError
 
 from conftest import mcp_client, run_cli, write
 from repoctx.commands import all_commands, all_prompts, all_resources
-from repoctx.formats.config import SURFACES
+from repoctx.formats.config import PROFILES, SURFACES
 from sample_repo import build_sample_repo, write_context
 
 TOOLS = {c.tool: c for c in all_commands() if c.tool}
 
 
-def tools_of(*surfaces: str) -> set[str]:
-    return {name for name, c in TOOLS.items() if c.surface in surfaces}
+def tools_of(*profiles: str) -> set[str]:
+    """The tools a server started with these profiles lists (a profile is a surface, or propose)."""
+    return {name for name, c in TOOLS.items() if c.profile in profiles}
 
 
 @pytest.fixture
@@ -66,8 +67,12 @@ async def test_default_profile_serves_the_surfaces_with_data(scopes_only):
         report = (await client.call_tool("ctxt_self_report", {})).structured_content
         assert {s["name"]: s["has_data"] for s in report["surfaces"]} == {
             "scopes": True, "caches": False, "artifacts": False, "project": False, "control": True}
+        # A contract's tool that is not listed still gives its contract's answer…
+        answer = await client.call_tool("add_discovery", {"module": "x", "type": "rule", "content": "y"})
+        assert answer.is_error and "No .repoctx/project.yaml" in answer.content[0].text
+        # …but a tool outside every contract (propose_change has a profile of its own) does not exist.
         with pytest.raises(MCPError, match="Unknown tool"):
-            await client.call_tool("add_discovery", {"module": "x", "type": "rule", "content": "y"})
+            await client.call_tool("propose_change", {})
 
 
 @pytest.mark.anyio
@@ -81,9 +86,9 @@ async def test_a_repository_without_any_data_still_gets_scopes(tmp_path):
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("profile", [*SURFACES, "all"])
+@pytest.mark.parametrize("profile", PROFILES)
 async def test_a_profile_lists_its_surface_and_nothing_else(scopes_only, profile):
-    expected = tools_of(*(SURFACES if profile == "all" else (profile,)))
+    expected = tools_of(*(PROFILES if profile == "all" else (profile,)))
     async with mcp_client("--root", str(scopes_only), "--profile", profile) as client:
         assert await listed(client) == expected
         others = sorted(set(TOOLS) - expected)

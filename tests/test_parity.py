@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 
 from conftest import mcp_client, run_cli
@@ -38,6 +39,16 @@ def cli_argv(cmd, args: dict) -> list[str]:
     return argv
 
 
+def cli_words(cmd, args: dict) -> list[str]:
+    """The command line a tool call stands for: an MCP-only form (commands.fixed_form) is its
+    CLI command with the fixed parameters, and its own parameters' defaults, spelled out."""
+    fixed = getattr(cmd.handler, "fixed", None)
+    if fixed is None:
+        return cli_argv(cmd, args)
+    args = {k: v for k, v in {**msgspec.structs.asdict(cmd.parse(args)), **fixed}.items() if v is not None}
+    return cli_argv(next(c for c in all_commands() if c.name == cmd.name and c.cli), args)
+
+
 def test_every_tool_has_an_example():
     assert sorted(c.tool for c in TOOLS) == sorted(EXAMPLES)
 
@@ -50,15 +61,16 @@ async def test_cli_json_equals_mcp_result_byte_for_byte(tmp_path):
             args = EXAMPLES[cmd.tool]
             result = await client.call_tool(cmd.tool, args)
             text = result.content[0].text
-            proc = run_cli(*cli_argv(cmd, args), "--json", "--root", str(repo))
+            words = cli_words(cmd, args)
+            proc = run_cli(*words, "--json", "--root", str(repo))
             assert (proc.returncode != 0) == bool(result.is_error), cmd.tool
             if cmd.text is None:
                 assert proc.stdout == (text if text.endswith("\n") else text + "\n"), cmd.tool
                 # An unstructured tool sends its JSON once, as the text (Command.structured).
                 assert result.structured_content == (json.loads(text) if cmd.structured else None), cmd.tool
             else:
-                assert proc.stdout == cmd.encode(result.structured_content) + "\n", cmd.tool
-                plain = run_cli(*cli_argv(cmd, args), "--root", str(repo))
+                assert proc.stdout == cmd.encode(result.structured_content) + "\n", (cmd.tool, proc.stdout[:300], proc.stderr[:300])
+                plain = run_cli(*words, "--root", str(repo))
                 assert plain.stdout == text + "\n", cmd.tool
                 assert plain.returncode == proc.returncode, cmd.tool
 

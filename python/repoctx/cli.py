@@ -18,7 +18,8 @@ from typing import Any
 import msgspec
 
 from repoctx import __version__
-from repoctx.formats.config import PROFILES
+from repoctx.formats import bounded
+from repoctx.formats.config import NAMINGS, PROFILES
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -33,6 +34,23 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--debug", action="store_true", default=s, help="show tracebacks on errors")
     parser.add_argument("--cache-root", metavar="DIR", default=s,
                         help="directory of context caches (default: $CONTEXT_CACHE_ROOT, else <root>/.repoctx/caches)")
+
+
+def _server_options(parser: argparse.ArgumentParser) -> None:
+    """How a server is started: `serve` takes these, and so do the commands whose answer
+    depends on them (capabilities, validate), so each equals its tool in such a server."""
+    parser.add_argument("--read-only", action="store_true", help="turn every writing tool off")
+    parser.add_argument("--tools", metavar="NAME,…", help="closed allowlist of tools to list and accept "
+                        "(safe or contract names); resources and prompts are served only for the surfaces of "
+                        "these tools (default: `tools:` in .repoctx/config.yaml)")
+    parser.add_argument("--profile", choices=PROFILES,
+                        help="serve one surface's tools and resources, propose (propose_change), or all (default: "
+                        "`profile:` in .repoctx/config.yaml, else every contract, listing the surfaces that have "
+                        "data in this repository as they appear)")
+    parser.add_argument("--names", choices=NAMINGS,
+                        help="list tools by safe names (context_resolve, the default) or by the contracts' own "
+                        "(context.resolve; some hosts refuse dots); either is accepted on call "
+                        "(default: `names:` in .repoctx/config.yaml)")
 
 
 def _unwrap(tp: Any) -> tuple[Any, bool]:
@@ -85,7 +103,7 @@ def _structured(tp: Any) -> bool:
 
 def _json_value(text: str) -> Any:
     try:
-        return msgspec.json.decode(text)
+        return bounded.json(text)
     except msgspec.DecodeError as exc:
         raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
 
@@ -134,6 +152,8 @@ def build_parser(word: str | None = None) -> argparse.ArgumentParser:
             words[-1], help=cmd.summary, description=f"{cmd.summary} {cmd.description}{tool}"
         )
         _common(p)
+        if cmd.server_view:
+            _server_options(p)
         _add_params(p, cmd)
         if "--format" not in p._option_string_actions:  # the context-engine CLI's spelling of --json
             p.add_argument("--format", dest="_format", choices=("json", "pretty"), default=argparse.SUPPRESS,
@@ -143,28 +163,25 @@ def build_parser(word: str | None = None) -> argparse.ArgumentParser:
                            description="Serve the repository's context to an MCP client over stdio. "
                            "stdout carries protocol messages only; logs go to stderr.")
     _common(serve)
-    serve.add_argument("--read-only", action="store_true", help="turn every writing tool off")
-    serve.add_argument("--tools", metavar="NAME,…", help="closed allowlist of tools to list and accept; "
-                       "resources and prompts are served only for the surfaces of these tools "
-                       "(default: `tools:` in .repoctx/config.yaml)")
-    serve.add_argument("--profile", choices=PROFILES,
-                       help="serve one surface's tools and resources, or all (default: `profile:` in "
-                       ".repoctx/config.yaml, else the surfaces that have data in this repository)")
+    _server_options(serve)
     serve.add_argument("--no-watch", action="store_true",
                        help="do not follow file-system events; rescan the tree for every question")
     serve.set_defaults(_serve=True)
     return parser
 
 
-def _workspace(ns: argparse.Namespace, read_only: bool = False, **allowlist):
+def _workspace(ns: argparse.Namespace):
     from repoctx.workspace import Workspace
 
     root = getattr(ns, "root", None) or os.getcwd()
     if not os.path.isdir(root):
         raise UserError(f"{root} is not a directory; pass --root with the repository to read")
     cache_root = getattr(ns, "cache_root", None) or os.environ.get("CONTEXT_CACHE_ROOT")
-    return Workspace.open(root, getattr(ns, "allow_root", None) or (), read_only=read_only,
-                          cache_root=cache_root, **allowlist)
+    tools = getattr(ns, "tools", None)
+    return Workspace.open(root, getattr(ns, "allow_root", None) or (), read_only=getattr(ns, "read_only", False),
+                          tools=tuple(t.strip() for t in tools.split(",") if t.strip()) if tools is not None else None,
+                          profile=getattr(ns, "profile", None), names=getattr(ns, "names", None),
+                          cache_root=cache_root)
 
 
 class UsageError(Exception):
@@ -298,9 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(ns, "_serve", False):
             from repoctx.server import serve
 
-            tools = tuple(t.strip() for t in ns.tools.split(",") if t.strip()) if ns.tools is not None else None
-            ws = _workspace(ns, read_only=ns.read_only, tools=tools, profile=ns.profile)
-            return serve(ws, watch=not ns.no_watch)
+            return serve(_workspace(ns), watch=not ns.no_watch)
         cmd = getattr(ns, "_cmd", None)
         if cmd is None:
             if _wants_json(ns):

@@ -9,6 +9,8 @@ list, and both turn a result into text with the same `encode`, so
 
 from __future__ import annotations
 
+import types
+import typing
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, Literal
@@ -48,8 +50,11 @@ class Command:
     positional: tuple[str, ...] = ()
     render: Callable[[Any], str] | None = None  # human text; JSON when None
     encode: Callable[[Any], str] = pretty_json
-    aliases: tuple[str, ...] = ()  # further MCP names accepted on call
+    aliases: tuple[str, ...] = ()  # further MCP names accepted on call; the first is the contract's own name
     surface: str = ""  # the contract it belongs to; default: the handler's module (repoctx.<surface>)
+    # The profile that serves it (`serve --profile`); default: its surface. A tool outside its
+    # contract's fixed list (propose_change) has a profile of its own, so it is only served when asked for.
+    profile: str = ""
     cli: bool = True  # False: an MCP-only form of another command's CLI words (same `name`)
     # Results may list thousands of objects: the output schema then leaves array items
     # unchecked (described, not validated), since clients validate structured content
@@ -60,6 +65,9 @@ class Command:
     # with the tree (list_contexts: 1.1 MB on 100,000 files), where a second copy as structured
     # content doubles what every client reads and parses (docs/scopes.md, "Large trees").
     structured: bool = True
+    # Its answer depends on how a server was started: the CLI takes serve's --tools, --profile,
+    # --names and --read-only too, so the command equals the tool of a server started so.
+    server_view: bool = False
     # CLI exit status of a result; None: 1 when is_error, else 0.
     exit_code: Callable[[Any], int] | None = None
     # The result for arguments that fail validation (a contract's own error); None: a plain-text error.
@@ -71,27 +79,70 @@ class Command:
     def __post_init__(self) -> None:
         if not self.surface:
             object.__setattr__(self, "surface", _surface_of(self.handler))
+        if not self.profile:
+            object.__setattr__(self, "profile", self.surface)
+
+    def listed_name(self, names: str) -> str:
+        """The name a server lists it under: the safe name, or with names "contract" the
+        contract's own (the context engine's dotted names) where it differs."""
+        return self.aliases[0] if names == "contract" and self.aliases else self.tool
 
     @cached_property
     def input_schema(self) -> dict:
-        return _inline_schema(self.params)
+        schema = _inline_schema(self.params)
+        schema.pop("additionalProperties", None)  # unknown keys are ignored (see parse)
+        return schema
 
     @cached_property
     def output_schema(self) -> dict:
-        schema = _expand_refs(_inline_schema(self.result))
-        schema = _unchecked_items(schema) if self.large_lists else schema
+        """The schema every structured result of the tool validates against, failures included
+        (hosts on the TypeScript SDK check each result, errors too): the result type may be a
+        union of the success and the contract's error object."""
+        branches = [_expand_refs(_inline_schema(tp)) for tp in self.result_types]
+        if self.large_lists:
+            branches = [_unchecked_items(b) for b in branches]
+        schema = branches[0] if len(branches) == 1 else {"type": "object", "anyOf": branches}
         # Its keywords mean the same in draft-07, which the Python SDK's jsonschema validates
         # a third faster than the default 2020-12 (tests/test_mcp_server.py keeps them so).
         return {"$schema": DRAFT_07, **schema}
 
+    @property
+    def result_types(self) -> tuple:
+        """The result's members: the success type, then any error object (msgspec builds no
+        schema of an untagged union of Structs, so each member gets its own)."""
+        return typing.get_args(self.result) if isinstance(self.result, types.UnionType) else (self.result,)
+
+    @cached_property
+    def _fields(self) -> frozenset[str]:
+        return frozenset(f.encode_name for f in msgspec.structs.fields(self.params))
+
     def parse(self, arguments: dict | None) -> Any:
-        """Typed parameters from JSON-like arguments; raises msgspec.ValidationError."""
-        params = msgspec.convert(arguments or {}, self.params)
+        """Typed parameters from JSON-like arguments; raises msgspec.ValidationError. Keys the
+        command does not know are ignored, as the original systems do: a client written for a
+        newer version of a contract keeps working."""
+        arguments = arguments or {}
+        if isinstance(arguments, dict) and not self._fields.issuperset(arguments):
+            arguments = {k: v for k, v in arguments.items() if k in self._fields}
+        params = msgspec.convert(arguments, self.params)
         try:  # lone surrogates (non-UTF-8 argv bytes) would fail later, when a result echoes them
             msgspec.json.encode(params)
         except UnicodeEncodeError:
             raise msgspec.ValidationError("arguments must be valid Unicode text (no lone surrogates)") from None
         return params
+
+
+def fixed_form(params: type[msgspec.Struct], handler: Callable, **fixed) -> Callable:
+    """The handler of an MCP-only form of a CLI command (`cli=False`): the command with some
+    parameters fixed, as a contract maps a tool to one fixed command line (ctxt's
+    `proposals inspect --id latest --max-bytes 12000`); the tool's own parameters fill the rest.
+    `.fixed` keeps them, so the command line is known (tests/test_parity.py)."""
+
+    def run(ws, p):
+        return handler(ws, params(**fixed, **msgspec.structs.asdict(p)))
+
+    run.fixed = fixed
+    run.__module__ = handler.__module__  # the surface of the command it fixes
+    return run
 
 
 # Modules named for what they hold rather than for their surface.

@@ -120,15 +120,16 @@ def format_structs() -> dict[str, type]:
 def schema(ws: Workspace, p: NoParams) -> SchemaResult:
     commands = all_commands()
     formats = format_structs()
-    types = [c.params for c in commands] + [c.result for c in commands] + list(formats.values())
+    results = [tp for c in commands for tp in c.result_types]
+    types = [c.params for c in commands] + results + list(formats.values())
     refs, defs = msgspec.json.schema_components(types, ref_template="#/$defs/{name}")
-    n = len(commands)
-    return success(
-        SchemaResult, "schema",
-        formats=dict(zip(formats, refs[2 * n:])),
-        commands=[CommandSchema(c.name, c.tool, refs[i], refs[n + i]) for i, c in enumerate(commands)],
-        defs=defs,
-    )
+    n, m = len(commands), len(results)
+    params, result_refs = iter(refs[:n]), iter(refs[n:n + m])
+    out = []
+    for c in commands:
+        members = [next(result_refs) for _ in c.result_types]
+        out.append(CommandSchema(c.name, c.tool, next(params), members[0] if len(members) == 1 else {"anyOf": members}))
+    return success(SchemaResult, "schema", formats=dict(zip(formats, refs[n + m:])), commands=out, defs=defs)
 
 
 def _render_schema(r: SchemaResult) -> str:
@@ -142,10 +143,10 @@ def _render_schema(r: SchemaResult) -> str:
 
 
 class CapabilitiesResult(Envelope, kw_only=True):
-    profile: str | None | UnsetType = UNSET  # null: the surfaces that have data
-    surfaces: list[str] | UnsetType = UNSET
-    tools: list[str] | UnsetType = UNSET  # what `repoctx serve` lists and accepts here
-    aliases: list[str] | UnsetType = UNSET  # further names those tools accept on call
+    profile: str | None | UnsetType = UNSET  # null: the default (every contract; the surfaces with data listed)
+    surfaces: list[str] | UnsetType = UNSET  # the surfaces listed now
+    tools: list[str] | UnsetType = UNSET  # what `repoctx serve` lists here now, under the names it lists
+    aliases: list[str] | UnsetType = UNSET  # the other names those tools answer to
     writing_tools: list[str] | UnsetType = UNSET
     resources: list[str] | UnsetType = UNSET
     read_only: bool | UnsetType = UNSET
@@ -159,14 +160,15 @@ def capabilities(ws: Workspace, p: NoParams) -> CapabilitiesResult:
         sel = select(ws)
     except AllowlistError as exc:
         return failure(CapabilitiesResult, name, "config_error", str(exc))
+    shown = sel.listed(ws)
     return success(
         CapabilitiesResult, name,
         profile=sel.profile,
-        surfaces=list(sel.surfaces),
-        tools=sel.tool_names,
-        aliases=sel.aliases,
-        writing_tools=[c.tool for c in sel.commands if c.writes],
-        resources=[r.uri for r in sel.resources],
+        surfaces=list(shown.surfaces),
+        tools=shown.tool_names,
+        aliases=shown.aliases,
+        writing_tools=[c.listed_name(shown.names) for c in shown.commands if c.writes],
+        resources=[r.uri for r in shown.resources],
         read_only=ws.read_only,
         allowed_roots=[ws.root, *ws.allowed_roots],
         network_used=False,
@@ -177,7 +179,7 @@ def _render_capabilities(r: CapabilitiesResult) -> str:
     if not r.ok:
         return r.error.message
     return "\n".join([
-        f"profile: {r.profile or 'default (surfaces with data)'}; surfaces: {', '.join(r.surfaces)}",
+        f"profile: {r.profile or 'default (the surfaces with data)'}; surfaces: {', '.join(r.surfaces)}",
         f"tools ({len(r.tools)}): {', '.join(r.tools)}",
         *([f"aliases: {', '.join(r.aliases)}"] if r.aliases else []),
         f"resources: {', '.join(r.resources) or 'none'}",
@@ -377,7 +379,8 @@ def _check_config(ws: Workspace) -> CheckResult:
         sel = select(ws)
     except (ConfigError, AllowlistError) as exc:
         return CheckResult("fail", str(exc))
-    return CheckResult("pass", f"{len(sel.commands)} tools enabled ({', '.join(sel.surfaces)})")
+    shown = sel.listed(ws)
+    return CheckResult("pass", f"{len(shown.commands)} tools listed ({', '.join(shown.surfaces)})")
 
 
 def _check_consistency(ws: Workspace) -> CheckResult:
@@ -444,12 +447,14 @@ COMMANDS = with_structured_invalid([
         tool="ctxt_capabilities",
         summary="What this server exposes: enabled tools, read-only state, allowed roots; network_used is false.",
         description="The closed allowlist as the server applies it (serve --tools/--profile, else "
-        ".repoctx/config.yaml, else the surfaces that have data). From the CLI: what a server started "
-        "here with the config would expose.",
+        ".repoctx/config.yaml, else every contract, listing the surfaces that have data). From the CLI "
+        "(which takes serve's --tools, --profile, --names and --read-only): what a server started so "
+        "would expose.",
         params=NoParams,
         result=CapabilitiesResult,
         handler=capabilities,
         is_error=is_failure,
+        server_view=True,
         render=_render_capabilities,
     ),
     Command(
@@ -466,6 +471,7 @@ COMMANDS = with_structured_invalid([
         handler=validate,
         is_error=is_failure,
         records=True,
+        server_view=True,
         render=_render_validate,
     ),
 ])

@@ -23,6 +23,12 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 TARGETS = {"tools.md": "tools_md", "cli.md": "cli_md"}
 
 
+
+def _result_schema(cmd) -> dict:
+    """The result's schema: the success type's, or with the contract's error object, both."""
+    members = [_inline_schema(tp) for tp in cmd.result_types]
+    return members[0] if len(members) == 1 else {"anyOf": members}
+
 def _examples(checkout: Path) -> dict[str, dict]:
     path = checkout / "tests" / "sample_repo.py"
     if not path.is_file():
@@ -208,7 +214,7 @@ def tools_md(checkout: Path = CHECKOUT) -> str:
                     "returns text), without an output schema or structured content: the listing grows with "
                     "the tree, and a second copy would double what every client reads. The text follows "
                     "the result schema.", ""]
-        out += ["<details><summary>Result schema</summary>", "", "```json", _json(_inline_schema(cmd.result)), "```", "",
+        out += ["<details><summary>Result schema</summary>", "", "```json", _json(_result_schema(cmd)), "```", "",
                 "</details>", ""]
         if cmd.tool in examples:
             args = examples[cmd.tool]

@@ -16,7 +16,8 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx.commands import Command
+from repoctx.commands import Command, fixed_form
+from repoctx.formats import bounded
 from repoctx.formats import config as config_format
 from repoctx.formats.run import RUNS_DIR, Run, Step
 from repoctx.results import (
@@ -124,7 +125,7 @@ def load(ws: Workspace, run_id: str) -> tuple[Run, bytes]:
     try:
         if len(raw) > MAX_RUN_BYTES:
             raise msgspec.DecodeError("too large")
-        return msgspec.json.decode(raw, type=Run), raw
+        return bounded.json(raw, type=Run), raw
     except msgspec.DecodeError:
         raise RunsError("io_error", f"Run {run_id} is not a valid run file") from None
 
@@ -186,7 +187,7 @@ class RunsReadParams(Struct, forbid_unknown_fields=True):
 
 
 class RunsReadLatestParams(Struct, forbid_unknown_fields=True):
-    max_bytes: MaxBytes = DEFAULT_MAX_BYTES
+    pass  # the contract's fixed `runs read latest --max-bytes 12000`: the bound is not the client's to raise
 
 
 class RunsReadResult(Envelope, kw_only=True):
@@ -246,12 +247,12 @@ COMMANDS = with_structured_invalid([
     Command(
         name="runs read",
         tool="ctxt_runs_read_latest",
-        summary="Read the newest recorded run (as `repoctx runs read latest --max-bytes N`).",
-        description="The run file as stored, cut at max_bytes (default 12000) on a UTF-8 boundary; "
+        summary="Read the newest recorded run (as `repoctx runs read latest --max-bytes 12000`).",
+        description="The run file as stored, cut at 12000 bytes on a UTF-8 boundary; "
         "`truncated` says whether it was cut.",
         params=RunsReadLatestParams,
         result=RunsReadResult,
-        handler=lambda ws, p: runs_read(ws, RunsReadParams("latest", None, p.max_bytes)),
+        handler=fixed_form(RunsReadParams, runs_read, target="latest", id=None, max_bytes=DEFAULT_MAX_BYTES),
         is_error=is_failure,
         render=_render_read,
         cli=False,

@@ -18,8 +18,15 @@ from contextlib import asynccontextmanager
 import anyio
 import msgspec
 import mcp_types as types
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ToolsListChanged,
+)
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
@@ -27,7 +34,7 @@ from mcp.shared.message import SessionMessage
 from repoctx import __version__, index
 from repoctx.allowlist import AllowlistError, select
 from repoctx.commands import Command, Resource, ResourceError, all_prompts, connection_observers
-from repoctx.results import internal_failure
+from repoctx.results import Envelope, internal_failure
 from repoctx.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin
 from repoctx.workspace import Workspace, settle
 
@@ -40,17 +47,23 @@ INSTRUCTIONS = (
 )
 
 
-def enabled_commands(ws: Workspace) -> list[Command]:
-    """The closed set of tools this server lists and accepts (see allowlist.py)."""
-    return list(select(ws).commands)
+# structuredContent and outputSchema exist from this protocol on: a client of an older one
+# gets content and isError only (and one copy of a large result, not two).
+STRUCTURED_SINCE = "2025-06-18"
+# How often a server that lists only the surfaces with data looks for data that appeared.
+FOLLOW_SECONDS = 1.0
 
 
-def _tool(cmd: Command) -> types.Tool:
+def _structured_era(protocol_version: str) -> bool:
+    return protocol_version >= STRUCTURED_SINCE  # the versions are dates: they order as strings
+
+
+def _tool(cmd: Command, names: str, structured_era: bool) -> types.Tool:
     return types.Tool(
-        name=cmd.tool,
+        name=cmd.listed_name(names),
         description=f"{cmd.summary} {cmd.description}",
         input_schema=cmd.input_schema,
-        output_schema=cmd.output_schema if cmd.structured else None,
+        output_schema=cmd.output_schema if cmd.structured and structured_era else None,
         annotations=types.ToolAnnotations(
             read_only_hint=not (cmd.writes or cmd.records),
             # Writes add or merge; a recorded run only pushes out runs beyond keep_runs, as configured.
@@ -59,6 +72,11 @@ def _tool(cmd: Command) -> types.Tool:
             open_world_hint=False,
         ),
     )
+
+
+def _admits_envelope(cmd: Command) -> bool:
+    """Whether the control envelope is one of the command's declared results."""
+    return cmd.structured and any(isinstance(tp, type) and issubclass(tp, Envelope) for tp in cmd.result_types)
 
 
 def _settled(read):
@@ -89,10 +107,13 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
         # Left to the SDK, the exception's text (absolute paths, internals) would reach the
         # client; it gets the structured failure the CLI prints with --json, stderr the traceback.
         log.exception("tool %s failed", cmd.tool)
-        text = cmd.encode(internal_failure(cmd.name, exc))
+        failed = internal_failure(cmd.name, exc)
+        if not _admits_envelope(cmd):  # a contract with no place for the envelope: its message, as text
+            return types.CallToolResult(content=[types.TextContent(type="text", text=failed.error.message)],
+                                        is_error=True)
+        text = cmd.encode(failed)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    structured_content=msgspec.json.decode(text) if cmd.structured else None,
-                                    is_error=True)
+                                    structured_content=msgspec.json.decode(text), is_error=True)
     global _last_encoded
     last = _last_encoded
     if last is not None and last[0] is result:  # a handler that answered from its cache
@@ -132,14 +153,72 @@ def _observe(observers: list, event: str, *args) -> None:
             log.exception("connection observer failed on %s", event)
 
 
-def _lifespan(observers: list):
-    """One stdio run is one client connection: observers hear of its start and its end."""
+class _Shown:
+    """What the server lists now. Listing only the surfaces with data, it looks again every
+    FOLLOW_SECONDS and at every listing, and tells the client what changed: on the handshake
+    protocols by a notification on the connection, on 2026-07-28 on its subscriptions/listen
+    streams."""
+
+    def __init__(self, ws: Workspace, selection) -> None:
+        self.ws, self.selection = ws, selection
+        self.listing = selection.listed(ws)
+        self.prompts = all_prompts()
+        self.bus = InMemorySubscriptionBus()
+        self.session = None  # the connection's, from its first request
+        self._tools: dict[tuple, list[types.Tool]] = {}
+
+    def tools(self, structured_era: bool) -> list[types.Tool]:
+        key = (self.listing.commands, structured_era)
+        if key not in self._tools:
+            self._tools = {key: [_tool(c, self.listing.names, structured_era) for c in self.listing.commands]}
+        return self._tools[key]
+
+    def listed_prompts(self) -> list:
+        return [p for p in self.prompts if p.surface in self.listing.surfaces]
+
+    async def current(self, ctx) -> None:
+        """Look again before a listing, so data made a moment ago is in it."""
+        self.session = ctx.session
+        if self.selection.by_data:
+            await self._look()
+
+    async def follow(self) -> None:
+        while True:
+            await anyio.sleep(FOLLOW_SECONDS)
+            await self._look()
+
+    async def _look(self) -> None:
+        new = await anyio.to_thread.run_sync(self.selection.listed, self.ws)
+        old, self.listing = self.listing, new
+        events = []
+        if new.commands != old.commands:
+            events.append((ToolsListChanged(), "send_tool_list_changed"))
+        if new.resources != old.resources:
+            events.append((ResourcesListChanged(), "send_resource_list_changed"))
+        if new.surfaces != old.surfaces and self.prompts:
+            events.append((PromptsListChanged(), "send_prompt_list_changed"))
+        for event, notify in events:
+            await self.bus.publish(event)
+            if self.session is not None:
+                try:
+                    await getattr(self.session, notify)()
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    pass  # the client is gone
+
+
+def _lifespan(observers: list, shown: _Shown):
+    """One stdio run is one client connection: observers hear of its start and its end, and
+    a server listing the surfaces with data follows them while it runs."""
 
     @asynccontextmanager
     async def lifespan(_server):
         await anyio.to_thread.run_sync(_observe, observers, "connected")
         try:
-            yield {}
+            async with anyio.create_task_group() as tg:
+                if shown.selection.by_data:
+                    tg.start_soon(shown.follow)
+                yield {}
+                tg.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(_observe, observers, "disconnected")
@@ -149,25 +228,26 @@ def _lifespan(observers: list):
 
 def build_server(ws: Workspace) -> Server:
     selection = select(ws)
+    shown = _Shown(ws, selection)
     observers = connection_observers(ws)
-    commands = selection.commands
-    listed = [_tool(c) for c in commands]
     by_name = {}
-    for c in commands:
+    for c in selection.commands:  # every accepted tool, listed or not, by each of its names
         by_name[c.tool] = c
         for alias in c.aliases:
             by_name[alias] = c
 
     noop = os.environ.get("REPOCTX_BENCH_NOOP") == "1"
     replies: dict[str, types.CallToolResult] = {}  # each tool's last reply, for noop's replay
-    if noop:
-        listed.append(types.Tool(name="noop", description="Does nothing, or replays a tool's last reply (benchmark floors).",
-                                 input_schema={"type": "object"}))  # no output schema: it may replay a text-only reply
+    noop_tool = types.Tool(name="noop", description="Does nothing, or replays a tool's last reply (benchmark floors).",
+                           input_schema={"type": "object"})  # no output schema: it may replay a text-only reply
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=listed)
+        await shown.current(ctx)
+        listed = shown.tools(_structured_era(ctx.protocol_version))
+        return types.ListToolsResult(tools=[*listed, noop_tool] if noop else listed)
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        shown.session = ctx.session
         cmd = by_name.get(params.name)
         if cmd is None:
             if noop and params.name == "noop":
@@ -184,17 +264,21 @@ def build_server(ws: Workspace) -> Server:
                 _observe(observers, "tool_called", cmd.tool, params.arguments, structured)
 
         result = await anyio.to_thread.run_sync(observed_call)
+        if result.structured_content is not None and not _structured_era(ctx.protocol_version):
+            result = types.CallToolResult(content=result.content, is_error=result.is_error)
         if noop:
             replies[cmd.tool] = result
         return result
 
-    resources = list(selection.resources)
+    resources = list(selection.resources)  # readable; listed: those of shown.listing
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:
+        await shown.current(ctx)
+
         def listing() -> list[types.Resource]:
             settle(ws.root)
             out = []
-            for r in resources:
+            for r in shown.listing.resources:
                 if not r.is_template:
                     out.append(types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime_type))
                 elif r.instances is not None:
@@ -205,15 +289,17 @@ def build_server(ws: Workspace) -> Server:
         return types.ListResourcesResult(resources=await anyio.to_thread.run_sync(listing))
 
     async def list_templates(ctx, params) -> types.ListResourceTemplatesResult:
+        await shown.current(ctx)
         return types.ListResourceTemplatesResult(
             resource_templates=[
                 types.ResourceTemplate(uri_template=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
-                for r in resources
+                for r in shown.listing.resources
                 if r.is_template
             ]
         )
 
     async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        shown.session = ctx.session
         uri = str(params.uri)
         found = match_resource(resources, uri)
         if found is None:
@@ -230,16 +316,18 @@ def build_server(ws: Workspace) -> Server:
             contents=[types.TextResourceContents(uri=uri, mime_type=resource.mime_type, text=text)]
         )
 
-    prompts = {p.name: p for p in all_prompts() if p.surface in selection.surfaces}
+    prompts = {p.name: p for p in shown.prompts if p.surface in selection.surfaces}  # callable
 
     async def list_prompts(ctx, params) -> types.ListPromptsResult:
+        await shown.current(ctx)
         return types.ListPromptsResult(prompts=[
             types.Prompt(name=p.name, description=p.description, arguments=[
                 types.PromptArgument(name=n, description=d, required=r) for n, d, r in p.arguments])
-            for p in prompts.values()
+            for p in shown.listed_prompts()
         ])
 
     async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        shown.session = ctx.session
         prompt = prompts.get(params.name)
         if prompt is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
@@ -255,11 +343,11 @@ def build_server(ws: Workspace) -> Server:
         return types.GetPromptResult(description=prompt.description, messages=[
             types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
 
-    return Server(
+    server = Server(
         "repoctx",
         version=__version__,
         instructions=INSTRUCTIONS,
-        lifespan=_lifespan(observers),
+        lifespan=_lifespan(observers, shown),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         **(
@@ -272,7 +360,11 @@ def build_server(ws: Workspace) -> Server:
             else {}
         ),
         **({"on_list_prompts": list_prompts, "on_get_prompt": get_prompt} if prompts else {}),
+        # A listing that follows the data says when it changes (2026-07-28: on listen streams).
+        **({"on_subscriptions_listen": ListenHandler(shown.bus)} if selection.by_data else {}),
     )
+    server.changes_listed = selection.by_data
+    return server
 
 
 def match_resource(resources: list[Resource], uri: str) -> tuple[Resource, dict[str, str]] | None:
@@ -328,7 +420,9 @@ async def _serve_stdio(server: Server) -> None:
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(sift)
-            await server.run(inner_recv, write_stream, server.create_initialization_options())
+            changes = NotificationOptions(tools_changed=True, resources_changed=True, prompts_changed=True)
+            await server.run(inner_recv, write_stream,
+                             server.create_initialization_options(changes if server.changes_listed else None))
             tg.cancel_scope.cancel()
 
 
@@ -340,7 +434,7 @@ def _warm_up(ws: Workspace, server: Server) -> None:
 
     from repoctx import artifact_store
 
-    tools = {c.tool: c for c in select(ws).commands}
+    tools = {c.tool: c for c in select(ws).listed(ws).commands}  # the surfaces with data
 
     def warm() -> None:
         if "list_contexts" in tools:

@@ -6,18 +6,25 @@ the same file, so unknown keys are left alone rather than refused.
 
 from __future__ import annotations
 
-import os
 from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta, Struct
 
+from repoctx import fs
+from repoctx.formats import bounded
+
 CONFIG_FILE = ".repoctx/config.yaml"
 SURFACES = ("scopes", "caches", "artifacts", "project", "control")
-PROFILES = (*SURFACES, "all")
+# A profile serves one surface's tools; `propose` serves propose_change, which no contract lists.
+PROFILES = (*SURFACES, "propose", "all")
+# How tools are listed: safe names (context_resolve, accepted by every host) or the contracts'
+# own (context.resolve; some hosts refuse dots). Both are accepted on call either way.
+NAMINGS = ("safe", "contract")
 MAX_CONFIG_BYTES = 1 << 20
 
-Profile = Literal["scopes", "caches", "artifacts", "project", "control", "all"]
+Profile = Literal["scopes", "caches", "artifacts", "project", "control", "propose", "all"]
+Naming = Literal["safe", "contract"]
 Tokenizer = Literal["bytes4", "o200k", "cl100k"]
 TOKENIZERS = ("bytes4", "o200k", "cl100k")
 
@@ -27,6 +34,8 @@ class RepoctxConfig(Struct, kw_only=True, omit_defaults=True):
     tools: list[str] | None = None
     # Which surfaces' tools and resources to serve when no tools list is given.
     profile: Profile | None = None
+    # How tools are listed (`serve --names`).
+    names: Naming = "safe"
     # How many recorded runs `.repoctx/runs/` keeps; the oldest go first.
     keep_runs: Annotated[int, Meta(ge=1)] = 50
     # How budgets the contracts call approximate are counted (see repoctx/tokens.py).
@@ -39,22 +48,16 @@ class ConfigError(Exception):
 
 def load(root: str) -> RepoctxConfig:
     """The config of the repository at `root`; defaults when the file is absent."""
-    import yaml
-
-    path = os.path.join(root, CONFIG_FILE)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        raw = fs.read_bytes(root, CONFIG_FILE, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return RepoctxConfig()
-    except OSError as exc:
+    except OSError as exc:  # over the cap, not a file, or a link that leads out: named in strerror
         raise ConfigError(f"{CONFIG_FILE}: cannot be read ({exc.strerror})") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{CONFIG_FILE}: larger than {MAX_CONFIG_BYTES} bytes")
     try:
-        data = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{CONFIG_FILE}: not valid YAML ({str(exc).splitlines()[0]})") from None
+        data = bounded.yaml(raw)
+    except bounded.YamlError as exc:
+        raise ConfigError(f"{CONFIG_FILE}: not valid YAML ({exc})") from None
     if data is None:
         return RepoctxConfig()
     try:
