@@ -170,10 +170,12 @@ def test_unsupported_version_and_corrupt_files(ws, repo):
         ), bad
 
 
-def test_huge_context_file_is_refused_clearly(ws, repo):
-    (repo / "tests/.context.yaml").write_text("summary: " + "x" * (2 << 20))
+def test_a_context_file_over_the_bound_is_refused_as_invalid(ws, repo):
+    from repoctx.scopes import MAX_CONTEXT_BYTES
+
+    (repo / "tests/.context.yaml").write_text("summary: " + "x" * MAX_CONTEXT_BYTES)
     data, is_error = tool(ws, "query_context", scope="tests")
-    assert is_error and "larger than" in data["error"]
+    assert is_error and data["error"] == 'Invalid or corrupt .context.yaml at scope "tests"'
 
 
 @pytest.mark.parametrize(

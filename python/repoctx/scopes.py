@@ -21,7 +21,9 @@ from repoctx.commands import Command, compact_json
 from repoctx.formats import context_file as cf
 from repoctx.workspace import PathEscape, RootNotAllowed, Workspace, is_racy, stat_key
 
-MAX_CONTEXT_BYTES = 1 << 20
+# The largest context file read or written: far above a real one (a file listing 10,000 files
+# is about 1 MiB), so a valid file is always read; a larger one is refused as invalid.
+MAX_CONTEXT_BYTES = 16 << 20
 TRAVERSAL = "Invalid scope: path traversal detected"
 
 State = Literal["fresh", "stale", "missing"]
@@ -104,8 +106,6 @@ def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
     [(kind, payload)] = read_contexts([path])
     if kind == "missing":
         raise ScopeProblem(_missing(rel))
-    if kind == "too_large":
-        raise ScopeProblem(f'.context.yaml at scope "{rel}" is larger than {MAX_CONTEXT_BYTES} bytes; not read')
     try:
         ctx = decode_context(kind, payload)
     except cf.UnsupportedVersion as exc:
@@ -165,7 +165,7 @@ def context_heads(root: str, rows: list, every: bool = True) -> dict[str, heads.
 # --- list_contexts ---------------------------------------------------------
 
 
-class ListContextsParams(Struct, forbid_unknown_fields=True):
+class ListContextsParams(Struct):
     path: RootOverride = None
     under: Annotated[
         str | None, Meta(description='Only scopes at or under this one, e.g. "packages/api" (for large trees)')
@@ -178,12 +178,22 @@ class ListContextsParams(Struct, forbid_unknown_fields=True):
     ] = False
 
 
+# Added to a fresh scope whose fingerprints differ: git found its files unchanged since the
+# commit the context recorded ("Fresh after a clone" in docs/scopes.md).
+FreshBy = Annotated[
+    Literal["git"] | UnsetType,
+    Meta(description='"git" when the scope is fresh because git finds its files unchanged since the commit '
+         "its context recorded, although the stored and computed fingerprints differ"),
+]
+
+
 class Entry(Struct, omit_defaults=True):
     scope: str
     state: State
     has_context: bool
     last_updated: str | UnsetType = UNSET
     summary: str | UnsetType = UNSET
+    fresh_by: FreshBy = UNSET
 
 
 class CheckOutcome(Struct):
@@ -268,9 +278,12 @@ def _full_listing(ws: Workspace) -> ListContextsResult:
         ctx = contexts.get(scope)
         if ctx is None:
             redone[scope] = Entry(scope, "missing", False)
+        elif ctx.fingerprint == fingerprint:
+            redone[scope] = Entry(scope, "fresh", True, ctx.last_updated, ctx.summary)
+        elif scope in unchanged:
+            redone[scope] = Entry(scope, "fresh", True, ctx.last_updated, ctx.summary, fresh_by="git")
         else:
-            state = "fresh" if ctx.fingerprint == fingerprint or scope in unchanged else "stale"
-            redone[scope] = Entry(scope, state, True, ctx.last_updated, ctx.summary)
+            redone[scope] = Entry(scope, "stale", True, ctx.last_updated, ctx.summary)
     before = {} if last is None else last.entries
     entries = [redone[row[0]] if row[0] in redone else before[row[0]] for row in eligible]
     tracked = sum(1 for e in entries if e.has_context)
@@ -306,7 +319,8 @@ def _render_status(r: ListContextsResult) -> str:
         return r.error
     marks = {"fresh": "✓", "stale": "⚠", "missing": "✗"}
     width = max((len(e.scope) for e in r.entries), default=1)
-    lines = [f"  {marks[e.state]} {e.scope.ljust(width)}  {e.state}" for e in r.entries]
+    lines = [f"  {marks[e.state]} {e.scope.ljust(width)}  {e.state}" + (" (by git)" if e.fresh_by else "")
+             for e in r.entries]
     counts = {s: sum(1 for e in r.entries if e.state == s) for s in marks}
     if r.matched is not UNSET:
         more = f"; next page: --cursor {r.next_cursor}" if r.next_cursor else ""
@@ -324,7 +338,7 @@ def _render_status(r: ListContextsResult) -> str:
 # --- check_freshness -------------------------------------------------------
 
 
-class CheckFreshnessParams(Struct, forbid_unknown_fields=True):
+class CheckFreshnessParams(Struct):
     scope: Scope
     path: RootOverride = None
 
@@ -339,6 +353,7 @@ class CheckFreshnessResult(Struct, omit_defaults=True):
     state: State
     fingerprint: Fingerprints | UnsetType = UNSET
     last_updated: str | UnsetType = UNSET
+    fresh_by: FreshBy = UNSET
     error: str | UnsetType = UNSET
 
 
@@ -351,8 +366,12 @@ def check_freshness(ws: Workspace, p: CheckFreshnessParams) -> CheckFreshnessRes
         return CheckFreshnessResult(_shown(ws, p.scope), "missing", error=str(exc))
     except OSError:
         return CheckFreshnessResult(p.scope, "missing", error=f'Cannot read the directory at scope "{p.scope}"')
-    state = "fresh" if ctx.fingerprint == computed or rel in _git_fresh(ws.root, {rel: heads.Head.of(ctx)}, {rel: computed}) else "stale"
-    return CheckFreshnessResult(rel, state, Fingerprints(ctx.fingerprint, computed), ctx.last_updated)
+    fingerprints = Fingerprints(ctx.fingerprint, computed)
+    if ctx.fingerprint == computed:
+        return CheckFreshnessResult(rel, "fresh", fingerprints, ctx.last_updated)
+    if rel in _git_fresh(ws.root, {rel: heads.Head.of(ctx)}, {rel: computed}):
+        return CheckFreshnessResult(rel, "fresh", fingerprints, ctx.last_updated, fresh_by="git")
+    return CheckFreshnessResult(rel, "stale", fingerprints, ctx.last_updated)
 
 
 def _shown(ws: Workspace, scope: str) -> str:
@@ -367,13 +386,14 @@ def _render_check(r: CheckFreshnessResult) -> str:
     if r.error:
         return f"{r.scope}: {r.state} — {r.error}"
     fp = r.fingerprint
-    return f"{r.scope}: {r.state} (stored {fp.stored}, computed {fp.computed}; last updated {r.last_updated})"
+    by = ", by git" if r.fresh_by else ""
+    return f"{r.scope}: {r.state}{by} (stored {fp.stored}, computed {fp.computed}; last updated {r.last_updated})"
 
 
 # --- query_context ---------------------------------------------------------
 
 
-class QueryContextParams(Struct, forbid_unknown_fields=True):
+class QueryContextParams(Struct):
     scope: Scope
     filter: Annotated[
         list[str] | None,
