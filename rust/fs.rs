@@ -7,7 +7,6 @@
 //! is re-resolved by name after a check: writes make their temporary file and rename it
 //! inside the same handle of the parent directory.
 
-use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File, Metadata, MetadataExt, OpenOptions, OpenOptionsExt};
 use std::ffi::OsString;
@@ -21,8 +20,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub enum Error {
     /// A link on the way (this path, relative to the root) leads outside the root.
     Outside(String),
-    /// A lock file's place holds a link: a lock is never taken through one.
-    LinkedLock(String),
     /// Not a regular file (a directory, FIFO, device or socket), so it is not read.
     NotRegular(String, bool),
     /// Larger than the cap the caller gave.
@@ -34,7 +31,6 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             Error::Outside(p) => write!(f, "'{p}' is a link that leads outside the repository; not followed"),
-            Error::LinkedLock(p) => write!(f, "{p} is a symbolic link; a lock file is never followed"),
             Error::NotRegular(p, _) => write!(f, "'{p}' is not a regular file; not read"),
             Error::TooLarge(p, cap) => write!(f, "'{p}' is larger than {cap} bytes; not read"),
             Error::Io(e) => e.fmt(f),
@@ -176,17 +172,6 @@ impl Root {
         })
     }
 
-    /// Open (creating it if absent) a lock file; a link in its place is refused.
-    pub fn open_lock(&self, rel: &Path) -> Result<File> {
-        let mut opts = OpenOptions::new();
-        opts.read(true).write(true).create(true).mode(0o644).custom_flags(libc::O_CLOEXEC).follow(FollowSymlinks::No);
-        let (dir, name) = self.parent(rel)?;
-        dir.open_with(&name, &opts).map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => Error::LinkedLock(shown(rel)),
-            _ => Error::Io(e),
-        })
-    }
-
     /// The entries of a directory: (name, kind), unsorted, kinds as the directory says.
     pub fn list(&self, rel: &Path) -> Result<Vec<(OsString, Kind)>> {
         let dir = self.open_dir(rel)?;
@@ -304,14 +289,10 @@ pub fn stat_tuple(m: &Metadata) -> StatTuple {
     )
 }
 
-/// Hand an open file's descriptor to the caller, who closes it.
-pub fn into_fd(file: File) -> RawFd {
-    file.into_std().into_raw_fd()
-}
-
-/// A directory's descriptor, opened for reading (so it can be listed, synced and locked).
+/// A directory's descriptor, opened for reading (so it can be listed, synced and locked);
+/// the caller closes it.
 pub fn dir_into_fd(dir: Dir) -> io::Result<RawFd> {
-    Ok(into_fd(readable(&dir)?))
+    Ok(readable(&dir)?.into_std().into_raw_fd())
 }
 
 #[cfg(all(test, unix))]
@@ -382,9 +363,7 @@ mod tests {
         outside_named(root.write_atomic(Path::new("in/file"), b"x"), "in/file");
         outside_named(root.create_dir_all(Path::new("dangling/made")), "dangling");
         outside_named(root.create_dir_all(Path::new("abs")), "abs");
-        outside_named(root.open_lock(Path::new("rel/x.lock")), "rel");
         outside_named(root.list(Path::new("rel")), "rel");
-        assert!(matches!(root.open_lock(Path::new("in/file")), Err(Error::LinkedLock(_))));
         assert!(root.stat(Path::new("in/file"), false).unwrap().unwrap().is_symlink());
         outside_named(root.stat(Path::new("in/file"), true), "in/file");
         assert!(!Path::new("/nonexistent/dir").exists());

@@ -381,13 +381,13 @@ pyo3::create_exception!(
     _core,
     LinkRefused,
     PyOSError,
-    "A link in the repository leads outside it (or stands where a lock file goes): not followed."
+    "A link in the repository leads outside it: not followed."
 );
 
 fn fs_err(e: fs::Error) -> PyErr {
     let message = e.to_string();
     match e {
-        fs::Error::Outside(_) | fs::Error::LinkedLock(_) => LinkRefused::new_err((libc::ELOOP, message)),
+        fs::Error::Outside(_) => LinkRefused::new_err((libc::ELOOP, message)),
         fs::Error::NotRegular(_, dir) => PyOSError::new_err((if dir { libc::EISDIR } else { libc::EINVAL }, message)),
         fs::Error::TooLarge(..) => PyOSError::new_err((libc::EFBIG, message)),
         // OSError(errno, text) is the errno's own subclass (FileNotFoundError, …) with strerror set.
@@ -420,12 +420,6 @@ fn fs_write(py: Python<'_>, root: PathBuf, rel: PathBuf, data: &[u8]) -> PyResul
 #[pyfunction]
 fn fs_makedirs(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<()> {
     in_root(py, &root, |r| r.create_dir_all(&rel))
-}
-
-/// The descriptor of a lock file opened beneath the root (the caller locks and closes it).
-#[pyfunction]
-fn fs_lock(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<i32> {
-    in_root(py, &root, |r| r.open_lock(&rel).map(fs::into_fd))
 }
 
 /// The descriptor of a directory opened beneath the root (the caller closes it).
@@ -547,7 +541,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(fs_read, m)?,
         wrap_pyfunction!(fs_write, m)?,
         wrap_pyfunction!(fs_makedirs, m)?,
-        wrap_pyfunction!(fs_lock, m)?,
         wrap_pyfunction!(fs_open_dir, m)?,
         wrap_pyfunction!(fs_list, m)?,
         wrap_pyfunction!(fs_stat, m)?,

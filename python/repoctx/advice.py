@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from repoctx import fs
 from repoctx.workspace import CONFIG_FILE, load_yaml_file
 
 VALIDATE = "`repoctx validate` lists every problem"
@@ -24,23 +25,26 @@ def config_problems(root: str) -> list[str]:
     except config.ConfigError as exc:
         problems.append(f"{exc}; the defaults apply until it is fixed ({VALIDATE})")
     problems += _scan_config(root)
-    contextia = os.path.join(root, ".contextia", "config.yaml")
-    if os.path.isfile(contextia):
-        from repoctx.formats import artifact as fa
+    from repoctx.formats import artifact as fa
 
-        try:
-            with open(contextia, encoding="utf-8", errors="replace") as fh:
-                fa.parse_config(fh.read())
-        except (fa.DocumentError, OSError) as exc:
-            problems.append(f".contextia/{exc}; artifacts commands may fail until it is fixed ({VALIDATE})")
+    try:
+        fa.parse_config(fs.read_text(root, ".contextia/config.yaml"))
+    except FileNotFoundError:
+        pass
+    except OSError as exc:  # a link out among them: strerror names it
+        problems.append(f".contextia/config.yaml: {exc.strerror}; artifacts commands may fail until it is fixed ({VALIDATE})")
+    except fa.DocumentError as exc:
+        problems.append(f".contextia/{exc}; artifacts commands may fail until it is fixed ({VALIDATE})")
     return problems
 
 
 def _scan_config(root: str) -> list[str]:
-    path = os.path.join(root, CONFIG_FILE)
-    if not os.path.isfile(path):
-        return []
-    data = load_yaml_file(path)
+    try:
+        if not fs.is_file(root, CONFIG_FILE):
+            return []
+    except OSError as exc:  # a link that leads out
+        return [f"{CONFIG_FILE}: {exc.strerror}; the defaults apply"]
+    data = load_yaml_file(os.path.join(root, CONFIG_FILE))
     if not isinstance(data, dict):
         return [f"{CONFIG_FILE}: not a YAML mapping (e.g. `min_tokens: 4096`); the defaults apply until it is fixed"]
     wrong = [f"{name} must be {kind}" for name, kind, ok in (

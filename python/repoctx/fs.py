@@ -15,11 +15,8 @@ directory) is the person's choice: it is confined to its own directory.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from stat import S_ISDIR, S_ISREG
 
 from repoctx import _core
@@ -73,18 +70,6 @@ def write_atomic(root: str, rel: str, data: bytes) -> None:
 def makedirs(root: str, rel: str) -> None:
     """Make the directory and its missing parents."""
     _core.fs_makedirs(root, rel)
-
-
-@contextmanager
-def locked(root: str, rel: str) -> Iterator[None]:
-    """Hold an exclusive lock on the file (created if absent) until the block ends or the
-    process dies. A link in its place is refused (LinkRefused), even one that stays inside."""
-    fd = _core.fs_lock(root, rel)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def open_dir(root: str, rel: str) -> int:

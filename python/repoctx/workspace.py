@@ -200,7 +200,7 @@ def locked(directory: str) -> Iterator[None]:
     if directory in held:
         yield
         return
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fd = fs.open_dir(*fs.split(directory))  # beneath its root: a cache root linked out is refused
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         held.add(directory)
