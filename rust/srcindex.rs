@@ -5,10 +5,11 @@
 //! The walk honours `.gitignore` files (nested, without needing a git repository),
 //! `.git/info/exclude`, hidden names and the fixed skip list; symlinks are never
 //! followed. Validity: any file added, removed or renamed changes its directory's
-//! mtime, so stamping every directory (and every `.gitignore`) detects changes to
-//! the file list without touching the files. Edits in place don't show there, so
-//! annotation queries stat the files they read and rescan the ones that changed.
-//! A stamp taken less than a second before the scan is "racy" (the clock tick
+//! mtime and change time, so stamping every directory (and every `.gitignore`) detects
+//! changes to the file list without touching the files. Edits in place don't show there,
+//! so annotation queries stat the files they read and rescan the ones that changed (a
+//! stamp holds the change time and inode too: an edit whose mtime was put back shows).
+//! A stamp written less than a second before the scan is "racy" (the clock tick
 //! may hide a later change) and never counts as current.
 
 use crate::annotate::{self, Annotation};
@@ -108,18 +109,33 @@ impl Globs {
 
 // --- the index ---------------------------------------------------------------
 
+/// What a file's metadata says of its content. The mtime alone can be put back after an edit
+/// (tools that restore times, `touch -r`); the change time cannot, and the inode tells a file
+/// replaced by a rename.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Stamp {
     mtime_ns: i128,
+    ctime_ns: i128,
+    ino: u64,
     size: u64,
 }
 
+impl Stamp {
+    /// Whether a write in the clock tick of a scan that started at `started` could keep this
+    /// stamp (the mtime is that recent): the rule of workspace.is_racy.
+    fn racy(&self, started: i128) -> bool {
+        self.mtime_ns >= started - RACY_NS
+    }
+}
+
 fn stamp_of(meta: &fs::Metadata) -> Stamp {
-    let mtime_ns = match meta.modified().map(|t| t.duration_since(UNIX_EPOCH)) {
-        Ok(Ok(d)) => d.as_nanos() as i128,
-        _ => 0,
-    };
-    Stamp { mtime_ns, size: meta.len() }
+    use std::os::unix::fs::MetadataExt;
+    Stamp {
+        mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+        ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
+        ino: meta.ino(),
+        size: meta.len(),
+    }
 }
 
 fn now_ns() -> i128 {
@@ -273,11 +289,11 @@ impl Index {
         for item in rx {
             match item {
                 Item::Dir(rel, stamp, gitignore) => {
-                    dirs.push(DirStamp { rel, stamp, racy: stamp.mtime_ns >= started - RACY_NS, gitignore });
+                    dirs.push(DirStamp { rel, stamp, racy: stamp.racy(started), gitignore });
                 }
                 Item::File(path, scanned) => {
                     let state = scanned.map(|(stamp, annotations)| {
-                        let racy = stamp.is_none_or(|s| s.mtime_ns >= started - RACY_NS);
+                        let racy = stamp.is_none_or(|s| s.racy(started));
                         Mutex::new(FileState { stamp, racy, annotations })
                     });
                     files.push(FileRec { path, state });
@@ -334,7 +350,7 @@ impl Index {
                 if st.racy || now != st.stamp {
                     let started = now_ns();
                     let (stamp, annotations) = scan_path(&abs, &f.path, &self.prefix, &self.finder);
-                    st.racy = stamp.is_none_or(|s| s.mtime_ns >= started - RACY_NS);
+                    st.racy = stamp.is_none_or(|s| s.racy(started));
                     st.stamp = stamp;
                     st.annotations = annotations;
                 }
@@ -468,6 +484,22 @@ mod tests {
         assert!(!idx.is_current(Some(&under_a)));
         assert!(idx.is_current(Some(&Globs::new(&["b/*.py".into()]))), "a change under a/ is not a change under b/");
         assert!(!idx.is_current(None));
+    }
+
+    #[test]
+    fn an_edit_of_the_same_size_with_its_mtime_put_back_is_seen() {
+        let d = tree(&[("a.py", "# @spec SPEC-1\n")]);
+        let old = SystemTime::now() - std::time::Duration::from_secs(60);
+        for p in ["a.py", ""] {
+            fs::File::open(d.path.join(p)).unwrap().set_modified(old).unwrap();
+        }
+        let idx = Index::build(&d.path, "@", &[".".into()]).unwrap();
+        let f = idx.files[0].state.as_ref().unwrap();
+        f.lock().unwrap().racy = false; // as if the scan were long after the last change
+        let before = fs::metadata(d.path.join("a.py")).unwrap().modified().unwrap();
+        fs::write(d.path.join("a.py"), "# @spec SPEC-2\n").unwrap();
+        fs::File::options().write(true).open(d.path.join("a.py")).unwrap().set_modified(before).unwrap();
+        assert_eq!(targets(&idx, None), ["a.py:1 SPEC-2"]);
     }
 
     #[test]

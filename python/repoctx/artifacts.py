@@ -26,7 +26,6 @@ from repoctx.workspace import PathEscape, Workspace
 
 TYPE_NAMES = tuple(fa.TYPES)
 SEARCH_FIELDS = ("title", "tags", "body")
-MAX_LIMIT = 100
 DEFAULT_BUDGET = 8000
 READ_ONLY = "Refused: this server is read-only, so session logs cannot be written."
 
@@ -150,7 +149,8 @@ class SearchParams(Struct, forbid_unknown_fields=True):
     field: Annotated[
         str | None, Meta(description="Only this field: title, tags or body (default: all)")
     ] = None
-    limit: Annotated[int, Meta(description=f"Maximum number of results, 1 to {MAX_LIMIT}")] = 10
+    # No upper bound (the contract has none): a search answers at most every artifact, as mcp_list does.
+    limit: Annotated[int, Meta(description="Maximum number of results, 1 or more")] = 10
 
 
 class Hit(Struct, omit_defaults=True):
@@ -224,8 +224,8 @@ def search(ws: Workspace, p: SearchParams) -> SearchResult:
             choose("type", p.type, TYPE_NAMES)
         if p.field is not None:
             choose("field", p.field, SEARCH_FIELDS)
-        if not 1 <= p.limit <= MAX_LIMIT:
-            raise Problem(f"Invalid limit {p.limit}. Valid limits: 1 to {MAX_LIMIT}")
+        if p.limit < 1:
+            raise Problem(f"Invalid limit {p.limit}. Valid limits: 1 or more")
         terms = list(dict.fromkeys(WORD.findall(p.query.lower())))
         if not terms:
             raise Problem(f"Invalid query '{p.query}'. Give one or more words to search for")
@@ -663,7 +663,9 @@ class ReadLogParams(Struct, forbid_unknown_fields=True):
 
 class WriteLogParams(Struct, forbid_unknown_fields=True):
     task_id: TaskId
-    body: Annotated[str, Meta(description="The entry, in markdown: progress, decisions, open questions, files changed")]
+    # Optional, as in the contract's parameter table: without text the entry records only its time.
+    body: Annotated[str, Meta(description="The entry, in markdown: progress, decisions, open questions, files "
+                              "changed (optional: without it the entry records only its time)")] = ""
 
 
 class CloseLogParams(Struct, forbid_unknown_fields=True):
@@ -693,6 +695,7 @@ class ReadLogResult(Struct):
 class WriteLogResult(Struct, omit_defaults=True):
     task_id: str
     session: str | None = None  # the session's start
+    empty: bool = False  # the entry has no text (no body was given)
     error: str | None = None
 
 
@@ -756,8 +759,6 @@ def write_log(ws: Workspace, p: WriteLogParams) -> WriteLogResult:
         if ws.read_only:
             raise Problem(READ_ONLY)
         _task_for_log(ws, p.task_id)
-        if not p.body.strip():
-            raise Problem("Invalid body: it is empty. Write what was done, decided or left open")
         record, _number = session_logs.write_entry(ws, p.task_id, p.body)
     except Problem as exc:
         out.error = str(exc)
@@ -765,12 +766,24 @@ def write_log(ws: Workspace, p: WriteLogParams) -> WriteLogResult:
     except PathEscape:
         out.error = f"The session logs of {p.task_id} lead outside the project; not written"
         return out
+    except OSError as exc:  # the disk's or the repository's doing (a full disk, a lock file that is a link)
+        out.error = _not_written(p.task_id, exc)
+        return out
     out.session = record.started
+    out.empty = not p.body.strip()
     return out
 
 
+def _not_written(task_id: str, exc: OSError) -> str:
+    return f"The session log of {task_id} could not be written: {exc.strerror or type(exc).__name__}"
+
+
 def _text_write_log(r: WriteLogResult) -> str:
-    return r.error or f"Log entry written to {r.task_id} session {r.session}"
+    if r.error:
+        return r.error
+    # A body sent under another name is ignored like any unknown key: the second line says so.
+    note = "\nThe entry has no text: no body was given." if r.empty else ""
+    return f"Log entry written to {r.task_id} session {r.session}{note}"
 
 
 def close_log(ws: Workspace, p: CloseLogParams) -> CloseLogResult:
@@ -787,6 +800,9 @@ def close_log(ws: Workspace, p: CloseLogParams) -> CloseLogResult:
         return out
     except PathEscape:
         out.error = f"The session logs of {p.task_id} lead outside the project; not written"
+        return out
+    except OSError as exc:  # the disk's or the repository's doing (a full disk, a lock file that is a link)
+        out.error = _not_written(p.task_id, exc)
         return out
     return CloseLogResult(p.task_id, record.started, record.closed, record.duration_minutes, record.entries)
 
