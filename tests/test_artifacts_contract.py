@@ -29,7 +29,8 @@ async def test_no_project_says_how_to_create_one(tmp_path):
             result = await client.call_tool(tool, args)
             assert result.is_error, tool
             assert result.content[0].text == (
-                f"No Contextia project found in {tmp_path.resolve()}. Run `repoctx artifacts init` to create one.")
+                f"No Contextia project found in {tmp_path.resolve()} or any parent. "
+                "Run `repoctx artifacts init` to create one.")
             assert result.structured_content["error"] == result.content[0].text
         with pytest.raises(MCPError):
             await client.read_resource("contextia://index")

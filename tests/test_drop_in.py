@@ -240,3 +240,21 @@ async def test_a_contextia_project_in_a_parent_directory_is_found(tmp_path):
         tasks = await client.call_tool("mcp_list_tasks", {})
         assert "TASK-001: From the top" in tasks.content[0].text
     assert "TASK-001" in run_cli("artifacts", "task", "list", "--root", str(sub), check=True).stdout
+
+
+@pytest.mark.anyio
+async def test_values_the_contracts_show_are_accepted(repo):
+    """Contextia's tables show "all" as a filter's default and counts as numbers; its clients
+    send them as written. The context engine's budget stays an exact integer."""
+    async with mcp_client("--root", str(repo)) as client:
+        every = await client.call_tool("mcp_list_tasks", {})
+        for arguments in ({"status": "all"}, {"kind": "all"}, {"status": "all", "kind": "all"}):
+            same = await client.call_tool("mcp_list_tasks", arguments)
+            assert not same.is_error and same.content[0].text == every.content[0].text
+        assert (await client.call_tool("mcp_list", {"type": "spec", "status": "all"})).is_error is False
+        searched = await client.call_tool("mcp_search", {"query": "engine", "type": "all", "field": "all", "limit": "5"})
+        assert not searched.is_error and searched.structured_content["results"]
+        logs = await client.call_tool("mcp_read_log", {"task_id": "TASK-001", "latest": "false", "n": "2"})
+        assert not logs.is_error
+        budget = await client.call_tool("context_resolve", {"cache": "docs", "query": "guide", "budget": "100"})
+        assert budget.is_error and budget.structured_content["error"]["code"] == "invalid_budget"

@@ -65,6 +65,9 @@ class Command:
     # with the tree (list_contexts: 1.1 MB on 100,000 files), where a second copy as structured
     # content doubles what every client reads and parses (docs/scopes.md, "Large trees").
     structured: bool = True
+    # Numbers and booleans given as strings ("3" for a count) are taken, as the original systems
+    # take them; False where a contract fixes the types (the context engine's budget).
+    lax: bool = True
     # Its answer depends on how a server was started: the CLI takes serve's --tools, --profile,
     # --names and --read-only too, so the command equals the tool of a server started so.
     server_view: bool = False
@@ -123,7 +126,7 @@ class Command:
         arguments = arguments or {}
         if isinstance(arguments, dict) and not self._fields.issuperset(arguments):
             arguments = {k: v for k, v in arguments.items() if k in self._fields}
-        params = msgspec.convert(arguments, self.params)
+        params = msgspec.convert(arguments, self.params, strict=not self.lax)
         try:  # lone surrogates (non-UTF-8 argv bytes) would fail later, when a result echoes them
             msgspec.json.encode(params)
         except UnicodeEncodeError:
