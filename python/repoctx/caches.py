@@ -27,13 +27,13 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any, Callable, Literal
 
 import msgspec
 from msgspec import Meta, Struct
 
 from repoctx import _core
-from repoctx.commands import Command
+from repoctx.commands import Command, fixed_form
 from repoctx.formats import cache as fmt
 from repoctx.workspace import PathEscape, Workspace, locked
 
@@ -150,18 +150,22 @@ def load_view(directory: str) -> _core.CacheView:
     """Read and verify a whole cache: manifest, index, no orphans, every document's id and hash."""
     paths = [directory, *(os.path.join(directory, n) for n in ("manifest.json", "index.json", DOCUMENTS))]
     watch = _core.CacheWatch([directory, paths[3]])  # first: a change while reading shows on the next call
-    watched = []
+    watched, problem = [], None
     for path in paths:  # then the stat keys, for the same reason
         try:
             st = os.lstat(path)
-        except FileNotFoundError:
-            raise CacheError("cache_invalid") from None
-        except OSError:
-            raise CacheError("io_error") from None
+        except OSError as exc:
+            problem = problem or ("cache_invalid" if isinstance(exc, FileNotFoundError) else "io_error")
+            continue
         watched.append((path, _key(st)))
+    # The manifest is read before any other check, as the engine does: an unreadable one is
+    # io_error even when other files are missing too.
+    raw_manifest = _read_regular(paths[1])
+    if problem:
+        raise CacheError(problem)
     if not stat.S_ISDIR(st.st_mode):  # documents/ itself, never a symlink
         raise CacheError("cache_invalid")
-    manifest = _decode(_read_regular(paths[1]), fmt.Manifest)
+    manifest = _decode(raw_manifest, fmt.Manifest)
     names = verify_manifest(manifest)
     index = _decode(_read_regular(paths[2]), dict[str, str])
     if index != {e.id: e.file for e in manifest.documents}:
@@ -235,6 +239,18 @@ class ListCachesParams(Struct):
 
 
 class InspectParams(Struct):
+    cache: CacheName
+    total_bytes_of: Annotated[
+        Literal["documents", "directory"],
+        Meta(description="What total_bytes sums: the document files the manifest lists (as the reference "
+             "CLI's fixtures) or the files directly in the cache directory, no symlinks (as the engine's "
+             "MCP server, and so the tool context_inspect_cache)"),
+    ] = "documents"
+
+
+class InspectCacheParams(Struct):
+    """The MCP tool's parameters: the contract's one."""
+
     cache: CacheName
 
 
@@ -310,7 +326,12 @@ def inspect_cache(ws: Workspace, p: InspectParams) -> fmt.InspectResult | fmt.Er
     version, count = data.get("cache_version"), data.get("document_count")
     version = version if isinstance(version, str) else None
     count = count if type(count) is int and count >= 0 else None
-    total = _document_bytes(directory, data.get("documents")) if version is not None and count is not None else None
+    if version is None or count is None:
+        total = None
+    elif p.total_bytes_of == "directory":
+        total = _directory_bytes(directory)
+    else:
+        total = _document_bytes(directory, data.get("documents"))
     if total is None:
         return fmt.InspectResult(version or "", count or 0, 0, False)
     return fmt.InspectResult(version, count, total, True)
@@ -333,6 +354,16 @@ def _document_bytes(directory: str, entries: object) -> int | None:
             if stat.S_ISREG(st.st_mode):
                 total += st.st_size
         return total
+    except OSError:
+        return None
+
+
+def _directory_bytes(directory: str) -> int | None:
+    """Sum of the sizes of the regular files directly in `directory` (symlinks and
+    subdirectories left out); None when the directory cannot be listed."""
+    try:
+        with os.scandir(directory) as it:
+            return sum(e.stat(follow_symlinks=False).st_size for e in it if e.is_file(follow_symlinks=False))
     except OSError:
         return None
 
@@ -552,17 +583,37 @@ COMMANDS = [
     ),
     Command(
         name="cache inspect",
-        tool="context_inspect_cache",
-        aliases=("context.inspect_cache",),
+        tool=None,
         summary="Show a cache's version, document count, size and whether its manifest is valid.",
         description="Reads the cache's manifest (never document content); total_bytes sums the document "
-        "files. valid is false when the manifest is missing, unparseable or lacks its fields.",
+        "files (with --total-bytes-of directory: the files directly in the cache directory, as the MCP tool). "
+        "valid is false when the manifest is missing, unparseable or lacks its fields.",
         params=InspectParams,
         result=fmt.InspectResult,
         handler=_guarded(inspect_cache),
         encode=_inspect_text,
         render=_render_json,
         on_invalid=_invalid_cache,
+        **COMMON,
+    ),
+    # The engine's MCP server counts other bytes than its CLI's fixtures: the tool is the
+    # command with total_bytes_of fixed (docs/caches.md, "total_bytes").
+    Command(
+        name="cache inspect",
+        tool="context_inspect_cache",
+        aliases=("context.inspect_cache",),
+        summary="Show a cache's version, document count, size and whether its manifest is valid "
+        "(as `repoctx cache inspect --total-bytes-of directory`).",
+        description="Reads the cache's manifest (never document content); total_bytes sums the files "
+        "directly in the cache directory (not below it, no symlinks). valid is false when the manifest is "
+        "missing, unparseable or lacks its fields.",
+        params=InspectCacheParams,
+        result=fmt.InspectResult,
+        handler=fixed_form(InspectParams, _guarded(inspect_cache), total_bytes_of="directory"),
+        encode=_inspect_text,
+        render=_render_json,
+        on_invalid=_invalid_cache,
+        cli=False,
         **COMMON,
     ),
     Command(
