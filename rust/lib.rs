@@ -149,6 +149,13 @@ fn read_yaml_many(py: Python<'_>, paths: Vec<String>, max_bytes: u64) -> Vec<(&'
         .collect()
 }
 
+/// One YAML document as JSON text, parsed with the bounds of yamlread.rs; a refused one
+/// raises ValueError(reason, line, syntax).
+#[pyfunction]
+fn yaml_to_json(py: Python<'_>, data: &[u8]) -> PyResult<String> {
+    py.detach(|| yamlread::to_json(data)).map_err(|r| PyValueError::new_err((r.reason, r.line, r.syntax)))
+}
+
 /// Per module directory: (code files, key files as (path, role), import specifiers, ignored).
 #[pyfunction]
 fn scan_modules(
@@ -523,6 +530,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(is_source_file, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(read_yaml_many, m)?)?;
+    m.add_function(wrap_pyfunction!(yaml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(scan_modules, m)?)?;
     m.add_class::<CacheViewPy>()?;
     m.add_class::<CacheWatchPy>()?;

@@ -48,6 +48,10 @@ def is_source_file(name: str) -> bool:
 def read_yaml_many(paths: list[str], max_bytes: int) -> list[tuple[str, str]]:
     """Parse YAML files in parallel: ("json", text) | ("missing", "") | ("too_large", "") | ("invalid", reason)."""
 
+def yaml_to_json(data: bytes) -> str:
+    """One YAML document as JSON text, bounded in depth and alias expansion (rust/yamlread.rs);
+    a refused one raises ValueError(reason, line, syntax)."""
+
 def scan_modules(root: str, dirs: list[str]) -> list[tuple[int, list[tuple[str, str]], list[str], bool]]:
     """For each module directory (relative, "" for the root): (code files, key files as
     (repo-relative path, role) with role entry|config|core|test, sorted unique import specifiers

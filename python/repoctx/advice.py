@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from repoctx import fs
+from repoctx.formats import bounded
 from repoctx.workspace import CONFIG_FILE, load_yaml_file
 
 VALIDATE = "`repoctx validate` lists every problem"
@@ -44,7 +45,10 @@ def _scan_config(root: str) -> list[str]:
             return []
     except OSError as exc:  # a link that leads out
         return [f"{CONFIG_FILE}: {exc.strerror}; the defaults apply"]
-    data = load_yaml_file(os.path.join(root, CONFIG_FILE))
+    try:
+        data = load_yaml_file(os.path.join(root, CONFIG_FILE))
+    except bounded.YamlError as exc:
+        return [f"{CONFIG_FILE}: not valid YAML ({exc}); the defaults apply until it is fixed"]
     if not isinstance(data, dict):
         return [f"{CONFIG_FILE}: not a YAML mapping (e.g. `min_tokens: 4096`); the defaults apply until it is fixed"]
     wrong = [f"{name} must be {kind}" for name, kind, ok in (

@@ -34,6 +34,7 @@ from msgspec import Meta, Struct
 
 from repoctx import _core
 from repoctx.commands import Command, fixed_form
+from repoctx.formats import bounded
 from repoctx.formats import cache as fmt
 from repoctx.workspace import PathEscape, Workspace, locked
 
@@ -120,7 +121,7 @@ def _read_regular(path: str) -> bytes:
 
 def _decode(raw: bytes, tp: Any) -> Any:
     try:
-        return msgspec.json.decode(raw, type=tp)
+        return bounded.json(raw, type=tp)
     except (msgspec.DecodeError, msgspec.ValidationError):
         raise CacheError("cache_invalid") from None
 
@@ -314,7 +315,7 @@ def inspect_cache(ws: Workspace, p: InspectParams) -> fmt.InspectResult | fmt.Er
     directory = locate(ws, p.cache)
     try:
         raw = _read_regular(os.path.join(directory, "manifest.json"))
-        data = msgspec.json.decode(raw)
+        data = bounded.json(raw)
     except CacheError as exc:
         if exc.code == "io_error":
             raise

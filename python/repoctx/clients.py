@@ -20,6 +20,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.commands import Command
+from repoctx.formats import bounded
 from repoctx.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.workspace import Workspace, atomic_write, locked
 
@@ -134,7 +135,7 @@ def _read_json(path: str) -> Any:
     if not raw.strip():
         return {}
     try:
-        return msgspec.json.decode(raw)
+        return bounded.json(raw)
     except msgspec.DecodeError as exc:
         raise _Unreadable(f"is not plain JSON ({exc}); comments and trailing commas are not merged") from None
 

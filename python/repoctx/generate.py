@@ -14,7 +14,6 @@ summary that no longer equals it was edited.
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import re
@@ -28,6 +27,7 @@ from msgspec import UNSET
 from msgspec.structs import replace
 
 from repoctx import _core
+from repoctx.formats import bounded
 from repoctx.formats import context_file as cf
 from repoctx.gitstate import recorded_commit
 
@@ -192,7 +192,7 @@ def _python(directory: str, names: set[str]) -> Manifest | None:
     if "pyproject.toml" in names:
         text = _load_text(os.path.join(directory, "pyproject.toml"))
         try:
-            data = tomllib.loads(text or "")
+            data = bounded.toml(text or "")
         except tomllib.TOMLDecodeError:
             data = {}
         found = True
@@ -230,7 +230,7 @@ def _python(directory: str, names: set[str]) -> Manifest | None:
 
 def _rust(directory: str) -> Manifest | None:
     try:
-        data = tomllib.loads(_load_text(os.path.join(directory, "Cargo.toml")) or "")
+        data = bounded.toml(_load_text(os.path.join(directory, "Cargo.toml")) or "")
     except tomllib.TOMLDecodeError:
         return None
     m = Manifest("rust", test="cargo test")
@@ -251,8 +251,8 @@ def _rust(directory: str) -> Manifest | None:
 
 def _js(directory: str) -> Manifest | None:
     try:
-        data = json.loads(_load_text(os.path.join(directory, "package.json")) or "")
-    except ValueError:
+        data = bounded.json(_load_text(os.path.join(directory, "package.json")) or "")
+    except msgspec.DecodeError:
         return None
     if not isinstance(data, dict):
         return None

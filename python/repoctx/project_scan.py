@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from repoctx import _core
+from repoctx.formats import bounded
 from repoctx.formats import project_file as pf
 from repoctx.workspace import Workspace, load_yaml_file
 
@@ -124,7 +125,7 @@ class Manifests:
 def _toml(path: str) -> dict:
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            data = bounded.toml(fh.read().decode())
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -133,7 +134,7 @@ def _toml(path: str) -> dict:
 def _json(path: str) -> dict:
     try:
         with open(path, "rb") as fh:
-            data = msgspec.json.decode(fh.read())
+            data = bounded.json(fh.read())
     except (OSError, msgspec.DecodeError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -256,7 +257,10 @@ def _members(ws: Workspace, root_m: Manifests) -> list[tuple[str, str]]:
     members += [(d, "cargo") for d in _expand(ws, list(workspace.get("members") or []), "Cargo.toml") if d not in excluded]
     npm = root_m.package.get("workspaces")
     patterns = npm.get("packages", []) if isinstance(npm, dict) else npm or []
-    pnpm = load_yaml_file(os.path.join(ws.root, "pnpm-workspace.yaml"))
+    try:
+        pnpm = load_yaml_file(os.path.join(ws.root, "pnpm-workspace.yaml"))
+    except bounded.YamlError:  # read as no workspace members, as a missing file is
+        pnpm = None
     if isinstance(pnpm, dict) and isinstance(pnpm.get("packages"), list):
         patterns = [*patterns, *pnpm["packages"]]
     members += [(d, "npm") for d in _expand(ws, list(patterns), "package.json")]

@@ -26,6 +26,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import _core, journal
 from repoctx.commands import Check, CheckResult, Command
+from repoctx.formats import bounded
 from repoctx.formats import context_file as cf
 from repoctx.formats.proposal import (
     PROPOSALS_DIR,
@@ -64,15 +65,9 @@ class ProposalError(Exception):
 # --- which files, and what makes their content valid ------------------------
 
 
-def _yaml(data: bytes) -> object:
-    import yaml
-
-    return yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-
-
 def _check_context_file(data: bytes) -> str | None:
     try:
-        cf.from_data(_yaml(data))
+        cf.from_data(bounded.yaml(data))
     except cf.UnsupportedVersion as exc:
         return f"unsupported schema version {exc.found} (version 1 is supported)"
     except cf.SchemaError as exc:
@@ -91,7 +86,7 @@ def _check_project_file(data: bytes) -> str | None:
 
 
 def _check_mapping(data: bytes) -> str | None:
-    return None if isinstance(_yaml(data), dict) else "must be a YAML mapping"
+    return None if isinstance(bounded.yaml(data), dict) else "must be a YAML mapping"
 
 
 def _check_artifact(data: bytes) -> str | None:
@@ -126,7 +121,7 @@ def _check_markdown(data: bytes) -> str | None:
         head, _body = artifact.split_document(text)
     except artifact.DocumentError as exc:
         return str(exc)
-    return None if isinstance(_yaml(head), dict) else "frontmatter must be a YAML mapping"
+    return None if isinstance(bounded.yaml(head), dict) else "frontmatter must be a YAML mapping"
 
 
 _CHECKS = {
@@ -144,15 +139,13 @@ def _kind(rel: str):
 
 def content_problem(rel: str, data: bytes) -> str | None:
     """Why `data` is not valid content for the context file `rel`, or None."""
-    import yaml
-
     try:
         data.decode("utf-8")
         return _kind(rel)(data)
     except UnicodeDecodeError:
         return "not UTF-8 text"
-    except yaml.YAMLError as exc:
-        return f"not valid YAML ({str(exc).splitlines()[0]})"
+    except bounded.YamlError as exc:
+        return f"not valid YAML ({exc})"
 
 
 # --- reading the files a proposal is about ----------------------------------
@@ -305,7 +298,7 @@ def _is_id(text: str) -> bool:
 def _decode(raw: bytes) -> Proposal:
     if len(raw) > MAX_PROPOSAL_BYTES:
         raise msgspec.DecodeError("too large")
-    return msgspec.json.decode(raw, type=Proposal)
+    return bounded.json(raw, type=Proposal)
 
 
 def load(ws: Workspace, ref: str) -> tuple[Proposal, bytes]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import msgspec
 
 from repoctx.formats import artifact as fa
+from repoctx.formats import bounded
 from repoctx.workspace import Workspace, atomic_write, locked
 
 ENTRY_FILE = re.compile(r"^(\d+)\.md$")
@@ -56,13 +57,11 @@ def task_dir(ws: Workspace, task_id: str) -> str:
 
 def _read_record(directory: str) -> fa.SessionRecord | None:
     """The session's record; None when it is missing or unreadable (the session is skipped)."""
-    import yaml
-
     try:
         with open(os.path.join(directory, SESSION_FILE), "rb") as fh:
-            data = fa.load_yaml(fh.read().decode("utf-8", "replace"))
+            data = bounded.yaml(fh.read().decode("utf-8", "replace"))
         return msgspec.convert(data, fa.SessionRecord)
-    except (OSError, yaml.YAMLError, msgspec.ValidationError):
+    except (OSError, bounded.YamlError, msgspec.ValidationError):
         return None
 
 
@@ -83,8 +82,6 @@ def _entry_files(directory: str) -> list[tuple[int, str]]:
 
 
 def _read_entry(directory: str, number: int, name: str) -> Entry | None:
-    import yaml
-
     try:
         with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as fh:
             text = fh.read()
@@ -93,10 +90,10 @@ def _read_entry(directory: str, number: int, name: str) -> Entry | None:
     written, body = "", text
     try:
         head, body = fa.split_document(text)
-        data = fa.load_yaml(head)
+        data = bounded.yaml(head)
         if isinstance(data, dict):
             written = str(data.get("written", ""))
-    except (fa.DocumentError, yaml.YAMLError):
+    except (fa.DocumentError, bounded.YamlError):
         pass
     return Entry(number, written, body.strip())
 

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from repoctx import _core, fs, journal
+from repoctx.formats import bounded
 
 CONFIG_FILE = ".context.config.yaml"
 DEFAULT_MAX_DEPTH = 10
@@ -111,7 +112,10 @@ class Workspace:
     def scan_config(self) -> ScanConfig:
         """The scan settings of `.context.config.yaml`, read leniently: a field
         with the wrong type is left at its default rather than voiding the file."""
-        data = load_yaml_file(os.path.join(self.root, CONFIG_FILE))
+        try:
+            data = load_yaml_file(os.path.join(self.root, CONFIG_FILE))
+        except bounded.YamlError:  # the advice after a command names it
+            data = None
         if not isinstance(data, dict):
             return ScanConfig()
         ignore = data.get("ignore")
@@ -141,17 +145,12 @@ def _inside(path: str, root: str) -> bool:
 
 
 def load_yaml_file(path: str, max_bytes: int = 1 << 20) -> object:
-    """Parse a small YAML file with the C loader; None when absent, unreadable or malformed."""
+    """A small YAML file's data; None when absent or unreadable, bounded.YamlError when refused."""
     try:
         raw = fs.read_bytes(*fs.split(path), max_bytes)
     except OSError:  # absent, over the cap, not a file, or a link that leads out
         return None
-    import yaml  # here, not above: most repositories have no config file, and the CLI starts faster
-
-    try:
-        return yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return None
+    return bounded.yaml(raw)
 
 
 def atomic_write(path: str, data: bytes) -> None:

@@ -10,6 +10,8 @@ from typing import Literal
 import msgspec
 from msgspec import Struct, field
 
+from repoctx.formats import bounded
+
 CONTEXTIA_DIR = ".contextia"
 CONFIG_FILE = "config.yaml"
 IDENTITY_FILE = "system/identity.md"
@@ -112,21 +114,13 @@ def split_document(text: str) -> tuple[str, str]:
     return m.group(1), text[m.end():]
 
 
-def load_yaml(text: str) -> object:
-    import yaml
-
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-
-
 def parse_document(text: str) -> tuple[Frontmatter, str]:
     """The frontmatter and body of an artifact, or DocumentError saying what is wrong."""
-    import yaml
-
     head, body = split_document(text)
     try:
-        data = load_yaml(head)
-    except yaml.YAMLError as exc:
-        raise DocumentError(f"frontmatter is not valid YAML{_where(head, getattr(exc, 'problem_mark', None))}") from None
+        data = bounded.yaml(head)
+    except bounded.YamlError as exc:
+        raise DocumentError(f"frontmatter is not valid YAML{_where(head, exc)}") from None
     if not isinstance(data, dict):
         raise DocumentError("frontmatter is not a mapping of fields")
     for name in REQUIRED_FIELDS:
@@ -138,13 +132,12 @@ def parse_document(text: str) -> tuple[Frontmatter, str]:
         raise DocumentError(_field_message(str(exc))) from None
 
 
-def _where(head: str, mark) -> str:
-    """" at line N (field 'x')": the file's line (after the opening '---') and the key on it."""
-    if mark is None:
-        return ""
+def _where(head: str, exc: bounded.YamlError) -> str:
+    """" at line N (field 'x')": the file's line (after the opening '---') and the key on it,
+    then the reason when it is not plain syntax (a bound: "nested deeper than 128 levels")."""
     lines = head.splitlines()
-    key = re.match(r"\s*([A-Za-z_][\w-]*)\s*:", lines[mark.line]) if mark.line < len(lines) else None
-    return f" at line {mark.line + 2}" + (f" (field '{key.group(1)}')" if key else "")
+    key = re.match(r"\s*([A-Za-z_][\w-]*)\s*:", lines[exc.line - 1]) if exc.line <= len(lines) else None
+    return f" at line {exc.line + 1}" + (f" (field '{key.group(1)}')" if key else "") + ("" if exc.syntax else f": {exc.reason}")
 
 
 def _field_message(message: str) -> str:
@@ -158,18 +151,14 @@ def _field_message(message: str) -> str:
 
 def parse_config(text: str) -> Config:
     """The project config; DocumentError naming the field that is wrong."""
-    import yaml
-
     try:
-        data = load_yaml(text)
-    except yaml.YAMLError:
-        raise DocumentError("config.yaml is not valid YAML") from None
+        data = bounded.yaml(text)
+    except bounded.YamlError as exc:
+        raise DocumentError(f"config.yaml is not valid YAML ({exc})") from None
     if data is None:
         return Config()
     if not isinstance(data, dict):
         raise DocumentError("config.yaml is not a mapping of fields")
-    if isinstance(data.get("checks"), dict):  # YAML 1.1 reads a bare `off` as false
-        data["checks"] = {k: "off" if v is False else v for k, v in data["checks"].items()}
     try:
         config = msgspec.convert(data, Config)
     except msgspec.ValidationError as exc:

@@ -9,12 +9,13 @@ docs/project-file.md.
 
 from __future__ import annotations
 
-import datetime as _dt
 import posixpath
 from typing import Literal
 
 import msgspec
 from msgspec import Struct
+
+from repoctx.formats import bounded
 
 PROJECT_DIR = ".repoctx"
 PROJECT_FILE = ".repoctx/project.yaml"
@@ -94,20 +95,6 @@ class InvalidProjectFile(Exception):
     """project.yaml cannot be used; the message names the field at fault."""
 
 
-def _plain(value: object) -> object:
-    """YAML timestamps (unquoted dates) as ISO strings, so they fit `str` fields."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, _dt.datetime):
-        text = value.isoformat()
-        return text[:-6] + "Z" if text.endswith("+00:00") else text
-    if isinstance(value, _dt.date):
-        return value.isoformat()
-    return value
-
-
 def _field_path(message: str) -> tuple[str, str]:
     """msgspec's "… - at `$.a.b[0]`" as ("…", "a.b[0]")."""
     text, sep, where = message.rpartition(" - at `")
@@ -125,7 +112,6 @@ def from_data(data: object) -> ProjectFile:
         raise InvalidProjectFile(
             f"{PROJECT_FILE} has version {version}; this repoctx reads version {SCHEMA_VERSION}"
         )
-    data = _plain(data)
     modules = data.get("modules")
     if isinstance(modules, dict):  # one by one first, so an error names the module, not `modules[...]`
         for name, module in modules.items():
@@ -165,14 +151,10 @@ def _relative(field: str, path: str) -> None:
 
 
 def loads(raw: bytes) -> ProjectFile:
-    import yaml
-
     try:
-        data = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise InvalidProjectFile(f"{PROJECT_FILE} is not valid YAML{where}") from None
+        data = bounded.yaml(raw)  # YAML 1.2: unquoted dates stay text, as the `str` fields want
+    except bounded.YamlError as exc:
+        raise InvalidProjectFile(f"{PROJECT_FILE} is not valid YAML at line {exc.line}: {exc.reason}") from None
     return from_data(data)
 
 
