@@ -18,7 +18,7 @@ from repoctx.workspace import Workspace, atomic_write, locked
 TYPE_NAMES = tuple(fa.TYPES)
 
 
-class InitParams(Struct, forbid_unknown_fields=True):
+class InitParams(Struct):
     project: Annotated[str | None, Meta(description="Project name (default: the root directory's name)")] = None
 
 
@@ -83,7 +83,7 @@ TEMPLATES = {
 }
 
 
-class NewParams(Struct, forbid_unknown_fields=True):
+class NewParams(Struct):
     type: Annotated[str, Meta(description="spec, decision, norm or task")]
     title: Annotated[str, Meta(description="The artifact's title")]
     kind: Annotated[str | None, Meta(description="Task kind: feature, bug, chore or spike (default: feature)")] = None

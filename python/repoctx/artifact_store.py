@@ -9,6 +9,8 @@ rust/srcindex.rs); questions about one file read that file instead.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import os
 import stat
 import threading
@@ -26,8 +28,21 @@ GLOB_CHARS = frozenset("*?[{")
 class NoProject(Exception):
     def __init__(self, root: str) -> None:
         super().__init__(
-            f"No Contextia project found in {root}. Run `repoctx artifacts init` to create one."
+            f"No Contextia project found in {root} or any parent. Run `repoctx artifacts init` to create one."
         )
+
+
+def in_project(fn):
+    """`fn(ws, arg)` run on the Contextia project serving `ws`: the root's, or the nearest
+    parent's as Contextia finds it (then that directory is the root its paths are confined to)."""
+
+    @functools.wraps(fn)
+    def run(ws: Workspace, arg):
+        base = fa.find_project_dir(ws.root)
+        top = os.path.dirname(base) if base is not None else ws.root
+        return fn(ws if top == ws.root else dataclasses.replace(ws, root=top), arg)
+
+    return run
 
 
 class Problem(Exception):

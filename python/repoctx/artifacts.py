@@ -99,12 +99,12 @@ def _data(a: Artifact) -> ArtifactData:
 # --- mcp_show, mcp_show_task ------------------------------------------------------
 
 
-class ShowParams(Struct, forbid_unknown_fields=True):
+class ShowParams(Struct):
     artifact_id: Id
     format: Depth = "summary"
 
 
-class ShowTaskParams(Struct, forbid_unknown_fields=True):
+class ShowTaskParams(Struct):
     task_id: TaskId
     format: Depth = "summary"
 
@@ -141,7 +141,7 @@ def _text_show(r: ShowResult) -> str:
 # --- mcp_search ---------------------------------------------------------------------
 
 
-class SearchParams(Struct, forbid_unknown_fields=True):
+class SearchParams(Struct):
     query: Annotated[str, Meta(description="Words to look for in titles, tags and bodies")]
     type: Annotated[
         str | None, Meta(description="Only this artifact type: spec, decision, norm or task (default: all)")
@@ -151,6 +151,9 @@ class SearchParams(Struct, forbid_unknown_fields=True):
     ] = None
     # No upper bound (the contract has none): a search answers at most every artifact, as mcp_list does.
     limit: Annotated[int, Meta(description="Maximum number of results, 1 or more")] = 10
+
+    def __post_init__(self) -> None:
+        _all_means_any(self, "type", "field")
 
 
 class Hit(Struct, omit_defaults=True):
@@ -268,15 +271,28 @@ def _text_search(r: SearchResult) -> str:
 # --- mcp_list, mcp_list_tasks ---------------------------------------------------------
 
 
-class ListParams(Struct, forbid_unknown_fields=True):
+def _all_means_any(params: Struct, *filters: str) -> None:
+    """The contract shows "all" as a filter's default: given literally, it filters nothing."""
+    for name in filters:
+        if getattr(params, name) == "all":
+            setattr(params, name, None)
+
+
+class ListParams(Struct):
     type: Annotated[str, Meta(description="Artifact type: spec, decision, norm or task",
                               extra_json_schema={"enum": list(TYPE_NAMES)})]
     status: Annotated[str | None, Meta(description="Only this status, e.g. approved, draft, deprecated (default: all)")] = None
 
+    def __post_init__(self) -> None:
+        _all_means_any(self, "status")
 
-class ListTasksParams(Struct, forbid_unknown_fields=True):
+
+class ListTasksParams(Struct):
     status: Annotated[str | None, Meta(description="Only this status: backlog, in_progress, blocked or done (default: all)")] = None
     kind: Annotated[str | None, Meta(description="Only this kind: feature, bug, chore or spike (default: all)")] = None
+
+    def __post_init__(self) -> None:
+        _all_means_any(self, "status", "kind")
 
 
 class Listed(Struct, omit_defaults=True):
@@ -341,7 +357,7 @@ def _text_list(r: ListResult) -> str:
 # --- mcp_trace, mcp_find_by_path -----------------------------------------------------------
 
 
-class TraceParams(Struct, forbid_unknown_fields=True):
+class TraceParams(Struct):
     path: Annotated[str, Meta(description="Relative path to a source file, e.g. src/auth/login.py")]
 
 
@@ -460,7 +476,7 @@ def _text_trace(r: TraceResult) -> str:
     return "\n".join(lines)
 
 
-class FindParams(Struct, forbid_unknown_fields=True):
+class FindParams(Struct):
     file_path: Annotated[str, Meta(description="Relative path or glob pattern, e.g. src/auth/*.py")]
 
 
@@ -539,7 +555,7 @@ def _text_find(r: FindResult) -> str:
 # --- mcp_context --------------------------------------------------------------------------
 
 
-class ContextParams(Struct, forbid_unknown_fields=True):
+class ContextParams(Struct):
     task_id: TaskId
     depth: Annotated[
         str,
@@ -603,7 +619,7 @@ def _text_context(r: ContextResult) -> str:
 # --- mcp_check ------------------------------------------------------------------------------
 
 
-class CheckParams(Struct, forbid_unknown_fields=True):
+class CheckParams(Struct):
     baseline: Annotated[
         str,
         Meta(description='Which checks to run: "all", "links", "schema" or "annotations"',
@@ -655,20 +671,20 @@ def _text_check(r: CheckResult) -> str:
 # --- session logs ------------------------------------------------------------------------------
 
 
-class ReadLogParams(Struct, forbid_unknown_fields=True):
+class ReadLogParams(Struct):
     task_id: TaskId
     latest: Annotated[bool, Meta(description="Only the most recent session log")] = True
     n: Annotated[int, Meta(description="How many recent session logs (when latest is false)")] = 1
 
 
-class WriteLogParams(Struct, forbid_unknown_fields=True):
+class WriteLogParams(Struct):
     task_id: TaskId
     # Optional, as in the contract's parameter table: without text the entry records only its time.
     body: Annotated[str, Meta(description="The entry, in markdown: progress, decisions, open questions, files "
                               "changed (optional: without it the entry records only its time)")] = ""
 
 
-class CloseLogParams(Struct, forbid_unknown_fields=True):
+class CloseLogParams(Struct):
     task_id: TaskId
 
 
@@ -824,6 +840,8 @@ def _failed(r) -> bool:
 def _cmd(name: str, tool: str | None, summary: str, description: str, params, result, handler, text,
          positional=(), writes=False, is_error=_failed) -> Command:
     # Results can list hundreds of artifacts or annotations: clients need not validate them item by item.
+    # Every command but init reads the project found in the root or a parent, as Contextia does.
+    handler = handler if handler is authoring.init else store.in_project(handler)
     return Command(name=name, tool=tool, summary=summary, description=description, params=params, result=result,
                    handler=handler, is_error=is_error, writes=writes, positional=positional, render=text, text=text,
                    large_lists=True, surface="artifacts")

@@ -548,7 +548,7 @@ def _invalid_build(arguments: object) -> fmt.ErrorResult:
     return fmt.error("io_error", "Invalid arguments: --sources and --cache are required")
 
 
-COMMON = dict(is_error=_is_error, exit_code=_exit_code)
+COMMON = dict(is_error=_is_error, exit_code=_exit_code, lax=False)  # the engine's types are exact
 
 COMMANDS = [
     Command(
@@ -560,7 +560,7 @@ COMMANDS = [
         "and selects greedily within the budget (documents are never truncated). Deterministic: the same "
         "cache, query and budget give the same bytes.",
         params=ResolveParams,
-        result=fmt.SelectionResult,
+        result=fmt.SelectionResult | fmt.ErrorResult,
         handler=_guarded(resolve),
         encode=_compact,
         render=_render_json,
@@ -576,7 +576,7 @@ COMMANDS = [
         description="Each immediate subdirectory of the cache root, sorted by name, and whether it has a "
         "manifest.json. Discovery only: nothing is parsed or validated.",
         params=ListCachesParams,
-        result=fmt.ListCachesResult,
+        result=fmt.ListCachesResult | fmt.ErrorResult,
         handler=_guarded(list_caches),
         encode=_compact,
         render=_render_json,
@@ -590,7 +590,7 @@ COMMANDS = [
         "files (with --total-bytes-of directory: the files directly in the cache directory, as the MCP tool). "
         "valid is false when the manifest is missing, unparseable or lacks its fields.",
         params=InspectParams,
-        result=fmt.InspectResult,
+        result=fmt.InspectResult | fmt.ErrorResult,
         handler=_guarded(inspect_cache),
         encode=_inspect_text,
         render=_render_json,
@@ -609,7 +609,7 @@ COMMANDS = [
         "directly in the cache directory (not below it, no symlinks). valid is false when the manifest is "
         "missing, unparseable or lacks its fields.",
         params=InspectCacheParams,
-        result=fmt.InspectResult,
+        result=fmt.InspectResult | fmt.ErrorResult,
         handler=fixed_form(InspectParams, _guarded(inspect_cache), total_bytes_of="directory"),
         encode=_inspect_text,
         render=_render_json,
@@ -624,7 +624,7 @@ COMMANDS = [
         description="Writes manifest.json, index.json and documents/ under the cache root, atomically "
         "(a temporary directory, then a rename). Fails if the cache exists unless --force.",
         params=BuildParams,
-        result=fmt.BuildResult,
+        result=fmt.BuildResult | fmt.ErrorResult,
         handler=_guarded(build),
         writes=True,
         encode=_compact,

@@ -151,7 +151,7 @@ def runs_repoctx(entry: Any) -> bool:
 # --- repoctx install CLIENT ----------------------------------------------------------
 
 
-class InstallParams(Struct, forbid_unknown_fields=True):
+class InstallParams(Struct):
     client: Annotated[ClientName, Meta(description="Which client to register repoctx with")]
     name: Annotated[str, Meta(min_length=1, description="The server's name in the client (default repoctx)")] = "repoctx"
     dry_run: Annotated[bool, Meta(description="Show the change without writing it")] = False
@@ -230,7 +230,7 @@ def _render_install(r: InstallResult) -> str:
 # --- agent discover ------------------------------------------------------------------
 
 
-class DiscoverParams(Struct, forbid_unknown_fields=True):
+class DiscoverParams(Struct):
     pass
 
 

@@ -28,7 +28,7 @@ from repoctx.results import Envelope, failure, is_failure, success, with_structu
 from repoctx.workspace import Workspace
 
 
-class NoParams(Struct, forbid_unknown_fields=True):
+class NoParams(Struct):
     pass
 
 
@@ -194,7 +194,7 @@ def _render_capabilities(r: CapabilitiesResult) -> str:
 MAX_PROBLEMS = 100  # per check, in the result and the run
 
 
-class ValidateParams(Struct, forbid_unknown_fields=True):
+class ValidateParams(Struct):
     run: Annotated[
         bool,
         Meta(description="Record the validation as a run under .repoctx/runs/ (the default; "

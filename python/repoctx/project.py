@@ -167,7 +167,7 @@ def merge(old: pf.ProjectFile, new: pf.ProjectFile, now: str) -> tuple[pf.Projec
 # --- project init / project scan ------------------------------------------------
 
 
-class ProjectParams(Struct, forbid_unknown_fields=True):
+class ProjectParams(Struct):
     pass
 
 
@@ -242,7 +242,7 @@ def _render_project(r: ProjectResult) -> str:
 # --- add_discovery ------------------------------------------------------------
 
 
-class AddDiscoveryParams(Struct, forbid_unknown_fields=True):
+class AddDiscoveryParams(Struct):
     module: Annotated[str, Meta(min_length=1, description="Module name as listed by context://project/overview")]
     type: Annotated[pf.DiscoveryType, Meta(description="pattern, rule (a business rule), decision, or issue")]
     content: Annotated[str, Meta(min_length=1, max_length=4000,

@@ -25,7 +25,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import _core, journal
-from repoctx.commands import Check, CheckResult, Command
+from repoctx.commands import Check, CheckResult, Command, fixed_form
 from repoctx.formats import bounded
 from repoctx.formats import context_file as cf
 from repoctx.formats.proposal import (
@@ -327,7 +327,7 @@ def _encode(proposal: Proposal) -> bytes:
 # --- propose_change -------------------------------------------------------------
 
 
-class ProposeParams(Struct, forbid_unknown_fields=True):
+class ProposeParams(Struct):
     title: Annotated[str, Meta(min_length=1, max_length=200, description="One line: what the change does")]
     rationale: Annotated[str, Meta(min_length=1, description="Why: what you learned that the context lacks or gets wrong")]
     operations: Annotated[
@@ -412,7 +412,7 @@ def _render_propose(r: ProposeResult) -> str:
 # --- proposals list -------------------------------------------------------------
 
 
-class ListParams(Struct, forbid_unknown_fields=True):
+class ListParams(Struct):
     pass
 
 
@@ -445,19 +445,20 @@ Target = Annotated[Literal["latest"] | None, Meta(description="latest (the defau
 ProposalRef = Annotated[str, Meta(description="A proposal id, or latest for the newest proposal")]
 
 
-class InspectParams(Struct, forbid_unknown_fields=True):
+class InspectParams(Struct):
     target: Target = None
     id: ProposalRef | None = None
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES
 
 
-class InspectLatestParams(Struct, forbid_unknown_fields=True):
-    max_bytes: MaxBytes = DEFAULT_MAX_BYTES
+# The MCP forms are the contract's fixed commands: `proposals inspect latest --max-bytes 12000`
+# and `proposals inspect --id latest --max-bytes 12000` (the bound is not the client's to raise).
+class InspectLatestParams(Struct):
+    pass
 
 
-class InspectByIdParams(Struct, forbid_unknown_fields=True):
-    id: ProposalRef
-    max_bytes: MaxBytes = DEFAULT_MAX_BYTES
+class InspectByIdParams(Struct):
+    id: ProposalRef = "latest"
 
 
 class InspectResult(Envelope, kw_only=True):
@@ -494,17 +495,17 @@ def _render_inspect(r: InspectResult) -> str:
 # --- proposals validate ----------------------------------------------------------
 
 
-class ValidateParams(Struct, forbid_unknown_fields=True):
+class ValidateParams(Struct):
     target: Target = None
     id: ProposalRef | None = None
 
 
-class ValidateLatestParams(Struct, forbid_unknown_fields=True):
+class ValidateLatestParams(Struct):
     pass
 
 
-class ValidateByIdParams(Struct, forbid_unknown_fields=True):
-    id: ProposalRef
+class ValidateByIdParams(Struct):
+    id: ProposalRef = "latest"  # the contract's `proposals validate --id latest`
 
 
 class ValidateResult(Envelope, kw_only=True):
@@ -537,7 +538,7 @@ def _render_validate(r: ValidateResult) -> str:
 # --- proposals apply (CLI only) ------------------------------------------------
 
 
-class ApplyParams(Struct, forbid_unknown_fields=True):
+class ApplyParams(Struct):
     id: Annotated[str, Meta(description="The proposal id (see `repoctx proposals list`)")]
 
 
@@ -614,15 +615,13 @@ CHECKS = [
 ]
 
 
-def _by(params_cls, handler, **fixed):
-    """An MCP-only form of a CLI command: its own narrower parameters, the same handler."""
-    return lambda ws, p: handler(ws, params_cls(**fixed, **msgspec.structs.asdict(p)))
 
 
 COMMANDS = with_structured_invalid([
     Command(
         name="propose",
         tool="propose_change",
+        profile="propose",  # not one of the contract's twelve ctxt tools: served when asked for
         summary="Propose a change to context files instead of making it.",
         description="Stores the change (title, rationale, operations, and the hashes or fingerprints it "
         "was based on) under .repoctx/proposals/ after checking it applies cleanly and gives schema-valid "
@@ -661,12 +660,12 @@ COMMANDS = with_structured_invalid([
     Command(
         name="proposals inspect",
         tool="ctxt_proposals_inspect_latest",
-        summary="Show the newest proposal (as `repoctx proposals inspect latest --max-bytes N`).",
-        description="The proposal as stored, cut at max_bytes (default 12000) on a UTF-8 boundary; "
+        summary="Show the newest proposal (as `repoctx proposals inspect latest --max-bytes 12000`).",
+        description="The proposal as stored, cut at 12000 bytes on a UTF-8 boundary; "
         "`truncated` says whether it was cut. Proposals are untrusted until a person applies them.",
         params=InspectLatestParams,
         result=InspectResult,
-        handler=_by(InspectParams, inspect, target="latest", id=None),
+        handler=fixed_form(InspectParams, inspect, target="latest", id=None, max_bytes=DEFAULT_MAX_BYTES),
         is_error=is_failure,
         render=_render_inspect,
         cli=False,
@@ -674,12 +673,13 @@ COMMANDS = with_structured_invalid([
     Command(
         name="proposals inspect",
         tool="ctxt_proposals_inspect_latest_by_id",
-        summary="Show one proposal by id, or latest (as `repoctx proposals inspect --id ID --max-bytes N`).",
-        description="The proposal as stored, cut at max_bytes (default 12000) on a UTF-8 boundary; "
+        summary="Show one proposal by id, latest by default (as `repoctx proposals inspect --id latest "
+        "--max-bytes 12000`).",
+        description="The proposal as stored, cut at 12000 bytes on a UTF-8 boundary; "
         "`truncated` says whether it was cut. Proposals are untrusted until a person applies them.",
         params=InspectByIdParams,
         result=InspectResult,
-        handler=_by(InspectParams, inspect, target=None),
+        handler=fixed_form(InspectParams, inspect, target=None, max_bytes=DEFAULT_MAX_BYTES),
         is_error=is_failure,
         render=_render_inspect,
         cli=False,
@@ -705,7 +705,7 @@ COMMANDS = with_structured_invalid([
         "applies and the resulting files are schema-valid.",
         params=ValidateLatestParams,
         result=ValidateResult,
-        handler=_by(ValidateParams, validate, target="latest", id=None),
+        handler=fixed_form(ValidateParams, validate, target="latest", id=None),
         is_error=is_failure,
         render=_render_validate,
         cli=False,
@@ -713,13 +713,13 @@ COMMANDS = with_structured_invalid([
     Command(
         name="proposals validate",
         tool="ctxt_proposals_validate_latest_by_id",
-        summary="Check that one proposal, by id or latest, still applies cleanly "
-        "(as `repoctx proposals validate --id ID`).",
+        summary="Check that one proposal, by id, latest by default, still applies cleanly "
+        "(as `repoctx proposals validate --id latest`).",
         description="Verifies the stored proposal is intact, its preconditions still hold, every operation "
         "applies and the resulting files are schema-valid.",
         params=ValidateByIdParams,
         result=ValidateResult,
-        handler=_by(ValidateParams, validate, target=None),
+        handler=fixed_form(ValidateParams, validate, target=None),
         is_error=is_failure,
         render=_render_validate,
         cli=False,

@@ -25,7 +25,7 @@ DEFAULT_OUT = ".repoctx/report.html"
 ARTIFACT_TYPES = ("spec", "decision", "norm", "task")
 
 
-class ReportParams(Struct, forbid_unknown_fields=True):
+class ReportParams(Struct):
     out: Annotated[str, Meta(description="Where to write the page, inside the repository; `-` prints it")] = DEFAULT_OUT
 
 

@@ -133,7 +133,7 @@ def load(ws: Workspace, run_id: str) -> tuple[Run, bytes]:
 # --- runs list ---------------------------------------------------------------
 
 
-class RunsListParams(Struct, forbid_unknown_fields=True):
+class RunsListParams(Struct):
     pass
 
 
@@ -180,13 +180,13 @@ def _render_list(r: RunsListResult) -> str:
 RunRef = Annotated[str, Meta(description="A run id, or latest for the newest run")]
 
 
-class RunsReadParams(Struct, forbid_unknown_fields=True):
+class RunsReadParams(Struct):
     target: Annotated[Literal["latest"] | None, Meta(description="latest (the default), or give --id")] = None
     id: RunRef | None = None
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES
 
 
-class RunsReadLatestParams(Struct, forbid_unknown_fields=True):
+class RunsReadLatestParams(Struct):
     pass  # the contract's fixed `runs read latest --max-bytes 12000`: the bound is not the client's to raise
 
 

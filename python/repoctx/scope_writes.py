@@ -296,11 +296,11 @@ def _resolve_all(ws: Workspace, given: list[str]) -> list[str]:
     return out
 
 
-class InitParams(Struct, forbid_unknown_fields=True):
+class InitParams(Struct):
     quiet: Annotated[bool, Meta(description="no progress bar")] = False
 
 
-class RegenParams(Struct, forbid_unknown_fields=True):
+class RegenParams(Struct):
     scopes: Annotated[list[str], Meta(description="scopes to regenerate, each with the scopes under it (default: all)")] = []
     stale: Annotated[bool, Meta(description="only scopes that are stale or missing")] = False
     quiet: Annotated[bool, Meta(description="no progress bar")] = False
@@ -355,7 +355,7 @@ def _render_write(verb: str):
 # --- rehash ------------------------------------------------------------------
 
 
-class RehashParams(Struct, forbid_unknown_fields=True):
+class RehashParams(Struct):
     scopes: Annotated[list[str], Meta(description="scopes to rehash, each with the scopes under it (default: all)")] = []
     quiet: Annotated[bool, Meta(description="no progress bar")] = False
 
@@ -437,7 +437,7 @@ UPDATABLE = tuple(f for f in msgspec.structs.fields(cf.ContextFile) if f.name no
 UPDATABLE_NAMES = tuple(f.name for f in UPDATABLE)
 
 
-class UpdateContextParams(Struct, forbid_unknown_fields=True):
+class UpdateContextParams(Struct):
     scope: scopes.Scope
     fields: Annotated[
         dict[str, Any],
@@ -553,7 +553,7 @@ def _render_update(r: UpdateContextResult) -> str:
 # --- scopes validate ------------------------------------------------------------
 
 
-class ValidateParams(Struct, forbid_unknown_fields=True):
+class ValidateParams(Struct):
     strict: Annotated[bool, Meta(description="also cross-check against the code: listed files that do not "
                                  "exist, files not listed, exports that no longer exist")] = False
 

@@ -322,7 +322,7 @@ def _open_for_reading(ws: Workspace) -> Store | None:
     return Store(path, read_only=True)
 
 
-class SessionsParams(Struct, forbid_unknown_fields=True):
+class SessionsParams(Struct):
     limit: Annotated[int, Meta(ge=1, le=MAX_LIMIT, description="How many recent sessions (default 10)")] = 10
 
 
@@ -373,7 +373,7 @@ def _render_list(r: SessionsResult) -> str:
     return render.recent([_row(s) for s in r.sessions], clock()).rstrip("\n")
 
 
-class ShowParams(Struct, forbid_unknown_fields=True):
+class ShowParams(Struct):
     id: Annotated[str, Meta(min_length=1, max_length=64, description="Session id or a unique prefix of it (8 characters are shown)")]
 
 

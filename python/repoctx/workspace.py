@@ -49,12 +49,13 @@ class Workspace:
     tools: tuple[str, ...] | None = None
     profile: str | None = None
     # Directory of context-engine caches (`--cache-root`, $CONTEXT_CACHE_ROOT); None: <root>/.repoctx/caches.
+    names: str | None = None  # how tools are listed (`serve --names`); None: from the config
     cache_root: str | None = None
 
     @classmethod
     def open(
         cls, root: str | os.PathLike, allowed_roots=(), read_only: bool = False,
-        tools: tuple[str, ...] | None = None, profile: str | None = None,
+        tools: tuple[str, ...] | None = None, profile: str | None = None, names: str | None = None,
         cache_root: str | os.PathLike | None = None,
     ) -> Workspace:
         return cls(
@@ -64,6 +65,7 @@ class Workspace:
             tools=tools,
             profile=profile,
             cache_root=os.path.abspath(cache_root) if cache_root else None,
+            names=names,
         )
 
     def __post_init__(self) -> None:
