@@ -20,9 +20,11 @@ touched. A `C` journal is rolled forward: each temporary file still there is ren
 place (one that is gone was renamed already), each file to remove is removed. Either way every
 file ends all old or all new, and no temporary file is left.
 
-A repository could ship a journal of its own, so the journal is read as untrusted: only the
-files a proposal may change and proposal records are acted on, never inside `.git`, never
-through a link that leads out of the root.
+Every step goes through a directory handle opened beneath the root by the confined layer
+(fs.open_dir) and names a single entry in it: the temporary file and its rename stay in one
+directory, and no link out of the root is ever followed. A repository could ship a journal of
+its own, so the journal is read as untrusted: only the files a proposal may change and
+proposal records are acted on, never inside `.git`.
 """
 
 from __future__ import annotations
@@ -31,13 +33,17 @@ import os
 import posixpath
 import re
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import msgspec
 from msgspec import Struct
 
+from repoctx import fs
 from repoctx.formats.proposal import PROPOSALS_DIR, kind_of
 
-JOURNAL = ".repoctx/journal"
+STATE_DIR, NAME = ".repoctx", "journal"
+JOURNAL = f"{STATE_DIR}/{NAME}"
 MAX_JOURNAL_BYTES = 1 << 20
 PREPARED, COMMITTED = b"P", b"C"
 _RECORD = re.compile(re.escape(PROPOSALS_DIR) + r"/[0-9a-f]{12}\.json")
@@ -50,101 +56,114 @@ class Plan(Struct):
 
 def pending(root: str) -> bool:
     """Whether a transaction is under way or was left by a killed process: one lstat."""
-    return os.path.lexists(os.path.join(root, JOURNAL))
+    try:
+        return fs.lstat(root, JOURNAL) is not None
+    except OSError:  # `.repoctx` is not a directory, or leads out: no journal of ours
+        return False
 
 
 def commit(root: str, changes: list[tuple[str, bytes | None]]) -> None:
     """Write each (path relative to the root, content; None: remove the file) as one step.
-    The caller holds the root's lock and has checked every path (inside the root, through
-    links too). A failure before the commit point rolls back and raises; after it, only the
-    filesystem refusing a rename or removal in a directory it let us write can fail: that file
-    is passed over and the refusal raised."""
+    The caller holds the root's lock and has checked every path. A failure before the commit
+    point rolls back and raises; after it, only the filesystem refusing a rename or removal in
+    a directory it let us write can fail: that file is passed over and the refusal raised."""
     plan = Plan([(rel, data is not None) for rel, data in changes], _missing_dirs(root, changes))
-    path = os.path.join(root, JOURNAL)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
+    files = _numbered(plan.files)
+    fs.makedirs(root, STATE_DIR)
+    with _dir(root, STATE_DIR) as state:
+        fd = os.open(NAME, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=state)
         try:
-            _write_all(fd, PREPARED + b"\n" + msgspec.json.encode(plan) + b"\n")
+            try:
+                _write_all(fd, PREPARED + b"\n" + msgspec.json.encode(plan) + b"\n")
+                os.fsync(fd)
+                os.fsync(state)
+                for rel in plan.dirs:
+                    with _dir(root, posixpath.dirname(rel)) as parent:
+                        os.mkdir(posixpath.basename(rel), dir_fd=parent)
+                        os.fsync(parent)
+                for (n, rel, _written), (_rel, data) in zip(files, changes):
+                    if data is not None:
+                        with _dir(root, posixpath.dirname(rel)) as directory:
+                            _stage(directory, _temp(n), data)
+                            os.fsync(directory)
+            except BaseException:
+                _finish(root, files, plan.dirs, forward=False)
+                raise
+            os.pwrite(fd, COMMITTED, 0)  # the commit point
             os.fsync(fd)
-            _fsync_dir(os.path.dirname(path))
-            for rel in plan.dirs:
-                os.mkdir(os.path.join(root, rel))
-            for n, (rel, data) in enumerate(changes):
-                if data is not None:
-                    _stage(_temp(root, rel, n), data)
-            for parent in {os.path.dirname(os.path.join(root, rel)) for rel, data in changes if data is not None}:
-                _fsync_dir(parent)
-        except BaseException:
-            _finish(root, plan, forward=False)
-            raise
-        os.pwrite(fd, COMMITTED, 0)  # the commit point
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    _finish(root, plan, forward=True)
+        finally:
+            os.close(fd)
+    _finish(root, files, plan.dirs, forward=True)
 
 
 def recover(root: str) -> None:
     """Finish the transaction a killed process left under `root`, if any. Call with the lock held."""
-    path = os.path.join(root, JOURNAL)
-    if not os.path.lexists(path) or not _inside(os.path.realpath(os.path.dirname(path)), root):
-        return  # none, or `.repoctx` leads out: not ours to read or remove
-    state, plan = _read(path)
-    files = [(rel, written) for rel, written in plan.files if _acceptable(root, rel)]
-    dirs = [d for d in plan.dirs if any(rel.startswith(d + "/") for rel, _ in files)]
+    if not pending(root):
+        return
+    state, plan = _read(root)
+    files = [(n, rel, written) for n, rel, written in _numbered(plan.files) if _acceptable(root, rel)]
+    dirs = [d for d in plan.dirs if any(rel.startswith(d + "/") for _n, rel, _w in files)]
     # A journal that cannot be read was never complete: nothing was staged before it was.
-    _finish(root, Plan(files, dirs), forward=state == COMMITTED)
+    _finish(root, files, dirs, forward=state == COMMITTED)
 
 
-def _finish(root: str, plan: Plan, forward: bool) -> None:
+def _numbered(files: list[tuple[str, bool]]) -> list[tuple[int, str, bool]]:
+    """Each file with its place in the journal, which names its temporary file."""
+    return [(n, rel, written) for n, (rel, written) in enumerate(files)]
+
+
+def _finish(root: str, files: list[tuple[int, str, bool]], dirs: list[str], forward: bool) -> None:
     """Roll the transaction forward (rename every temporary file still there, remove the files
     to remove) or back (remove temporary files and new directories); then drop the journal.
     A file the filesystem refuses to change is passed over, its temporary file removed, and
     the first refusal raised at the end: a journal that can never finish must not stop every
-    later write (a repository could ship one naming a directory)."""
-    touched, refused = set(), None
-    for n, (rel, written) in enumerate(plan.files):
-        target = os.path.join(root, rel)
-        temp = _temp(root, rel, n)
+    later write."""
+    refused = None
+    for n, rel, written in files:
+        name, temp = posixpath.basename(rel), _temp(n)
         try:
-            if forward and written:
-                if _is_regular(temp):  # gone: renamed before the kill
-                    os.replace(temp, target)
-            elif forward:
-                _remove(target)
-            else:
-                _remove(temp)
+            with _dir(root, posixpath.dirname(rel)) as directory:
+                try:
+                    if forward and written:
+                        if _is_regular(directory, temp):  # gone: renamed before the kill
+                            os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+                    elif forward:
+                        _remove(directory, name)
+                    else:
+                        _remove(directory, temp)
+                    os.fsync(directory)
+                except OSError:
+                    _remove(directory, temp)
+                    raise
+        except FileNotFoundError:
+            pass  # rolling back: its directory was never made
         except OSError as exc:
             refused = refused or exc
-            _remove(temp)
-        touched.add(os.path.dirname(target))
     if not forward:
-        for rel in reversed(plan.dirs):
+        for rel in reversed(dirs):
             try:
-                os.rmdir(os.path.join(root, rel))
+                with _dir(root, posixpath.dirname(rel)) as parent:
+                    os.rmdir(posixpath.basename(rel), dir_fd=parent)
             except OSError:
                 pass  # gone already, or not empty: someone else's now
-    for directory in touched:
-        if os.path.isdir(directory):
-            _fsync_dir(directory)
-    os.unlink(os.path.join(root, JOURNAL))
-    _fsync_dir(os.path.join(root, os.path.dirname(JOURNAL)))
+    with _dir(root, STATE_DIR) as state:
+        os.unlink(NAME, dir_fd=state)
+        os.fsync(state)
     if refused is not None:
         raise refused
 
 
-def _read(path: str) -> tuple[bytes, Plan]:
-    """(state byte, plan) of a journal; an unreadable journal is a prepared one with no files."""
+def _read(root: str) -> tuple[bytes, Plan]:
+    """(state byte, plan) of the journal; an unreadable one is a prepared one with no files."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        try:
-            raw = os.read(fd, MAX_JOURNAL_BYTES + 1)
-        finally:
-            os.close(fd)
-        state, newline, body = raw[:1], raw[1:2], raw[2:]
-        if newline == b"\n" and len(raw) <= MAX_JOURNAL_BYTES:
-            return state, msgspec.json.decode(body, type=Plan)
+        with _dir(root, STATE_DIR) as state:
+            fd = os.open(NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=state)
+            try:
+                raw = os.read(fd, MAX_JOURNAL_BYTES + 1)
+            finally:
+                os.close(fd)
+        if raw[1:2] == b"\n" and len(raw) <= MAX_JOURNAL_BYTES:
+            return raw[:1], msgspec.json.decode(raw[2:], type=Plan)
     except (OSError, msgspec.DecodeError):
         pass
     return PREPARED, Plan([], [])
@@ -152,22 +171,32 @@ def _read(path: str) -> tuple[bytes, Plan]:
 
 def _acceptable(root: str, rel: str) -> bool:
     """Whether a journal's path names a file a transaction may change: a context file or a
-    proposal record, normalised, inside the root through every link, not in `.git`."""
-    if not rel or "\x00" in rel or posixpath.normpath(rel) != rel:
+    proposal record, normalised, not in `.git`, in a directory inside the root."""
+    if not rel or "\x00" in rel or posixpath.normpath(rel) != rel or rel.startswith(("/", "../")):
         return False
-    if rel.startswith(("/", "../")) or ".git" in rel.split("/"):
+    if ".git" in rel.split("/") or (kind_of(rel) is None and not _RECORD.fullmatch(rel)):
         return False
-    if kind_of(rel) is None and not _RECORD.fullmatch(rel):
+    try:
+        with _dir(root, posixpath.dirname(rel)):
+            return True
+    except FileNotFoundError:
+        return True  # a directory the transaction makes, not made yet
+    except OSError:  # a link out of the root, or not a directory
         return False
-    return _inside(os.path.realpath(os.path.dirname(os.path.join(root, rel))), root)
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+@contextmanager
+def _dir(root: str, rel: str) -> Iterator[int]:
+    """A handle of the directory `rel` (the root for ""), opened beneath the root."""
+    fd = fs.open_dir(root, rel or ".")
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
-def _temp(root: str, rel: str, n: int) -> str:
-    return os.path.join(root, os.path.dirname(rel), f".repoctx-txn-{n}.tmp")
+def _temp(n: int) -> str:
+    return f".repoctx-txn-{n}.tmp"
 
 
 def _missing_dirs(root: str, changes: list[tuple[str, bytes | None]]) -> list[str]:
@@ -176,7 +205,7 @@ def _missing_dirs(root: str, changes: list[tuple[str, bytes | None]]) -> list[st
     for rel, data in changes:
         parent = posixpath.dirname(rel)
         chain = []
-        while parent and not os.path.isdir(os.path.join(root, parent)):
+        while parent and fs.lstat(root, parent) is None:
             chain.append(parent)
             parent = posixpath.dirname(parent)
         if data is not None:
@@ -184,8 +213,9 @@ def _missing_dirs(root: str, changes: list[tuple[str, bytes | None]]) -> list[st
     return out
 
 
-def _stage(path: str, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+def _stage(directory: int, name: str, data: bytes) -> None:
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                 dir_fd=directory)
     try:
         _write_all(fd, data)
         os.fsync(fd)
@@ -199,23 +229,15 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _is_regular(path: str) -> bool:
+def _is_regular(directory: int, name: str) -> bool:
     try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
+        return stat.S_ISREG(os.lstat(name, dir_fd=directory).st_mode)
     except OSError:
         return False
 
 
-def _remove(path: str) -> None:
+def _remove(directory: int, name: str) -> None:
     try:
-        os.unlink(path)
-    except (FileNotFoundError, NotADirectoryError):
+        os.unlink(name, dir_fd=directory)
+    except FileNotFoundError:
         pass
-
-
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
