@@ -19,9 +19,12 @@ from pathlib import Path
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp.shared.exceptions import MCPError
 
 from conftest import REPOCTX, mcp_client, write
+from repoctx.formats import bounded
 from sample_repo import build_sample_repo
 
 N = 100_000
@@ -192,3 +195,24 @@ async def test_the_server_refuses_each_bomb_and_keeps_serving(tmp_path, bomb):
             checked = await client.call_tool("mcp_check", {})
             assert reason in checked.content[0].text
             assert not (await client.call_tool("ctxt_capabilities", {})).is_error  # still serving
+
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
+DATA = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+                    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(DATA)
+def test_what_repoctx_writes_reads_back_as_written(value):
+    # PyYAML writes YAML 1.1, the reader reads 1.2: `1e3` or `0o17` must come back as text.
+    assert bounded.yaml(bounded.dump_yaml(value, sort_keys=False, allow_unicode=True)) == value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="[]{}-:,&*!|>'\"#?% \n\tab01.~", max_size=200))
+def test_any_text_is_read_or_refused_with_a_line(text):
+    try:
+        bounded.yaml(text)
+    except bounded.YamlError as exc:
+        assert 1 <= exc.line <= text.count("\n") + 2 and exc.reason

@@ -66,9 +66,7 @@ def _read_record(directory: str) -> fa.SessionRecord | None:
 
 
 def _write_record(directory: str, record: fa.SessionRecord) -> None:
-    import yaml
-
-    text = yaml.safe_dump(msgspec.to_builtins(record), sort_keys=False)
+    text = bounded.dump_yaml(msgspec.to_builtins(record), sort_keys=False)
     atomic_write(os.path.join(directory, SESSION_FILE), text.encode())
 
 

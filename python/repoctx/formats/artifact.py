@@ -187,6 +187,4 @@ def parse_config(text: str) -> Config:
 
 def render_frontmatter(data: dict) -> str:
     """A YAML frontmatter block, fields in the order given."""
-    import yaml
-
-    return "---\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000) + "---\n"
+    return "---\n" + bounded.dump_yaml(data, sort_keys=False, allow_unicode=True, width=1000) + "---\n"

@@ -10,6 +10,7 @@ refused as a malformed one is, never answered with an internal error.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import msgspec
@@ -35,6 +36,30 @@ def yaml(data: bytes | str) -> Any:
     except ValueError as exc:
         raise YamlError(*exc.args) from None
     return msgspec.json.decode(text)
+
+
+def dump_yaml(data: object, **options: Any) -> str:
+    """YAML as PyYAML's safe dumper writes it, for the files we write and read back. It
+    quotes what YAML 1.1 would misread (`yes`, dates); it is told to quote as well what the
+    1.2 reader above reads as a number (`1e3`, `0o17`), so every string reads back as written."""
+    import yaml
+
+    return yaml.dump(data, Dumper=_dumper(), **options)
+
+
+@functools.cache
+def _dumper() -> type:
+    import re
+
+    import yaml
+
+    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        pass
+
+    Dumper.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^0o[0-7]+$"), ["0"])
+    Dumper.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(
+        r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$"), list("-+.0123456789"))
+    return Dumper
 
 
 def json(data: bytes | str, type: Any = Any) -> Any:

@@ -159,12 +159,9 @@ def loads(raw: bytes) -> ProjectFile:
 
 
 def dumps(pf: ProjectFile) -> bytes:
-    import yaml
-
     check(pf)
-    text = yaml.dump(
+    text = bounded.dump_yaml(
         msgspec.to_builtins(pf),
-        Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
