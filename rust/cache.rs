@@ -94,6 +94,9 @@ fn io_pool() -> &'static rayon::ThreadPool {
     })
 }
 
+/// The directory of the document files in a cache.
+const DOCUMENTS: &str = "documents";
+
 /// Whether every path still has its stat key (checked in parallel on the I/O threads).
 pub fn unchanged(keys: &[(PathBuf, StatKey)]) -> bool {
     io_pool().install(|| keys.par_iter().all(|(p, k)| StatKey::lstat(p) == Some(*k)))
@@ -283,17 +286,18 @@ fn document_json(d: &Read1) -> Vec<u8> {
     out
 }
 
-fn write_document(docs_dir: &Path, d: &Read1) -> io::Result<()> {
-    let mut f = File::create(docs_dir.join(format!("{}.json", &d.version[7..19])))?;
+fn write_document(docs: &cap_std::fs::Dir, d: &Read1) -> io::Result<()> {
+    let mut f = docs.open_with(format!("{}.json", &d.version[7..19]), cap_std::fs::OpenOptions::new().write(true).create_new(true))?;
     f.write_all(&document_json(d))?;
     #[cfg(not(target_os = "linux"))]
     f.sync_all()?;
     Ok(())
 }
 
-/// Build the documents of a cache into `docs_dir` (created here, inside a
-/// temporary cache directory the caller renames into place).
-pub fn build(sources: &Path, docs_dir: &Path, mode: Mode) -> Result<Built, Fail> {
+/// Build the documents of a cache into `documents/` of `out` (a handle of the temporary
+/// cache directory the caller renames into place; the layer's, so nothing is written
+/// anywhere else even if `documents` is swapped for a link).
+pub fn build(sources: &Path, out: &cap_std::fs::Dir, mode: Mode) -> Result<Built, Fail> {
     let (found, mut skipped) = collect(sources, mode)?;
     let results: Vec<Result<Option<Read1>, Fail>> =
         io_pool().install(|| found.par_iter().map(|s| ingest(s, mode)).collect());
@@ -321,58 +325,22 @@ pub fn build(sources: &Path, docs_dir: &Path, mode: Mode) -> Result<Built, Fail>
             return Err(Fail::Code("internal_error", "Two documents share a file name (hash prefix collision)"));
         }
     }
-    fs::create_dir(docs_dir)?;
+    out.create_dir(DOCUMENTS)?;
+    let docs_dir = out.open_dir(DOCUMENTS)?;
     let written: Vec<io::Result<()>> =
-        io_pool().install(|| docs.par_iter().map(|d| write_document(docs_dir, d)).collect());
+        io_pool().install(|| docs.par_iter().map(|d| write_document(&docs_dir, d)).collect());
     for w in written {
         w?;
     }
-    sync_filesystem(docs_dir)?;
+    crate::fs::sync_filesystem(&docs_dir)?;
     Ok(Built {
         bytes: docs.iter().map(|d| d.content.len() as u64).sum(),
         entries: docs
             .into_iter()
-            .map(|d| Entry { file: format!("documents/{}.json", &d.version[7..19]), id: d.id, version: d.version })
+            .map(|d| Entry { file: format!("{DOCUMENTS}/{}.json", &d.version[7..19]), id: d.id, version: d.version })
             .collect(),
         skipped,
     })
-}
-
-/// Make the written documents durable with one syncfs instead of an fsync per file.
-#[cfg(target_os = "linux")]
-fn sync_filesystem(dir: &Path) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let d = File::open(dir)?;
-    if unsafe { libc::syncfs(d.as_raw_fd()) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-#[cfg(not(target_os = "linux"))]
-fn sync_filesystem(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
-}
-
-/// Swap two directories atomically (Linux renameat2 RENAME_EXCHANGE).
-#[cfg(target_os = "linux")]
-pub fn exchange(a: &Path, b: &Path) -> io::Result<()> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    let ca = CString::new(a.as_os_str().as_bytes())?;
-    let cb = CString::new(b.as_os_str().as_bytes())?;
-    let rc = unsafe {
-        libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE)
-    };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
-    Err(io::Error::new(io::ErrorKind::Unsupported, "no atomic directory exchange"))
 }
 
 /// Watches a cache's directories (inotify) from before the cache is read, so a
@@ -548,6 +516,10 @@ mod tests {
         }
     }
 
+    fn out(dir: &Path) -> cap_std::fs::Dir {
+        cap_std::fs::Dir::open_ambient_dir(dir, cap_std::ambient_authority()).unwrap()
+    }
+
     #[test]
     fn build_then_load_round_trips() {
         let dir = tmp("roundtrip");
@@ -555,7 +527,7 @@ mod tests {
         fs::create_dir_all(src.join("Sub")).unwrap();
         fs::write(src.join("Sub/Guide.md"), "Deploy \"it\"\n").unwrap();
         fs::write(src.join("notes.txt"), "not markdown").unwrap();
-        let built = build(&src, &dir.join("documents"), Mode::Markdown).unwrap();
+        let built = build(&src, &out(&dir), Mode::Markdown).unwrap();
         assert_eq!(built.entries.len(), 1);
         assert_eq!(built.entries[0].id, "sub/guide.md");
         let e = &built.entries[0];
@@ -599,7 +571,7 @@ mod tests {
         fs::write(src.join("b.py"), "print(1)\n").unwrap(); // same content as a.py
         fs::write(src.join("blob.bin"), b"\x00\x01").unwrap();
         fs::write(src.join("server.pem"), "-----BEGIN-----").unwrap();
-        let built = build(&src, &dir.join("documents"), Mode::Repository).unwrap();
+        let built = build(&src, &out(&dir), Mode::Repository).unwrap();
         let ids: Vec<_> = built.entries.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(ids, ["a.py"]);
         assert_eq!(built.skipped, 3);

@@ -15,6 +15,7 @@ use std::io::{self, Read, Write};
 use std::os::fd::{IntoRawFd, RawFd};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 #[derive(Debug)]
 pub enum Error {
@@ -59,6 +60,17 @@ fn shown(rel: &Path) -> String {
 /// A directory handle of a root; every operation below stays beneath it.
 pub struct Root {
     dir: Dir,
+    path: PathBuf,
+    real: OnceLock<Option<PathBuf>>, // the root's canonical path, found when a link needs it
+}
+
+/// How many links `within` follows by their target before it gives up (as the kernel's ELOOP).
+const MAX_HOPS: usize = 40;
+
+/// Why `within` did not run an operation.
+enum Miss {
+    Out,
+    Io(io::Error),
 }
 
 /// What `list` says of an entry, from the directory itself (no stat, links not followed).
@@ -86,30 +98,78 @@ static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 impl Root {
     /// The root itself is the caller's choice: its own path is followed.
     pub fn open(root: &Path) -> io::Result<Root> {
-        Ok(Root { dir: Dir::open_ambient_dir(root, ambient_authority())? })
+        let dir = Dir::open_ambient_dir(root, ambient_authority())?;
+        Ok(Root { dir, path: root.to_path_buf(), real: OnceLock::new() })
     }
 
-    /// Map an error of an operation on `rel` to `Outside` naming the link that leads out.
-    fn fail(&self, rel: &Path, e: io::Error) -> Error {
-        if is_escape(&e) {
-            Error::Outside(shown(&self.link_out(rel)))
-        } else {
-            Error::Io(e)
-        }
-    }
-
-    /// The first prefix of `rel` that is a link leading out (only to word a refusal: the
-    /// answer is never used to open anything). `rel` itself when none is found (`..` out).
-    fn link_out(&self, rel: &Path) -> PathBuf {
-        let mut prefix = PathBuf::new();
-        for c in rel.components() {
-            prefix.push(c);
-            let is_link = self.dir.symlink_metadata(&prefix).is_ok_and(|m| m.is_symlink());
-            if is_link && self.dir.metadata(&prefix).is_err_and(|e| is_escape(&e)) {
-                return prefix;
+    /// Run `op` on `rel` beneath the root. The kernel refuses every absolute link and every
+    /// `..` that crosses the root, even one whose target lies inside the root after all (a
+    /// link to `/abs/root/docs`): such a link is read and `op` runs again on the path inside
+    /// the root that it names, beneath the root again. A link whose target is outside: Out.
+    fn within<T>(&self, rel: &Path, op: &dyn Fn(&Path) -> io::Result<T>) -> std::result::Result<T, Miss> {
+        let mut cur = rel.to_path_buf();
+        for _ in 0..MAX_HOPS {
+            match op(&cur) {
+                Ok(v) => return Ok(v),
+                Err(e) if is_escape(&e) => match self.retarget(&cur) {
+                    Some(Ok(next)) => cur = next,
+                    _ => return Err(Miss::Out),
+                },
+                Err(e) => return Err(Miss::Io(e)),
             }
         }
-        rel.to_path_buf()
+        Err(Miss::Io(io::Error::from_raw_os_error(libc::ELOOP)))
+    }
+
+    /// `within`, with a way out named by the link that leads there.
+    fn run<T>(&self, rel: &Path, op: &dyn Fn(&Path) -> io::Result<T>) -> Result<T> {
+        self.within(rel, op).map_err(|m| self.named(rel, m))
+    }
+
+    fn named(&self, rel: &Path, m: Miss) -> Error {
+        match m {
+            Miss::Out => Error::Outside(shown(&self.link_out(rel))),
+            Miss::Io(e) => Error::Io(e),
+        }
+    }
+
+    /// The first link on the way to `rel` that the kernel will not follow beneath the root:
+    /// Ok(`rel` with that link replaced by the path inside the root it names), Err(the link)
+    /// when it names a place outside. None when there is no such link (`..` out of `rel`).
+    fn retarget(&self, rel: &Path) -> Option<std::result::Result<PathBuf, PathBuf>> {
+        let parts: Vec<Component> = rel.components().collect();
+        let mut prefix = PathBuf::new();
+        for (i, c) in parts.iter().enumerate() {
+            prefix.push(c);
+            if !self.dir.symlink_metadata(&prefix).is_ok_and(|m| m.is_symlink())
+                || !self.dir.metadata(&prefix).is_err_and(|e| is_escape(&e))
+            {
+                continue;
+            }
+            let target = self.dir.read_link_contents(&prefix).ok()?;
+            let real = self.real.get_or_init(|| std::fs::canonicalize(&self.path).ok()).as_ref()?;
+            let from = real.join(prefix.parent().unwrap_or(Path::new("")));
+            return Some(match lexical(&from.join(&target)).strip_prefix(real) {
+                Ok(inside) => Ok(inside.join(parts[i + 1..].iter().collect::<PathBuf>())),
+                Err(_) => Err(prefix),
+            });
+        }
+        None
+    }
+
+    /// The link on the way to `rel` that leads out, following links that stay inside (only to
+    /// word a refusal: the answer is never used to open anything). `rel` itself when none is
+    /// found (`..` out).
+    fn link_out(&self, rel: &Path) -> PathBuf {
+        let mut cur = rel.to_path_buf();
+        for _ in 0..MAX_HOPS {
+            match self.retarget(&cur) {
+                Some(Ok(next)) => cur = next,
+                Some(Err(link)) => return link,
+                None => break,
+            }
+        }
+        cur
     }
 
     /// The parent directory of `rel` (opened beneath the root) and its last component.
@@ -119,7 +179,7 @@ impl Root {
             _ => return Err(Error::Io(io::Error::new(io::ErrorKind::InvalidInput, format!("'{}' names no file", shown(rel))))),
         };
         let parent = rel.parent().unwrap_or(Path::new(""));
-        let dir = if parent.as_os_str().is_empty() { self.dir.try_clone()? } else { self.dir.open_dir(parent).map_err(|e| self.fail(parent, e))? };
+        let dir = if parent.as_os_str().is_empty() { self.dir.try_clone()? } else { self.run(parent, &|p| self.dir.open_dir(p))? };
         Ok((dir, name))
     }
 
@@ -128,7 +188,7 @@ impl Root {
         if rel.as_os_str().is_empty() || rel == Path::new(".") {
             return Ok(self.dir.try_clone()?);
         }
-        self.dir.open_dir(rel).map_err(|e| self.fail(rel, e))
+        self.run(rel, &|p| self.dir.open_dir(p))
     }
 
     /// A regular file's bytes, at most `cap` of them (else TooLarge). FIFOs and devices are
@@ -136,7 +196,7 @@ impl Root {
     pub fn read(&self, rel: &Path, cap: u64) -> Result<Vec<u8>> {
         let mut opts = OpenOptions::new();
         opts.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC);
-        let file = self.dir.open_with(rel, &opts).map_err(|e| self.fail(rel, e))?;
+        let file = self.run(rel, &|p| self.dir.open_with(p, &opts))?;
         read_regular(file, rel, cap)
     }
 
@@ -146,8 +206,8 @@ impl Root {
     pub fn write_atomic(&self, rel: &Path, data: &[u8]) -> Result<()> {
         let (dir, name) = self.parent(rel)?;
         // (resolved from the root's handle: the parent's would take `..` inside the root for a way out)
-        if dir.symlink_metadata(&name).is_ok_and(|m| m.is_symlink()) && self.dir.metadata(rel).is_err_and(|e| is_escape(&e)) {
-            return Err(Error::Outside(shown(rel)));
+        if dir.symlink_metadata(&name).is_ok_and(|m| m.is_symlink()) && matches!(self.within(rel, &|p| self.dir.metadata(p)), Err(Miss::Out)) {
+            return Err(Error::Outside(shown(&self.link_out(rel))));
         }
         let (tmp, mut file) = temp_file(&dir)?;
         let written = file.write_all(data).and_then(|_| file.sync_all()).and_then(|_| dir.rename(&tmp, &dir, &name));
@@ -164,12 +224,15 @@ impl Root {
         if rel.as_os_str().is_empty() || rel == Path::new(".") {
             return Ok(());
         }
-        // An entry already in the way (a link out among them) is told apart by opening it.
-        self.dir.create_dir_all(rel).or_else(|e| match self.dir.open_dir(rel) {
-            Ok(_) => Ok(()),
-            Err(again) if is_escape(&again) => Err(self.fail(rel, again)),
-            Err(_) => Err(self.fail(rel, e)),
-        })
+        match self.within(rel, &|p| self.dir.create_dir_all(p)) {
+            Err(Miss::Io(e)) => match self.within(rel, &|p| self.dir.open_dir(p)) {
+                // An entry already in the way (a link out among them) is told apart by opening it.
+                Ok(_) => Ok(()),
+                Err(Miss::Out) => Err(self.named(rel, Miss::Out)),
+                Err(_) => Err(Error::Io(e)),
+            },
+            other => other.map_err(|m| self.named(rel, m)),
+        }
     }
 
     /// The entries of a directory: (name, kind), unsorted, kinds as the directory says.
@@ -197,16 +260,16 @@ impl Root {
     /// root); None when it does not exist.
     pub fn stat(&self, rel: &Path, follow: bool) -> Result<Option<Metadata>> {
         let got = if rel.as_os_str().is_empty() || rel == Path::new(".") {
-            self.dir.dir_metadata()
+            self.dir.dir_metadata().map_err(|e| (rel, Miss::Io(e)))
         } else if follow {
-            self.dir.metadata(rel)
+            self.within(rel, &|p| self.dir.metadata(p)).map_err(|m| (rel, m))
         } else {
-            self.dir.symlink_metadata(rel)
+            self.within(rel, &|p| self.dir.symlink_metadata(p)).map_err(|m| (rel, m))
         };
         match got {
             Ok(m) => Ok(Some(m)),
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => Ok(None),
-            Err(e) => Err(self.fail(rel, e)),
+            Err((_, Miss::Io(e))) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => Ok(None),
+            Err((rel, m)) => Err(self.named(rel, m)),
         }
     }
 
@@ -222,11 +285,22 @@ impl Root {
         Ok(dir.remove_dir_all(&name)?)
     }
 
-    /// Rename within the root (a link at either end is moved or replaced, not followed).
+    /// Rename within the root (a link at either end is moved or replaced, not followed),
+    /// then sync the directory it went to.
     pub fn rename(&self, from: &Path, to: &Path) -> Result<()> {
         let (a, a_name) = self.parent(from)?;
         let (b, b_name) = self.parent(to)?;
-        Ok(a.rename(&a_name, &b, &b_name)?)
+        a.rename(&a_name, &b, &b_name)?;
+        Ok(sync_dir(&b)?)
+    }
+
+    /// Swap two entries atomically (renameat2 RENAME_EXCHANGE), then sync; Unsupported where
+    /// the platform cannot.
+    pub fn exchange(&self, a: &Path, b: &Path) -> Result<()> {
+        let (da, na) = self.parent(a)?;
+        let (db, nb) = self.parent(b)?;
+        exchange(&da, &na, &db, &nb)?;
+        Ok(sync_dir(&db)?)
     }
 }
 
@@ -242,6 +316,28 @@ fn sync_dir(dir: &Dir) -> io::Result<()> {
     readable(dir)?.sync_all()
 }
 
+/// Make what was written under `dir` durable with one syncfs instead of an fsync per file.
+#[cfg(target_os = "linux")]
+pub fn sync_filesystem(dir: &Dir) -> io::Result<()> {
+    rustix::fs::syncfs(readable(dir)?).map_err(io::Error::from)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn sync_filesystem(dir: &Dir) -> io::Result<()> {
+    sync_dir(dir)
+}
+
+#[cfg(target_os = "linux")]
+fn exchange(da: &Dir, a: &std::ffi::OsStr, db: &Dir, b: &std::ffi::OsStr) -> io::Result<()> {
+    use rustix::fs::{renameat_with, RenameFlags};
+    renameat_with(da, a, db, b, RenameFlags::EXCHANGE).map_err(io::Error::from)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Dir, _: &std::ffi::OsStr, _: &Dir, _: &std::ffi::OsStr) -> io::Result<()> {
+    Err(io::Error::new(io::ErrorKind::Unsupported, "no atomic directory exchange"))
+}
+
 /// A new temporary file in `dir`, named so no other writer picks the same name.
 fn temp_file(dir: &Dir) -> io::Result<(String, File)> {
     let mut opts = OpenOptions::new();
@@ -255,6 +351,22 @@ fn temp_file(dir: &Dir) -> io::Result<(String, File)> {
             Err(e) => return Err(e),
         }
     }
+}
+
+/// `path` with `.` and `..` taken lexically (the caller opens the result beneath the root
+/// again, so a `..` after a link cannot take it anywhere the root's handle does not allow).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn read_regular(file: File, rel: &Path, cap: u64) -> Result<Vec<u8>> {
@@ -354,6 +466,15 @@ mod tests {
         symlink("../out", t.base.join("root/rel")).unwrap();
         symlink("../../out/secret", t.base.join("root/in/file")).unwrap();
         symlink("/nonexistent/dir", t.base.join("root/dangling")).unwrap();
+        symlink(t.base.join("root/in"), t.base.join("root/abs_in")).unwrap();
+        symlink("../root/in", t.base.join("root/back_in")).unwrap();
+        symlink("in/file", t.base.join("root/chain")).unwrap();
+        assert_eq!(root.read(Path::new("abs_in/a.txt"), 100).unwrap(), b"inside");
+        assert_eq!(root.read(Path::new("back_in/a.txt"), 100).unwrap(), b"inside");
+        root.write_atomic(Path::new("abs_in/b.txt"), b"b").unwrap();
+        root.create_dir_all(Path::new("abs_in/made/deep")).unwrap();
+        assert!(root.stat(Path::new("abs_in/made/deep"), true).unwrap().unwrap().is_dir());
+        outside_named(root.read(Path::new("chain"), 100), "in/file");
         assert_eq!(root.read(Path::new("alias/a.txt"), 100).unwrap(), b"inside");
         outside_named(root.read(Path::new("abs/secret"), 100), "abs");
         outside_named(root.read(Path::new("rel/secret"), 100), "rel");
@@ -385,6 +506,9 @@ mod tests {
         root.write_atomic(Path::new("x/y/g"), b"new").unwrap();
         assert_eq!(stdfs::read(t.base.join("root/in/a.txt")).unwrap(), b"inside");
         root.rename(Path::new("x/y/g"), Path::new("x/h")).unwrap();
+        root.write_atomic(Path::new("x/y/f"), b"one").unwrap();
+        root.exchange(Path::new("x/h"), Path::new("x/y/f")).unwrap();
+        assert_eq!(root.read(Path::new("x/h"), 3).unwrap(), b"one");
         root.remove_file(Path::new("x/h")).unwrap();
         root.remove_tree(Path::new("x")).unwrap();
         assert!(root.stat(Path::new("x"), false).unwrap().is_none());

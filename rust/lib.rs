@@ -269,25 +269,22 @@ fn load_cache(
     .map_err(cache_err)
 }
 
-/// Build a cache's documents from `sources` into `docs_dir`: (entries sorted by id
-/// as (id, version, file), content bytes, files skipped). Raises ValueError((code, message)) or OSError.
+/// Build a cache's documents from `sources` into `documents/` of the directory `rel` beneath
+/// `root`: (entries sorted by id as (id, version, file), content bytes, files skipped).
+/// Raises ValueError((code, message)), LinkRefused or OSError.
 #[pyfunction]
 fn build_cache(
     py: Python<'_>,
     sources: PathBuf,
-    docs_dir: PathBuf,
+    root: PathBuf,
+    rel: PathBuf,
     repository: bool,
 ) -> PyResult<(Vec<(String, String, String)>, u64, u64)> {
     let mode = if repository { cache::Mode::Repository } else { cache::Mode::Markdown };
-    let built = py.detach(|| cache::build(&sources, &docs_dir, mode)).map_err(cache_err)?;
+    let out = in_root(py, &root, |r| r.open_dir(&rel))?;
+    let built = py.detach(|| cache::build(&sources, &out, mode)).map_err(cache_err)?;
     let entries = built.entries.into_iter().map(|e| (e.id, e.version, e.file)).collect();
     Ok((entries, built.bytes, built.skipped))
-}
-
-/// Swap two directories atomically; OSError where the platform cannot.
-#[pyfunction]
-fn exchange_dirs(a: PathBuf, b: PathBuf) -> PyResult<()> {
-    cache::exchange(&a, &b).map_err(os_err)
 }
 
 /// One annotation: (path, line, kind, target, symbol_kind, symbol).
@@ -461,6 +458,11 @@ fn fs_rename(py: Python<'_>, root: PathBuf, src: PathBuf, dst: PathBuf) -> PyRes
     in_root(py, &root, |r| r.rename(&src, &dst))
 }
 
+#[pyfunction]
+fn fs_exchange(py: Python<'_>, root: PathBuf, a: PathBuf, b: PathBuf) -> PyResult<()> {
+    in_root(py, &root, |r| r.exchange(&a, &b))
+}
+
 // --- scope writes (extract.rs, yamlwrite.rs) ---------------------------------
 
 /// What `.context.yaml` derives from the sources of a tree: built once over the
@@ -536,7 +538,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CacheWatchPy>()?;
     m.add_function(wrap_pyfunction!(load_cache, m)?)?;
     m.add_function(wrap_pyfunction!(build_cache, m)?)?;
-    m.add_function(wrap_pyfunction!(exchange_dirs, m)?)?;
     m.add_function(wrap_pyfunction!(annotate_file, m)?)?;
     m.add_class::<GlobsPy>()?;
     m.add_class::<SourceIndexPy>()?;
@@ -555,6 +556,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(fs_remove, m)?,
         wrap_pyfunction!(fs_remove_tree, m)?,
         wrap_pyfunction!(fs_rename, m)?,
+        wrap_pyfunction!(fs_exchange, m)?,
     ] {
         m.add_function(f)?;
     }

@@ -95,14 +95,12 @@ def load_cache(
     own paths with the stat keys they had before anything was read; the view takes over `watch`.
     Raises ValueError(code, message) or OSError."""
 
-def build_cache(sources: str, docs_dir: str, repository: bool) -> tuple[list[tuple[str, str, str]], int, int]:
-    """Read, hash and write the documents of a cache into docs_dir (created): .md files, or with
-    repository=True the text files a repository keeps (.gitignore honoured; hidden, secret-looking,
-    binary, over 1 MiB and duplicate-content files skipped). Returns ((id, version, file) sorted
-    by id, content bytes, files skipped). Raises ValueError(code, message) or OSError."""
-
-def exchange_dirs(a: str, b: str) -> None:
-    """Swap two directories atomically (renameat2 RENAME_EXCHANGE); OSError where unsupported."""
+def build_cache(sources: str, root: str, rel: str, repository: bool) -> tuple[list[tuple[str, str, str]], int, int]:
+    """Read, hash and write the documents of a cache into `documents/` (created) of the directory
+    `rel` beneath `root`, through the confined layer: .md files, or with repository=True the text
+    files a repository keeps (.gitignore honoured; hidden, secret-looking, binary, over 1 MiB and
+    duplicate-content files skipped). Returns ((id, version, file) sorted by id, content bytes,
+    files skipped). Raises ValueError(code, message), LinkRefused or OSError."""
 
 # (path, line, kind, target, symbol_kind, symbol): kind is spec|decision|norm|test, target the id with
 # its optional `.anchor` or `/test-name`, symbol_kind "function", "class", "struct", … or "".
@@ -188,3 +186,4 @@ def fs_stat(root: str, rel: str, follow: bool) -> StatTuple | None: ...
 def fs_remove(root: str, rel: str) -> None: ...
 def fs_remove_tree(root: str, rel: str) -> None: ...
 def fs_rename(root: str, src: str, dst: str) -> None: ...
+def fs_exchange(root: str, a: str, b: str) -> None: ...

@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from repoctx import _core
+from repoctx import _core, fs
 from repoctx.formats import artifact as fa
 from repoctx.formats.artifact import ArtifactType, Config, Frontmatter
 from repoctx.workspace import Workspace, stat_key
@@ -26,9 +26,10 @@ GLOB_CHARS = frozenset("*?[{")
 
 
 class NoProject(Exception):
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, why: str = "") -> None:
+        why = f" ({why})" if why else ""
         super().__init__(
-            f"No Contextia project found in {root} or any parent. Run `repoctx artifacts init` to create one."
+            f"No Contextia project found in {root} or any parent{why}. Run `repoctx artifacts init` to create one."
         )
 
 
@@ -140,17 +141,15 @@ _projects: dict[str, tuple[tuple, Project]] = {}
 
 def _read_cached(path: str, parse, key: tuple | None = None):
     if key is None:
-        try:
-            key = stat_key(os.stat(path))
-        except OSError:
+        key = _file_key(path)
+        if key is None:
             return None
     hit = _parsed.get(path)
     if hit is not None and hit[0] == key:
         return hit[1]
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            value = parse(fh.read())
-    except OSError:
+        value = parse(fs.read_text(*fs.split(path)))
+    except OSError:  # gone, or a link out: not read
         return None
     _parsed[path] = (key, value)
     return value
@@ -182,38 +181,46 @@ def _listing(ws: Workspace, base: str) -> list[tuple[ArtifactType, str, str, tup
     found = []
     for t in fa.TYPES.values():
         directory = os.path.join(base, t.directory)
+        rel = os.path.relpath(directory, ws.root)
         try:
-            if not ws.contains_real(directory):
-                continue
-            entries = list(os.scandir(directory))
+            fd = fs.open_dir(ws.root, rel)  # a link out on the way is not listed
         except OSError:
             continue
-        for e in entries:
-            if not e.name.endswith(".md") or e.name.startswith("."):
-                continue
-            if e.is_symlink() and not ws.contains_real(e.path):
-                continue
-            try:
-                st = e.stat()
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode):
-                found.append((t, e.name, e.path, stat_key(st)))
+        try:
+            with os.scandir(fd) as it:
+                entries = [(e.name, e.is_symlink(), e.stat(follow_symlinks=False)) for e in it
+                           if e.name.endswith(".md") and not e.name.startswith(".")]
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        for name, is_link, st in entries:
+            if is_link:  # followed only while it stays inside the root
+                try:
+                    st = fs.stat(ws.root, f"{rel}/{name}")
+                except OSError:
+                    continue
+            if st is not None and stat.S_ISREG(st.st_mode):
+                found.append((t, name, os.path.join(directory, name), stat_key(st)))
     return found
 
 
 def _file_key(path: str) -> tuple | None:
     try:
-        return stat_key(os.stat(path))
-    except OSError:
+        st = fs.stat(*fs.split(path))
+    except OSError:  # a link out among them
         return None
+    return stat_key(st) if st is not None else None
 
 
 def open_project(ws: Workspace) -> Project:
     """The project under `ws.root` (raises NoProject); the same object while no file changed."""
     base = os.path.join(ws.root, fa.CONTEXTIA_DIR)
-    if not os.path.isdir(base) or not ws.contains_real(base):
-        raise NoProject(ws.root)
+    try:
+        if not fs.is_dir(ws.root, fa.CONTEXTIA_DIR):
+            raise NoProject(ws.root)
+    except fs.LinkRefused as exc:
+        raise NoProject(ws.root, exc.strerror) from None
     listing = _listing(ws, base)
     config_path = os.path.join(base, fa.CONFIG_FILE)
     identity_path = os.path.join(base, fa.IDENTITY_FILE)
@@ -230,6 +237,11 @@ def open_project(ws: Workspace) -> Project:
         config_problem = parsed
     elif parsed is not None:
         config = parsed
+    if config_key is None:
+        try:
+            fs.stat(*fs.split(config_path))
+        except fs.LinkRefused as exc:
+            config_problem = exc.strerror  # named, not read
     artifacts: list[Artifact] = []
     unreadable: list[Unreadable] = []
     for t, name, path, file_key in sorted(listing, key=lambda x: x[2]):

@@ -21,9 +21,7 @@ import errno
 import logging
 import os
 import re
-import shutil
 import stat
-import tempfile
 import threading
 import time
 from collections import OrderedDict
@@ -32,11 +30,11 @@ from typing import Annotated, Any, Callable, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from repoctx import _core
+from repoctx import _core, fs
 from repoctx.commands import Command, fixed_form
 from repoctx.formats import bounded
 from repoctx.formats import cache as fmt
-from repoctx.workspace import PathEscape, Workspace, locked
+from repoctx.workspace import Workspace, locked
 
 log = logging.getLogger("repoctx")
 
@@ -60,11 +58,22 @@ def cache_root(ws: Workspace) -> str:
     return ws.cache_root or os.path.join(ws.root, DEFAULT_CACHE_ROOT)
 
 
-def _name(ws: Workspace, name: object) -> tuple[Workspace, str, str]:
-    """(workspace of the cache root, normalised name, lexical path) of a cache name.
+def _base(ws: Workspace) -> tuple[str, str]:
+    """(root, path of the cache root relative to it) for the confined layer: the repository
+    when the cache root is inside it (the default `.repoctx/caches`), so a link out on the
+    way is refused; else the cache root the person gave (`--cache-root`) is its own root."""
+    root = cache_root(ws)
+    if root == ws.root or root.startswith(ws.root + os.sep):
+        return ws.root, os.path.relpath(root, ws.root)
+    return root, "."
 
-    A name is relative to the cache root; absolute names, `..` components and
-    symlinks leading out of the root are refused as `cache_missing`.
+
+def _name(ws: Workspace, name: object) -> tuple[str, str, str]:
+    """(root, path of the cache relative to it, normalised name) of a cache name, for the
+    confined layer.
+
+    A name is relative to the cache root; absolute names and `..` components are refused as
+    `cache_missing`, and the layer refuses links that lead out of the root.
     """
     if not isinstance(name, str) or "\x00" in name:
         raise CacheError("cache_missing")
@@ -76,21 +85,27 @@ def _name(ws: Workspace, name: object) -> tuple[Workspace, str, str]:
     parts = [p for p in posix.split("/") if p not in ("", ".")]
     if posix.startswith("/") or re.match(r"[A-Za-z]:", posix) or not parts or ".." in parts:
         raise CacheError("cache_missing")
-    root_ws = Workspace.open(cache_root(ws))
-    try:
-        rel, path = root_ws.resolve("/".join(parts))
-    except PathEscape:
-        raise CacheError("cache_missing") from None
-    return root_ws, rel, path
+    base, croot = _base(ws)
+    rel = "/".join(parts)
+    return base, os.path.normpath(os.path.join(croot, rel)), rel
 
 
 def locate(ws: Workspace, name: object) -> str:
-    """The real path of an existing cache directory, or CacheError("cache_missing")."""
-    _, _, path = _name(ws, name)
-    real = os.path.realpath(path)
-    if not os.path.isdir(real):
-        raise CacheError("cache_missing")
-    return real
+    """The real path of an existing cache directory, or CacheError("cache_missing") (naming
+    the link when the cache root itself leads out of the repository)."""
+    base, rel, _ = _name(ws, name)
+    try:
+        fs.stat(base, _base(ws)[1])  # the cache root: a fixed place, so a link out there is named
+    except fs.LinkRefused as exc:
+        raise CacheError("cache_missing", exc.strerror) from None
+    except OSError:
+        raise CacheError("cache_missing") from None
+    try:
+        if not fs.is_dir(base, rel):
+            raise CacheError("cache_missing")
+    except OSError:  # a name that leads out is missing, as the engine answers
+        raise CacheError("cache_missing") from None
+    return os.path.realpath(os.path.join(base, rel))
 
 
 # --- reading a cache ---------------------------------------------------------
@@ -291,20 +306,19 @@ def resolve(ws: Workspace, p: ResolveParams) -> msgspec.Raw | fmt.ErrorResult:
 
 
 def list_caches(ws: Workspace, p: ListCachesParams) -> fmt.ListCachesResult | fmt.ErrorResult:
-    root = os.fsencode(cache_root(ws))
-    if not os.path.isdir(root):
-        raise CacheError("cache_missing")
+    base, croot = _base(ws)
     caches = []
     try:
-        with os.scandir(root) as it:
-            for entry in it:
-                if not entry.is_dir(follow_symlinks=False):
-                    continue
-                try:
-                    has_manifest = stat.S_ISREG(os.lstat(os.path.join(entry.path, b"manifest.json")).st_mode)
-                except (FileNotFoundError, NotADirectoryError):
-                    has_manifest = False
-                caches.append(fmt.CacheEntry(entry.name.decode("utf-8", "replace"), has_manifest))
+        for name, kind in fs.scandir(base, croot):
+            if kind != "d":
+                continue
+            manifest = fs.lstat(base, os.path.join(croot, name, "manifest.json"))
+            has_manifest = manifest is not None and stat.S_ISREG(manifest.st_mode)
+            caches.append(fmt.CacheEntry(os.fsencode(name).decode("utf-8", "replace"), has_manifest))
+    except fs.LinkRefused as exc:
+        raise CacheError("cache_missing", exc.strerror) from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise CacheError("cache_missing") from None
     except OSError:
         raise CacheError("io_error") from None
     caches.sort(key=lambda c: c.path.encode())
@@ -373,56 +387,87 @@ def _directory_bytes(directory: str) -> int | None:
 
 
 def build(ws: Workspace, p: BuildParams) -> fmt.BuildResult | fmt.ErrorResult:
-    sources = os.path.realpath(p.sources)
-    if not os.path.isdir(sources):
+    """Every write goes through the confined layer, beneath the repository (or the cache root
+    given): `.repoctx` or the cache root linked out is refused by name, nothing made there."""
+    sources = _sources(ws, p.sources)
+    base, target, rel = _name(ws, p.cache)
+    croot = _base(ws)[1]
+    if croot == ".":
+        os.makedirs(base, exist_ok=True)  # a cache root given outside the repository: the person's choice
+    try:
+        fs.makedirs(base, croot)
+        with locked(os.path.join(base, croot)):  # one build at a time per cache root
+            parent = os.path.dirname(target) or "."
+            fs.makedirs(base, parent)
+            _check_target(base, target, sources, p.force)
+            _remove_stale_builds(base, parent)
+            tmp = os.path.join(parent, BUILD_PREFIX + os.urandom(6).hex())
+            fs.makedirs(base, tmp)
+            try:
+                result = _build_into(base, tmp, sources, p, rel)
+                _install(base, tmp, target)
+            finally:
+                _remove_tree(base, tmp)
+            return result
+    except fs.LinkRefused as exc:
+        raise CacheError("io_error", exc.strerror) from None
+
+
+def _sources(ws: Workspace, given: str) -> str:
+    """The real path of the sources directory. One inside the repository is looked up through
+    the confined layer: a link on the way that leads out is refused, naming it. One plainly
+    outside (`--sources /abs/docs`) is the person's choice: `cache build` is a CLI command."""
+    path = os.path.abspath(given)
+    if path == ws.root or path.startswith(ws.root + os.sep):
+        try:
+            inside = fs.is_dir(ws.root, os.path.relpath(path, ws.root))
+        except fs.LinkRefused as exc:
+            raise CacheError("io_error", exc.strerror) from None
+        except OSError:
+            inside = False
+        if not inside:
+            raise CacheError("io_error", "Sources directory does not exist")
+    real = os.path.realpath(path)
+    if not os.path.isdir(real):
         raise CacheError("io_error", "Sources directory does not exist")
-    root_ws, rel, _ = _name(ws, p.cache)
-    os.makedirs(root_ws.root, exist_ok=True)
-    with locked(root_ws.root):  # one build at a time per cache root
-        parent_rel = os.path.dirname(rel)
-        if parent_rel:
-            os.makedirs(os.path.join(root_ws.root, parent_rel), exist_ok=True)
-        try:
-            _, parent = root_ws.resolve(parent_rel or ".")  # again: a parent may be a symlink
-        except PathEscape:
-            raise CacheError("cache_missing") from None
-        target = os.path.join(os.path.realpath(parent), os.path.basename(rel))
-        if not root_ws.contains_real(target):
-            raise CacheError("cache_missing")
-        _check_target(target, sources, p.force)
-        _remove_stale_builds(parent)
-        tmp = tempfile.mkdtemp(prefix=BUILD_PREFIX, dir=parent)
-        try:
-            result = _build_into(tmp, sources, p, rel)
-            _install(tmp, target)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        return result
+    return real
 
 
-def _check_target(target: str, sources: str, force: bool) -> None:
-    if not os.path.lexists(target):
+def _check_target(base: str, target: str, sources: str, force: bool) -> None:
+    st = fs.lstat(base, target)
+    if st is None:
         return
     if not force:
         raise CacheError("io_error", "Cache already exists (pass --force to replace it)")
-    if os.path.islink(target) or not os.path.isfile(os.path.join(target, "manifest.json")):
+    manifest = None if stat.S_ISLNK(st.st_mode) else fs.lstat(base, os.path.join(target, "manifest.json"))
+    if manifest is None or not stat.S_ISREG(manifest.st_mode):
         raise CacheError("io_error", "Refusing to replace a directory that is not a cache")
-    if sources == target or sources.startswith(target + os.sep):
+    real = os.path.realpath(os.path.join(base, target))
+    if sources == real or sources.startswith(real + os.sep):
         raise CacheError("io_error", "Refusing to replace a cache that holds the sources")
 
 
-def _remove_stale_builds(parent: str) -> None:
-    """Temporary directories of builds that died (builds hold the root's lock, so none is running)."""
-    for name in os.listdir(parent):
-        if name.startswith(BUILD_PREFIX):
-            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
-
-
-def _build_into(tmp: str, sources: str, p: BuildParams, rel: str) -> fmt.BuildResult:
+def _remove_tree(base: str, rel: str) -> None:
     try:
-        rows, source_bytes, skipped = _core.build_cache(sources, os.path.join(tmp, DOCUMENTS), p.repo)
+        fs.remove_tree(base, rel)
+    except OSError:
+        pass  # gone already, or left as litter for the next build to remove
+
+
+def _remove_stale_builds(base: str, parent: str) -> None:
+    """Temporary directories of builds that died (builds hold the root's lock, so none is running)."""
+    for name in fs.listdir(base, parent):
+        if name.startswith(BUILD_PREFIX):
+            _remove_tree(base, os.path.join(parent, name))
+
+
+def _build_into(base: str, tmp: str, sources: str, p: BuildParams, rel: str) -> fmt.BuildResult:
+    try:
+        rows, source_bytes, skipped = _core.build_cache(sources, base, tmp, p.repo)
     except ValueError as exc:
         raise CacheError(*exc.args[:2]) from None
+    except fs.LinkRefused:
+        raise
     except OSError:
         raise CacheError("io_error") from None
     entries = [fmt.ManifestEntry(i, v, f) for i, v, f in rows]
@@ -433,9 +478,8 @@ def _build_into(tmp: str, sources: str, p: BuildParams, rel: str) -> fmt.BuildRe
         document_count=len(entries),
         documents=entries,
     )
-    _write(os.path.join(tmp, "index.json"), fmt.pretty({e.id: e.file for e in entries}))
-    _write(os.path.join(tmp, "manifest.json"), fmt.pretty(manifest))
-    _fsync_dir(tmp)
+    fs.write_atomic(base, os.path.join(tmp, "index.json"), fmt.pretty({e.id: e.file for e in entries}))
+    fs.write_atomic(base, os.path.join(tmp, "manifest.json"), fmt.pretty(manifest))
     return fmt.BuildResult(rel, manifest.cache_version, len(entries), source_bytes, skipped)
 
 
@@ -452,34 +496,18 @@ def _timestamp(ns: int) -> str:
     return f"{base}.{frac:09d}Z"
 
 
-def _write(path: str, data: bytes) -> None:
-    with open(path, "xb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _install(tmp: str, target: str) -> None:
+def _install(base: str, tmp: str, target: str) -> None:
     """Put the finished cache at `target`: a rename, or an atomic swap with the old cache."""
-    if os.path.lexists(target):
+    if fs.lstat(base, target) is not None:
         try:
-            _core.exchange_dirs(tmp, target)
+            fs.exchange(base, tmp, target)
         except OSError:  # no atomic swap here: move the old cache aside first
             aside = tmp + ".old"
-            os.rename(target, aside)
-            os.rename(tmp, target)
-            os.rename(aside, tmp)
+            fs.rename(base, target, aside)
+            fs.rename(base, tmp, target)
+            fs.rename(base, aside, tmp)
     else:
-        os.rename(tmp, target)
-    _fsync_dir(os.path.dirname(target))
+        fs.rename(base, tmp, target)
 
 
 # --- views: text, exit codes, invalid arguments --------------------------------

@@ -129,4 +129,10 @@ def remove_tree(root: str, rel: str) -> None:
 
 
 def rename(root: str, src: str, dst: str) -> None:
+    """Rename (a link at either end is moved or replaced, not followed), then sync."""
     _core.fs_rename(root, src, dst)
+
+
+def exchange(root: str, a: str, b: str) -> None:
+    """Swap two entries atomically (renameat2), then sync; OSError where the platform cannot."""
+    _core.fs_exchange(root, a, b)
