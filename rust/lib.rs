@@ -6,6 +6,7 @@ mod cache;
 mod extract;
 mod fingerprint;
 mod fs;
+mod jsonrpc;
 mod live;
 mod modscan;
 mod select;
@@ -154,6 +155,18 @@ fn read_yaml_many(py: Python<'_>, paths: Vec<String>, max_bytes: u64) -> Vec<(&'
 #[pyfunction]
 fn yaml_to_json(py: Python<'_>, data: &[u8]) -> PyResult<String> {
     py.detach(|| yamlread::to_json(data)).map_err(|r| PyValueError::new_err((r.reason, r.line, r.syntax)))
+}
+
+/// (whether a JSON-RPC line is one JSON object, its integer or string `id` where one can be read).
+#[pyfunction]
+fn jsonrpc_request_id(py: Python<'_>, line: &[u8]) -> PyResult<(bool, Option<Py<PyAny>>)> {
+    let (whole, id) = py.detach(|| jsonrpc::request_id(line));
+    let id = match id {
+        Some(jsonrpc::Id::Int(n)) => Some(n.into_pyobject(py)?.into_any().unbind()),
+        Some(jsonrpc::Id::Str(s)) => Some(s.into_pyobject(py)?.into_any().unbind()),
+        None => None,
+    };
+    Ok((whole, id))
 }
 
 /// Per module directory: (code files, key files as (path, role), import specifiers, ignored).
@@ -533,6 +546,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(read_yaml_many, m)?)?;
     m.add_function(wrap_pyfunction!(yaml_to_json, m)?)?;
+    m.add_function(wrap_pyfunction!(jsonrpc_request_id, m)?)?;
     m.add_function(wrap_pyfunction!(scan_modules, m)?)?;
     m.add_class::<CacheViewPy>()?;
     m.add_class::<CacheWatchPy>()?;

@@ -201,7 +201,7 @@ def test_a_message_over_the_cap_is_refused_unread(srv):
     errors = []
     for line in srv.lines(60):
         msg = json.loads(line)
-        if msg.get("id") is None and "error" in msg:
+        if msg.get("id") == rid and "error" in msg:  # the id at the line's head is kept
             errors.append(msg["error"])
         if msg.get("id") == "after":
             break

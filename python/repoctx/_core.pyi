@@ -48,6 +48,10 @@ def is_source_file(name: str) -> bool:
 def read_yaml_many(paths: list[str], max_bytes: int) -> list[tuple[str, str]]:
     """Parse YAML files in parallel: ("json", text) | ("missing", "") | ("too_large", "") | ("invalid", reason)."""
 
+def jsonrpc_request_id(line: bytes) -> tuple[bool, int | str | None]:
+    """(whether a JSON-RPC line is one JSON object, its integer or string `id` where one can be
+    read, even from a line cut short or nested past any parser's depth) (rust/jsonrpc.rs)."""
+
 def yaml_to_json(data: bytes) -> str:
     """One YAML document as JSON text, bounded in depth and alias expansion (rust/yamlread.rs);
     a refused one raises ValueError(reason, line, syntax)."""

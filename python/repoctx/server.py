@@ -35,7 +35,7 @@ from repoctx import __version__, index
 from repoctx.allowlist import AllowlistError, select
 from repoctx.commands import Command, Resource, ResourceError, all_prompts, connection_observers
 from repoctx.results import Envelope, internal_failure
-from repoctx.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin
+from repoctx.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin, request_id
 from repoctx.workspace import Workspace, settle
 
 log = logging.getLogger("repoctx")
@@ -396,25 +396,34 @@ def _match_template(template: str, uri: str) -> dict[str, str] | None:
 async def _serve_stdio(server: Server) -> None:
     lines = CappedLines(claim_stdin())
     async with stdio_server(stdin=lines) as (read_stream, write_stream):
-        # The SDK drops a line that is not JSON-RPC without answering; answer it with
-        # a parse error (id null, as JSON-RPC 2.0 says) and keep serving. A line over the
-        # size cap was never read whole (wire.py): it gets an invalid-request error.
+        # The SDK drops a line it cannot take without answering; answer it and keep serving:
+        # a parse error when the line is not JSON, an invalid request when it is JSON but not
+        # a message the SDK reads (params not an object, nested past its parser's depth, a lone
+        # surrogate escape). Either carries the line's id where it can be read, else null, so
+        # the client is not left waiting. A line over the size cap was never read whole
+        # (wire.py): it gets an invalid-request error with the id at its head.
         inner_send, inner_recv = create_context_streams[SessionMessage | Exception](0)
 
-        async def answer(code: int, message: str) -> None:
-            error = types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=message))
+        async def answer(code: int, message: str, id_: int | str | None) -> None:
+            error = types.JSONRPCError(jsonrpc="2.0", id=id_, error=types.ErrorData(code=code, message=message))
             await write_stream.send(SessionMessage(error))
 
         async def sift() -> None:
             async with inner_send:
                 async for item in read_stream:
+                    line = lines.taken()
                     if isinstance(item, Exception):
                         log.warning("malformed message: %s", str(item).splitlines()[0])
-                        await answer(types.PARSE_ERROR, "Parse error: not a JSON-RPC message")
-                    elif (size := lines.dropped(item.message)) is not None:
+                        is_json, id_ = request_id(line)
+                        if is_json:
+                            await answer(types.INVALID_REQUEST, "Invalid request: not a JSON-RPC message this server reads", id_)
+                        else:
+                            await answer(types.PARSE_ERROR, "Parse error: not a JSON-RPC message", id_)
+                    elif (dropped := lines.dropped(item.message)) is not None:
+                        size, id_ = dropped
                         log.warning("dropped a message of %d bytes (limit %d)", size, MAX_MESSAGE_BYTES)
                         await answer(types.INVALID_REQUEST,
-                                     f"Message too large: {size} bytes, over the limit of {MAX_MESSAGE_BYTES}; not read")
+                                     f"Message too large: {size} bytes, over the limit of {MAX_MESSAGE_BYTES}; not read", id_)
                     else:
                         await inner_send.send(item)
 

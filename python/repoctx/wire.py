@@ -5,6 +5,10 @@ steers it) could make the server hold gigabytes. This reader keeps at most
 MAX_MESSAGE_BYTES of a line; the rest is read and dropped, and the line is replaced by
 an OVERSIZED notification carrying this reader's token (so a client cannot forge one),
 which the server answers with a JSON-RPC error.
+
+A line the SDK cannot take (not JSON, or not a message it reads) reaches the server as a
+bare exception; the server asks `taken()` for the line it came from and answers with the
+line's id where `request_id` can read one, so the client is not left waiting.
 """
 
 from __future__ import annotations
@@ -12,9 +16,12 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from collections import deque
 from typing import BinaryIO
 
 import anyio
+
+from repoctx import _core
 
 # The largest request repoctx reads. Its own largest inputs are far smaller (a context file
 # is capped at 1 MiB); the cap only has to keep memory bounded.
@@ -30,6 +37,7 @@ class CappedLines:
         self._raw = raw
         self._cap = cap
         self.token = secrets.token_hex(16)
+        self._handed: deque[str] = deque()  # lines given to the SDK, not yet matched to what it made
 
     def __aiter__(self) -> CappedLines:
         return self
@@ -38,7 +46,12 @@ class CappedLines:
         line = await anyio.to_thread.run_sync(self._readline, abandon_on_cancel=True)
         if line is None:
             raise StopAsyncIteration
+        self._handed.append(line)
         return line
+
+    def taken(self) -> str:
+        """The line the SDK's next item came from: it makes one item of each line, in order."""
+        return self._handed.popleft()
 
     def _readline(self) -> str | None:
         data = self._raw.readline(self._cap + 1)
@@ -52,15 +65,22 @@ class CappedLines:
             dropped += len(chunk)
             if not chunk or chunk.endswith(b"\n"):
                 break
-        notice = {"jsonrpc": "2.0", "method": OVERSIZED, "params": {"bytes": dropped, "token": self.token}}
+        params = {"bytes": dropped, "token": self.token, "id": request_id(data)[1]}
+        notice = {"jsonrpc": "2.0", "method": OVERSIZED, "params": params}
         return json.dumps(notice) + "\n"
 
-    def dropped(self, message) -> int | None:
-        """The size of the line `message` stands for, when it is this reader's notice."""
+    def dropped(self, message) -> tuple[int, int | str | None] | None:
+        """(size, id read from its head) of the line `message` stands for, when it is this reader's notice."""
         params = getattr(message, "params", None) or {}
         if getattr(message, "method", None) == OVERSIZED and params.get("token") == self.token:
-            return params["bytes"]
+            return params["bytes"], params["id"]
         return None
+
+
+def request_id(line: str | bytes) -> tuple[bool, int | str | None]:
+    """(whether `line` is one JSON object, its integer or string id where one can be read:
+    past any nesting depth, beside a lone surrogate escape, before the point a line breaks off)."""
+    return _core.jsonrpc_request_id(line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass"))
 
 
 def claim_stdin() -> BinaryIO:
