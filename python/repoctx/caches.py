@@ -409,8 +409,8 @@ def build(ws: Workspace, p: BuildParams) -> fmt.BuildResult | fmt.ErrorResult:
             finally:
                 _remove_tree(base, tmp)
             return result
-    except fs.LinkRefused as exc:
-        raise CacheError("io_error", exc.strerror) from None
+    except OSError as exc:  # a link out (named), a cache name over 255 bytes, a full disk
+        raise CacheError("io_error", exc.strerror or str(exc)) from None
 
 
 def _sources(ws: Workspace, given: str) -> str:

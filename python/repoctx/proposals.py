@@ -180,6 +180,8 @@ def _read(full: str, rel: str) -> bytes | None:
             data = fh.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         return None
+    except OSError as exc:  # a directory, a name over 255 bytes, a link loop: no file to read
+        raise ProposalError("invalid_path", f"{rel} cannot be read as a file ({exc.strerror})") from None
     if len(data) > MAX_FILE_BYTES:
         raise ProposalError("invalid_path", f"{rel} is larger than {MAX_FILE_BYTES} bytes")
     return data

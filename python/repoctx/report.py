@@ -116,8 +116,14 @@ def report(ws: Workspace, p: ReportParams) -> ReportResult:
     except PathEscape:
         return ReportResult(p.out, 0, **counts, error=f"{p.out} is outside the repository; "
                             "give --out a path inside it, or --out - to print the page")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    atomic_write(path, html.encode())
+    if rel == ".":  # `--out ''`: the root itself
+        return ReportResult(p.out, 0, **counts, error=f"--out {p.out!r} names the repository itself; "
+                            f"give it a file path, e.g. {DEFAULT_OUT}")
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        atomic_write(path, html.encode())
+    except OSError as exc:  # a directory there, a name over 255 bytes, a link loop
+        return ReportResult(rel, 0, **counts, error=f"{rel} cannot be written ({exc.strerror or exc})")
     return ReportResult(rel, size, **counts)
 
 
