@@ -135,11 +135,13 @@ fn is_source_file(name: &str) -> bool {
     walk::is_source_file(name)
 }
 
-/// Parse YAML files in parallel. Each result is ("json", text), ("missing", ""),
-/// ("too_large", "") or ("invalid", reason).
+/// Parse YAML files beneath `root` in parallel. Each result is ("json", text), ("missing", ""),
+/// ("too_large", "") or ("invalid", reason). OSError when the root cannot be opened.
 #[pyfunction]
-fn read_yaml_many(py: Python<'_>, paths: Vec<String>, max_bytes: u64) -> Vec<(&'static str, String)> {
-    py.detach(|| yamlread::read_many(&paths, max_bytes))
+fn read_yaml_many(py: Python<'_>, root: PathBuf, rels: Vec<String>, max_bytes: u64) -> PyResult<Vec<(&'static str, String)>> {
+    Ok(py
+        .detach(|| yamlread::read_many(&root, &rels, max_bytes))
+        .map_err(os_err)?
         .into_iter()
         .map(|p| match p {
             yamlread::Parsed::Json(s) => ("json", s),
@@ -147,7 +149,7 @@ fn read_yaml_many(py: Python<'_>, paths: Vec<String>, max_bytes: u64) -> Vec<(&'
             yamlread::Parsed::TooLarge => ("too_large", String::new()),
             yamlread::Parsed::Invalid(e) => ("invalid", e),
         })
-        .collect()
+        .collect())
 }
 
 /// One YAML document as JSON text, parsed with the bounds of yamlread.rs; a refused one

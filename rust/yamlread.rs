@@ -12,7 +12,6 @@
 use rayon::prelude::*;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
 use std::collections::HashMap;
-use std::io::Read;
 
 /// Deeper than any file we read needs; serde_json and serde_yaml stop at the same depth.
 pub const MAX_DEPTH: usize = 128;
@@ -35,28 +34,26 @@ pub enum Parsed {
     Invalid(String),
 }
 
-fn read_one(path: &str, max_bytes: u64) -> Parsed {
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Parsed::Missing,
-        Err(e) => return Parsed::Invalid(e.kind().to_string()),
+fn read_one(root: &crate::fs::Root, rel: &str, max_bytes: u64) -> Parsed {
+    use crate::fs::Error;
+    let buf = match root.read(std::path::Path::new(rel), max_bytes) {
+        Ok(buf) => buf,
+        Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Parsed::Missing,
+        Err(Error::Io(e)) => return Parsed::Invalid(e.kind().to_string()),
+        Err(Error::TooLarge(..)) => return Parsed::TooLarge,
+        Err(Error::NotRegular(_, true)) => return Parsed::Invalid(std::io::ErrorKind::IsADirectory.to_string()),
+        Err(e) => return Parsed::Invalid(e.to_string()), // a link out (named), a FIFO or a device
     };
-    let mut buf = Vec::new();
-    // Read one byte past the cap so an oversized file is told apart from one exactly at it.
-    if let Err(e) = file.take(max_bytes + 1).read_to_end(&mut buf) {
-        return Parsed::Invalid(e.kind().to_string());
-    }
-    if buf.len() as u64 > max_bytes {
-        return Parsed::TooLarge;
-    }
     match to_json(&buf) {
         Ok(json) => Parsed::Json(json),
         Err(r) => Parsed::Invalid(format!("{} at line {}", r.reason, r.line)),
     }
 }
 
-pub fn read_many(paths: &[String], max_bytes: u64) -> Vec<Parsed> {
-    paths.par_iter().map(|p| read_one(p, max_bytes)).collect()
+/// Read and parse files beneath `root` (through the confined layer), in parallel.
+pub fn read_many(root: &std::path::Path, rels: &[String], max_bytes: u64) -> std::io::Result<Vec<Parsed>> {
+    let root = crate::fs::Root::open(root)?;
+    Ok(rels.par_iter().map(|p| read_one(&root, p, max_bytes)).collect())
 }
 
 /// One YAML document as JSON text (`null` when the file holds none), or why it is refused.
@@ -321,19 +318,18 @@ mod tests {
         let bad = dir.join("bad.yaml");
         std::fs::write(&good, "version: 1\nlast_updated: 2026-02-13T10:00:00Z\nlist: [a, b]\n").unwrap();
         std::fs::write(&bad, "key: [unclosed\n").unwrap();
-        let paths = vec![
-            good.to_string_lossy().into_owned(),
-            bad.to_string_lossy().into_owned(),
-            dir.join("none.yaml").to_string_lossy().into_owned(),
-        ];
-        let out = read_many(&paths, 1 << 20);
+        let _ = std::fs::remove_file(dir.join("out.yaml"));
+        std::os::unix::fs::symlink("/etc/passwd", dir.join("out.yaml")).unwrap();
+        let paths: Vec<String> = ["good.yaml", "bad.yaml", "none.yaml", "out.yaml"].map(String::from).into();
+        let out = read_many(&dir, &paths, 1 << 20).unwrap();
         match &out[0] {
             Parsed::Json(s) => assert_eq!(s, r#"{"version":1,"last_updated":"2026-02-13T10:00:00Z","list":["a","b"]}"#),
             _ => panic!("expected json"),
         }
         assert!(matches!(out[1], Parsed::Invalid(_)));
         assert!(matches!(out[2], Parsed::Missing));
-        assert!(matches!(read_many(&paths[..1], 4)[0], Parsed::TooLarge));
+        assert!(matches!(&out[3], Parsed::Invalid(e) if e.contains("'out.yaml' is a link that leads outside")));
+        assert!(matches!(read_many(&dir, &paths[..1], 4).unwrap()[0], Parsed::TooLarge));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

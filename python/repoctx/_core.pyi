@@ -45,8 +45,9 @@ def build_info() -> list[tuple[str, str]]:
 def is_source_file(name: str) -> bool:
     """Whether dotcontext counts the file name as source for its token estimate."""
 
-def read_yaml_many(paths: list[str], max_bytes: int) -> list[tuple[str, str]]:
-    """Parse YAML files in parallel: ("json", text) | ("missing", "") | ("too_large", "") | ("invalid", reason)."""
+def read_yaml_many(root: str, rels: list[str], max_bytes: int) -> list[tuple[str, str]]:
+    """Parse YAML files beneath `root` (through the confined layer: a link out is "invalid",
+    named) in parallel: ("json", text) | ("missing", "") | ("too_large", "") | ("invalid", reason)."""
 
 def jsonrpc_request_id(line: bytes) -> tuple[bool, int | str | None]:
     """(whether a JSON-RPC line is one JSON object, its integer or string `id` where one can be

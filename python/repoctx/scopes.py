@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import _core, gitstate, index
+from repoctx import _core, fs, gitstate, index
 from repoctx import context_heads as heads
 from repoctx.commands import Command, compact_json
 from repoctx.formats import context_file as cf
@@ -74,7 +74,13 @@ def decode_context(kind: str, payload: str) -> cf.ContextFile:
 
 
 def read_contexts(paths: list[str]) -> list[tuple[str, str]]:
-    return _core.read_yaml_many(paths, MAX_CONTEXT_BYTES)
+    """Parse context files (absolute paths) beneath their workspace root, through the confined
+    layer: a link on the way that leads out is read as invalid, never followed."""
+    if not paths:
+        return []
+    root = fs.split(paths[0])[0]
+    rels = [os.path.relpath(p, root) for p in paths]  # every caller's paths share one root
+    return _core.read_yaml_many(root, rels, MAX_CONTEXT_BYTES)
 
 
 # Context files parsed by load_scope, by path, valid while their stat key holds: an

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import msgspec
 
+from repoctx import fs
 from repoctx.formats import artifact as fa
 from repoctx.formats import bounded
 from repoctx.workspace import Workspace, atomic_write, locked
@@ -58,8 +59,7 @@ def task_dir(ws: Workspace, task_id: str) -> str:
 def _read_record(directory: str) -> fa.SessionRecord | None:
     """The session's record; None when it is missing or unreadable (the session is skipped)."""
     try:
-        with open(os.path.join(directory, SESSION_FILE), "rb") as fh:
-            data = bounded.yaml(fh.read().decode("utf-8", "replace"))
+        data = bounded.yaml(fs.read_text(*fs.split(os.path.join(directory, SESSION_FILE))))
         return msgspec.convert(data, fa.SessionRecord)
     except (OSError, bounded.YamlError, msgspec.ValidationError):
         return None
@@ -73,7 +73,7 @@ def _write_record(directory: str, record: fa.SessionRecord) -> None:
 def _entry_files(directory: str) -> list[tuple[int, str]]:
     """(number, file name) of each entry, in number order."""
     try:
-        names = os.listdir(directory)
+        names = fs.listdir(*fs.split(directory))
     except OSError:
         return []
     return sorted((int(m.group(1)), n) for n in names if (m := ENTRY_FILE.match(n)))
@@ -81,8 +81,7 @@ def _entry_files(directory: str) -> list[tuple[int, str]]:
 
 def _read_entry(directory: str, number: int, name: str) -> Entry | None:
     try:
-        with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
+        text = fs.read_text(*fs.split(os.path.join(directory, name)))
     except OSError:
         return None
     written, body = "", text
@@ -98,7 +97,7 @@ def _read_entry(directory: str, number: int, name: str) -> Entry | None:
 
 def _session_dirs(base: str) -> list[str]:
     try:
-        names = sorted(n for n in os.listdir(base) if not n.startswith(".") and os.path.isdir(os.path.join(base, n)))
+        names = sorted(n for n, kind in fs.scandir(*fs.split(base)) if not n.startswith(".") and kind == "d")
     except OSError:
         return []
     return [os.path.join(base, n) for n in names]
@@ -116,16 +115,16 @@ def write_entry(ws: Workspace, task_id: str, body: str) -> tuple[fa.SessionRecor
     """Append an entry to the task's open session, starting one if none is open:
     (the session's record, the entry's number)."""
     base = task_dir(ws, task_id)
-    os.makedirs(base, exist_ok=True)
+    fs.makedirs(*fs.split(base))
     with locked(ws.root):
         now = now_utc()
         found = _open_session(base)
         if found is None:
             name, n = now.replace(":", "-"), 1
-            while os.path.exists(os.path.join(base, name if n == 1 else f"{name}-{n}")):
+            while fs.lstat(*fs.split(os.path.join(base, name if n == 1 else f"{name}-{n}"))) is not None:
                 n += 1
             directory = os.path.join(base, name if n == 1 else f"{name}-{n}")
-            os.mkdir(directory)
+            fs.makedirs(*fs.split(directory))
             record = fa.SessionRecord(task=task_id, started=now, status="open")
             _write_record(directory, record)
         else:
@@ -140,7 +139,10 @@ def write_entry(ws: Workspace, task_id: str, body: str) -> tuple[fa.SessionRecor
 def close_session(ws: Workspace, task_id: str) -> fa.SessionRecord | None:
     """Close the task's open session; None when none is open."""
     base = task_dir(ws, task_id)
-    if not os.path.isdir(base):
+    try:
+        if not fs.is_dir(*fs.split(base)):
+            return None
+    except fs.LinkRefused:
         return None
     with locked(ws.root):
         found = _open_session(base)
