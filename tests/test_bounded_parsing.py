@@ -216,3 +216,15 @@ def test_any_text_is_read_or_refused_with_a_line(text):
         bounded.yaml(text)
     except bounded.YamlError as exc:
         assert 1 <= exc.line <= text.count("\n") + 2 and exc.reason
+
+
+@pytest.mark.anyio
+async def test_a_bomb_in_the_contextia_config_is_named_by_the_server(tmp_path):
+    root = build_sample_repo(tmp_path / "repo")
+    for text, reason in BOMBS.values():
+        write(root, ".contextia/config.yaml", text)
+        with anyio.fail_after(TIMEOUT_S):
+            async with mcp_client("--root", str(root)) as client:
+                checked = await client.call_tool("mcp_check", {})
+                assert f"config.yaml is not valid YAML ({reason} at line" in checked.content[0].text
+                assert not (await client.call_tool("ctxt_capabilities", {})).is_error
