@@ -194,10 +194,22 @@ impl Root {
     /// A regular file's bytes, at most `cap` of them (else TooLarge). FIFOs and devices are
     /// not opened for a blocking read: the open does not wait and they are refused by type.
     pub fn read(&self, rel: &Path, cap: u64) -> Result<Vec<u8>> {
+        let buf = read_regular(self.open_file(rel)?, rel, cap + 1)?;
+        if buf.len() as u64 > cap {
+            return Err(Error::TooLarge(shown(rel), cap));
+        }
+        Ok(buf)
+    }
+
+    /// The first `n` bytes of a regular file (all of it when shorter).
+    pub fn read_head(&self, rel: &Path, n: u64) -> Result<Vec<u8>> {
+        read_regular(self.open_file(rel)?, rel, n)
+    }
+
+    fn open_file(&self, rel: &Path) -> Result<File> {
         let mut opts = OpenOptions::new();
         opts.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC);
-        let file = self.run(rel, &|p| self.dir.open_with(p, &opts))?;
-        read_regular(file, rel, cap)
+        self.run(rel, &|p| self.dir.open_with(p, &opts))
     }
 
     /// Replace `rel` with `data`: a temporary file made beside it and renamed over it, both
@@ -369,16 +381,14 @@ fn lexical(path: &Path) -> PathBuf {
     out
 }
 
-fn read_regular(file: File, rel: &Path, cap: u64) -> Result<Vec<u8>> {
+/// At most `n` bytes of an opened file, which must be a regular file.
+fn read_regular(file: File, rel: &Path, n: u64) -> Result<Vec<u8>> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(Error::NotRegular(shown(rel), meta.is_dir()));
     }
-    let mut buf = Vec::with_capacity(meta.len().min(cap) as usize);
-    file.take(cap + 1).read_to_end(&mut buf)?;
-    if buf.len() as u64 > cap {
-        return Err(Error::TooLarge(shown(rel), cap));
-    }
+    let mut buf = Vec::with_capacity(meta.len().min(n) as usize);
+    file.take(n).read_to_end(&mut buf)?;
     Ok(buf)
 }
 
@@ -519,6 +529,8 @@ mod tests {
         let t = Tree::new("read");
         let root = t.root();
         assert!(matches!(root.read(Path::new("in/a.txt"), 5), Err(Error::TooLarge(_, 5))));
+        assert_eq!(root.read(Path::new("in/a.txt"), 6).unwrap(), b"inside");
+        assert_eq!(root.read_head(Path::new("in/a.txt"), 2).unwrap(), b"in");
         assert!(matches!(root.read(Path::new("in"), 5), Err(Error::NotRegular(_, true))));
         let fifo = std::ffi::CString::new(t.base.join("root/in/fifo").into_os_string().into_encoded_bytes()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);

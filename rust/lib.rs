@@ -431,6 +431,13 @@ fn fs_read(py: Python<'_>, root: PathBuf, rel: PathBuf, max_bytes: u64) -> PyRes
     Ok(pyo3::types::PyBytes::new(py, &data).unbind())
 }
 
+/// The first `n` bytes of a regular file beneath the root.
+#[pyfunction]
+fn fs_read_head(py: Python<'_>, root: PathBuf, rel: PathBuf, n: u64) -> PyResult<Py<pyo3::types::PyBytes>> {
+    let data = in_root(py, &root, |r| r.read_head(&rel, n))?;
+    Ok(pyo3::types::PyBytes::new(py, &data).unbind())
+}
+
 #[pyfunction]
 fn fs_write(py: Python<'_>, root: PathBuf, rel: PathBuf, data: &[u8]) -> PyResult<()> {
     in_root(py, &root, |r| r.write_atomic(&rel, data))
@@ -564,6 +571,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LinkRefused", m.py().get_type::<LinkRefused>())?;
     for f in [
         wrap_pyfunction!(fs_read, m)?,
+        wrap_pyfunction!(fs_read_head, m)?,
         wrap_pyfunction!(fs_write, m)?,
         wrap_pyfunction!(fs_makedirs, m)?,
         wrap_pyfunction!(fs_open_dir, m)?,

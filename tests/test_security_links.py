@@ -217,3 +217,30 @@ async def test_no_tool_follows_a_link_out_at_a_fixed_place(tmp_path, place, to):
     assert snapshot(out) == before
     assert not (out / "missing").exists()
     assert secret_in_repo(repo) == []
+
+
+def test_project_init_derives_nothing_from_files_linked_out(tmp_path):
+    """What `project init` and `project scan` derive (names, descriptions, versions) comes
+    from files of the repository: manifests, READMEs and docstrings linked out are not read,
+    so none of the secret reaches project.yaml."""
+    repo, out = tmp_path / "repo", tmp_path / "out"
+    (repo / "pkg").mkdir(parents=True)
+    out.mkdir()
+    secrets = {
+        "package.json": f'{{"name": "{SECRET}", "description": "{SECRET}", "dependencies": {{"{SECRET}": "1"}}}}',
+        "pyproject.toml": f'[project]\nname = "{SECRET}"\ndescription = "{SECRET}"\n',
+        "README.md": f"{SECRET}\n",
+        "pkg/__init__.py": f'"""{SECRET}"""\n',
+        "go.mod": f"module {SECRET}\n\ngo 1.22\n",
+        ".python-version": f"{SECRET}\n",
+    }
+    for rel, text in secrets.items():
+        target = out / rel.replace("/", "_")
+        target.write_text(text)
+        os.symlink(target, repo / rel)
+    (repo / "pkg" / "mod.py").write_text("x = 1\n")
+    for args in (["project", "init"], ["project", "scan"]):
+        proc = run_cli("--root", str(repo), *args)
+        assert SECRET not in proc.stdout + proc.stderr
+    assert (repo / ".repoctx" / "project.yaml").is_file()
+    assert secret_in_repo(repo) == []

@@ -11,6 +11,7 @@ from typing import Annotated
 from msgspec import Meta, Struct
 
 from repoctx import artifact_store as store
+from repoctx import fs
 from repoctx.artifact_store import Problem, Project, choose, load
 from repoctx.formats import artifact as fa
 from repoctx.workspace import Workspace, atomic_write, locked
@@ -40,13 +41,13 @@ def init(ws: Workspace, p: InitParams) -> InitResult:
             out.error = _outside(f"{fa.CONTEXTIA_DIR}/{directory}")
             return out
     for directory in directories:
-        path = os.path.join(base, directory)
-        if not os.path.isdir(path):
-            os.makedirs(path)
-            out.created.append(f"{fa.CONTEXTIA_DIR}/{directory}/")
+        rel = f"{fa.CONTEXTIA_DIR}/{directory}"
+        if not fs.is_dir(ws.root, rel):
+            fs.makedirs(ws.root, rel)
+            out.created.append(f"{rel}/")
     config = os.path.join(base, fa.CONFIG_FILE)
     with locked(ws.root):  # made only when absent: the check and the write one step
-        if not os.path.exists(config):
+        if fs.lstat(*fs.split(config)) is None:
             name = p.project or os.path.basename(ws.root)
             text = (f"project: {_yaml_scalar(name)}\nsource_paths: [\".\"]\ntest_paths: []\n"
                     "annotation_prefix: \"@\"\n# checks: {orphan_spec: info}   # rule -> error | warning | info | off\n")
@@ -99,7 +100,7 @@ class NewResult(Struct, omit_defaults=True):
 
 def _next_id(t: fa.ArtifactType, directory: str, project: Project) -> str:
     taken = {a.id for a in project.artifacts} | {u.id for u in project.unreadable}
-    taken |= {n[:-3] for n in os.listdir(directory) if n.endswith(".md")}
+    taken |= {n[:-3] for n in fs.listdir(*fs.split(directory)) if n.endswith(".md")}
     numbers = [int(i.split("-", 1)[1]) for i in taken if re.fullmatch(rf"{t.prefix}-\d+", i)]
     return f"{t.prefix}-{max(numbers, default=0) + 1:03d}"
 
@@ -120,7 +121,7 @@ def new(ws: Workspace, p: NewParams) -> NewResult:
     directory = os.path.join(project.base, t.directory)
     if not ws.contains_real(directory):  # a link that leads out: the artifact would be written there
         return NewResult(error=_outside(f"{fa.CONTEXTIA_DIR}/{t.directory}"))
-    os.makedirs(directory, exist_ok=True)
+    fs.makedirs(*fs.split(directory))
     # The lock makes "next free id" and the write one step across processes.
     with locked(ws.root):
         artifact_id = _next_id(t, directory, store.open_project(ws))

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Callable, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from repoctx import fs
 from repoctx.commands import Command
 from repoctx.formats import bounded
 from repoctx.results import Envelope, failure, is_failure, success, with_structured_invalid
@@ -124,8 +125,7 @@ class _Unreadable(Exception):
 def _read_json(path: str) -> Any:
     """The parsed file; None when absent; _Unreadable when it is not plain JSON."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        raw = fs.read_head(*fs.split(path), MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -18,7 +18,7 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import __version__
+from repoctx import __version__, fs
 from repoctx.allowlist import AllowlistError, select, surfaces_with_data
 from repoctx.commands import Check, CheckResult, Command, all_checks, all_commands, all_resources, by_tool_name
 from repoctx.formats.config import SURFACES, ConfigError
@@ -319,8 +319,7 @@ def _check_project_file(ws: Workspace) -> CheckResult:
     except Exception:
         return CheckResult("fail", f"{pf.PROJECT_FILE} leads outside the repository")
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        raw = fs.read_bytes(*fs.split(path))
     except FileNotFoundError:
         return CheckResult("skip", f"No {pf.PROJECT_FILE}")
     except OSError as exc:

@@ -9,8 +9,8 @@ cap is EFBIG, a directory, FIFO or device where a file is read is EISDIR / EINVA
 
 `split` maps an absolute path under a workspace root to (root, relative path), so code
 that still holds absolute paths (workspace.atomic_write, workspace.locked) goes through
-here too. A path under no root (`report --out ~/r.html`, a client's config in the home
-directory) is the person's choice: it is confined to its own directory.
+here too. A path under no root (a client's config in the home directory) is the person's
+choice: its links are followed, and it is then written inside its real directory.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def confine(root: str) -> None:
 
 def split(path: str | os.PathLike) -> tuple[str, str]:
     """(root, relative path) of an absolute path: the innermost workspace root that holds it
-    lexically, else its own directory."""
+    lexically; else (a path a person gave outside any repository) its real path's directory."""
     path = os.path.normpath(os.path.abspath(path))
     best = ""
     for root in _roots:
@@ -49,7 +49,8 @@ def split(path: str | os.PathLike) -> tuple[str, str]:
             best = root
     if best:
         return best, os.path.relpath(path, best)
-    return os.path.dirname(path), os.path.basename(path)
+    real = os.path.realpath(path)  # the person's own path: its links are followed
+    return os.path.dirname(real), os.path.basename(real)
 
 
 def read_bytes(root: str, rel: str, max_bytes: int = MAX_READ) -> bytes:
@@ -59,6 +60,11 @@ def read_bytes(root: str, rel: str, max_bytes: int = MAX_READ) -> bytes:
 
 def read_text(root: str, rel: str, max_bytes: int = MAX_READ) -> str:
     return read_bytes(root, rel, max_bytes).decode("utf-8", "replace")
+
+
+def read_head(root: str, rel: str, n: int) -> bytes:
+    """The first `n` bytes of a regular file (all of it when shorter)."""
+    return _core.fs_read_head(root, rel, n)
 
 
 def write_atomic(root: str, rel: str, data: bytes) -> None:

@@ -26,7 +26,7 @@ import msgspec
 from msgspec import UNSET
 from msgspec.structs import replace
 
-from repoctx import _core
+from repoctx import _core, fs
 from repoctx.formats import bounded
 from repoctx.formats import context_file as cf
 from repoctx.gitstate import recorded_commit
@@ -174,9 +174,9 @@ class Manifest:
 
 
 def _load_text(path: str) -> str | None:
+    """A manifest's first MiB, through the confined layer (a link out is not read)."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(1 << 20).decode("utf-8", "replace")
+        return fs.read_head(*fs.split(path), 1 << 20).decode("utf-8", "replace")
     except OSError:
         return None
 

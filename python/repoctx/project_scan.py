@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from repoctx import _core
+from repoctx import _core, fs
 from repoctx.formats import bounded
 from repoctx.formats import project_file as pf
 from repoctx.workspace import Workspace, load_yaml_file
@@ -31,6 +31,7 @@ CONTAINERS = {
 }
 PYTHON_BASES = ("", "src", "python", "lib")
 SKIP = set(_core.SKIP_DIRS)
+MAX_MANIFEST_BYTES = 4 << 20  # a package.json, pyproject.toml or Cargo.toml larger is not read
 
 EXTENSION_LANGUAGES = {
     "py": "Python", "rs": "Rust", "go": "Go", "ts": "TypeScript", "tsx": "TypeScript",
@@ -122,29 +123,43 @@ class Manifests:
         return deps
 
 
+def _read(path: str) -> bytes | None:
+    """A file of the repository, through the confined layer: None when absent, too large, not
+    a file or behind a link that leads out (what is derived never carries outside content)."""
+    try:
+        return fs.read_bytes(*fs.split(path), MAX_MANIFEST_BYTES)
+    except OSError:
+        return None
+
+
+def _head(path: str, n: int) -> str | None:
+    """The first `n` bytes of a file as text, through the confined layer, or None."""
+    try:
+        return fs.read_head(*fs.split(path), n).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
 def _toml(path: str) -> dict:
     try:
-        with open(path, "rb") as fh:
-            data = bounded.toml(fh.read().decode())
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        data = bounded.toml((_read(path) or b"").decode())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
 def _json(path: str) -> dict:
+    raw = _read(path)
     try:
-        with open(path, "rb") as fh:
-            data = bounded.json(fh.read())
-    except (OSError, msgspec.DecodeError):
+        data = bounded.json(raw) if raw is not None else None
+    except msgspec.DecodeError:
         return {}
     return data if isinstance(data, dict) else {}
 
 
 def _go_mod(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(1 << 20)
-    except OSError:
+    text = _head(path, 1 << 20)
+    if text is None:
         return {}
     out: dict = {"require": []}
     in_require = False
@@ -226,10 +241,8 @@ def _expand(ws: Workspace, patterns: list, marker: str) -> list[str]:
 
 
 def _go_work_dirs(root: str) -> list[str]:
-    try:
-        with open(os.path.join(root, "go.work"), encoding="utf-8", errors="replace") as fh:
-            text = fh.read(1 << 20)
-    except OSError:
+    text = _head(os.path.join(root, "go.work"), 1 << 20)
+    if text is None:
         return []
     dirs, in_use = [], False
     for line in text.splitlines():
@@ -323,10 +336,8 @@ def _module_name(path: str, m: Manifests, root_m: Manifests, root: str) -> str:
 
 
 def _docstring(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = fh.read(4096)
-    except OSError:
+    head = _head(path, 4096)
+    if head is None:
         return ""
     m = re.match(r'\s*(?:#[^\n]*\n\s*)*[rRuU]?("""|\'\'\')(.*?)(\1|$)', head, re.S)
     if not m:
@@ -342,11 +353,10 @@ def _docstring(path: str) -> str:
 
 def _readme_line(directory: str) -> str:
     for name in ("README.md", "README.rst", "README.txt", "README"):
-        try:
-            with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as fh:
-                lines = fh.read(8192).splitlines()
-        except OSError:
+        text = _head(os.path.join(directory, name), 8192)
+        if text is None:
             continue
+        lines = text.splitlines()
         for ln in lines:
             s = ln.strip()
             if s and not s.startswith(("#", "=", "-", "[!", "![", "<", "..")):
@@ -464,10 +474,9 @@ def _runtime(manifests: list[Manifests], root: str) -> list[str]:
             found.setdefault("Rust", f"Rust (edition {ed})" if isinstance(ed, str) else "Rust")
         if m.go_mod and "Go" not in found:
             found["Go"] = f"Go {m.go_mod['go']}" if m.go_mod.get("go") else "Go"
-    version_file = os.path.join(root, ".python-version")
-    if found.get("Python") == "Python" and os.path.isfile(version_file):
-        with open(version_file, encoding="utf-8", errors="replace") as fh:
-            found["Python"] = f"Python {fh.read(64).strip()}"
+    version = _head(os.path.join(root, ".python-version"), 64) if found.get("Python") == "Python" else None
+    if version is not None:
+        found["Python"] = f"Python {version.strip()}"
     return list(found.values())
 
 

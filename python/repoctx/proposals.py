@@ -16,6 +16,7 @@ an agent is allowed to do.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import time
@@ -24,7 +25,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import _core, journal
+from repoctx import _core, fs, journal
 from repoctx.commands import Check, CheckResult, Command, fixed_form
 from repoctx.formats import bounded
 from repoctx.formats import context_file as cf
@@ -176,15 +177,13 @@ def _read(full: str, rel: str) -> bytes | None:
     """The file at `full`, None when absent; errors name it by `rel`, its path in the
     repository (an agent sees them: never the absolute path)."""
     try:
-        with open(full, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
+        return fs.read_bytes(*fs.split(full), MAX_FILE_BYTES)
     except FileNotFoundError:
         return None
-    except OSError as exc:  # a directory, a name over 255 bytes, a link loop: no file to read
+    except OSError as exc:  # a directory, a name over 255 bytes, a link loop or out: no file to read
+        if exc.errno == errno.EFBIG:
+            raise ProposalError("invalid_path", f"{rel} is larger than {MAX_FILE_BYTES} bytes") from None
         raise ProposalError("invalid_path", f"{rel} cannot be read as a file ({exc.strerror})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ProposalError("invalid_path", f"{rel} is larger than {MAX_FILE_BYTES} bytes")
-    return data
 
 
 def _sha256(data: bytes | None) -> str | None:
@@ -277,7 +276,7 @@ def _stored(ws: Workspace) -> list[tuple[str, Proposal | None]]:
     """(id, proposal or None when unreadable), newest first."""
     directory = proposals_dir(ws)
     try:
-        names = os.listdir(directory)
+        names = fs.listdir(*fs.split(directory))
     except FileNotFoundError:
         return []
     found = []
@@ -389,7 +388,7 @@ def propose(ws: Workspace, p: ProposeParams) -> ProposeResult:
         if len(data) > MAX_PROPOSAL_BYTES:
             raise ProposalError("invalid_argument", f"The proposal is larger than {MAX_PROPOSAL_BYTES} bytes")
         directory = proposals_dir(ws)
-        os.makedirs(directory, exist_ok=True)
+        fs.makedirs(*fs.split(directory))
         with locked(ws.root):
             path = os.path.join(directory, pid + ".json")
             existing = _read(path, f"{PROPOSALS_DIR}/{pid}.json")

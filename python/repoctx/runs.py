@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from repoctx import fs
 from repoctx.commands import Command, fixed_form
 from repoctx.formats import bounded
 from repoctx.formats import config as config_format
@@ -63,10 +64,10 @@ def record(ws: Workspace, command: str, steps: list[Step], started: float, durat
         keep = config_format.RepoctxConfig().keep_runs
     failed = any(s.status == "fail" for s in steps)
     base = datetime.fromtimestamp(started, timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    os.makedirs(directory, exist_ok=True)
+    fs.makedirs(*fs.split(directory))
     with locked(ws.root):
         run_id, n = base, 0
-        while os.path.exists(os.path.join(directory, run_id + ".json")):
+        while fs.lstat(*fs.split(os.path.join(directory, run_id + ".json"))) is not None:
             n += 1
             run_id = f"{base}-{n}"
         run = Run(
@@ -76,7 +77,7 @@ def record(ws: Workspace, command: str, steps: list[Step], started: float, durat
         atomic_write(os.path.join(directory, run_id + ".json"), msgspec.json.format(msgspec.json.encode(run)) + b"\n")
         for old in _ids(directory)[keep:]:
             try:
-                os.unlink(os.path.join(directory, old + ".json"))
+                fs.remove(*fs.split(os.path.join(directory, old + ".json")))
             except FileNotFoundError:
                 pass
     return run
@@ -92,7 +93,7 @@ def timed(fn, *args) -> tuple[object, float]:
 def _ids(directory: str) -> list[str]:
     """Run ids, newest first."""
     try:
-        names = os.listdir(directory)
+        names = fs.listdir(*fs.split(directory))
     except FileNotFoundError:
         return []
     ids = [n[:-5] for n in names if n.endswith(".json") and RUN_ID.match(n[:-5])]
@@ -116,8 +117,7 @@ def load(ws: Workspace, run_id: str) -> tuple[Run, bytes]:
         raise RunsError("invalid_argument", f'"{run_id}" is not a run id (e.g. 20260213T100000123456Z) or latest')
     path = os.path.join(directory, run_id + ".json")
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_RUN_BYTES + 1)
+        raw = fs.read_head(*fs.split(path), MAX_RUN_BYTES + 1)
     except FileNotFoundError:
         raise RunsError("not_found", f"No run {run_id}; `repoctx runs list` shows the recorded ones") from None
     except OSError as exc:

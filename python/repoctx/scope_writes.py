@@ -28,7 +28,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import replace
 
-from repoctx import _core, generate, gitstate, index, scopes
+from repoctx import _core, fs, generate, gitstate, index, scopes
 from repoctx.commands import Command
 from repoctx.formats import context_file as cf
 from repoctx.generate import ScopeFacts
@@ -406,8 +406,8 @@ def rehash(ws: Workspace, p: RehashParams) -> WriteResult:
             patched = None
             if ctx.evidence == old.evidence and ctx.derived_fields == old.derived_fields:
                 try:
-                    with open(path, encoding="utf-8") as fh:
-                        patched = _patch(fh.read(), ctx.fingerprint, now)
+                    patched = _patch(fs.read_bytes(*fs.split(path), scopes.MAX_CONTEXT_BYTES).decode(),
+                                     ctx.fingerprint, now)
                 except (OSError, UnicodeDecodeError):
                     patched = None
             if patched is not None:

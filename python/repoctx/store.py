@@ -298,8 +298,7 @@ def _connect(target: str, uri: bool = False) -> sqlite3.Connection:
 def _check_header(path: str) -> None:
     """Refuse a file that is not an SQLite database before sqlite3 touches it."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(len(SQLITE_MAGIC))
+        head = fs.read_head(*fs.split(path), len(SQLITE_MAGIC))
     except FileNotFoundError:
         return
     except OSError as exc:
