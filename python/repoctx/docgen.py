@@ -26,6 +26,8 @@ TARGETS = {"tools.md": "tools_md", "cli.md": "cli_md"}
 
 def _result_schema(cmd) -> dict:
     """The result's schema: the success type's, or with the contract's error object, both."""
+    from repoctx.commands import _inline_schema
+
     members = [_inline_schema(tp) for tp in cmd.result_types]
     return members[0] if len(members) == 1 else {"anyOf": members}
 
