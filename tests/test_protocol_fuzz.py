@@ -166,8 +166,9 @@ def test_out_of_range_numbers(srv):
     assert not huge.get("isError")
     assert _call(srv, "list_contexts", {"limit": -1})["result"]["isError"]
     assert _call(srv, "mcp_search", {"query": "x", "limit": 10**12})["result"]  # answered, bounded by the data
-    assert _call(srv, "ctxt_runs_read_latest", {"max_bytes": 10**12})["result"]
-    assert _call(srv, "ctxt_runs_read_latest", {"max_bytes": -1})["result"]["isError"]
+    assert _call(srv, "ctxt_runs_read_latest", {"max_bytes": 10**12})["result"]  # the bound is fixed: ignored
+    assert _call(srv, "ctxt_runs_read_latest", {"max_bytes": -1})["result"]
+    assert _call(srv, "mcp_read_log", {"task_id": "TASK-001", "latest": False, "n": -1})["result"]["isError"]
 
 
 def test_deep_nesting_and_huge_messages(srv):
