@@ -9,15 +9,15 @@
 //! languages. Other files get their header comment, or a label for their kind.
 //! Results come back per directory, never per file object.
 
+use crate::ignorerules::{self, Budget, RootRules};
 use crate::walk::is_source_file;
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::Match;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Code files larger than this are listed with a purpose but not scanned for exports.
 const MAX_CODE_BYTES: u64 = 1 << 20;
@@ -1133,31 +1133,16 @@ pub struct Index {
 /// git or `.contextignore` ignores is never described in a context file.
 struct Rules {
     /// `.contextignore` and the config's patterns: they win over everything.
-    priority: Option<Gitignore>,
+    priority: Option<Arc<ignorerules::Rules>>,
     /// `.gitignore` by directory; the deepest one that says something decides.
-    nested: HashMap<String, Gitignore>,
+    nested: HashMap<String, Arc<ignorerules::Rules>>,
     /// `.git/info/exclude`: consulted last.
-    exclude: Option<Gitignore>,
-}
-
-fn matcher(base: &Path, files: &[PathBuf], lines: &[String]) -> Option<Gitignore> {
-    let mut b = GitignoreBuilder::new(base);
-    for f in files.iter().filter(|f| f.is_file()) {
-        let _ = b.add(f);
-    }
-    for l in lines {
-        let _ = b.add_line(None, l);
-    }
-    b.build().ok().filter(|g| !g.is_empty())
+    exclude: Option<Arc<ignorerules::Rules>>,
 }
 
 impl Rules {
     fn ignores(&self, scope: &str, path: &Path) -> bool {
-        let verdict = |g: &Gitignore| match g.matched(path, false) {
-            Match::Ignore(_) => Some(true),
-            Match::Whitelist(_) => Some(false),
-            Match::None => None,
-        };
+        let verdict = |g: &Arc<ignorerules::Rules>| g.matched(path, false);
         if let Some(v) = self.priority.as_ref().and_then(verdict) {
             return v;
         }
@@ -1179,7 +1164,7 @@ struct DirInfo {
     package_name: Option<String>,
     crate_name: Option<String>,
     go_module: Option<String>,
-    gitignore: Option<Gitignore>,
+    gitignore: Option<Arc<ignorerules::Rules>>,
     languages: HashMap<&'static str, u64>,
 }
 
@@ -1227,7 +1212,7 @@ fn cargo_package_name(text: &str) -> Option<String> {
     None
 }
 
-fn dir_info(root: &Path, dir: &str) -> DirInfo {
+fn dir_info(root: &Path, dir: &str, budget: &Budget) -> DirInfo {
     let mut info = DirInfo {
         dir: dir.to_string(),
         py_files: false,
@@ -1248,7 +1233,7 @@ fn dir_info(root: &Path, dir: &str) -> DirInfo {
         let name = name.to_string_lossy();
         match name.as_ref() {
             "pyproject.toml" | "setup.py" | "setup.cfg" => info.py_project = true,
-            ".gitignore" => info.gitignore = matcher(&abs, &[abs.join(".gitignore")], &[]),
+            ".gitignore" => info.gitignore = ignorerules::from_file(&abs, &abs.join(".gitignore"), budget),
             "package.json" => {
                 info.package_name = read_capped(&abs.join("package.json"), MAX_CODE_BYTES)
                     .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
@@ -1284,12 +1269,11 @@ fn dir_info(root: &Path, dir: &str) -> DirInfo {
 
 impl Index {
     pub fn build(root: &Path, dirs: Vec<String>, extra_ignore: &[String]) -> Index {
-        let mut infos: Vec<DirInfo> = dirs.par_iter().map(|d| dir_info(root, d)).collect();
-        let rules = Rules {
-            priority: matcher(root, &[root.join(".contextignore")], extra_ignore),
-            nested: infos.iter_mut().filter_map(|i| i.gitignore.take().map(|g| (i.dir.clone(), g))).collect(),
-            exclude: matcher(root, &[root.join(".git").join("info").join("exclude")], &[]),
-        };
+        let budget = Budget::new();
+        let RootRules { priority, exclude } = ignorerules::root_rules(root, extra_ignore, &budget);
+        let mut infos: Vec<DirInfo> = dirs.par_iter().map(|d| dir_info(root, d, &budget)).collect();
+        let nested = infos.iter_mut().filter_map(|i| i.gitignore.take().map(|g| (i.dir.clone(), g))).collect();
+        let rules = Rules { priority, nested, exclude };
         let dir_set: HashSet<String> = dirs.into_iter().collect();
         let mut languages: HashMap<&str, u64> = HashMap::new();
         let mut py_roots: HashSet<String> = HashSet::from([".".to_string()]);

@@ -6,6 +6,7 @@ mod cache;
 mod extract;
 mod fingerprint;
 mod fs;
+mod ignorerules;
 mod jsonrpc;
 mod live;
 mod modscan;

@@ -6,6 +6,7 @@
 //! them); source files are then read in parallel, at most `HEAD_BYTES` each,
 //! since imports sit at the top. Results come back per module, never per file.
 
+use crate::ignorerules::Tree;
 use crate::walk::SKIP_DIRS;
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
@@ -52,7 +53,7 @@ pub struct ModuleScan {
     /// Sorted, unique: "py:a.b", "js:spec", "rs:crate", "go:path", or "mod:N" for a relative
     /// import that lands in module N.
     pub imports: Vec<String>,
-    /// The module directory itself is ignored by the root's gitignore rules.
+    /// The module directory, or one above it, is ignored by the gitignore rules.
     pub ignored: bool,
 }
 
@@ -306,16 +307,6 @@ fn owner(dirs: &[String], path: &str) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-fn root_ignores(root: &Path) -> ignore::gitignore::Gitignore {
-    let mut b = ignore::gitignore::GitignoreBuilder::new(root);
-    for f in [root.join(".gitignore"), root.join(".git/info/exclude")] {
-        if f.is_file() {
-            let _ = b.add(f);
-        }
-    }
-    b.build().unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
-}
-
 /// One walker thread's files, handed over once when the thread is done with them.
 struct Collector<'a> {
     items: Vec<FileInfo>,
@@ -329,24 +320,25 @@ impl Drop for Collector<'_> {
     }
 }
 
-fn list_files(root: &Path, dir: &str, others: Arc<Vec<PathBuf>>) -> Vec<FileInfo> {
+fn list_files(root: &Path, dir: &str, others: Arc<Vec<PathBuf>>, rules: Arc<Tree>) -> Vec<FileInfo> {
     let abs = if dir.is_empty() { root.to_path_buf() } else { root.join(dir) };
+    // The ignore rules come from `rules`, shared by every module's walk: each file read once.
     let walker = WalkBuilder::new(&abs)
         .hidden(true)
-        .parents(true)
-        .ignore(true)
-        .git_ignore(true)
+        .parents(false)
+        .ignore(false)
+        .git_ignore(false)
         .git_global(false)
-        .git_exclude(true)
-        .require_git(false)
+        .git_exclude(false)
         .follow_links(false)
         .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            if !is_dir || e.depth() == 0 {
+            if e.depth() == 0 {
                 return true;
             }
             let name = e.file_name().to_string_lossy();
-            !SKIP_DIRS.contains(&name.as_ref()) && !others.iter().any(|o| o == e.path())
+            let kept = !is_dir || (!SKIP_DIRS.contains(&name.as_ref()) && !others.iter().any(|o| o == e.path()));
+            kept && !rules.ignores(e.path(), is_dir)
         })
         .build_parallel();
     let found = Mutex::new(Vec::new());
@@ -377,11 +369,11 @@ fn list_files(root: &Path, dir: &str, others: Arc<Vec<PathBuf>>) -> Vec<FileInfo
 /// Scan each module directory (repository-relative, "" for the root).
 pub fn scan_modules(root: &Path, dirs: &[String]) -> Vec<ModuleScan> {
     let dirs: Vec<String> = dirs.iter().map(|d| normalize(d).unwrap_or_default()).collect();
-    let ignores = root_ignores(root);
+    let rules = Arc::new(Tree::new(root));
     dirs.par_iter()
         .enumerate()
         .map(|(i, dir)| {
-            let ignored = !dir.is_empty() && ignores.matched_path_or_any_parents(root.join(dir), true).is_ignore();
+            let ignored = !dir.is_empty() && rules.prunes(&root.join(dir));
             // Modules nested inside this one are scanned as themselves.
             let others: Vec<PathBuf> = dirs
                 .iter()
@@ -389,7 +381,7 @@ pub fn scan_modules(root: &Path, dirs: &[String]) -> Vec<ModuleScan> {
                 .filter(|(j, d)| *j != i && d.len() > dir.len() && owner(std::slice::from_ref(dir), d).is_some())
                 .map(|(_, d)| root.join(d))
                 .collect();
-            let files = list_files(root, dir, Arc::new(others));
+            let files = list_files(root, dir, Arc::new(others), rules.clone());
             let code_files = files.iter().filter(|f| is_code(&f.name)).count() as u32;
             let found: BTreeSet<String> = files
                 .par_iter()

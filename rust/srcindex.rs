@@ -13,6 +13,7 @@
 //! may hide a later change) and never counts as current.
 
 use crate::annotate::{self, Annotation};
+use crate::ignorerules::Tree;
 use crate::walk::SKIP_DIRS;
 use aho_corasick::AhoCorasick;
 use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -235,14 +236,15 @@ impl Index {
         let root_buf = root.to_path_buf();
         let filter_root = root_buf.clone();
         let filter_paths = scan_paths.clone();
+        // The ignore rules come from ignorerules.rs (as git matches them), not from the walker.
+        let rules = Tree::new(root);
         let walker = WalkBuilder::new(root)
             .hidden(true)
             .parents(false)
             .ignore(false)
-            .git_ignore(true)
+            .git_ignore(false)
             .git_global(false)
-            .git_exclude(true)
-            .require_git(false)
+            .git_exclude(false)
             .follow_links(false)
             .filter_entry(move |e| {
                 let is_dir = e.file_type().is_some_and(|t| t.is_dir());
@@ -253,7 +255,7 @@ impl Index {
                     return false;
                 }
                 let rel = e.path().strip_prefix(&filter_root).map(|p| p.to_string_lossy().replace('\\', "/"));
-                rel.is_ok_and(|rel| wanted(&rel, is_dir, &filter_paths))
+                rel.is_ok_and(|rel| wanted(&rel, is_dir, &filter_paths)) && !rules.ignores(e.path(), is_dir)
             })
             .build_parallel();
         let (tx, rx) = mpsc::channel::<Item>();

@@ -7,13 +7,12 @@
 //! dotcontext rules for which directories are scopes are applied bottom-up.
 
 use crate::fingerprint::{digest, entry_line, CONTEXT_FILE};
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::Match;
+use crate::ignorerules::{self, Budget, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 pub const CONFIG_FILE: &str = ".context.config.yaml";
@@ -185,45 +184,19 @@ pub fn read_row(abs: &Path, scope: &str) -> std::io::Result<DirRow> {
     read_listing(abs, scope).map(|l| l.row)
 }
 
-type Matchers = Vec<Arc<Gitignore>>;
+/// The rules in force at a directory: `.git/info/exclude`, then each `.gitignore` down to it.
+type Matchers = Vec<Arc<Rules>>;
 
-fn build_matcher(root: &Path, files: &[PathBuf], lines: &[String]) -> Option<Arc<Gitignore>> {
-    let mut b = GitignoreBuilder::new(root);
-    let mut any = false;
-    for f in files {
-        if f.is_file() {
-            // A malformed line is skipped by the builder's own rules; a read error means no rules.
-            let _ = b.add(f);
-            any = true;
-        }
-    }
-    for l in lines {
-        if b.add_line(None, l).is_ok() {
-            any = true;
-        }
-    }
-    if !any {
-        return None;
-    }
-    b.build().ok().map(Arc::new)
-}
-
-fn is_ignored(priority: &Option<Arc<Gitignore>>, stack: &Matchers, path: &Path) -> bool {
-    for m in priority.iter().chain(stack.iter().rev()) {
-        match m.matched(path, true) {
-            Match::Ignore(_) => return true,
-            Match::Whitelist(_) => return false,
-            Match::None => {}
-        }
-    }
-    false
+fn is_ignored(priority: &Option<Arc<Rules>>, stack: &Matchers, path: &Path) -> bool {
+    priority.iter().chain(stack.iter().rev()).find_map(|m| m.matched(path, true)).unwrap_or(false)
 }
 
 /// Called with each directory just before it is read (to place a watch on it first).
 pub type OnDir<'a> = &'a (dyn Fn(&Path, &str) + Sync);
 
 struct Ctx<'a> {
-    priority: Option<Arc<Gitignore>>,
+    priority: Option<Arc<Rules>>,
+    budget: &'a Budget,
     max_depth: usize,
     on_dir: Option<OnDir<'a>>,
 }
@@ -241,9 +214,7 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers,
     };
     let mut stack = parent.clone();
     if listing.has_gitignore {
-        if let Some(m) = build_matcher(abs, &[abs.join(".gitignore")], &[]) {
-            stack.push(m);
-        }
+        stack.extend(ignorerules::from_file(abs, &abs.join(".gitignore"), ctx.budget));
     }
     out.push(listing.row);
     if depth >= ctx.max_depth {
@@ -310,17 +281,17 @@ pub fn apply_rules(rows: &mut [DirRow], min_tokens: i64) -> usize {
 
 /// The rules that hold at the root: `.contextignore` and config patterns (over any
 /// `.gitignore`), and `.git/info/exclude` at the bottom of the stack.
-fn root_rules(root: &Path, opts: &Options) -> (Option<Arc<Gitignore>>, Matchers) {
-    let priority = build_matcher(root, &[root.join(".contextignore")], &opts.extra_ignore);
-    let base = build_matcher(root, &[root.join(".git").join("info").join("exclude")], &[]);
-    (priority, base.into_iter().collect())
+fn root_rules(root: &Path, opts: &Options, budget: &Budget) -> (Option<Arc<Rules>>, Matchers) {
+    let rules = ignorerules::root_rules(root, &opts.extra_ignore, budget);
+    (rules.priority, rules.exclude.into_iter().collect())
 }
 
 /// Scan `root` into a table sorted by scope bytes.
 pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Result<Table> {
     fs::read_dir(root)?; // the root itself must be readable: that failure is global
-    let (priority, base) = root_rules(root, opts);
-    let ctx = Ctx { priority, max_depth: opts.max_depth, on_dir };
+    let budget = Budget::new();
+    let (priority, base) = root_rules(root, opts, &budget);
+    let ctx = Ctx { priority, budget: &budget, max_depth: opts.max_depth, on_dir };
     let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
     scan_dir(&ctx, root, ".", 0, &base, &mut rows, &mut unreadable);
     rows.sort_unstable_by(|a, b| a.scope.as_bytes().cmp(b.scope.as_bytes()));
@@ -341,20 +312,21 @@ pub fn walk_subtree(root: &Path, opts: &Options, scope: &str, on_dir: Option<OnD
     if !is_dir || depth > opts.max_depth || is_skipped_dir(name) {
         return (rows, unreadable);
     }
-    let (priority, mut stack) = root_rules(root, opts);
+    let budget = Budget::new();
+    let (priority, mut stack) = root_rules(root, opts, &budget);
     // The `.gitignore` of every ancestor, as scan_dir stacks them on the way down.
     let parts: Vec<&str> = scope.split('/').collect();
     for k in 0..depth {
         let dir = if k == 0 { root.to_path_buf() } else { root.join(parts[..k].join("/")) };
         let file = dir.join(".gitignore");
         if fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
-            stack.extend(build_matcher(&dir, &[file], &[]));
+            stack.extend(ignorerules::from_file(&dir, &file, &budget));
         }
     }
     if is_ignored(&priority, &stack, &abs) {
         return (rows, unreadable);
     }
-    let ctx = Ctx { priority, max_depth: opts.max_depth, on_dir };
+    let ctx = Ctx { priority, budget: &budget, max_depth: opts.max_depth, on_dir };
     scan_dir(&ctx, &abs, scope, depth, &stack, &mut rows, &mut unreadable);
     (rows, unreadable)
 }

@@ -1,10 +1,12 @@
 """Ignore semantics: the Rust walk (`_core.walk`) against `git check-ignore` on generated trees
-with nested .gitignore files, negations, anchored, `**` and character-class patterns.
+with nested .gitignore files, negations, anchored, `**`, character-class (POSIX ones too),
+escaped and space-padded patterns (rust/ignorerules.rs matches them as git does).
 
 The walk prunes directories (files inside a walked directory all count toward its
-fingerprint, as dotcontext does), so the comparison is over directories: a directory is
-walked exactly when neither it nor any ancestor is ignored by git. REPOCTX_IGNORE_TREES sets
-the number of generated trees (default 60).
+fingerprint, as dotcontext does), so that comparison is over directories: a directory is
+walked exactly when neither it nor any ancestor is ignored by git. The files a context file
+lists (rust/extract.rs) and the annotation index (rust/srcindex.rs) leave out files, so they
+are compared over files. REPOCTX_IGNORE_TREES sets the number of generated trees (default 60).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ def _pattern(rng: random.Random, dirs: list[str]) -> str:
         name, f"/{name}", f"{name}/", f"/{name}/", f"**/{name}", f"{name}/**", f"{other}/**/{name}",
         f"{other}/{name}", f"[ab]*", f"x[0-9]", f"?", f"*b", f"[!a]*", f"{name[0]}*", "*", f"**/{other}/{name}/",
         rng.choice(dirs) if dirs else name, f"{name}*/", f"\\!{name}", f"{name} ", f"#{name}",
+        f"[[:upper:]]*", f"[[:digit:]]", f"[]a]*", f"[a-]b", f"***/{name}", f"{other}/***", f"{other}/**/{name}/**",
+        f"*{name}.py", f"{name}?py", f"\\{name}", f"{name}\\ ", "**", f"{name}.*", f"/**/{name}",
     ])
     return ("!" + pat) if rng.random() < 0.3 else pat
 
@@ -43,8 +47,9 @@ def _tree(root: str, rng: random.Random) -> list[str]:
             if parent.count("/") >= 3:
                 continue
             os.makedirs(os.path.join(root, rel), exist_ok=True)
-            with open(os.path.join(root, rel, "f.py"), "w") as fh:
-                fh.write("x = 1\n")
+            for file in ("f.py", f"{rng.choice(NAMES)}.py"):
+                with open(os.path.join(root, rel, file), "w") as fh:
+                    fh.write("# @spec SPEC-001\n")
             dirs.append(rel)
             frontier.append(rel)
     for where in [""] + rng.sample(dirs, min(len(dirs), 3)):
@@ -78,4 +83,26 @@ def test_walk_prunes_what_git_ignores(tmp_path):
                      if os.path.isfile(os.path.join(root, w, ".gitignore"))}
             disagreements.append(f"seed {seed}: {d} git={'walked' if d in expected else 'ignored'} rules={rules}")
     print(f"\nignore differential: {TREES} trees, {len(disagreements)} disagreements")
+    assert not disagreements, disagreements[:5]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_listings_leave_out_the_files_git_ignores(tmp_path):
+    disagreements = []
+    for seed in range(TREES):
+        root = str(tmp_path / f"t{seed}")
+        os.makedirs(root)
+        subprocess.run(["git", "init", "-q", root], check=True)
+        dirs = _tree(root, random.Random(seed))
+        walked = sorted(r[0] for r in _core.walk(root, [], 50, 0)[0])
+        files = [f"{d}/{n}" if d != "." else n for d in walked for n in os.listdir(os.path.join(root, d))
+                 if n.endswith(".py")]
+        expected = set(files) - _git_ignored(root, files)
+        listed = _core.ScopeSources(root, walked).source_files(walked)
+        by_extract = {f"{d}/{n}" if d != "." else n for d, names in zip(walked, listed) for n in names}
+        by_index = {row[0] for row in _core.SourceIndex(root, "@", ["."]).annotations()}
+        for name, got in (("extract", by_extract), ("srcindex", by_index)):
+            for f in sorted(expected ^ got):
+                disagreements.append(f"seed {seed}: {name}: {f} git={'kept' if f in expected else 'ignored'}")
+    print(f"\nignore differential (files): {TREES} trees, {len(disagreements)} disagreements")
     assert not disagreements, disagreements[:5]
