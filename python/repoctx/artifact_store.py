@@ -20,7 +20,7 @@ from functools import cached_property, lru_cache
 from repoctx import _core, fs
 from repoctx.formats import artifact as fa
 from repoctx.formats.artifact import ArtifactType, Config, Frontmatter
-from repoctx.workspace import Workspace, stat_key
+from repoctx.workspace import Workspace, read_once, stat_key
 
 GLOB_CHARS = frozenset("*?[{")
 
@@ -214,7 +214,12 @@ def _file_key(path: str) -> tuple | None:
 
 
 def open_project(ws: Workspace) -> Project:
-    """The project under `ws.root` (raises NoProject); the same object while no file changed."""
+    """The project under `ws.root` (raises NoProject); the same object while no file changed,
+    and read once inside `one_reading()`."""
+    return read_once(("contextia", ws.root), lambda: _read_project(ws))
+
+
+def _read_project(ws: Workspace) -> Project:
     base = os.path.join(ws.root, fa.CONTEXTIA_DIR)
     try:
         if not fs.is_dir(ws.root, fa.CONTEXTIA_DIR):

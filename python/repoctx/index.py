@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass
 
 from repoctx import _core
-from repoctx.workspace import ScanConfig, Workspace
+from repoctx.workspace import ScanConfig, Workspace, read_once
 
 Row = tuple[str, str, int, int, bool, bool, bool, int, int]
 
@@ -105,6 +105,10 @@ def scan(ws: Workspace, cfg: ScanConfig) -> Table:
     """The directory table of `ws.root` as the files are now; raises OSError when the root cannot be read."""
     if _live is not None:
         return _live.table(ws.root, cfg)
+    return read_once(("scan", ws.root, cfg), lambda: _walk(ws, cfg))
+
+
+def _walk(ws: Workspace, cfg: ScanConfig) -> Table:
     rows, skipped, unreadable = _core.walk(ws.root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens)
     return _warn_left_out(ws.root, Table(rows, skipped, unreadable))
 

@@ -9,6 +9,7 @@ tree of tens of thousands of scopes stays responsive.
 
 from __future__ import annotations
 
+import functools
 import os
 from datetime import datetime, timezone
 from importlib import resources
@@ -19,7 +20,7 @@ from msgspec import Meta, Struct
 
 from repoctx import __version__, index
 from repoctx.commands import Command
-from repoctx.workspace import PathEscape, Workspace, atomic_write
+from repoctx.workspace import PathEscape, Workspace, atomic_write, one_reading
 
 DEFAULT_OUT = ".repoctx/report.html"
 ARTIFACT_TYPES = ("spec", "decision", "norm", "task")
@@ -42,6 +43,7 @@ class ReportResult(Struct, omit_defaults=True):
     html: str = ""  # the page itself when out is `-`
 
 
+@functools.cache
 def _tool(name: str):
     from repoctx.commands import all_commands
 
@@ -54,7 +56,13 @@ def _call(ws: Workspace, name: str, **arguments) -> dict:
 
 
 def collect(ws: Workspace) -> dict:
-    """Everything the page shows, as plain data."""
+    """Everything the page shows, as plain data, from one reading of the repository (a
+    question per task must not read every artifact again: that made the page quadratic)."""
+    with one_reading():
+        return _collect(ws)
+
+
+def _collect(ws: Workspace) -> dict:
     status = _call(ws, "list_contexts")
     sizes = {row[0]: (row[2], row[3]) for row in index.scan(ws, ws.scan_config()).rows if row[6]}
     scopes = [[e["scope"], e["state"], sizes.get(e["scope"], (0, 0))[0] // 4, sizes.get(e["scope"], (0, 0))[1],

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 from repoctx import _core, fs, journal
@@ -177,6 +178,31 @@ def stat_key(st: os.stat_result) -> tuple:
     in the last seconds (is_racy) gets a key equal to no other, so it is read again."""
     key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
     return (*key, object()) if is_racy(st.st_mtime_ns) else key
+
+
+_reading: ContextVar[dict | None] = ContextVar("reading", default=None)
+
+
+@contextmanager
+def one_reading() -> Iterator[None]:
+    """Within the block, each `read_once` reads once: for a command that asks many questions
+    of one state of the repository (the report asks one per task), so that each question does
+    not read it all again (a stat per file: quadratic in the files)."""
+    token = _reading.set({})
+    try:
+        yield
+    finally:
+        _reading.reset(token)
+
+
+def read_once(key: tuple, read):
+    """`read()`, or inside `one_reading()` what it gave for `key` the first time."""
+    memo = _reading.get()
+    if memo is None:
+        return read()
+    if key not in memo:
+        memo[key] = read()
+    return memo[key]
 
 
 # A link that leads out of the root (or stands where a lock file goes) is not followed: the
