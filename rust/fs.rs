@@ -298,12 +298,36 @@ impl Root {
     }
 
     /// Rename within the root (a link at either end is moved or replaced, not followed),
-    /// then sync the directory it went to.
-    pub fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+    /// then, with `sync`, sync the directory it went to.
+    pub fn rename(&self, from: &Path, to: &Path, sync: bool) -> Result<()> {
         let (a, a_name) = self.parent(from)?;
         let (b, b_name) = self.parent(to)?;
         a.rename(&a_name, &b, &b_name)?;
-        Ok(sync_dir(&b)?)
+        if sync {
+            sync_dir(&b)?;
+        }
+        Ok(())
+    }
+
+    /// Write `data` to a new file beside `rel` (a fresh name, made with O_EXCL, so never an
+    /// existing file or a link planted there); returns its path. The caller renames it into
+    /// place or removes it, and makes it durable (`sync`).
+    pub fn write_temp(&self, rel: &Path, data: &[u8]) -> Result<PathBuf> {
+        let (dir, _) = self.parent(rel)?;
+        let (name, mut file) = temp_file(&dir)?;
+        let written = file.write_all(data);
+        #[cfg(not(target_os = "linux"))]
+        let written = written.and_then(|_| file.sync_all());
+        if let Err(e) = written {
+            let _ = dir.remove_file(&name);
+            return Err(Error::Io(e));
+        }
+        Ok(rel.parent().unwrap_or(Path::new("")).join(name))
+    }
+
+    /// Make what was written beneath the root durable (one syncfs on Linux).
+    pub fn sync(&self) -> Result<()> {
+        Ok(sync_filesystem(&self.dir)?)
     }
 
     /// Swap two entries atomically (renameat2 RENAME_EXCHANGE), then sync; Unsupported where
@@ -515,7 +539,11 @@ mod tests {
         symlink("../../in/a.txt", t.base.join("root/x/y/g")).unwrap();
         root.write_atomic(Path::new("x/y/g"), b"new").unwrap();
         assert_eq!(stdfs::read(t.base.join("root/in/a.txt")).unwrap(), b"inside");
-        root.rename(Path::new("x/y/g"), Path::new("x/h")).unwrap();
+        root.rename(Path::new("x/y/g"), Path::new("x/h"), true).unwrap();
+        let tmp = root.write_temp(Path::new("x/y/f"), b"staged").unwrap();
+        assert_eq!(tmp.parent(), Some(Path::new("x/y")));
+        root.rename(&tmp, Path::new("x/y/f"), false).unwrap();
+        assert_eq!(root.read(Path::new("x/y/f"), 6).unwrap(), b"staged");
         root.write_atomic(Path::new("x/y/f"), b"one").unwrap();
         root.exchange(Path::new("x/h"), Path::new("x/y/f")).unwrap();
         assert_eq!(root.read(Path::new("x/h"), 3).unwrap(), b"one");

@@ -478,7 +478,7 @@ fn fs_remove_tree(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<()> {
 
 #[pyfunction]
 fn fs_rename(py: Python<'_>, root: PathBuf, src: PathBuf, dst: PathBuf) -> PyResult<()> {
-    in_root(py, &root, |r| r.rename(&src, &dst))
+    in_root(py, &root, |r| r.rename(&src, &dst, true))
 }
 
 #[pyfunction]
@@ -531,18 +531,18 @@ fn to_yaml(json: &[u8]) -> PyResult<String> {
     yamlwrite::to_yaml(json).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Write each (path, JSON) as YAML (with raw=True, each (path, text) as it is) to a
-/// temporary file beside it; returns the temporary paths.
+/// Write each (path under `root`, JSON) as YAML (with raw=True, each (path, text) as it is)
+/// to a temporary file beside it, through the confined layer; returns the temporary paths.
 #[pyfunction]
-#[pyo3(signature = (items, raw=false))]
-fn stage_yaml(py: Python<'_>, items: Vec<(String, Vec<u8>)>, raw: bool) -> PyResult<Vec<String>> {
-    py.detach(|| yamlwrite::stage(&items, raw)).map_err(os_err)
+#[pyo3(signature = (root, items, raw=false))]
+fn stage_yaml(py: Python<'_>, root: PathBuf, items: Vec<(PathBuf, Vec<u8>)>, raw: bool) -> PyResult<Vec<PathBuf>> {
+    in_root(py, &root, |r| yamlwrite::stage(r, &root, &items, raw))
 }
 
 /// Flush staged (temporary, final) pairs, rename them into place in order, flush again.
 #[pyfunction]
-fn commit_staged(py: Python<'_>, root: PathBuf, pairs: Vec<(String, String)>) -> PyResult<()> {
-    py.detach(|| yamlwrite::commit(&root, &pairs)).map_err(os_err)
+fn commit_staged(py: Python<'_>, root: PathBuf, pairs: Vec<(PathBuf, PathBuf)>) -> PyResult<()> {
+    in_root(py, &root, |r| yamlwrite::commit(r, &root, &pairs))
 }
 
 #[pymodule]

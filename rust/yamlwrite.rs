@@ -13,7 +13,8 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use std::fs;
 use std::io;
-use std::path::Path;
+use crate::fs::Root;
+use std::path::{Path, PathBuf};
 
 enum Value {
     Null,
@@ -199,59 +200,41 @@ pub fn to_yaml(json: &[u8]) -> io::Result<String> {
     Ok(out)
 }
 
-fn temp_of(path: &str) -> String {
-    format!("{}.repoctx-{}.tmp", path, std::process::id())
+/// A path under `root` as the layer takes it: relative to the root.
+fn beneath<'a>(root: &Path, path: &'a Path) -> io::Result<&'a Path> {
+    path.strip_prefix(root)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not under the root", path.display())))
 }
 
-/// Write each (path, JSON) as YAML (with `raw`, each (path, text) as it is) to a
-/// temporary file beside `path`; returns the temporary paths in order. On failure,
-/// the ones written are removed.
-pub fn stage(items: &[(String, Vec<u8>)], raw: bool) -> io::Result<Vec<String>> {
-    let results: Vec<io::Result<String>> = items
+/// Write each (path under `root`, JSON) as YAML (with `raw`, each (path, text) as it is) to
+/// a new temporary file beside it, through the confined layer; returns the temporary paths
+/// in order. On failure, the ones written are removed.
+pub fn stage(layer: &Root, root: &Path, items: &[(PathBuf, Vec<u8>)], raw: bool) -> crate::fs::Result<Vec<PathBuf>> {
+    let results: Vec<crate::fs::Result<PathBuf>> = items
         .par_iter()
         .map(|(path, data)| {
-            let tmp = temp_of(path);
-            if raw {
-                fs::write(&tmp, data)?;
-            } else {
-                fs::write(&tmp, to_yaml(data)?)?;
-            }
-            Ok(tmp)
+            let rel = beneath(root, path)?;
+            let tmp = if raw { layer.write_temp(rel, data)? } else { layer.write_temp(rel, to_yaml(data)?.as_bytes())? };
+            Ok(root.join(tmp))
         })
         .collect();
     if results.iter().any(|r| r.is_err()) {
         for tmp in results.iter().flatten() {
-            let _ = fs::remove_file(tmp);
+            let _ = beneath(root, tmp).map(|rel| layer.remove_file(rel));
         }
         return Err(results.into_iter().find_map(|r| r.err()).unwrap());
     }
     Ok(results.into_iter().flatten().collect())
 }
 
-#[cfg(target_os = "linux")]
-fn flush(root: &Path, _files: &[(String, String)]) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let dir = fs::File::open(root)?;
-    // SAFETY: syncfs takes any open descriptor of the filesystem and has no memory effects.
-    if unsafe { libc::syncfs(dir.as_raw_fd()) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-#[cfg(not(target_os = "linux"))]
-fn flush(_root: &Path, files: &[(String, String)]) -> io::Result<()> {
-    files.par_iter().try_for_each(|(tmp, _)| fs::File::open(tmp)?.sync_all())
-}
-
-/// Flush the staged (temporary, final) pairs to disk, rename each into place in
-/// order, and flush the renames.
-pub fn commit(root: &Path, pairs: &[(String, String)]) -> io::Result<()> {
-    flush(root, pairs)?;
+/// Flush the staged (temporary, final) pairs to disk, rename each into place in order
+/// (beneath the root), and flush the renames.
+pub fn commit(layer: &Root, root: &Path, pairs: &[(PathBuf, PathBuf)]) -> crate::fs::Result<()> {
+    layer.sync()?;
     for (tmp, path) in pairs {
-        fs::rename(tmp, path)?;
+        layer.rename(beneath(root, tmp)?, beneath(root, path)?, false)?;
     }
-    flush(root, &[])
+    layer.sync()
 }
 
 #[cfg(test)]
@@ -281,15 +264,22 @@ mod tests {
     #[test]
     fn stage_and_commit_replace_files() {
         let dir = std::env::temp_dir().join(format!("repoctx-yw-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("a.yaml").to_string_lossy().into_owned();
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("root")).unwrap();
+        let root = dir.join("root");
+        let layer = Root::open(&root).unwrap();
+        let path = root.join("a.yaml");
         fs::write(&path, "old").unwrap();
-        let tmps = stage(&[(path.clone(), br#"{"k":"v"}"#.to_vec())], false).unwrap();
+        fs::write(dir.join("outside"), "keep").unwrap();
+        // A link planted where a predictable temporary name would go is never written through.
+        std::os::unix::fs::symlink(dir.join("outside"), root.join(format!("a.yaml.repoctx-{}.tmp", std::process::id()))).unwrap();
+        let tmps = stage(&layer, &root, &[(path.clone(), br#"{"k":"v"}"#.to_vec())], false).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "old");
-        commit(&dir, &[(tmps[0].clone(), path.clone())]).unwrap();
+        commit(&layer, &root, &[(tmps[0].clone(), path.clone())]).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "k: \"v\"\n");
-        assert!(stage(&[(path.clone(), b"not json".to_vec())], false).is_err());
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        assert!(stage(&layer, &root, &[(path.clone(), b"not json".to_vec())], false).is_err());
+        assert_eq!(fs::read_dir(&root).unwrap().count(), 2); // a.yaml and the planted link
+        assert_eq!(fs::read_to_string(dir.join("outside")).unwrap(), "keep");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

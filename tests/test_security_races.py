@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,7 @@ class Swapper(threading.Thread):
         while not self.stop.is_set():
             for held in (self.real, self.link):
                 self.put(held)
+                time.sleep(0.0005)  # each state holds a moment, so calls meet all of them
                 os.rename(self.place, held)
             self.swaps += 1
 
@@ -85,6 +87,7 @@ async def test_a_directory_swapped_for_a_link_out_during_writes(tmp_path, tool, 
     before = snapshot(out.parent)
     answers, ok = [], 0
     async with mcp_client("--root", str(repo), "--profile", "all") as client:
+        await client.list_tools()  # the server is up: it read its own config before any swap
         swapper = Swapper(repo / place, out)
         swapper.start()
         try:

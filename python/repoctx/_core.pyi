@@ -167,12 +167,14 @@ class ScopeSources:
 def to_yaml(json: bytes) -> str:
     """YAML text for a JSON object: keys in order, strings double-quoted; ValueError on bad JSON."""
 
-def stage_yaml(items: list[tuple[str, bytes]], raw: bool = False) -> list[str]:
-    """Write each (path, JSON) as YAML (raw: each (path, text) as is) to a temporary file
-    beside `path`; returns the temporary paths. OSError, with none left behind, on failure."""
+def stage_yaml(root: str, items: list[tuple[str, bytes]], raw: bool = False) -> list[str]:
+    """Write each (path under `root`, JSON) as YAML (raw: each (path, text) as is) to a new
+    temporary file beside it, through the confined layer; returns the temporary paths.
+    OSError (LinkRefused for a link out), with none left behind, on failure."""
 
 def commit_staged(root: str, pairs: list[tuple[str, str]]) -> None:
-    """Flush staged (temporary, final) pairs with one syncfs, rename each into place in order, flush again."""
+    """Flush staged (temporary, final) pairs with one syncfs, rename each into place in order
+    beneath `root`, flush again."""
 
 class LinkRefused(OSError):
     """A link in the repository leads outside it: not followed. strerror names the link

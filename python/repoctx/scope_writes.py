@@ -252,7 +252,7 @@ class Generator:
                             continue
                         items.append((os.path.join(self.ws.root, scope, cf.CONTEXT_FILE), msgspec.json.encode(ctx)))
                         written.append(scope)
-                    stages.append((pool.submit(_core.stage_yaml, items), [path for path, _ in items]))
+                    stages.append((pool.submit(_core.stage_yaml, self.ws.root, items), [path for path, _ in items]))
                     progress.update(n * CHUNK + len(part))
                 staged = _settle(stages)
                 _core.commit_staged(self.ws.root, staged)
@@ -277,7 +277,7 @@ def _settle(stages) -> list[tuple[str, str]]:
 
 def _unlink(path: str) -> None:
     try:
-        os.unlink(path)
+        fs.remove(*fs.split(path))
     except OSError:
         pass
 
@@ -418,8 +418,8 @@ def rehash(ws: Workspace, p: RehashParams) -> WriteResult:
                 progress.update(n)
         staged = []
         try:
-            staged += zip(_core.stage_yaml(converted), (p_ for p_, _ in converted))
-            staged += zip(_core.stage_yaml(raw, raw=True), (p_ for p_, _ in raw))
+            staged += zip(_core.stage_yaml(ws.root, converted), (p_ for p_, _ in converted))
+            staged += zip(_core.stage_yaml(ws.root, raw, raw=True), (p_ for p_, _ in raw))
             _core.commit_staged(ws.root, staged)
         except BaseException:
             for tmp, _ in staged:
