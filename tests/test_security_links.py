@@ -244,3 +244,17 @@ def test_project_init_derives_nothing_from_files_linked_out(tmp_path):
         assert SECRET not in proc.stdout + proc.stderr
     assert (repo / ".repoctx" / "project.yaml").is_file()
     assert secret_in_repo(repo) == []
+
+
+def test_report_out_is_the_persons_choice_outside_and_confined_inside(tmp_path):
+    """`report --out /abs/elsewhere.html` (a path typed plainly outside) is written there; a
+    path inside the repository through a link out is refused."""
+    repo, out, _ = link_case(tmp_path, "docs", "out")
+    before = snapshot(out)
+    inside = run_cli("--root", str(repo), "report", "--out", str(repo / "docs" / "r.html"))
+    assert inside.returncode == 1 and "outside the repository" in inside.stdout
+    assert snapshot(out) == before
+    elsewhere = tmp_path / "mine" / "r.html"
+    typed = run_cli("--root", str(repo), "report", "--out", str(elsewhere))
+    assert typed.returncode == 0, typed.stdout + typed.stderr
+    assert elsewhere.read_text().startswith("<!doctype html>")

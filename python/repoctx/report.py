@@ -18,7 +18,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta, Struct
 
-from repoctx import __version__, index
+from repoctx import __version__, fs, index
 from repoctx.commands import Command
 from repoctx.workspace import PathEscape, Workspace, atomic_write, one_reading
 
@@ -119,6 +119,16 @@ def report(ws: Workspace, p: ReportParams) -> ReportResult:
         return ReportResult("-", size, **counts, html=html)
     if ws.read_only:
         return ReportResult(p.out, 0, **counts, error="read-only mode: the report was not written")
+    path = os.path.abspath(p.out)
+    if os.path.isabs(p.out) and not (path == ws.root or path.startswith(ws.root + os.sep)):
+        # A path the person typed plainly outside the repository is theirs (`report` is a
+        # command, not a tool): written there, its links followed. One inside is confined.
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            atomic_write(path, html.encode())
+        except OSError as exc:
+            return ReportResult(p.out, 0, **counts, error=f"{p.out} cannot be written ({exc.strerror or exc})")
+        return ReportResult(path, size, **counts)
     try:
         rel, path = ws.resolve(p.out)
     except PathEscape:
@@ -128,9 +138,9 @@ def report(ws: Workspace, p: ReportParams) -> ReportResult:
         return ReportResult(p.out, 0, **counts, error=f"--out {p.out!r} names the repository itself; "
                             f"give it a file path, e.g. {DEFAULT_OUT}")
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fs.makedirs(*fs.split(os.path.dirname(path)))
         atomic_write(path, html.encode())
-    except OSError as exc:  # a directory there, a name over 255 bytes, a link loop
+    except OSError as exc:  # a directory there, a name over 255 bytes, a link loop or out
         return ReportResult(rel, 0, **counts, error=f"{rel} cannot be written ({exc.strerror or exc})")
     return ReportResult(rel, size, **counts)
 
