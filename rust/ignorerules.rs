@@ -480,7 +480,12 @@ impl Budget {
 /// Read an ignore file within `budget`: None when it is absent or unreadable (no rules);
 /// when the budget runs out in it, its lines up to there.
 pub fn read(path: &Path, budget: &Budget) -> Option<String> {
-    let file = std::fs::File::open(path).ok()?;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Not blocking, so that a FIFO in a file's place cannot hang the walk; only a regular file is read.
+    let file = std::fs::File::options().read(true).custom_flags(libc::O_NONBLOCK).open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
     let mut buf = Vec::new();
     let left = budget.0.load(Ordering::Relaxed);
     file.take(left + 1).read_to_end(&mut buf).ok()?;
@@ -663,6 +668,19 @@ mod tests {
         assert_eq!(r.matched(Path::new(&format!("/r/w{}x", MAX_GLOBS - 1)), false), Some(true));
         assert_eq!(r.matched(Path::new(&format!("/r/w{}x", MAX_GLOBS)), false), None);
         assert_eq!(r.matched(Path::new(&format!("/r/lit{}", MAX_GLOBS + 9)), false), Some(true));
+    }
+
+    #[test]
+    fn an_ignore_file_that_is_a_fifo_or_a_directory_holds_no_rules() {
+        let dir = std::env::temp_dir().join(format!("repoctx-ignorerules-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join(".gitignore")).unwrap();
+        let fifo = std::ffi::CString::new(dir.join("fifo").as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let budget = Budget::new();
+        assert!(read(&dir.join("fifo"), &budget).is_none());
+        assert!(read(&dir.join(".gitignore"), &budget).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
