@@ -6,6 +6,7 @@
 //! FIFOs; a non-regular file is never read. Errors are reported for the first
 //! failing document in id order, so the same cache always fails the same way.
 
+use crate::ignorerules::Tree;
 use crate::select::Doc;
 use ignore::WalkBuilder;
 use rayon::prelude::*;
@@ -161,8 +162,14 @@ fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, u64), Fail> {
             walker.standard_filters(false);
         }
         Mode::Repository => {
-            // Same sources give the same cache on any machine: no per-user global ignores.
-            walker.standard_filters(true).git_global(false).require_git(false);
+            // git's rules from the repository's top down, matched by ignorerules.rs (the
+            // walker's own compile a file into a regex set: a hostile one costs seconds and
+            // gigabytes); no per-user global ignores, so the same sources give the same cache
+            // on any machine.
+            let rules = Tree::above(root);
+            walker.standard_filters(false).hidden(true).filter_entry(move |e| {
+                e.depth() == 0 || !rules.ignores(e.path(), e.file_type().is_some_and(|t| t.is_dir()))
+            });
         }
     }
     let mut sources = Vec::new();

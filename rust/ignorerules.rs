@@ -542,6 +542,12 @@ pub struct Tree {
 }
 
 impl Tree {
+    /// For a directory that may sit inside a repository: the rules from the repository's top
+    /// (the nearest directory at or above it that holds `.git`) down, as git applies them.
+    pub fn above(dir: &Path) -> Tree {
+        Tree::new(dir.ancestors().find(|a| a.join(".git").exists()).unwrap_or(dir))
+    }
+
     pub fn new(root: &Path) -> Tree {
         let budget = Budget::new();
         let exclude = from_file(root, &root.join(".git").join("info").join("exclude"), &budget);

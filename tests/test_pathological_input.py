@@ -122,6 +122,16 @@ def test_ignore_files_that_are_fifos_hold_no_rules_and_hang_nothing(tmp_path):
     assert "keep" in _modules(root)
 
 
+def test_a_repository_cache_of_a_subdirectory_under_100000_lines_follows_the_rules_above_it(tmp_path):
+    root = _repo(tmp_path / "repo", "".join(f"n{i}/\n" for i in range(50_000)) + "*.log\n" * 50_000)
+    for rel, text in {"docs/guide.md": "# Guide", "docs/debug.log": "noise", "docs/n7/x.md": "# X"}.items():
+        write(root, rel, text)
+    out = run_cli("cache", "build", "--root", str(root), "--sources", str(root / "docs"), "--cache", "d", "--repo")
+    assert out.returncode == 0, out.stdout + out.stderr
+    index = json.loads((root / ".repoctx/caches/d/index.json").read_text())
+    assert sorted(index) == ["gen/m.py", "guide.md"]
+
+
 def _tasks(root: Path, n: int) -> Path:
     write(root, ".contextia/config.yaml", "project: big\nsource_paths: [src]\n")
     for i in range(1, 11):
