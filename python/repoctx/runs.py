@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from datetime import datetime, timezone
 from typing import Annotated, Literal
 
@@ -82,12 +81,6 @@ def record(ws: Workspace, command: str, steps: list[Step], started: float, durat
                 pass
     return run
 
-
-def timed(fn, *args) -> tuple[object, float]:
-    """(fn(*args), milliseconds it took)."""
-    t0 = time.perf_counter()
-    out = fn(*args)
-    return out, (time.perf_counter() - t0) * 1000
 
 
 def _ids(directory: str) -> list[str]:

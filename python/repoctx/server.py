@@ -27,7 +27,6 @@ from mcp.server.subscriptions import (
     ResourcesListChanged,
     ToolsListChanged,
 )
-from mcp.shared._context_streams import create_context_streams
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
@@ -402,7 +401,7 @@ async def _serve_stdio(server: Server) -> None:
         # surrogate escape). Either carries the line's id where it can be read, else null, so
         # the client is not left waiting. A line over the size cap was never read whole
         # (wire.py): it gets an invalid-request error with the id at its head.
-        inner_send, inner_recv = create_context_streams[SessionMessage | Exception](0)
+        inner_send, inner_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
         async def answer(code: int, message: str, id_: int | str | None) -> None:
             error = types.JSONRPCError(jsonrpc="2.0", id=id_, error=types.ErrorData(code=code, message=message))
