@@ -20,7 +20,6 @@
 //! stderr, naming the file.
 
 use std::collections::{HashMap, HashSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, RwLock};
@@ -480,15 +479,12 @@ impl Budget {
 /// Read an ignore file within `budget`: None when it is absent or unreadable (no rules);
 /// when the budget runs out in it, its lines up to there.
 pub fn read(path: &Path, budget: &Budget) -> Option<String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    // Not blocking, so that a FIFO in a file's place cannot hang the walk; only a regular file is read.
-    let file = std::fs::File::options().read(true).custom_flags(libc::O_NONBLOCK).open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut buf = Vec::new();
+    // Through the confined layer, beneath the file's own directory: a link in its place that
+    // leads out of it is not followed (git follows none), a FIFO cannot hang the walk (not
+    // opened for a blocking read), and only a regular file is read.
+    let dir = crate::fs::Root::open(path.parent()?).ok()?;
     let left = budget.0.load(Ordering::Relaxed);
-    file.take(left + 1).read_to_end(&mut buf).ok()?;
+    let mut buf = dir.read_head(Path::new(path.file_name()?), left + 1).ok()?;
     let granted = budget.take(buf.len() as u64) as usize;
     if granted < buf.len() {
         buf.truncate(granted);
@@ -686,6 +682,20 @@ mod tests {
         let budget = Budget::new();
         assert!(read(&dir.join("fifo"), &budget).is_none());
         assert!(read(&dir.join(".gitignore"), &budget).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_ignore_file_linked_out_of_its_directory_holds_no_rules() {
+        let dir = std::env::temp_dir().join(format!("repoctx-ignorerules-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("repo")).unwrap();
+        std::fs::write(dir.join("outside"), "*.py\n").unwrap();
+        std::os::unix::fs::symlink(dir.join("outside"), dir.join("repo/.gitignore")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.join("repo/.contextignore")).unwrap();
+        let budget = Budget::new();
+        assert!(read(&dir.join("repo/.gitignore"), &budget).is_none());
+        assert!(read(&dir.join("repo/.contextignore"), &budget).is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -258,3 +258,19 @@ def test_report_out_is_the_persons_choice_outside_and_confined_inside(tmp_path):
     typed = run_cli("--root", str(repo), "report", "--out", str(elsewhere))
     assert typed.returncode == 0, typed.stdout + typed.stderr
     assert elsewhere.read_text().startswith("<!doctype html>")
+
+
+@pytest.mark.parametrize("name", [".gitignore", ".contextignore"])
+def test_an_ignore_file_linked_out_holds_no_rules_for_the_walk(tmp_path, name):
+    """Item 9 in the core's walk: an ignore file that is a link out of its directory is not
+    read (git follows no link there), so rules kept outside do not shape the repository."""
+    repo, out = build_sample_repo(tmp_path / "repo"), tmp_path / "out"
+    out.mkdir()
+    (out / "rules").write_text("src/\n")
+    os.symlink(out / "rules", repo / name)
+    proc = run_cli("--root", str(repo), "status", "--json")
+    assert "src/core" in [e["scope"] for e in json.loads(proc.stdout)["entries"]]
+    (repo / name).unlink()
+    (repo / name).write_text("src/\n")  # the same rules in the repository itself do apply
+    proc = run_cli("--root", str(repo), "status", "--json")
+    assert "src/core" not in [e["scope"] for e in json.loads(proc.stdout)["entries"]]
