@@ -154,10 +154,10 @@ fn read_yaml_many(py: Python<'_>, root: PathBuf, rels: Vec<String>, max_bytes: u
 }
 
 /// One YAML document as JSON text, parsed with the bounds of yamlread.rs; a refused one
-/// raises ValueError(reason, line, syntax).
+/// raises ValueError(reason, line, column, syntax).
 #[pyfunction]
 fn yaml_to_json(py: Python<'_>, data: &[u8]) -> PyResult<String> {
-    py.detach(|| yamlread::to_json(data)).map_err(|r| PyValueError::new_err((r.reason, r.line, r.syntax)))
+    py.detach(|| yamlread::to_json(data)).map_err(|r| PyValueError::new_err((r.reason, r.line, r.column, r.syntax)))
 }
 
 /// (whether a JSON-RPC line is one JSON object, its integer or string `id` where one can be read).

@@ -18,11 +18,13 @@ pub const MAX_DEPTH: usize = 128;
 /// What aliases may copy in all: far above any real reuse, far below what hurts.
 pub const MAX_ALIAS_BYTES: usize = 1 << 20;
 
-/// Why a document is refused, the line (from 1) where it was seen, and whether it breaks
-/// the YAML syntax (rather than a bound or a form this reader does not take).
+/// Why a document is refused, the line and column (from 1; the column in characters) where
+/// it was seen, and whether it breaks the YAML syntax (rather than a bound or a form this
+/// reader does not take).
 #[derive(Debug)]
 pub struct Refusal {
     pub line: usize,
+    pub column: usize,
     pub reason: String,
     pub syntax: bool,
 }
@@ -58,16 +60,17 @@ pub fn read_many(root: &std::path::Path, rels: &[String], max_bytes: u64) -> std
 
 /// One YAML document as JSON text (`null` when the file holds none), or why it is refused.
 pub fn to_json(bytes: &[u8]) -> Result<String, Refusal> {
-    let text = std::str::from_utf8(bytes).map_err(|e| Refusal {
-        line: 1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count(),
-        reason: "not UTF-8 text".into(),
-        syntax: true,
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let valid = &bytes[..e.valid_up_to()];
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = 1 + std::str::from_utf8(&valid[line_start..]).map_or(0, |s| s.chars().count());
+        Refusal { line: 1 + valid.iter().filter(|&&b| b == b'\n').count(), column, reason: "not UTF-8 text".into(), syntax: true }
     })?;
     let mut json = Json::default();
     let mut documents = 0;
     for next in Parser::new_from_str(text) {
         let (event, span) = next.map_err(scan_refusal)?;
-        let refuse = |reason| Refusal { line: span.start.line(), reason, syntax: false };
+        let refuse = |reason| Refusal { line: span.start.line(), column: span.start.col() + 1, reason, syntax: false };
         match event {
             Event::DocumentStart(_) => {
                 documents += 1;
@@ -91,7 +94,7 @@ fn scan_refusal(e: ScanError) -> Refusal {
         "recursion limit exceeded" => (format!("nested deeper than {MAX_DEPTH} levels"), false),
         info => (info.to_string(), true),
     };
-    Refusal { line: e.marker().line(), reason, syntax }
+    Refusal { line: e.marker().line(), column: e.marker().col() + 1, reason, syntax }
 }
 
 /// An open sequence or mapping.
@@ -382,6 +385,19 @@ mod tests {
         let half = format!("{}{}", "[".repeat(n / 2 + 1), "]".repeat(n / 2 + 1));
         let (_, reason) = refused(&format!("a: &x {half}\nb: {}*x{}", "[".repeat(n / 2), "]".repeat(n / 2)));
         assert_eq!(reason, format!("nested deeper than {n} levels"));
+    }
+
+    #[test]
+    fn refusals_name_the_column() {
+        let at = |text: &str| {
+            let r = to_json(text.as_bytes()).unwrap_err();
+            (r.line, r.column)
+        };
+        assert_eq!(at("a: 1\nb: !foo x\n"), (2, 4));
+        assert_eq!(at("a: 1\n---\nb: 2\n"), (2, 1));
+        assert_eq!(at("é: 1\nb: [unclosed\n").0, 3);
+        let r = to_json(b"a: 1\nbc: \xc3\xa9\xff\n").unwrap_err();
+        assert_eq!((r.line, r.column), (2, 6)); // `bc: é` is five characters; the bad byte is the sixth
     }
 
     #[test]

@@ -55,7 +55,7 @@ def jsonrpc_request_id(line: bytes) -> tuple[bool, int | str | None]:
 
 def yaml_to_json(data: bytes) -> str:
     """One YAML document as JSON text, bounded in depth and alias expansion (rust/yamlread.rs);
-    a refused one raises ValueError(reason, line, syntax)."""
+    a refused one raises ValueError(reason, line, column, syntax)."""
 
 def scan_modules(root: str, dirs: list[str]) -> list[tuple[int, list[tuple[str, str]], list[str], bool]]:
     """For each module directory (relative, "" for the root): (code files, key files as

@@ -19,12 +19,13 @@ from repoctx import _core
 
 
 class YamlError(ValueError):
-    """A YAML document refused: the reason, the line (from 1) where it was seen, and whether
-    it breaks the YAML syntax (else a bound, or a form the reader does not take)."""
+    """A YAML document refused: the reason, the line and column (from 1; the column in
+    characters) where it was seen, and whether it breaks the YAML syntax (else a bound, or a
+    form the reader does not take)."""
 
-    def __init__(self, reason: str, line: int, syntax: bool) -> None:
+    def __init__(self, reason: str, line: int, column: int, syntax: bool) -> None:
         super().__init__(f"{reason} at line {line}")
-        self.reason, self.line, self.syntax = reason, line, syntax
+        self.reason, self.line, self.column, self.syntax = reason, line, column, syntax
 
 
 def yaml(data: bytes | str) -> Any:
