@@ -55,6 +55,7 @@ def _scan_config(root: str) -> list[str]:
         ("min_tokens", "an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)),
         ("max_depth", "a positive integer", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1),
         ("ignore", "a list of glob patterns", lambda v: isinstance(v, list) and all(isinstance(p, str) for p in v)),
+        ("include_fixtures", "true or false", lambda v: isinstance(v, bool)),
     ) if name in data and not ok(data[name])]
     return [f"{CONFIG_FILE}: {', '.join(wrong)}; their defaults apply until fixed"] if wrong else []
 

@@ -24,6 +24,15 @@ from repoctx.formats import bounded
 CONFIG_FILE = ".context.config.yaml"
 DEFAULT_MAX_DEPTH = 10
 DEFAULT_MIN_TOKENS = 4096
+# Test data is not code a person needs context for: directories with these names are no
+# scopes (ruff's resources/test/fixtures alone made 35) unless `include_fixtures: true`.
+# Some names mean test data anywhere; others only inside a test directory (a `snapshots`
+# package elsewhere may be real code).
+FIXTURE_DIRS = ("__fixtures__", "__snapshots__", "testdata", "test_data")
+TEST_DIRS = ("test", "tests", "__tests__", "spec")
+FIXTURE_DIRS_IN_TESTS = ("fixtures", "snapshots", "golden")
+FIXTURE_IGNORE = tuple(f"**/{name}/" for name in FIXTURE_DIRS) + tuple(
+    f"**/{test}/**/{name}/" for test in TEST_DIRS for name in FIXTURE_DIRS_IN_TESTS)
 
 
 class PathEscape(Exception):
@@ -36,7 +45,7 @@ class RootNotAllowed(Exception):
 
 @dataclass(frozen=True)
 class ScanConfig:
-    ignore: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = FIXTURE_IGNORE
     max_depth: int = DEFAULT_MAX_DEPTH
     min_tokens: int = DEFAULT_MIN_TOKENS
 
@@ -124,8 +133,10 @@ class Workspace:
         ignore = data.get("ignore")
         max_depth = data.get("max_depth")
         min_tokens = data.get("min_tokens")
+        # The defaults first: the file's own patterns, negations included, come after and win.
+        fixtures = () if data.get("include_fixtures") is True else FIXTURE_IGNORE
         return ScanConfig(
-            ignore=tuple(p for p in ignore if isinstance(p, str)) if isinstance(ignore, list) else (),
+            ignore=fixtures + (tuple(p for p in ignore if isinstance(p, str)) if isinstance(ignore, list) else ()),
             max_depth=max_depth if _is_int(max_depth) and max_depth >= 1 else DEFAULT_MAX_DEPTH,
             min_tokens=min_tokens if _is_int(min_tokens) else DEFAULT_MIN_TOKENS,
         )
