@@ -137,8 +137,9 @@ def test_apply_killed_at_every_step_finishes_or_rolls_back(tmp_path):
             # The next command: a reader (settles first), or apply run again.
             rerun = step % 2 == 0
             if rerun:
-                again = json.loads(_apply(repo, pid).stdout)
-                assert again["ok"] or again["error"]["code"] == "already_applied", again
+                proc = _apply(repo, pid)
+                again = json.loads(proc.stdout or "{}")
+                assert again.get("ok") or again.get("error", {}).get("code") == "already_applied", proc.stderr[-2000:]
             else:
                 assert run_cli("proposals", "list", "--json", "--root", str(repo)).returncode == 0
             state = _snapshot(repo, pid)
