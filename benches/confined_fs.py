@@ -39,7 +39,7 @@ def main() -> None:
     import msgspec
     from sample_repo import build_sample_repo
 
-    from repoctx import _core, fs, scopes
+    from repoctx import _core, fs, scope_state
     from repoctx.commands import all_commands
     from repoctx.workspace import Workspace
 
@@ -63,7 +63,7 @@ def main() -> None:
             ("fs.read_bytes(root, rel)", best_us(lambda: fs.read_bytes(ws.root, rel), n)),
             ("os.stat(path)", best_us(lambda: os.stat(path), n)),
             ("fs.stat(root, rel)", best_us(lambda: fs.stat(ws.root, rel), n)),
-            ("scopes.read_contexts([path]) (layer read + parse)", best_us(lambda: scopes.read_contexts([path]), n)),
+            ("scope_state.read_contexts([path]) (layer read + parse)", best_us(lambda: scope_state.read_contexts([path]), n)),
             ("check_freshness handler", best_us(lambda: cmd.handler(ws, params), n // 4)),
         ]
         counted = {"calls": 0}

@@ -118,11 +118,11 @@ def test_query_context_full_and_filtered(ws, repo):
 
 
 def test_an_unchanged_context_file_is_parsed_once(ws, repo, monkeypatch):
-    from repoctx import scopes
+    from repoctx import scope_state
 
     reads = []
-    real = scopes.read_contexts
-    monkeypatch.setattr(scopes, "read_contexts", lambda paths: reads.append(paths) or real(paths))
+    real = scope_state.read_contexts
+    monkeypatch.setattr(scope_state, "read_contexts", lambda paths: reads.append(paths) or real(paths))
     path = repo / "src/core/.context.yaml"
     os.utime(path, ns=(10**18, 10**18))  # written long ago
     for name in ["query_context", "check_freshness", "query_context"]:
@@ -139,11 +139,11 @@ def test_an_unchanged_context_file_is_parsed_once(ws, repo, monkeypatch):
 def test_a_context_file_written_in_the_last_seconds_is_read_every_time(ws, repo, monkeypatch):
     """File times are coarse: on file systems with a clock tick of a few ms, a same-size rewrite
     right after a read can leave the stat as it was, so such a file is not served from memory."""
-    from repoctx import scopes
+    from repoctx import scope_state
 
     reads = []
-    real = scopes.read_contexts
-    monkeypatch.setattr(scopes, "read_contexts", lambda paths: reads.append(paths) or real(paths))
+    real = scope_state.read_contexts
+    monkeypatch.setattr(scope_state, "read_contexts", lambda paths: reads.append(paths) or real(paths))
     for _ in range(3):
         tool(ws, "query_context", scope="src/core")  # the fixture has just written it
     assert len(reads) == 3
@@ -171,7 +171,7 @@ def test_unsupported_version_and_corrupt_files(ws, repo):
 
 
 def test_a_context_file_over_the_bound_is_refused_as_invalid(ws, repo):
-    from repoctx.scopes import MAX_CONTEXT_BYTES
+    from repoctx.scope_state import MAX_CONTEXT_BYTES
 
     (repo / "tests/.context.yaml").write_text("summary: " + "x" * MAX_CONTEXT_BYTES)
     data, is_error = tool(ws, "query_context", scope="tests")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import mcp_client, run_cli, write
-from repoctx import _core, scopes
+from repoctx import _core, scope_state
 from sample_repo import CONTEXT
 
 
@@ -83,7 +83,7 @@ async def test_a_byte_order_mark_is_accepted_by_every_door(repo):
 def test_a_context_file_over_the_bound_is_invalid_with_the_contracts_message(repo):
     path = repo / "src/core/.context.yaml"
     text = context_text(repo, "src/core", "Huge.")
-    path.write_text(text + "# " + "x" * (scopes.MAX_CONTEXT_BYTES - len(text)) + "\n")
+    path.write_text(text + "# " + "x" * (scope_state.MAX_CONTEXT_BYTES - len(text)) + "\n")
     corrupt = 'Invalid or corrupt .context.yaml at scope "src/core"'
     code, check = cli_json(repo, "check", "src/core")
     assert (code, check) == (1, {"scope": "src/core", "state": "missing", "error": corrupt})

@@ -21,7 +21,7 @@ from repoctx.formats import context_file as cf
 from repoctx.workspace import is_racy
 
 
-class Head(Struct, array_like=True, gc=False):
+class Head(Struct, array_like=True, gc=False, tag=0):
     """What a listing needs of a valid context file; the rest is read again by query_context,
     so a serving process keeps tens of bytes per scope instead of the whole parsed file."""
 
@@ -35,8 +35,20 @@ class Head(Struct, array_like=True, gc=False):
         return cls(ctx.fingerprint, ctx.last_updated, ctx.summary, gitstate.recorded_commit(ctx.evidence))
 
 
-# Scope -> (mtime ns, size, head; None when the file is not a valid context file).
-Memo = dict[str, tuple[int, int, Head | None]]
+class Invalid(Struct, array_like=True, frozen=True, gc=False, tag=1):
+    """Why a context file cannot be used, as reading it found; kept beside the heads so that
+    every door says why without parsing the file again."""
+
+    # How the core read it: "json" (YAML against the schema), "invalid" (not YAML, or a link
+    # out), "too_large", "missing" (gone since the walk).
+    read: str
+    detail: str  # the reader's or the schema's words
+    field: str = ""  # the schema field at fault, when one is named
+    version: int | float | None = None  # the schema version found, when newer than this tool reads
+
+
+# Scope -> (mtime ns, size, the file's head or why it has none).
+Memo = dict[str, tuple[int, int, Head | Invalid]]
 _decoder = msgspec.msgpack.Decoder(Memo)
 
 

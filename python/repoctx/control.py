@@ -10,7 +10,6 @@ modules do not contribute checks yet.
 
 from __future__ import annotations
 
-import os
 import platform
 import time
 from typing import Annotated
@@ -281,29 +280,27 @@ def _render_validate(r: ValidateResult) -> str:
 
 
 def _check_context_files(ws: Workspace) -> CheckResult:
-    """Every `.context.yaml` in the tree follows schema v1; stale ones are a warning."""
-    from repoctx import _core, scopes
+    """Every `.context.yaml` in the tree follows schema v1; stale ones are a warning. Judged
+    as status and check judge them (scope_state), on a serving process's live table."""
+    from repoctx import index, scope_state
     from repoctx.formats import context_file as cf
 
-    config = ws.scan_config()
-    rows, _skipped, _unreadable = _core.walk(ws.root, list(config.ignore), config.max_depth, config.min_tokens)
+    try:
+        rows = index.scan(ws, ws.scan_config()).rows
+    except OSError:
+        return CheckResult("fail", "The tree could not be scanned")
     with_file = [row for row in rows if row[4]]
     if not with_file:
         return CheckResult("skip", "No .context.yaml files")
-    parsed = scopes.read_contexts([os.path.join(ws.root, row[0], cf.CONTEXT_FILE) for row in with_file])
     invalid, stale = [], []
-    for row, (kind, payload) in zip(with_file, parsed):
-        path = cf.CONTEXT_FILE if row[0] == "." else f"{row[0]}/{cf.CONTEXT_FILE}"
-        try:
-            ctx = scopes.decode_context(kind, payload)
-        except cf.UnsupportedVersion as exc:
-            invalid.append(f"{path}: unsupported schema version {exc.found}")
-            continue
-        except (cf.SchemaError, msgspec.DecodeError) as exc:
-            invalid.append(f"{path}: {exc}")
-            continue
-        if ctx.fingerprint != row[1]:
-            stale.append(f"{path}: stale (stored fingerprint {ctx.fingerprint}, now {row[1]})")
+    for scope, j in scope_state.judge_rows(ws.root, with_file).items():
+        path = cf.CONTEXT_FILE if scope == "." else f"{scope}/{cf.CONTEXT_FILE}"
+        if j.problem is not None:
+            bad = j.problem
+            invalid.append(f"{path}: unsupported schema version {bad.version}" if bad.version is not None
+                           else f"{path}: {bad.detail}")
+        elif j.state == "stale":
+            stale.append(f"{path}: stale (stored fingerprint {j.head.fingerprint}, now {j.fingerprint})")
     if invalid:
         return CheckResult("fail", f"{len(invalid)} of {len(with_file)} context files are invalid", invalid + stale)
     if stale:

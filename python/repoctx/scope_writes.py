@@ -28,8 +28,9 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import replace
 
-from repoctx import _core, fs, generate, gitstate, index, scopes
+from repoctx import _core, fs, generate, gitstate, index, scope_state, scopes
 from repoctx.commands import Command
+from repoctx.context_heads import Head, Invalid
 from repoctx.formats import context_file as cf
 from repoctx.generate import ScopeFacts
 from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
@@ -90,24 +91,20 @@ def load_tree(ws: Workspace) -> Tree:
     cfg = ws.scan_config()
     table = index.scan(ws, cfg)
     rows = {r[0]: r for r in table.rows}
-    with_file = [r[0] for r in table.rows if r[4]]
-    contexts, problems = {}, {}
-    parsed = scopes.read_contexts([os.path.join(ws.root, s, cf.CONTEXT_FILE) for s in with_file])
-    for scope, (kind, payload) in zip(with_file, parsed):
-        try:
-            contexts[scope] = scopes.decode_context(kind, payload)
-        except cf.UnsupportedVersion as exc:
-            problems[scope] = f"unsupported schema version {exc.found}; left as it is"
-        except (cf.SchemaError, msgspec.DecodeError) as exc:
-            problems[scope] = f"invalid .context.yaml ({_reason(kind, payload, exc)}); fix it or remove it"
+    found = scope_state.read_files(ws.root, [r[0] for r in table.rows if r[4]])
+    contexts = {s: c for s, c in found.items() if not isinstance(c, Invalid)}
+    problems = {s: _problem(c) for s, c in found.items() if isinstance(c, Invalid)}
     return Tree(ws.root, rows, [r[0] for r in table.rows], contexts, problems, list(cfg.ignore))
 
 
-def _reason(kind: str, payload: str, exc: Exception) -> str:
-    if kind == "too_large":
-        return f"larger than {scopes.MAX_CONTEXT_BYTES} bytes"
-    field = getattr(exc, "field", "")
-    return f"field {field}: {exc}" if field else str(exc).splitlines()[0]
+def _problem(bad: Invalid) -> str:
+    if bad.version is not None:
+        return f"unsupported schema version {bad.version}; left as it is"
+    if bad.read == "too_large":
+        reason = f"larger than {scope_state.MAX_CONTEXT_BYTES} bytes"
+    else:
+        reason = f"field {bad.field}: {bad.detail}" if bad.field else bad.detail.splitlines()[0]
+    return f"invalid .context.yaml ({reason}); fix it or remove it"
 
 
 class GitView:
@@ -130,6 +127,10 @@ class GitView:
         self._thread.join()
         return self._head
 
+    def unchanged_since(self, wanted: dict[str, str]) -> set[str]:
+        """The scopes of `wanted` (scope -> commit) whose files are as at that commit."""
+        return {scope for scope, commit in wanted.items() if self.unchanged(scope, commit)}
+
     def unchanged(self, scope: str, commit: str) -> bool:
         self._thread.join()
         if commit not in self._changed:
@@ -148,11 +149,12 @@ class GitView:
             return cf.Evidence(collected_at=now, commit_sha=head)
         return UNSET
 
-    def fresh(self, ctx: cf.ContextFile, scope: str, fingerprint: str) -> bool:
-        if ctx.fingerprint == fingerprint:
-            return True
-        recorded = gitstate.recorded_commit(ctx.evidence)
-        return bool(recorded) and self.unchanged(scope, recorded)
+    def fresh(self, tree: Tree, among: list[str]) -> set[str]:
+        """The scopes `among` these whose context file is fresh (scope_state's judgement, with
+        git's answers from this view)."""
+        found = {s: (Head.of(tree.contexts[s]), tree.rows[s][1]) for s in among if s in tree.contexts}
+        judged = scope_state.judge(self.root, found, self.unchanged_since)
+        return {s for s, j in judged.items() if j.state == "fresh"}
 
 
 # --- generation ----------------------------------------------------------------
@@ -230,7 +232,8 @@ class Generator:
                         for c in self.children.get(top, []) if self.tree.rows[c][6]]
         return out[: generate.MAX_STRUCTURE]
 
-    def run(self, targets: list[str], quiet: bool, label: str) -> WriteResult:
+    def run(self, targets: list[str], fresh: set[str], quiet: bool, label: str) -> WriteResult:
+        """Write the targets whose derived content changed or whose file is not `fresh`."""
         # Children first; the core reads the next chunk and writes the last one while
         # this thread derives the current one.
         order = sorted(targets, key=lambda s: (-_depth(s), s.encode()))
@@ -247,7 +250,7 @@ class Generator:
                     for scope, f in zip(part, facts):
                         old = self.tree.contexts.get(scope)
                         ctx = self.derive(scope, f, old)
-                        if generate.same_content(ctx, old) and self.git.fresh(old, scope, self.tree.rows[scope][1]):
+                        if generate.same_content(ctx, old) and scope in fresh:
                             unchanged += 1
                             continue
                         items.append((os.path.join(self.ws.root, scope, cf.CONTEXT_FILE), msgspec.json.encode(ctx)))
@@ -334,10 +337,10 @@ def _generate(ws: Workspace, given: list[str], *, missing_only: bool, stale_only
         targets = [s for s in candidates if s not in tree.problems]
         if missing_only:
             targets = [s for s in targets if s not in tree.contexts]
-        elif stale_only:
-            targets = [s for s in targets if s not in tree.contexts
-                       or not git.fresh(tree.contexts[s], s, tree.rows[s][1])]
-        result = Generator(ws, tree, git).run(targets, quiet, label)
+        fresh = git.fresh(tree, targets)
+        if stale_only:
+            targets = [s for s in targets if s not in fresh]
+        result = Generator(ws, tree, git).run(targets, fresh, quiet, label)
     return replace(result, skipped=skipped)
 
 
@@ -406,7 +409,7 @@ def rehash(ws: Workspace, p: RehashParams) -> WriteResult:
             patched = None
             if ctx.evidence == old.evidence and ctx.derived_fields == old.derived_fields:
                 try:
-                    patched = _patch(fs.read_bytes(*fs.split(path), scopes.MAX_CONTEXT_BYTES).decode(),
+                    patched = _patch(fs.read_bytes(*fs.split(path), scope_state.MAX_CONTEXT_BYTES).decode(),
                                      ctx.fingerprint, now)
                 except (OSError, UnicodeDecodeError):
                     patched = None
@@ -487,7 +490,7 @@ def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult
                 return fail(base, rel)
             data = msgspec.to_builtins(base)
         else:
-            [(kind, payload)] = scopes.read_contexts([path])
+            [(kind, payload)] = scope_state.read_contexts([path])
             if kind != "json":
                 return fail(f'The .context.yaml at scope "{rel}" cannot be read ({kind}: {payload[:200]}); '
                             "fix or remove it first", rel)
@@ -524,8 +527,8 @@ def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult
             text = _core.to_yaml(msgspec.json.encode(ctx)).encode()
         except (ValueError, UnicodeEncodeError) as exc:
             return fail(f"The fields cannot be written as UTF-8 YAML: {exc}", rel)
-        if len(text) > scopes.MAX_CONTEXT_BYTES:
-            return fail(f"The result would be larger than {scopes.MAX_CONTEXT_BYTES} bytes; not written", rel)
+        if len(text) > scope_state.MAX_CONTEXT_BYTES:
+            return fail(f"The result would be larger than {scope_state.MAX_CONTEXT_BYTES} bytes; not written", rel)
         atomic_write(path, text)
     return UpdateContextResult(rel, True, list(p.fields), created, ctx.fingerprint)
 
@@ -610,20 +613,16 @@ def validate_contexts(ws: Workspace, strict: bool) -> ValidateResult:
         table = index.scan(ws, cfg)
     except OSError:
         return ValidateResult(ws.root, strict, 0, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"')
-    with_file = [r[0] for r in table.rows if r[4]]
     missing = sum(1 for r in table.rows if r[6] and not r[4])
     reports: dict[str, ScopeReport] = {}
     valid: dict[str, cf.ContextFile] = {}
-    for scope, (kind, payload) in zip(with_file, scopes.read_contexts(
-            [os.path.join(ws.root, s, cf.CONTEXT_FILE) for s in with_file])):
-        try:
-            valid[scope] = scopes.decode_context(kind, payload)
-        except cf.UnsupportedVersion as exc:
-            reports[scope] = ScopeReport(scope, False, "version", f"unsupported schema version {exc.found} (must be 1)")
-        except cf.SchemaError as exc:
-            reports[scope] = ScopeReport(scope, False, exc.field or UNSET, _first_line(exc, kind))
-        except msgspec.DecodeError as exc:
-            reports[scope] = ScopeReport(scope, False, error=_first_line(exc, kind))
+    for scope, read in scope_state.read_files(ws.root, [r[0] for r in table.rows if r[4]]).items():
+        if not isinstance(read, Invalid):
+            valid[scope] = read
+        elif read.version is not None:
+            reports[scope] = ScopeReport(scope, False, "version", f"unsupported schema version {read.version} (must be 1)")
+        else:
+            reports[scope] = ScopeReport(scope, False, read.field or UNSET, _first_line(read))
     findings = 0
     if strict and valid:
         found = _strict_findings(ws, _core.ScopeSources(ws.root, [r[0] for r in table.rows], list(cfg.ignore)), valid)
@@ -635,9 +634,9 @@ def validate_contexts(ws: Workspace, strict: bool) -> ValidateResult:
     return ValidateResult(ws.root, strict, len(valid), invalid, missing, findings, problems)
 
 
-def _first_line(exc: Exception, kind: str) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else kind
-    return "not valid YAML: " + text if kind == "invalid" else text
+def _first_line(bad: Invalid) -> str:
+    text = bad.detail.strip().splitlines()[0] if bad.detail.strip() else bad.read
+    return "not valid YAML: " + text if bad.read == "invalid" else text
 
 
 def _strict_findings(ws: Workspace, sources: _core.ScopeSources, valid: dict[str, cf.ContextFile]) -> dict[str, list[Finding]]:

@@ -2,7 +2,8 @@
 
 The read side of the dotcontext contract: `list_contexts`, `check_freshness`
 and `query_context`, with its fields, states, error messages and `isError`
-rules. Scanning and fingerprinting run in the Rust core.
+rules. Scanning and fingerprinting run in the Rust core; reading and judging
+context files is scope_state.py's, as for every other door.
 """
 
 from __future__ import annotations
@@ -15,15 +16,12 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import _core, fs, gitstate, index
-from repoctx import context_heads as heads
+from repoctx import _core, index, scope_state
 from repoctx.commands import Command, compact_json
+from repoctx.context_heads import Head, Invalid
 from repoctx.formats import context_file as cf
-from repoctx.workspace import PathEscape, RootNotAllowed, Workspace, is_racy, stat_key
+from repoctx.workspace import PathEscape, RootNotAllowed, Workspace
 
-# The largest context file read or written: far above a real one (a file listing 10,000 files
-# is about 1 MiB), so a valid file is always read; a larger one is refused as invalid.
-MAX_CONTEXT_BYTES = 16 << 20
 TRAVERSAL = "Invalid scope: path traversal detected"
 
 State = Literal["fresh", "stale", "missing"]
@@ -58,37 +56,6 @@ class ScopeProblem(Exception):
     """A scope that cannot be served, with the contract's message."""
 
 
-_decoder = msgspec.json.Decoder(cf.ContextFile)
-
-
-def decode_context(kind: str, payload: str) -> cf.ContextFile:
-    """A `.context.yaml` read by the core: ("json", text) or a reason it could not be."""
-    if kind != "json":
-        raise cf.SchemaError(payload or kind, "")
-    try:
-        # A valid file in one typed pass (no intermediate dicts): status reads thousands.
-        return _decoder.decode(payload)
-    except msgspec.ValidationError:
-        # The two-step path tells an unsupported version from a schema error and names the field.
-        return cf.from_data(msgspec.json.decode(payload))
-
-
-def read_contexts(paths: list[str]) -> list[tuple[str, str]]:
-    """Parse context files (absolute paths) beneath their workspace root, through the confined
-    layer: a link on the way that leads out is read as invalid, never followed."""
-    if not paths:
-        return []
-    root = fs.split(paths[0])[0]
-    rels = [os.path.relpath(p, root) for p in paths]  # every caller's paths share one root
-    return _core.read_yaml_many(root, rels, MAX_CONTEXT_BYTES)
-
-
-# Context files parsed by load_scope, by path, valid while their stat key holds: an
-# unchanged file is never parsed twice in a serving process (one written in the last
-# seconds is, see workspace.stat_key). Callers only read them.
-_loaded: dict[str, tuple[tuple, cf.ContextFile]] = {}
-
-
 def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
     """(normalised scope, directory, parsed context) or ScopeProblem with the contract's error."""
     try:
@@ -104,68 +71,12 @@ def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
         raise ScopeProblem(_missing(rel))
     if not ws.contains_real(path):
         raise ScopeProblem(TRAVERSAL)
-    # Stat before read: a write between the two leaves an old key, so it is read again.
-    key = stat_key(st)
-    held = _loaded.get(path)
-    if held is not None and held[0] == key:
-        return rel, directory, held[1]
-    [(kind, payload)] = read_contexts([path])
-    if kind == "missing":
-        raise ScopeProblem(_missing(rel))
-    try:
-        ctx = decode_context(kind, payload)
-    except cf.UnsupportedVersion as exc:
-        raise ScopeProblem(_unsupported(exc.found)) from None
-    except (cf.SchemaError, msgspec.DecodeError):
-        raise ScopeProblem(_corrupt(rel)) from None
-    _loaded[path] = (key, ctx)
+    ctx = scope_state.read_one(path, st)
+    if isinstance(ctx, Invalid):
+        if ctx.read == "missing":
+            raise ScopeProblem(_missing(rel))
+        raise ScopeProblem(_unsupported(ctx.version) if ctx.version is not None else _corrupt(rel))
     return rel, directory, ctx
-
-
-BULK_PARSE = 1000  # files parsed in one go after which the parser's garbage is handed back
-
-# Heads of context files by root, then scope, valid while the file's (mtime ns, size) hold:
-# an unchanged file is never parsed twice in a serving process, nor, through the memo in the
-# user's cache, from one CLI run to the next.
-_parsed: dict[str, heads.Memo] = {}
-
-
-def context_heads(root: str, rows: list, every: bool = True) -> dict[str, heads.Head]:
-    """The heads of the valid context files of table rows that have one, by scope (invalid ones
-    left out). `every`: the rows are all the tree's, so the memo forgets scopes not among them;
-    else they are only the rows that changed, and the memo keeps the others."""
-    known = _parsed.get(root)
-    if known is None:
-        known = heads.load(root)
-    out, todo = {}, []
-    for row in rows:
-        hit = known.get(row[0])
-        if hit is not None and hit[0] == row[7] and hit[1] == row[8]:
-            if hit[2] is not None:
-                out[row[0]] = hit[2]
-        else:
-            todo.append(row)
-    paths = [os.path.join(root, row[0], cf.CONTEXT_FILE) for row in todo]
-    current = {row[0]: known[row[0]] for row in rows if row[0] in known} if every else dict(known)
-    for row, (kind, payload) in zip(todo, read_contexts(paths)):
-        try:
-            head = heads.Head.of(decode_context(kind, payload))
-        except (cf.SchemaError, cf.UnsupportedVersion, msgspec.DecodeError):
-            head = None
-        if head is not None:
-            out[row[0]] = head
-        # What the content decides is kept; a file unreadable for now, or written so recently
-        # that a rewrite may not change its stat, is read again next time.
-        if (head is not None or kind in ("json", "too_large")) and not is_racy(row[7]):
-            current[row[0]] = (row[7], row[8], head)
-        else:
-            current.pop(row[0], None)
-    _parsed[root] = current
-    if todo:
-        heads.save(root, current)
-    if len(todo) >= BULK_PARSE:
-        index.release_free_memory()
-    return out
 
 
 # --- list_contexts ---------------------------------------------------------
@@ -277,19 +188,8 @@ def _full_listing(ws: Workspace) -> ListContextsResult:
     # rows that changed since the last listing are looked at again: after a touch, one.
     changed = eligible if last is None else [
         row for row, at in zip(table.rows, table.changed_at) if row[6] and at > last.generation]
-    contexts = context_heads(ws.root, [row for row in changed if row[4]], every=last is None)
-    unchanged = _git_fresh(ws.root, contexts, {row[0]: row[1] for row in changed})
-    redone = {}
-    for scope, fingerprint, *_ in changed:
-        ctx = contexts.get(scope)
-        if ctx is None:
-            redone[scope] = Entry(scope, "missing", False)
-        elif ctx.fingerprint == fingerprint:
-            redone[scope] = Entry(scope, "fresh", True, ctx.last_updated, ctx.summary)
-        elif scope in unchanged:
-            redone[scope] = Entry(scope, "fresh", True, ctx.last_updated, ctx.summary, fresh_by="git")
-        else:
-            redone[scope] = Entry(scope, "stale", True, ctx.last_updated, ctx.summary)
+    judged = scope_state.judge_rows(ws.root, changed, every=last is None)
+    redone = {scope: _entry(scope, j) for scope, j in judged.items()}
     before = {} if last is None else last.entries
     entries = [redone[row[0]] if row[0] in redone else before[row[0]] for row in eligible]
     tracked = sum(1 for e in entries if e.has_context)
@@ -299,12 +199,10 @@ def _full_listing(ws: Workspace) -> ListContextsResult:
     return result
 
 
-def _git_fresh(root: str, contexts: dict[str, heads.Head], fingerprints: dict[str, str]) -> set[str]:
-    """Scopes stale by stat whose files git finds unchanged since the commit their context
-    recorded (a fresh clone, a checkout, a touch): fresh by content."""
-    wanted = {scope: head.commit for scope, head in contexts.items()
-              if head.fingerprint != fingerprints.get(scope) and head.commit}
-    return gitstate.unchanged_since(root, wanted) if wanted else set()
+def _entry(scope: str, j: scope_state.Judged) -> Entry:
+    if j.head is None:  # missing, or a file that cannot be used: the contract lists both as missing
+        return Entry(scope, "missing", False)
+    return Entry(scope, j.state, True, j.head.last_updated, j.head.summary, fresh_by=j.fresh_by or UNSET)
 
 
 @dataclass
@@ -372,12 +270,9 @@ def check_freshness(ws: Workspace, p: CheckFreshnessParams) -> CheckFreshnessRes
         return CheckFreshnessResult(_shown(ws, p.scope), "missing", error=str(exc))
     except OSError:
         return CheckFreshnessResult(p.scope, "missing", error=f'Cannot read the directory at scope "{p.scope}"')
-    fingerprints = Fingerprints(ctx.fingerprint, computed)
-    if ctx.fingerprint == computed:
-        return CheckFreshnessResult(rel, "fresh", fingerprints, ctx.last_updated)
-    if rel in _git_fresh(ws.root, {rel: heads.Head.of(ctx)}, {rel: computed}):
-        return CheckFreshnessResult(rel, "fresh", fingerprints, ctx.last_updated, fresh_by="git")
-    return CheckFreshnessResult(rel, "stale", fingerprints, ctx.last_updated)
+    j = scope_state.judge(ws.root, {rel: (Head.of(ctx), computed)})[rel]
+    return CheckFreshnessResult(rel, j.state, Fingerprints(ctx.fingerprint, computed), ctx.last_updated,
+                                fresh_by=j.fresh_by or UNSET)
 
 
 def _shown(ws: Workspace, scope: str) -> str:
