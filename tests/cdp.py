@@ -82,8 +82,9 @@ class Browser:
         raise AssertionError(f"never true in the page: {expression}")
 
     def click(self, selector: str) -> None:
-        """A real mouse click at the middle of the element."""
-        box = self.js(f"(() => {{ const r = document.querySelector({json.dumps(selector)}).getBoundingClientRect();"
+        """A real mouse click at the middle of the element (scrolled into view first)."""
+        box = self.js(f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+                      " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
                       " return [r.x + Math.min(r.width / 2, 40), r.y + r.height / 2]; })()")
         for kind in ("mousePressed", "mouseReleased"):
             self.page("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)

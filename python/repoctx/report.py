@@ -24,10 +24,14 @@ from repoctx.workspace import PathEscape, Workspace, atomic_write, one_reading
 
 DEFAULT_OUT = ".repoctx/report.html"
 ARTIFACT_TYPES = ("spec", "decision", "norm", "task")
+STATES = ("fresh", "stale", "invalid", "missing")
 
 
 class ReportParams(Struct):
-    out: Annotated[str, Meta(description="Where to write the page, inside the repository; `-` prints it")] = DEFAULT_OUT
+    out: Annotated[str, Meta(description="Where to write the page: a path relative to the repository root "
+                             "(inside it), or an absolute path anywhere you may write; `-` prints it")] = DEFAULT_OUT
+    only: Annotated[list[str] | None, Meta(description="Show only scopes in these states in the page's tree at "
+                                           "first, e.g. `stale,missing` (the page can widen it again)")] = None
 
 
 class ReportResult(Struct, omit_defaults=True):
@@ -39,6 +43,7 @@ class ReportResult(Struct, omit_defaults=True):
     missing: int
     artifacts: int
     sessions: int
+    invalid: int = 0  # present only when some are
     error: str = ""
     html: str = ""  # the page itself when out is `-`
 
@@ -55,11 +60,20 @@ def _call(ws: Workspace, name: str, **arguments) -> dict:
     return msgspec.to_builtins(cmd.handler(ws, cmd.parse(arguments)))
 
 
-def collect(ws: Workspace) -> dict:
+def collect(ws: Workspace, only: list[str] | None = None) -> dict:
     """Everything the page shows, as plain data, from one reading of the repository (a
     question per task must not read every artifact again: that made the page quadratic)."""
     with one_reading():
-        return _collect(ws)
+        return {**_collect(ws), "only": only}
+
+
+def _only(given: list[str] | None) -> list[str] | str:
+    """The states of `--only` (each value may list several, comma-separated), or an error."""
+    states = [s.strip() for value in given or [] for s in value.split(",") if s.strip()]
+    wrong = [s for s in states if s not in STATES]
+    if wrong:
+        return f"--only {', '.join(wrong)}: not a state; give some of {', '.join(STATES)}, e.g. --only stale,missing"
+    return states
 
 
 def _collect(ws: Workspace) -> dict:
@@ -67,7 +81,7 @@ def _collect(ws: Workspace) -> dict:
     sizes = {row[0]: (row[2], row[3]) for row in index.scan(ws, ws.scan_config()).rows if row[6]}
     scopes = [[e["scope"], e["state"], sizes.get(e["scope"], (0, 0))[0] // 4, sizes.get(e["scope"], (0, 0))[1],
                e.get("last_updated", ""), e.get("summary", "")] for e in status["entries"]]
-    counts = {s: sum(1 for e in status["entries"] if e["state"] == s) for s in ("fresh", "stale", "missing")}
+    counts = {s: sum(1 for e in status["entries"] if e["state"] == s) for s in STATES}
     data = {
         "version": __version__,
         "root": os.path.basename(ws.root) or ws.root,
@@ -109,11 +123,14 @@ def render(data: dict) -> str:
 
 
 def report(ws: Workspace, p: ReportParams) -> ReportResult:
-    data = collect(ws)
+    only = _only(p.only)
+    if isinstance(only, str):
+        return ReportResult(p.out, 0, 0, 0, 0, 0, 0, 0, error=only)
+    data = collect(ws, only)
     cov = data["coverage"]
     html = render(data)
     counts = dict(scopes=cov["scopes"], fresh=cov["fresh"], stale=cov["stale"], missing=cov["missing"],
-                  artifacts=len(data["artifacts"].get("items", [])), sessions=len(data["sessions"]))
+                  invalid=cov["invalid"], artifacts=len(data["artifacts"].get("items", [])), sessions=len(data["sessions"]))
     size = len(html.encode())
     if p.out == "-":
         return ReportResult("-", size, **counts, html=html)
@@ -150,8 +167,9 @@ def _render(r: ReportResult) -> str:
         return r.error
     if r.html:
         return r.html
+    invalid = f"{r.invalid} invalid, " if r.invalid else ""
     return (f"wrote {r.out} ({r.bytes // 1024} KB): {r.scopes} scopes ({r.fresh} fresh, {r.stale} stale, "
-            f"{r.missing} missing), {r.artifacts} artifacts, {r.sessions} recent sessions; open it in a browser")
+            f"{invalid}{r.missing} missing), {r.artifacts} artifacts, {r.sessions} recent sessions; open it in a browser")
 
 
 COMMANDS = [
@@ -159,7 +177,8 @@ COMMANDS = [
         name="report",
         tool=None,
         summary="Write one self-contained HTML page on the health of this repository's context.",
-        description="Scopes coloured fresh/stale/missing with token sizes and ages, coverage, artifacts "
+        description="What needs attention first (stale, invalid and missing scopes), the scope tree coloured by "
+        "state with token sizes and ages (filtered by state with --only or in the page), coverage, artifacts "
         "with their traceability and check results, recent sessions. No network: open it anywhere.",
         params=ReportParams,
         result=ReportResult,
