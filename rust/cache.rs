@@ -56,8 +56,18 @@ pub struct Entry {
 pub struct Built {
     pub entries: Vec<Entry>, // sorted by id
     pub bytes: u64,          // content bytes of the documents kept
-    pub skipped: u64,        // repository files left out (binary, too large, duplicate content)
+    /// Repository files left out, each with why (`SKIP_*`), sorted by path.
+    pub skipped: Vec<(String, &'static str)>,
 }
+
+// Why a repository build leaves a file out: words for a person reading the list.
+pub const SKIP_SECRET: &str = "secret-looking name";
+pub const SKIP_PATH: &str = "path not UTF-8";
+pub const SKIP_LARGE: &str = "over 1 MiB";
+pub const SKIP_BINARY: &str = "binary (a NUL byte)";
+pub const SKIP_TEXT: &str = "not UTF-8 text";
+pub const SKIP_DUPLICATE: &str = "same content as another file";
+pub const SKIP_NOT_FILE: &str = "no longer a regular file";
 
 /// (dev, inode, size, mtime ns, ctime ns): a file is unchanged while these hold.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -153,8 +163,8 @@ struct Source {
     path: PathBuf,
 }
 
-/// The source files of a build, in no particular order.
-fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, u64), Fail> {
+/// The source files of a build, in no particular order, and those left out with why.
+fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, Vec<(String, &'static str)>), Fail> {
     let mut walker = WalkBuilder::new(root);
     walker.follow_links(false);
     match mode {
@@ -173,28 +183,28 @@ fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, u64), Fail> {
         }
     }
     let mut sources = Vec::new();
-    let mut skipped = 0u64;
+    let mut skipped = Vec::new();
     for entry in walker.build().filter_map(Result::ok) {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue; // directories, symlinks, sockets, FIFOs
         }
         let path = entry.path();
         let name = entry.file_name().to_string_lossy();
+        let rel = path.strip_prefix(root).unwrap_or(path);
         match mode {
             Mode::Markdown if path.extension().is_none_or(|e| e != "md") => continue,
             Mode::Repository if is_secret(&name) => {
-                skipped += 1;
+                skipped.push((rel.to_string_lossy().into_owned(), SKIP_SECRET));
                 continue;
             }
             _ => {}
         }
-        let rel = path.strip_prefix(root).unwrap_or(path);
         match rel.to_str() {
             Some(rel) => sources.push(Source { rel: rel.to_owned(), path: path.to_owned() }),
             None if mode == Mode::Markdown => {
                 return Err(Fail::Code("internal_error", "A source path is not valid UTF-8"))
             }
-            None => skipped += 1,
+            None => skipped.push((rel.to_string_lossy().into_owned(), SKIP_PATH)),
         }
     }
     Ok((sources, skipped))
@@ -207,26 +217,26 @@ struct Read1 {
     content: String,
 }
 
-/// Read, validate and hash one source; Ok(None) when a repository build leaves it out.
-fn ingest(s: &Source, mode: Mode) -> Result<Option<Read1>, Fail> {
+/// Read, validate and hash one source; Ok(Err(why)) when a repository build leaves it out.
+fn ingest(s: &Source, mode: Mode) -> Result<Result<Read1, &'static str>, Fail> {
     let (file, meta) = match open_regular(&s.path) {
         Ok(x) => x,
-        Err(e) if e.kind() == io::ErrorKind::InvalidInput => return Ok(None), // swapped for a non-file
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput => return Ok(Err(SKIP_NOT_FILE)), // swapped for a non-file
         Err(e) => return Err(e.into()),
     };
     if mode == Mode::Repository && meta.len() > MAX_REPO_FILE {
-        return Ok(None);
+        return Ok(Err(SKIP_LARGE));
     }
     let bytes = read_all(file, meta.len())?;
     if mode == Mode::Repository && bytes.contains(&0) {
-        return Ok(None);
+        return Ok(Err(SKIP_BINARY));
     }
     let content = match String::from_utf8(bytes) {
         Ok(c) => c,
-        Err(_) if mode == Mode::Repository => return Ok(None),
+        Err(_) if mode == Mode::Repository => return Ok(Err(SKIP_TEXT)),
         Err(_) => return Err(Fail::Code("internal_error", "A source document is not valid UTF-8")),
     };
-    Ok(Some(Read1 {
+    Ok(Ok(Read1 {
         id: document_id(&s.rel),
         source: s.rel.clone(),
         version: sha256_version(content.as_bytes()),
@@ -306,13 +316,13 @@ fn write_document(docs: &cap_std::fs::Dir, d: &Read1) -> io::Result<()> {
 /// anywhere else even if `documents` is swapped for a link).
 pub fn build(sources: &Path, out: &cap_std::fs::Dir, mode: Mode) -> Result<Built, Fail> {
     let (found, mut skipped) = collect(sources, mode)?;
-    let results: Vec<Result<Option<Read1>, Fail>> =
+    let results: Vec<Result<Result<Read1, &'static str>, Fail>> =
         io_pool().install(|| found.par_iter().map(|s| ingest(s, mode)).collect());
     let mut docs = Vec::with_capacity(results.len());
-    for r in results {
+    for (r, s) in results.into_iter().zip(&found) {
         match r? {
-            Some(d) => docs.push(d),
-            None => skipped += 1,
+            Ok(d) => docs.push(d),
+            Err(why) => skipped.push((s.rel.clone(), why)),
         }
     }
     docs.sort_by(|a, b| a.id.cmp(&b.id));
@@ -322,10 +332,15 @@ pub fn build(sources: &Path, out: &cap_std::fs::Dir, mode: Mode) -> Result<Built
     if mode == Mode::Repository {
         // Identical files would share a document file name; keep the first id.
         let mut seen = HashSet::new();
-        let before = docs.len();
-        docs.retain(|d| seen.insert(d.version.clone()));
-        skipped += (before - docs.len()) as u64;
+        docs.retain(|d| {
+            let first = seen.insert(d.version.clone());
+            if !first {
+                skipped.push((d.source.clone(), SKIP_DUPLICATE));
+            }
+            first
+        });
     }
+    skipped.sort();
     let mut stems = HashSet::new();
     for d in &docs {
         if !stems.insert(&d.version[7..19]) {
@@ -581,7 +596,8 @@ mod tests {
         let built = build(&src, &out(&dir), Mode::Repository).unwrap();
         let ids: Vec<_> = built.entries.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(ids, ["a.py"]);
-        assert_eq!(built.skipped, 3);
+        let skipped: Vec<_> = built.skipped.iter().map(|(p, why)| (p.as_str(), *why)).collect();
+        assert_eq!(skipped, [("b.py", SKIP_DUPLICATE), ("blob.bin", SKIP_BINARY), ("server.pem", SKIP_SECRET)]);
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -286,7 +286,8 @@ fn load_cache(
 }
 
 /// Build a cache's documents from `sources` into `documents/` of the directory `rel` beneath
-/// `root`: (entries sorted by id as (id, version, file), content bytes, files skipped).
+/// `root`: (entries sorted by id as (id, version, file), content bytes, (path, why) of each
+/// file a repository build left out, sorted by path).
 /// Raises ValueError((code, message)), LinkRefused or OSError.
 #[pyfunction]
 fn build_cache(
@@ -295,7 +296,7 @@ fn build_cache(
     root: PathBuf,
     rel: PathBuf,
     repository: bool,
-) -> PyResult<(Vec<(String, String, String)>, u64, u64)> {
+) -> PyResult<(Vec<(String, String, String)>, u64, Vec<(String, &'static str)>)> {
     let mode = if repository { cache::Mode::Repository } else { cache::Mode::Markdown };
     let out = in_root(py, &root, |r| r.open_dir(&rel))?;
     let built = py.detach(|| cache::build(&sources, &out, mode)).map_err(cache_err)?;

@@ -100,12 +100,15 @@ def load_cache(
     own paths with the stat keys they had before anything was read; the view takes over `watch`.
     Raises ValueError(code, message) or OSError."""
 
-def build_cache(sources: str, root: str, rel: str, repository: bool) -> tuple[list[tuple[str, str, str]], int, int]:
+def build_cache(
+    sources: str, root: str, rel: str, repository: bool
+) -> tuple[list[tuple[str, str, str]], int, list[tuple[str, str]]]:
     """Read, hash and write the documents of a cache into `documents/` (created) of the directory
     `rel` beneath `root`, through the confined layer: .md files, or with repository=True the text
     files a repository keeps (.gitignore honoured; hidden, secret-looking, binary, over 1 MiB and
     duplicate-content files skipped). Returns ((id, version, file) sorted by id, content bytes,
-    files skipped). Raises ValueError(code, message), LinkRefused or OSError."""
+    (path, why) of each file skipped, sorted by path). Raises ValueError(code, message),
+    LinkRefused or OSError."""
 
 # (path, line, kind, target, symbol_kind, symbol): kind is spec|decision|norm|test, target the id with
 # its optional `.anchor` or `/test-name`, symbol_kind "function", "class", "struct", … or "".

@@ -60,8 +60,11 @@ def _scan_config(root: str) -> list[str]:
     return [f"{CONFIG_FILE}: {', '.join(wrong)}; their defaults apply until fixed"] if wrong else []
 
 
-def next_step(cmd, result, root: str) -> str | None:
+def next_step(cmd, result, ws, arguments: dict) -> str | None:
     """A line saying what to do after this result, when the result alone does not."""
+    if cmd.advise is not None:
+        return cmd.advise(ws, arguments, result)
+    root = ws.root
     error = getattr(result, "error", None)
     text = error if isinstance(error, str) else ""
     if "No .context.yaml found at scope" in text:

@@ -21,6 +21,7 @@ import errno
 import logging
 import os
 import re
+import shlex
 import stat
 import threading
 import time
@@ -34,6 +35,7 @@ from repoctx import _core, fs
 from repoctx.commands import Command, fixed_form
 from repoctx.formats import bounded
 from repoctx.formats import cache as fmt
+from repoctx.words import plural
 from repoctx.workspace import Workspace, locked
 
 log = logging.getLogger("repoctx")
@@ -279,6 +281,7 @@ class BuildParams(Struct):
         Meta(description="Read SOURCES as a repository: its text files, honouring .gitignore, without hidden "
              "and secret-looking files (default: every .md file, as the reference engine)"),
     ] = False
+    verbose: Annotated[bool, Meta(description="List each file left out and why (else a count per reason)")] = False
 
 
 def _guarded(handler: Callable[[Workspace, Any], Any]) -> Callable[[Workspace, Any], Any]:
@@ -471,6 +474,9 @@ def _build_into(base: str, tmp: str, sources: str, p: BuildParams, rel: str) -> 
     except OSError:
         raise CacheError("io_error") from None
     entries = [fmt.ManifestEntry(i, v, f) for i, v, f in rows]
+    reasons: dict[str, int] = {}
+    for _path, why in skipped:
+        reasons[why] = reasons.get(why, 0) + 1
     manifest = fmt.Manifest(
         cache_version=fmt.cache_version(fmt.V0_CONFIG, entries),
         build_config=fmt.V0_CONFIG,
@@ -480,7 +486,9 @@ def _build_into(base: str, tmp: str, sources: str, p: BuildParams, rel: str) -> 
     )
     fs.write_atomic(base, os.path.join(tmp, "index.json"), fmt.pretty({e.id: e.file for e in entries}))
     fs.write_atomic(base, os.path.join(tmp, "manifest.json"), fmt.pretty(manifest))
-    return fmt.BuildResult(rel, manifest.cache_version, len(entries), source_bytes, skipped)
+    listed = [fmt.SkippedFile(path, why) for path, why in skipped] if p.verbose else msgspec.UNSET
+    return fmt.BuildResult(rel, manifest.cache_version, len(entries), source_bytes, len(skipped),
+                           dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))), listed)
 
 
 def _timestamp(ns: int) -> str:
@@ -542,9 +550,43 @@ def _render_json(result: object) -> str:
 def _render_build(r: fmt.BuildResult | fmt.ErrorResult) -> str:
     if isinstance(r, fmt.ErrorResult):
         return f"error: {r.error.message}"
-    skipped = f", {r.skipped} files skipped" if r.skipped else ""
-    return (f"Built cache {r.cache}: {r.document_count} documents ({r.source_bytes} bytes){skipped}, "
-            f"version {r.cache_version}")
+    lines = [f"Built cache {r.cache}: {plural(r.document_count, 'document')} ({plural(r.source_bytes, 'byte')}), "
+             f"version {r.cache_version}"]
+    if r.skipped:
+        why = ", ".join(f"{n} {reason}" for reason, n in r.skipped_by_reason.items())
+        more = "" if r.skipped_files else " (--verbose lists them)"
+        lines.append(f"{plural(r.skipped, 'file')} left out: {why}{more}")
+        lines += [f"  {f.path}: {f.reason}" for f in r.skipped_files or ()]
+    return "\n".join(lines)
+
+
+def _advise(ws: Workspace, arguments: dict, result: object) -> str | None:
+    """After an error, what to do next, naming the cache and the cache root: the error object
+    keeps the contract's fixed words, so this goes to the person alone (stderr)."""
+    if not isinstance(result, fmt.ErrorResult):
+        return None
+    code = result.error.code
+    root = cache_root(ws)
+    shown = os.path.relpath(root, ws.root) if root.startswith(ws.root + os.sep) else root
+    name = arguments.get("cache")
+    given = isinstance(name, str) and name
+    named = f"Cache `{name}`" if given else "The cache"
+    build = f"repoctx cache build --sources DIR --cache {shlex.quote(name) if given else 'NAME'}"
+    if code == "cache_missing":
+        if not os.path.isdir(root):
+            return f"The cache root {shown} does not exist; build a cache there with `{build}`"
+        return f"{named} does not exist under {shown}; build it with `{build}` (`repoctx cache list` lists the caches there)"
+    if code == "cache_invalid":
+        return (f"{named} under {shown} does not pass verification (a file was changed, removed or added since it "
+                f"was built); build it again with `{build} --force`")
+    if code == "io_error":
+        return f"{named} under {shown} could not be read; check that its files are readable by you"
+    if code == "invalid_budget":
+        return (f"a budget is a whole number of tokens from 0 to {fmt.MAX_BUDGET} (2^63-1); a document costs "
+                "ceil(bytes / 4) tokens, e.g. --budget 4000")
+    if code == "invalid_query":
+        return "the query must be text in UTF-8, e.g. --query 'deploy rollback'"
+    return None
 
 
 def _invalid_resolve(arguments: object) -> fmt.ErrorResult:
@@ -593,6 +635,7 @@ COMMANDS = [
         encode=_compact,
         render=_render_json,
         on_invalid=_invalid_resolve,
+        advise=_advise,
         large_lists=True,
         **COMMON,
     ),
@@ -608,6 +651,7 @@ COMMANDS = [
         handler=_guarded(list_caches),
         encode=_compact,
         render=_render_json,
+        advise=_advise,
         **COMMON,
     ),
     Command(
@@ -623,6 +667,7 @@ COMMANDS = [
         encode=_inspect_text,
         render=_render_json,
         on_invalid=_invalid_cache,
+        advise=_advise,
         **COMMON,
     ),
     # The engine's MCP server counts other bytes than its CLI's fixtures: the tool is the

@@ -276,7 +276,7 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
     else:
         text = cmd.render(result)
     _print_line(text)
-    if for_people and (step := advice.next_step(cmd, result, ws.root)):
+    if for_people and (step := advice.next_step(cmd, result, ws, values)):
         print(f"repoctx: {step}", file=sys.stderr)
     failed = cmd.is_error(result)
     if getattr(params, "check", None) is True or getattr(params, "ci", None) is True:

@@ -78,6 +78,9 @@ class Command:
     # The MCP text content when a contract wants plain text (Contextia's context format);
     # None: the JSON. `--json` always prints the JSON, which is the structured content.
     text: Callable[[Any], str] | None = None
+    # The next step a person is told on stderr after a result, where the result alone (a
+    # contract's fixed words) does not say it: (workspace, the arguments given, result) -> a line or None.
+    advise: Callable[[Any, dict, Any], str | None] | None = None
 
     def __post_init__(self) -> None:
         if not self.surface:

@@ -12,7 +12,7 @@ import hashlib
 from typing import Annotated, Literal
 
 import msgspec
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 HASH_PREFIX = "sha256:"
 MAX_BUDGET = 2**63 - 1
@@ -136,9 +136,16 @@ class InspectResult(Struct):
     valid: bool
 
 
+class SkippedFile(Struct):
+    path: str  # relative to the sources
+    reason: str  # e.g. "binary (a NUL byte)", "over 1 MiB", "same content as another file"
+
+
 class BuildResult(Struct):
     cache: str
     cache_version: str
     document_count: int
     source_bytes: int
-    skipped: int
+    skipped: int  # files a repository build left out
+    skipped_by_reason: dict[str, int] = {}  # how many for each reason
+    skipped_files: list[SkippedFile] | UnsetType = UNSET  # each of them, with --verbose
