@@ -116,6 +116,22 @@ def test_init_creates_the_layout_once_and_keeps_what_is_there(tmp_path):
     assert (tmp_path / ".contextia/config.yaml").read_text() == "project: mine\n"
 
 
+@pytest.mark.anyio
+async def test_init_writes_a_starter_identity_that_the_listed_resource_reads(tmp_path):
+    made = run_cli("artifacts", "init", "--project", "Acme\nBilling", "--root", str(tmp_path), check=True)
+    assert ".contextia/system/identity.md" in made.stdout
+    async with mcp_client("--root", str(tmp_path)) as client:
+        listed = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert "contextia://identity" in listed
+        text = (await client.read_resource("contextia://identity")).contents[0].text
+        assert text.startswith("# Acme Billing\n") and "What Acme Billing is" in text
+        (tmp_path / ".contextia/system/identity.md").write_text("# Acme\n\nInvoices for small shops.\n")
+        text = (await client.read_resource("contextia://identity")).contents[0].text
+        assert text == "# Acme\n\nInvoices for small shops.\n"
+    run_cli("artifacts", "init", "--root", str(tmp_path), check=True)  # the person's text is kept
+    assert (tmp_path / ".contextia/system/identity.md").read_text() == "# Acme\n\nInvoices for small shops.\n"
+
+
 def test_new_takes_the_next_free_id_and_writes_a_readable_artifact(project):
     made = run_cli("artifacts", "new", "spec", "--title", "Session Revocation", "--root", str(project), check=True)
     assert made.stdout == "Created SPEC-014: Session Revocation (.contextia/system/specs/SPEC-014.md)\n"

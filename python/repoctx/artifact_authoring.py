@@ -46,14 +46,31 @@ def init(ws: Workspace, p: InitParams) -> InitResult:
             fs.makedirs(ws.root, rel)
             out.created.append(f"{rel}/")
     config = os.path.join(base, fa.CONFIG_FILE)
-    with locked(ws.root):  # made only when absent: the check and the write one step
-        if fs.lstat(*fs.split(config)) is None:
-            name = p.project or os.path.basename(ws.root)
-            text = (f"project: {_yaml_scalar(name)}\nsource_paths: [\".\"]\ntest_paths: []\n"
-                    "annotation_prefix: \"@\"\n# checks: {orphan_spec: info}   # rule -> error | warning | info | off\n")
-            atomic_write(config, text.encode())
-            out.created.append(f"{fa.CONTEXTIA_DIR}/{fa.CONFIG_FILE}")
+    name = p.project or os.path.basename(ws.root)
+    starters = {
+        fa.CONFIG_FILE: f"project: {_yaml_scalar(name)}\nsource_paths: [\".\"]\ntest_paths: []\n"
+                        "annotation_prefix: \"@\"\n# checks: {orphan_spec: info}   # rule -> error | warning | info | off\n",
+        # A starter the person rewrites, so that `contextia://identity`, listed with the
+        # project, can be read from the start.
+        fa.IDENTITY_FILE: IDENTITY_STARTER.format(name=" ".join(name.split()) or "This project"),
+    }
+    with locked(ws.root):  # each made only when absent: the check and the write one step
+        for rel, text in starters.items():
+            path = os.path.join(base, rel)
+            if fs.lstat(*fs.split(path)) is None:
+                atomic_write(path, text.encode())
+                out.created.append(f"{fa.CONTEXTIA_DIR}/{rel}")
     return out
+
+
+IDENTITY_STARTER = """\
+# {name}
+
+<!-- Written by `repoctx artifacts init`: replace it with what this project is. Agents read it
+(`contextia://identity`) at the start of every task, so keep it short and true. -->
+
+What {name} is, who it is for, and what it deliberately does not do.
+"""
 
 
 def _outside(rel: str) -> str:
@@ -72,7 +89,8 @@ def text_init(r: InitResult) -> str:
     if not r.created:
         return f"The Contextia project in {r.root} is already set up; nothing created."
     return "\n".join([f"Created in {r.root}:", *(f"  {c}" for c in r.created),
-                      "Next: describe the project in .contextia/system/identity.md and add artifacts with "
+                      "Next: say what the project is in .contextia/system/identity.md (a starter is there) "
+                      "and add artifacts with "
                       "`repoctx artifacts new spec --title ...`."])
 
 
