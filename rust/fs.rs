@@ -222,7 +222,10 @@ impl Root {
             return Err(Error::Outside(shown(&self.link_out(rel))));
         }
         let (tmp, mut file) = temp_file(&dir)?;
-        let written = file.write_all(data).and_then(|_| file.sync_all()).and_then(|_| dir.rename(&tmp, &dir, &name));
+        let written = keep_mode(&dir, &name, &file)
+            .and_then(|_| file.write_all(data))
+            .and_then(|_| file.sync_all())
+            .and_then(|_| dir.rename(&tmp, &dir, &name));
         if let Err(e) = written {
             let _ = dir.remove_file(&tmp);
             return Err(Error::Io(e));
@@ -313,9 +316,9 @@ impl Root {
     /// existing file or a link planted there); returns its path. The caller renames it into
     /// place or removes it, and makes it durable (`sync`).
     pub fn write_temp(&self, rel: &Path, data: &[u8]) -> Result<PathBuf> {
-        let (dir, _) = self.parent(rel)?;
+        let (dir, target) = self.parent(rel)?;
         let (name, mut file) = temp_file(&dir)?;
-        let written = file.write_all(data);
+        let written = keep_mode(&dir, &target, &file).and_then(|_| file.write_all(data));
         #[cfg(not(target_os = "linux"))]
         let written = written.and_then(|_| file.sync_all());
         if let Err(e) = written {
@@ -372,6 +375,18 @@ fn exchange(da: &Dir, a: &std::ffi::OsStr, db: &Dir, b: &std::ffi::OsStr) -> io:
 #[cfg(not(target_os = "linux"))]
 fn exchange(_: &Dir, _: &std::ffi::OsStr, _: &Dir, _: &std::ffi::OsStr) -> io::Result<()> {
     Err(io::Error::new(io::ErrorKind::Unsupported, "no atomic directory exchange"))
+}
+
+/// A file replaced keeps its permission bits (a script stays executable, a private file
+/// private); a new one keeps the mode it was made with, 0666 less the umask, as any file a
+/// person makes: never the 0600 of a temporary file.
+fn keep_mode(dir: &Dir, name: &std::ffi::OsStr, file: &File) -> io::Result<()> {
+    match dir.symlink_metadata(name) {
+        Ok(m) if m.is_file() => {
+            rustix::fs::fchmod(file, rustix::fs::Mode::from_raw_mode(m.mode() & 0o777)).map_err(io::Error::from)
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A new temporary file in `dir`, named so no other writer picks the same name.

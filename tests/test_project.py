@@ -83,7 +83,7 @@ def test_cli_init_writes_the_file_and_gitignores_local_state(tmp_path):
     first = run_cli("project", "init", "--root", str(root))
     assert first.returncode == 0, first.stderr
     assert "Wrote .repoctx/project.yaml: acme, 7 modules" in first.stdout
-    assert {"sessions.db*", "*.lock"} <= set((root / ".repoctx/.gitignore").read_text().splitlines())
+    assert {"/*", "!/project.yaml"} <= set((root / ".repoctx/.gitignore").read_text().splitlines())
     again = run_cli("project", "init", "--root", str(root))
     assert again.returncode == 1 and "already exists" in again.stdout
     assert str(root) not in (root / ".repoctx/project.yaml").read_text()  # paths stay relative

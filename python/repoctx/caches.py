@@ -31,7 +31,7 @@ from typing import Annotated, Any, Callable, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from repoctx import _core, fs
+from repoctx import _core, fs, local_state
 from repoctx.commands import Command, fixed_form
 from repoctx.formats import bounded
 from repoctx.formats import cache as fmt
@@ -398,7 +398,7 @@ def build(ws: Workspace, p: BuildParams) -> fmt.BuildResult | fmt.ErrorResult:
     if croot == ".":
         os.makedirs(base, exist_ok=True)  # a cache root given outside the repository: the person's choice
     try:
-        fs.makedirs(base, croot)
+        local_state.makedirs(base, croot)
         with locked(os.path.join(base, croot)):  # one build at a time per cache root
             parent = os.path.dirname(target) or "."
             fs.makedirs(base, parent)

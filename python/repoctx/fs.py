@@ -69,7 +69,8 @@ def read_head(root: str, rel: str, n: int) -> bytes:
 
 def write_atomic(root: str, rel: str, data: bytes) -> None:
     """Replace the file with `data` (a temporary file renamed over it in the same directory
-    handle, both synced): a reader or a crash sees the old or the new file, never half."""
+    handle, both synced): a reader or a crash sees the old or the new file, never half. It
+    keeps the mode of the file it replaces; a new one gets 0666 less the umask."""
     _core.fs_write(root, rel, data)
 
 

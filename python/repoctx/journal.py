@@ -39,7 +39,7 @@ from contextlib import contextmanager
 import msgspec
 from msgspec import Struct
 
-from repoctx import fs
+from repoctx import fs, local_state
 from repoctx.formats.proposal import PROPOSALS_DIR, kind_of
 
 STATE_DIR, NAME = ".repoctx", "journal"
@@ -69,7 +69,7 @@ def commit(root: str, changes: list[tuple[str, bytes | None]]) -> None:
     a directory it let us write can fail: that file is passed over and the refusal raised."""
     plan = Plan([(rel, data is not None) for rel, data in changes], _missing_dirs(root, changes))
     files = _numbered(plan.files)
-    fs.makedirs(root, STATE_DIR)
+    local_state.makedirs(root, STATE_DIR)
     with _dir(root, STATE_DIR) as state:
         fd = os.open(NAME, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=state)
         try:
@@ -84,7 +84,7 @@ def commit(root: str, changes: list[tuple[str, bytes | None]]) -> None:
                 for (n, rel, _written), (_rel, data) in zip(files, changes):
                     if data is not None:
                         with _dir(root, posixpath.dirname(rel)) as directory:
-                            _stage(directory, _temp(n), data)
+                            _stage(directory, _temp(n), posixpath.basename(rel), data)
                             os.fsync(directory)
             except BaseException:
                 _finish(root, files, plan.dirs, forward=False)
@@ -213,10 +213,18 @@ def _missing_dirs(root: str, changes: list[tuple[str, bytes | None]]) -> list[st
     return out
 
 
-def _stage(directory: int, name: str, data: bytes) -> None:
-    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+def _stage(directory: int, name: str, target: str, data: bytes) -> None:
+    """Write `data` to the temporary file `name` with the mode of the file it will replace,
+    else 0666 less the umask: context files are shared, never left 0600."""
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666,
                  dir_fd=directory)
     try:
+        try:
+            st = os.stat(target, dir_fd=directory, follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode):
+                os.fchmod(fd, stat.S_IMODE(st.st_mode) & 0o777)
+        except FileNotFoundError:
+            pass
         _write_all(fd, data)
         os.fsync(fd)
     finally:

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import fs
+from repoctx import fs, local_state
 from repoctx import project_render as render
 from repoctx.commands import Command, Resource, ResourceError
 from repoctx.formats import project_file as pf
@@ -89,12 +89,9 @@ def load(ws: Workspace) -> pf.ProjectFile:
 
 
 def _write(ws: Workspace, project: pf.ProjectFile) -> None:
-    from repoctx import store
-
     path = file_path(ws)
-    fs.makedirs(ws.root, pf.PROJECT_DIR)
+    local_state.makedirs(ws.root, pf.PROJECT_DIR)  # its temporary file is ignored from the start
     atomic_write(path, pf.dumps(project))
-    store.ensure_gitignored(ws.root)
 
 
 # --- scan: refresh what was derived, keep what people wrote -------------------
@@ -197,7 +194,7 @@ def project_init(ws: Workspace, p: ProjectParams) -> ProjectResult:
         path = file_path(ws)
     except PathEscape:
         return ProjectResult(pf.PROJECT_FILE, error=f"{pf.PROJECT_DIR} leads outside the repository")
-    fs.makedirs(ws.root, pf.PROJECT_DIR)
+    local_state.makedirs(ws.root, pf.PROJECT_DIR)
     with locked(ws.root):
         if fs.lstat(ws.root, pf.PROJECT_FILE) is not None:
             return ProjectResult(pf.PROJECT_FILE, error=f"{pf.PROJECT_FILE} already exists; "

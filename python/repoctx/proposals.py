@@ -25,7 +25,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import _core, fs, journal
+from repoctx import _core, fs, journal, local_state
 from repoctx.commands import Check, CheckResult, Command, fixed_form
 from repoctx.formats import bounded
 from repoctx.formats import context_file as cf
@@ -388,7 +388,7 @@ def propose(ws: Workspace, p: ProposeParams) -> ProposeResult:
         if len(data) > MAX_PROPOSAL_BYTES:
             raise ProposalError("invalid_argument", f"The proposal is larger than {MAX_PROPOSAL_BYTES} bytes")
         directory = proposals_dir(ws)
-        fs.makedirs(*fs.split(directory))
+        local_state.makedirs(*fs.split(directory))
         with locked(ws.root):
             path = os.path.join(directory, pid + ".json")
             existing = _read(path, f"{PROPOSALS_DIR}/{pid}.json")

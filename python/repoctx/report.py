@@ -18,7 +18,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta, Struct
 
-from repoctx import __version__, fs, index
+from repoctx import __version__, fs, index, local_state
 from repoctx.commands import Command
 from repoctx.workspace import PathEscape, Workspace, atomic_write, one_reading
 
@@ -155,7 +155,7 @@ def report(ws: Workspace, p: ReportParams) -> ReportResult:
         return ReportResult(p.out, 0, **counts, error=f"--out {p.out!r} names the repository itself; "
                             f"give it a file path, e.g. {DEFAULT_OUT}")
     try:
-        fs.makedirs(*fs.split(os.path.dirname(path)))
+        local_state.makedirs(*fs.split(os.path.dirname(path)))
         atomic_write(path, html.encode())
     except OSError as exc:  # a directory there, a name over 255 bytes, a link loop or out
         return ReportResult(rel, 0, **counts, error=f"{rel} cannot be written ({exc.strerror or exc})")

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import fs
+from repoctx import fs, local_state
 from repoctx.commands import Command, fixed_form
 from repoctx.formats import bounded
 from repoctx.formats import config as config_format
@@ -63,7 +63,7 @@ def record(ws: Workspace, command: str, steps: list[Step], started: float, durat
         keep = config_format.RepoctxConfig().keep_runs
     failed = any(s.status == "fail" for s in steps)
     base = datetime.fromtimestamp(started, timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    fs.makedirs(*fs.split(directory))
+    local_state.makedirs(*fs.split(directory))
     with locked(ws.root):
         run_id, n = base, 0
         while fs.lstat(*fs.split(os.path.join(directory, run_id + ".json"))) is not None:

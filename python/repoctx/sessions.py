@@ -25,11 +25,11 @@ from typing import Annotated, Any, Callable
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import fs
+from repoctx import fs, local_state
 from repoctx import project_render as render
 from repoctx.commands import Check, CheckResult, Command, Resource, ResourceError
 from repoctx.formats.project_file import PROJECT_FILE
-from repoctx.store import DB_FILE, SessionRow, Store, StoreError, ensure_gitignored
+from repoctx.store import DB_FILE, SessionRow, Store, StoreError
 from repoctx.workspace import PathEscape, Workspace
 
 log = logging.getLogger("repoctx")
@@ -156,8 +156,18 @@ class Tracker:
         self.writer: threading.Thread | None = None
 
     def connected(self) -> None:
+        # The database and its -wal/-shm are ignored before they are made. Before self.lock,
+        # never inside it: a writer holding the repository's lock (add_discovery) may be
+        # waiting for self.lock.
+        try:
+            local_state.makedirs(self.ws.root, os.path.dirname(DB_FILE))
+            unusable = None
+        except OSError as exc:
+            unusable = exc
         with self.lock:
             try:
+                if unusable is not None:
+                    raise unusable
                 path = _db_path(self.ws)
                 if not self.ws.contains_real(path):
                     raise StoreError(f"{DB_FILE} is a link that leads outside the repository; not used")
@@ -169,14 +179,6 @@ class Tracker:
                 self.writer.start()
             except (StoreError, PathEscape, OSError) as exc:
                 self._fail(exc)
-        # After self.lock, never inside it: a writer holding the repository's lock
-        # (add_discovery) may be waiting for self.lock.
-        if self.store is not None:
-            try:
-                ensure_gitignored(self.ws.root)
-            except OSError as exc:
-                with self.lock:
-                    self._fail(exc)
         with _active_lock:
             _active[self.ws.root] = self
 

@@ -265,30 +265,6 @@ class Store:
         )
 
 
-GITIGNORE_LINES = ("sessions.db*", "*.lock")
-MAX_GITIGNORE_BYTES = 1 << 20
-
-
-def ensure_gitignored(root: str) -> None:
-    """Add the session database and lock files to `.repoctx/.gitignore`, keeping other lines."""
-    from repoctx.workspace import atomic_write, locked
-
-    rel = os.path.join(os.path.dirname(DB_FILE), ".gitignore")
-    path = os.path.join(root, rel)
-    with locked(root):
-        try:
-            text = fs.read_text(root, rel, MAX_GITIGNORE_BYTES)
-        except FileNotFoundError:
-            text = "# Local state of repoctx, not shared through git.\n"
-        except fs.LinkRefused:
-            raise  # a link out: the command fails naming it, nothing read or written
-        except OSError:
-            return  # too large, or not a file: left as it is
-        missing = [line for line in GITIGNORE_LINES if line not in text.splitlines()]
-        if missing:
-            atomic_write(path, (text + ("" if text.endswith("\n") else "\n") + "\n".join(missing) + "\n").encode())
-
-
 def _connect(target: str, uri: bool = False) -> sqlite3.Connection:
     # Autocommit at the driver level; every write is an explicit BEGIN IMMEDIATE … COMMIT.
     return sqlite3.connect(target, timeout=BUSY_TIMEOUT_MS / 1000, uri=uri, check_same_thread=False,
