@@ -40,6 +40,7 @@ import msgspec
 from msgspec import Struct
 
 from repoctx import fs, local_state
+from repoctx.formats import bounded
 from repoctx.formats.proposal import PROPOSALS_DIR, kind_of
 
 STATE_DIR, NAME = ".repoctx", "journal"
@@ -163,7 +164,7 @@ def _read(root: str) -> tuple[bytes, Plan]:
             finally:
                 os.close(fd)
         if raw[1:2] == b"\n" and len(raw) <= MAX_JOURNAL_BYTES:
-            return raw[:1], msgspec.json.decode(raw[2:], type=Plan)
+            return raw[:1], bounded.json(raw[2:], type=Plan)
     except (OSError, msgspec.DecodeError):
         pass
     return PREPARED, Plan([], [])
