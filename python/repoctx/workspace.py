@@ -31,7 +31,7 @@ DEFAULT_MIN_TOKENS = 4096
 FIXTURE_DIRS = ("__fixtures__", "__snapshots__", "testdata", "test_data")
 TEST_DIRS = ("test", "tests", "__tests__", "spec")
 FIXTURE_DIRS_IN_TESTS = ("fixtures", "snapshots", "golden")
-FIXTURE_IGNORE = tuple(f"**/{name}/" for name in FIXTURE_DIRS) + tuple(
+FIXTURE_IGNORE = tuple(f"{name}/" for name in FIXTURE_DIRS) + tuple(
     f"**/{test}/**/{name}/" for test in TEST_DIRS for name in FIXTURE_DIRS_IN_TESTS)
 
 
