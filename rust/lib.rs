@@ -137,7 +137,8 @@ fn is_source_file(name: &str) -> bool {
 }
 
 /// Parse YAML files beneath `root` in parallel. Each result is ("json", text), ("missing", ""),
-/// ("too_large", "") or ("invalid", reason). OSError when the root cannot be opened.
+/// ("too_large", ""), ("invalid", why it was not read) or ("refused", JSON {reason, line, column}
+/// of YAML the reader refused). OSError when the root cannot be opened.
 #[pyfunction]
 fn read_yaml_many(py: Python<'_>, root: PathBuf, rels: Vec<String>, max_bytes: u64) -> PyResult<Vec<(&'static str, String)>> {
     Ok(py
@@ -149,6 +150,9 @@ fn read_yaml_many(py: Python<'_>, root: PathBuf, rels: Vec<String>, max_bytes: u
             yamlread::Parsed::Missing => ("missing", String::new()),
             yamlread::Parsed::TooLarge => ("too_large", String::new()),
             yamlread::Parsed::Invalid(e) => ("invalid", e),
+            yamlread::Parsed::Refused(r) => {
+                ("refused", serde_json::json!({"reason": r.reason, "line": r.line, "column": r.column}).to_string())
+            }
         })
         .collect())
 }

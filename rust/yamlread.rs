@@ -33,7 +33,8 @@ pub enum Parsed {
     Json(String),
     Missing,
     TooLarge,
-    Invalid(String),
+    Invalid(String), // not read: a link out, a directory, a FIFO, an I/O error
+    Refused(Refusal),
 }
 
 fn read_one(root: &crate::fs::Root, rel: &str, max_bytes: u64) -> Parsed {
@@ -48,7 +49,7 @@ fn read_one(root: &crate::fs::Root, rel: &str, max_bytes: u64) -> Parsed {
     };
     match to_json(&buf) {
         Ok(json) => Parsed::Json(json),
-        Err(r) => Parsed::Invalid(format!("{} at line {}", r.reason, r.line)),
+        Err(r) => Parsed::Refused(r),
     }
 }
 
@@ -329,7 +330,7 @@ mod tests {
             Parsed::Json(s) => assert_eq!(s, r#"{"version":1,"last_updated":"2026-02-13T10:00:00Z","list":["a","b"]}"#),
             _ => panic!("expected json"),
         }
-        assert!(matches!(out[1], Parsed::Invalid(_)));
+        assert!(matches!(&out[1], Parsed::Refused(r) if (r.line, r.column) == (2, 1)));
         assert!(matches!(out[2], Parsed::Missing));
         assert!(matches!(&out[3], Parsed::Invalid(e) if e.contains("'out.yaml' is a link that leads outside")));
         assert!(matches!(read_many(&dir, &paths[..1], 4).unwrap()[0], Parsed::TooLarge));

@@ -93,3 +93,111 @@ def test_cache_build_repo_counts_what_it_left_out_and_lists_it_with_verbose(tmp_
                      check=True)
     assert single.stdout.startswith("Built cache one: 1 document (6 bytes), version sha256:")
     assert len(single.stdout.splitlines()) == 1
+
+
+# --- a context file that exists but cannot be used ------------------------------------------
+
+BROKEN = "version: 1\nsummary: fine\n  scope: src\n"  # line 3: a key indented under a scalar
+WHERE = {"reason": "mapping values are not allowed in this context", "line": 3, "column": 8}
+
+
+@pytest.fixture
+def scopes_repo(tmp_path) -> Path:
+    """Four eligible scopes: `.` and lib with valid context files, src with broken YAML, docs without one."""
+    repo = tmp_path / "repo"
+    for d in ("src", "lib", "docs"):
+        write(repo, f"{d}/m.py", "x = 1\n" * 3000)
+    run_cli("init", "--quiet", "--root", str(repo), check=True)
+    (repo / "docs/.context.yaml").unlink()
+    write(repo, "src/.context.yaml", BROKEN)
+    return repo
+
+
+def test_status_and_check_call_a_broken_file_invalid_with_file_line_and_column(scopes_repo):
+    status = run_cli("status", "--root", str(scopes_repo))
+    assert "  ✗ src   invalid (src/.context.yaml:3:8: mapping values are not allowed in this context)" in status.stdout
+    assert "  ✗ docs  missing" in status.stdout
+    assert status.stdout.splitlines()[-1] == "4 scopes: 2 fresh, 0 stale, 1 missing, 1 invalid (0 directories below min_tokens)"
+    check = run_cli("check", "src", "--root", str(scopes_repo))
+    assert (check.returncode, check.stdout) == (
+        1, "src: invalid (src/.context.yaml:3:8: mapping values are not allowed in this context)\n")
+    show = run_cli("show", "src", "--root", str(scopes_repo))
+    assert show.stdout == check.stdout
+
+
+def test_the_json_keeps_the_contracts_fields_and_adds_where(scopes_repo):
+    """--json is the MCP answer: state missing, has_context false and the contract's error text,
+    with `invalid` beside them; a scope with no file has no `invalid`."""
+    entries = {e["scope"]: e for e in json.loads(run_cli("status", "--json", "--root", str(scopes_repo)).stdout)["entries"]}
+    assert entries["src"] == {"scope": "src", "state": "missing", "has_context": False, "invalid": WHERE}
+    assert entries["docs"] == {"scope": "docs", "state": "missing", "has_context": False}
+    check = json.loads(run_cli("check", "src", "--json", "--root", str(scopes_repo)).stdout)
+    assert check == {"scope": "src", "state": "missing",
+                     "error": 'Invalid or corrupt .context.yaml at scope "src"', "invalid": WHERE}
+
+
+@pytest.mark.anyio
+async def test_mcp_clients_get_the_contracts_answers_and_where(scopes_repo):
+    async with mcp_client("--root", str(scopes_repo)) as client:
+        listed = json.loads((await client.call_tool("list_contexts", {})).content[0].text)
+        assert {"scope": "src", "state": "missing", "has_context": False, "invalid": WHERE} in listed["entries"]
+        checked = await client.call_tool("check_freshness", {"scope": "src"})
+        assert checked.is_error and checked.structured_content == {
+            "scope": "src", "state": "missing", "error": 'Invalid or corrupt .context.yaml at scope "src"',
+            "invalid": WHERE}
+        queried = await client.call_tool("query_context", {"scope": "src"})
+        assert queried.structured_content["invalid"] == WHERE and queried.structured_content["found"] is False
+
+
+def test_a_newer_schema_version_names_repoctx_not_another_tool(scopes_repo):
+    write(scopes_repo, "lib/.context.yaml", (scopes_repo / "lib/.context.yaml").read_text().replace("version: 1", "version: 2"))
+    for args in (["check", "lib"], ["show", "lib"], ["status"]):
+        out = run_cli(*args, "--root", str(scopes_repo)).stdout
+        assert ("invalid (lib/.context.yaml: schema version 2, newer than this repoctx reads (version 1); "
+                "`pip install --upgrade repoctx` for a newer one)") in out, args
+        assert "dotcontext" not in out, args
+    update = run_cli("update", "lib", "--fields", '{"summary": "x"}', "--root", str(scopes_repo))
+    assert "dotcontext" not in update.stdout + update.stderr and "pip install --upgrade repoctx" in update.stdout + update.stderr
+    # The contract fixes the MCP client's words.
+    assert "Upgrade dotcontext to read this file." in run_cli("check", "lib", "--json", "--root", str(scopes_repo)).stdout
+
+
+# --- filtered status ------------------------------------------------------------------------
+
+
+def test_filtered_status_counts_what_it_shows(scopes_repo):
+    (scopes_repo / "src/.context.yaml").unlink()
+    run_cli("init", "--quiet", "--root", str(scopes_repo), check=True)  # src valid again, docs too
+    write(scopes_repo, "lib/m.py", "y = 2\n" * 3000)  # lib stale
+    root = ("--root", str(scopes_repo))
+    stale = run_cli("status", "--state", "stale", *root).stdout.splitlines()
+    assert stale == ["  ⚠ lib  stale", "1 of 4 scopes shown: 1 stale"]
+    under = run_cli("status", "--under", "src", *root).stdout.splitlines()
+    assert under[-1] == "1 of 4 scopes shown: 1 fresh"
+    page = run_cli("status", "--limit", "2", *root).stdout.splitlines()
+    assert page[-1] == "2 of 4 scopes shown: 2 fresh (4 match; next page: --cursor docs)"
+    checked = run_cli("status", "--state", "fresh", "--check", *root)
+    assert checked.returncode == 1
+    assert checked.stdout.splitlines()[-2:] == ["3 of 4 scopes shown: 3 fresh",
+                                                 "check failed for all 4 scopes: 3 fresh, 1 stale, 0 missing or invalid"]
+
+
+# --- words ----------------------------------------------------------------------------------
+
+
+def test_a_yaml_syntax_error_in_the_scan_config_is_called_one(scopes_repo):
+    write(scopes_repo, ".context.config.yaml", "min_tokens: 10\n  ignore: [x]\n")
+    proc = run_cli("status", "--root", str(scopes_repo))
+    assert ("repoctx: warning: .context.config.yaml:2:9: YAML syntax error: mapping values are not allowed "
+            "in this context; the defaults apply until it is fixed") in proc.stderr
+
+
+def test_counts_of_one_are_singular(tmp_path):
+    repo = tmp_path / "repo"
+    write(repo, "m.py", "x = 1\n" * 3000)
+    write(repo, "tiny/t.py", "x = 1\n")
+    run_cli("init", "--quiet", "--root", str(repo), check=True)
+    last = run_cli("status", "--root", str(repo)).stdout.splitlines()[-1]
+    assert last == "1 scope: 1 fresh, 0 stale, 0 missing (1 directory below min_tokens)"
+    validate = run_cli("validate", "--root", str(repo)).stdout
+    assert "1 context file valid and fresh" in validate

@@ -120,7 +120,7 @@ def test_a_root_that_is_not_a_directory_with_json(tmp_path):
 
 
 @pytest.mark.parametrize("path, text, expected", [
-    (".repoctx/config.yaml", "profile: [oops\n", ".repoctx/config.yaml: not valid YAML"),
+    (".repoctx/config.yaml", "profile: [oops\n", ".repoctx/config.yaml:2:1: YAML syntax error: "),
     (".repoctx/config.yaml", "profile: everything\n", ".repoctx/config.yaml:"),
     (".context.config.yaml", "min_tokens: lots\nignore: build\n",
      ".context.config.yaml: min_tokens must be an integer, ignore must be a list of glob patterns"),

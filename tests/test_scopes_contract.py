@@ -152,22 +152,28 @@ def test_a_context_file_written_in_the_last_seconds_is_read_every_time(ws, repo,
 def test_unsupported_version_and_corrupt_files(ws, repo):
     (repo / "tests/.context.yaml").write_text(CONTEXT.format(fingerprint="x", scope="tests", summary="s").replace("version: 1", "version: 2"))
     data, is_error = tool(ws, "query_context", scope="tests")
+    # The contract's fields as it fixes them; `invalid` is added beside them (issue 22).
+    newer = {"reason": "schema version 2, newer than this repoctx reads (version 1); "
+                       "`pip install --upgrade repoctx` for a newer one"}
     assert is_error and data == {
         "found": False, "scope": "tests",
         "error": "Unsupported schema version 2 (this tool supports version 1). Upgrade dotcontext to read this file.",
+        "invalid": newer,
     }
     data, is_error = tool(ws, "check_freshness", scope="tests")
     assert is_error and data["state"] == "missing" and data["error"].startswith("Unsupported schema version 2")
     listed, _ = tool(ws, "list_contexts")
-    assert {"scope": "tests", "state": "missing", "has_context": False} in listed["entries"]
+    assert {"scope": "tests", "state": "missing", "has_context": False, "invalid": newer} in listed["entries"]
 
     for bad in ["version: 1\nsummary: [unclosed\n", "just a string", "version: 1\nscope: .\n",
                 CONTEXT.format(fingerprint="x", scope="tests", summary="s") + "extra_field: 1\n", "\xff\xfe"]:
         (repo / "tests/.context.yaml").write_text(bad, errors="surrogateescape")
         data, is_error = tool(ws, "query_context", scope="tests")
+        invalid = data.pop("invalid")
         assert (data, is_error) == (
             {"found": False, "scope": "tests", "error": 'Invalid or corrupt .context.yaml at scope "tests"'}, True
         ), bad
+        assert invalid["reason"], bad
 
 
 def test_a_context_file_over_the_bound_is_refused_as_invalid(ws, repo):

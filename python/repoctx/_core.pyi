@@ -47,7 +47,8 @@ def is_source_file(name: str) -> bool:
 
 def read_yaml_many(root: str, rels: list[str], max_bytes: int) -> list[tuple[str, str]]:
     """Parse YAML files beneath `root` (through the confined layer: a link out is "invalid",
-    named) in parallel: ("json", text) | ("missing", "") | ("too_large", "") | ("invalid", reason)."""
+    named) in parallel: ("json", text) | ("missing", "") | ("too_large", "") | ("invalid", why it was
+    not read) | ("refused", JSON {"reason", "line", "column"} of YAML the reader refused)."""
 
 def jsonrpc_request_id(line: bytes) -> tuple[bool, int | str | None]:
     """(whether a JSON-RPC line is one JSON object, its integer or string `id` where one can be

@@ -48,7 +48,7 @@ def _scan_config(root: str) -> list[str]:
     try:
         data = load_yaml_file(os.path.join(root, CONFIG_FILE))
     except bounded.YamlError as exc:
-        return [f"{CONFIG_FILE}: not valid YAML ({exc}); the defaults apply until it is fixed"]
+        return [f"{exc.at(CONFIG_FILE)}; the defaults apply until it is fixed"]
     if not isinstance(data, dict):
         return [f"{CONFIG_FILE}: not a YAML mapping (e.g. `min_tokens: 4096`); the defaults apply until it is fixed"]
     wrong = [f"{name} must be {kind}" for name, kind, ok in (

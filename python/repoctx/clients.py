@@ -23,6 +23,7 @@ from repoctx import fs
 from repoctx.commands import Command
 from repoctx.formats import bounded
 from repoctx.results import Envelope, failure, is_failure, success, with_structured_invalid
+from repoctx.words import plural
 from repoctx.workspace import Workspace, atomic_write, locked
 
 MAX_CONFIG_BYTES = 16 << 20  # ~/.claude.json also holds history and can be large
@@ -218,7 +219,7 @@ def _render_install(r: InstallResult) -> str:
     if not r.ok:
         return r.error.message
     entry = msgspec.json.format(msgspec.json.encode(r.entry), indent=2).decode()
-    kept = f" (kept {len(r.other_servers)} other servers: {', '.join(r.other_servers)})" if r.other_servers else ""
+    kept = f" (kept {plural(len(r.other_servers), 'other server')}: {', '.join(r.other_servers)})" if r.other_servers else ""
     if r.action == "unchanged":
         return f'{r.path} already registers "{r.server}" exactly so; nothing changed.'
     verb = {"added": "Added", "replaced": "Replaced"}[r.action]
@@ -287,7 +288,7 @@ def _render_discover(r: DiscoverResult) -> str:
         lines.append(f"{c.label}: {state}")
         for f in c.files:
             if f.exists:
-                detail = f.problem or (f"{len(f.servers)} servers" + (f", repoctx as {', '.join(f.repoctx)}" if f.repoctx else ""))
+                detail = f.problem or (plural(len(f.servers), "server") + (f", repoctx as {', '.join(f.repoctx)}" if f.repoctx else ""))
                 lines.append(f"  {f.scope:<8} {f.path}: {detail}")
     lines.append("Register with `repoctx install claude-code|claude-desktop|cursor|vscode`.")
     return "\n".join(lines)

@@ -45,6 +45,13 @@ class Invalid(Struct, array_like=True, frozen=True, gc=False, tag=1):
     detail: str  # the reader's or the schema's words
     field: str = ""  # the schema field at fault, when one is named
     version: int | float | None = None  # the schema version found, when newer than this tool reads
+    line: int = 0  # where the YAML reader refused the file (from 1); 0 when it did not
+    column: int = 0  # on that line, from 1, in characters
+
+    def at(self, path: str) -> str:
+        """`path:line:column: what is wrong`, as compilers name a place (`path: …` without one)."""
+        where = f":{self.line}:{self.column}" if self.line else ""
+        return f"{path}{where}: {self.detail}"
 
 
 # Scope -> (mtime ns, size, the file's head or why it has none).

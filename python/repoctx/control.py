@@ -24,6 +24,7 @@ from repoctx.formats.config import SURFACES, ConfigError
 from repoctx.formats.config import load as load_config
 from repoctx.formats.run import Step
 from repoctx.results import Envelope, failure, is_failure, success, with_structured_invalid
+from repoctx.words import plural
 from repoctx.workspace import Workspace
 
 
@@ -71,7 +72,7 @@ def _render_self(r: SelfReportResult) -> str:
              f"{r.core.get('target')})", f"root: {r.root}"]
     for s in r.surfaces:
         data = "has data" if s.has_data else "no data"
-        lines.append(f"  {s.name:<10} {data:<8}  {s.tools} tools, {s.resources} resources")
+        lines.append(f"  {s.name:<10} {data:<8}  {plural(s.tools, 'tool')}, {plural(s.resources, 'resource')}")
     return "\n".join(lines)
 
 
@@ -298,14 +299,15 @@ def _check_context_files(ws: Workspace) -> CheckResult:
         if j.problem is not None:
             bad = j.problem
             invalid.append(f"{path}: unsupported schema version {bad.version}" if bad.version is not None
-                           else f"{path}: {bad.detail}")
+                           else bad.at(path))
         elif j.state == "stale":
             stale.append(f"{path}: stale (stored fingerprint {j.head.fingerprint}, now {j.fingerprint})")
     if invalid:
-        return CheckResult("fail", f"{len(invalid)} of {len(with_file)} context files are invalid", invalid + stale)
+        return CheckResult("fail", f"{len(invalid)} of {plural(len(with_file), 'context file')} "
+                           f"{'is' if len(invalid) == 1 else 'are'} invalid", invalid + stale)
     if stale:
-        return CheckResult("warn", f"{len(with_file)} context files valid, {len(stale)} stale", stale)
-    return CheckResult("pass", f"{len(with_file)} context files valid and fresh")
+        return CheckResult("warn", f"{plural(len(with_file), 'context file')} valid, {len(stale)} stale", stale)
+    return CheckResult("pass", f"{plural(len(with_file), 'context file')} valid and fresh")
 
 
 def _check_project_file(ws: Workspace) -> CheckResult:
@@ -325,7 +327,7 @@ def _check_project_file(ws: Workspace) -> CheckResult:
         project = pf.loads(raw)
     except pf.InvalidProjectFile as exc:
         return CheckResult("fail", str(exc))
-    return CheckResult("pass", f"{rel} is valid ({len(project.modules)} modules)")
+    return CheckResult("pass", f"{rel} is valid ({plural(len(project.modules), 'module')})")
 
 
 def _check_caches(ws: Workspace) -> CheckResult:
@@ -350,8 +352,9 @@ def _check_caches(ws: Workspace) -> CheckResult:
         if inspect.is_error(out) or not (isinstance(info, dict) and info.get("valid")):
             problems.append(f"{cache}: {msgspec.json.encode(info).decode()}")
     if problems:
-        return CheckResult("fail", f"{len(problems)} of {len(names)} caches are invalid", problems)
-    return CheckResult("pass", f"{len(names)} caches valid")
+        return CheckResult("fail", f"{len(problems)} of {plural(len(names), 'cache')} "
+                           f"{'is' if len(problems) == 1 else 'are'} invalid", problems)
+    return CheckResult("pass", f"{plural(len(names), 'cache')} valid")
 
 
 def _check_artifacts(ws: Workspace) -> CheckResult:
@@ -366,7 +369,7 @@ def _check_artifacts(ws: Workspace) -> CheckResult:
     errors, warnings = (data.get("errors", 0), data.get("warnings", 0)) if isinstance(data, dict) else (0, 0)
     status = "fail" if cmd.is_error(result) else ("warn" if warnings else "pass")
     lines = (cmd.render(result) if cmd.render else cmd.encode(result)).splitlines()
-    return CheckResult(status, f"{errors} errors, {warnings} warnings", lines[:200] if status != "pass" else [])
+    return CheckResult(status, f"{plural(errors, 'error')}, {plural(warnings, 'warning')}", lines[:200] if status != "pass" else [])
 
 
 def _check_config(ws: Workspace) -> CheckResult:
@@ -376,7 +379,7 @@ def _check_config(ws: Workspace) -> CheckResult:
     except (ConfigError, AllowlistError) as exc:
         return CheckResult("fail", str(exc))
     shown = sel.listed(ws)
-    return CheckResult("pass", f"{len(shown.commands)} tools listed ({', '.join(shown.surfaces)})")
+    return CheckResult("pass", f"{plural(len(shown.commands), 'tool')} listed ({', '.join(shown.surfaces)})")
 
 
 def _check_consistency(ws: Workspace) -> CheckResult:
@@ -392,8 +395,10 @@ def _check_consistency(ws: Workspace) -> CheckResult:
     found = [rep for rep in r.problems if rep.findings]
     if found:
         problems = [f"{rep.scope}: {f.kind.replace('_', ' ')}: {f.name}" for rep in found for f in rep.findings]
-        return CheckResult("fail", f"{r.findings} findings in {len(found)} of {r.valid} context files", problems)
-    return CheckResult("pass", f"{r.valid} context files agree with the code")
+        return CheckResult("fail", f"{plural(r.findings, 'finding')} in {len(found)} of "
+                           f"{plural(r.valid, 'context file')}", problems)
+    return CheckResult("pass", f"{plural(r.valid, 'context file')} "
+                       f"{'agrees' if r.valid == 1 else 'agree'} with the code")
 
 
 # Run only by `validate --strict`: a finding here is a drift, not an invalid file.

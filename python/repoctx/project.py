@@ -23,6 +23,7 @@ from repoctx import fs, local_state
 from repoctx import project_render as render
 from repoctx.commands import Command, Resource, ResourceError
 from repoctx.formats import project_file as pf
+from repoctx.words import plural
 from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
 
 INVALID_PARAMS, INTERNAL_ERROR = -32602, -32603
@@ -229,7 +230,7 @@ def _render_project(r: ProjectResult) -> str:
     if r.error:
         return r.error
     verb = "Wrote" if r.created else "Refreshed"
-    lines = [f"{verb} {r.path}: {r.project}, {len(r.modules)} modules ({', '.join(r.modules) or 'none'})",
+    lines = [f"{verb} {r.path}: {r.project}, {plural(len(r.modules), 'module')} ({', '.join(r.modules) or 'none'})",
              f"stack: {', '.join(r.stack) or 'unknown'}"]
     if not r.created:
         lines.append(f"added: {', '.join(r.added) or 'none'}; removed: {', '.join(r.removed) or 'none'}")

@@ -51,6 +51,7 @@ from repoctx.results import (
     with_structured_invalid,
 )
 from repoctx.runs import utc_iso
+from repoctx.words import plural
 from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
 
 MAX_PROPOSAL_BYTES = 1 << 20
@@ -603,12 +604,14 @@ def _check_pending(ws: Workspace) -> CheckResult:
         except ProposalError as exc:
             stale.append(f"{prop.id} ({prop.title}): {exc}")
     if problems:
-        return CheckResult("fail", f"{len(problems)} unreadable proposal files", problems + stale)
+        return CheckResult("fail", f"{plural(len(problems), 'unreadable proposal file')}", problems + stale)
     if stale:
-        return CheckResult("warn", f"{len(stale)} of {len(pending)} pending proposals no longer apply", stale)
+        return CheckResult("warn", f"{len(stale)} of {plural(len(pending), 'pending proposal')} no longer "
+                           f"{'applies' if len(stale) == 1 else 'apply'}", stale)
     if not pending:
         return CheckResult("pass", "No pending proposals")
-    return CheckResult("pass", f"{len(pending)} pending proposals apply cleanly")
+    return CheckResult("pass", f"{plural(len(pending), 'pending proposal')} "
+                       f"{'applies' if len(pending) == 1 else 'apply'} cleanly")
 
 
 CHECKS = [

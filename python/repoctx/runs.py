@@ -30,6 +30,7 @@ from repoctx.results import (
     success,
     with_structured_invalid,
 )
+from repoctx.words import plural
 from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
 
 RUN_ID = re.compile(r"^[0-9]{8}T[0-9]{6}[0-9]{6}Z(-[0-9]+)?$")
@@ -165,7 +166,7 @@ def _render_list(r: RunsListResult) -> str:
         return r.error.message
     if not r.runs:
         return "No runs recorded yet; `repoctx validate --run` records one."
-    return "\n".join(f"{s.id}  {s.status:<10} {s.command}  ({s.steps} steps, {s.duration_ms:.0f} ms)" for s in r.runs)
+    return "\n".join(f"{s.id}  {s.status:<10} {s.command}  ({plural(s.steps, 'step')}, {s.duration_ms:.0f} ms)" for s in r.runs)
 
 
 # --- runs read ---------------------------------------------------------------

@@ -46,8 +46,22 @@ def read_contexts(paths: list[str]) -> list[tuple[str, str]]:
 _decoder = msgspec.json.Decoder(cf.ContextFile)
 
 
+class _Refusal(Struct):
+    reason: str
+    line: int
+    column: int
+
+
+_refusal = msgspec.json.Decoder(_Refusal)
+
+
 def decode(kind: str, payload: str) -> cf.ContextFile | Invalid:
     """A context file as the core read it ("json", text), or why it cannot be used."""
+    if kind == "refused":  # YAML the reader refused, and where
+        r = _refusal.decode(payload)
+        return Invalid("invalid", r.reason, line=r.line, column=r.column)
+    if kind == "too_large":
+        return Invalid(kind, f"larger than {MAX_CONTEXT_BYTES >> 20} MiB")
     if kind != "json":
         return Invalid(kind, payload or kind)
     try:
@@ -59,7 +73,8 @@ def decode(kind: str, payload: str) -> cf.ContextFile | Invalid:
     try:
         return cf.from_data(msgspec.json.decode(payload))
     except cf.UnsupportedVersion as exc:
-        return Invalid(kind, str(exc), "version", exc.found)
+        return Invalid(kind, f"schema version {exc.found}, newer than this repoctx reads (version "
+                       f"{cf.SCHEMA_VERSION}); `pip install --upgrade repoctx` for a newer one", "version", exc.found)
     except cf.SchemaError as exc:
         return Invalid(kind, str(exc), exc.field)
 

@@ -33,6 +33,7 @@ from repoctx.commands import Command
 from repoctx.context_heads import Head, Invalid
 from repoctx.formats import context_file as cf
 from repoctx.generate import ScopeFacts
+from repoctx.words import plural
 from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
 
 CHUNK = 256  # scopes read per call into the core: the unit of progress and of memory held
@@ -104,6 +105,7 @@ def _problem(bad: Invalid) -> str:
         reason = f"larger than {scope_state.MAX_CONTEXT_BYTES} bytes"
     else:
         reason = f"field {bad.field}: {bad.detail}" if bad.field else bad.detail.splitlines()[0]
+        reason += f" at line {bad.line}, column {bad.column}" if bad.line else ""
     return f"invalid .context.yaml ({reason}); fix it or remove it"
 
 
@@ -215,7 +217,7 @@ class Generator:
         row = self.tree.rows[scope]
         if row[6]:
             return "No valid .context.yaml yet."
-        return f"{row[3]} files; below the min_tokens threshold, no .context.yaml."
+        return f"{plural(row[3], 'file')}; below the min_tokens threshold, no .context.yaml."
 
     def _subdirectories(self, scope: str) -> list[cf.Subdirectory]:
         return [cf.Subdirectory(name=posixpath.basename(c) + "/", summary=self._summary_of(c))
@@ -349,7 +351,7 @@ def _render_write(verb: str):
         if r.error:
             return r.error
         lines = [f"  ✗ {s.scope}: {s.reason}" for s in r.skipped]
-        lines.append(f"{verb} {len(r.written)} context files ({r.unchanged} unchanged, {len(r.skipped)} skipped).")
+        lines.append(f"{verb} {plural(len(r.written), 'context file')} ({r.unchanged} unchanged, {len(r.skipped)} skipped).")
         return "\n".join(lines)
 
     return render
@@ -491,15 +493,17 @@ def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult
             data = msgspec.to_builtins(base)
         else:
             [(kind, payload)] = scope_state.read_contexts([path])
+            shown = cf.CONTEXT_FILE if rel == "." else f"{rel}/{cf.CONTEXT_FILE}"
             if kind != "json":
-                return fail(f'The .context.yaml at scope "{rel}" cannot be read ({kind}: {payload[:200]}); '
-                            "fix or remove it first", rel)
+                bad = scope_state.decode(kind, payload)
+                return fail(f"{bad.at(shown)}; fix or remove it first", rel)
             data = msgspec.json.decode(payload)
             if not isinstance(data, dict):
                 return fail(f'The .context.yaml at scope "{rel}" is not a mapping; fix or remove it first', rel)
             version = data.get("version")
             if isinstance(version, (int, float)) and not isinstance(version, bool) and version > cf.SCHEMA_VERSION:
-                return fail(scopes._unsupported(version), rel)
+                return fail(f"{shown}: schema version {version}, newer than this repoctx writes (version "
+                            f"{cf.SCHEMA_VERSION}); `pip install --upgrade repoctx` for a newer one", rel)
         for name, value in p.fields.items():
             if value is None:
                 data.pop(name, None)
@@ -636,6 +640,7 @@ def validate_contexts(ws: Workspace, strict: bool) -> ValidateResult:
 
 def _first_line(bad: Invalid) -> str:
     text = bad.detail.strip().splitlines()[0] if bad.detail.strip() else bad.read
+    text += f" at line {bad.line}, column {bad.column}" if bad.line else ""
     return "not valid YAML: " + text if bad.read == "invalid" else text
 
 
@@ -673,7 +678,7 @@ def _render_validate(r: ValidateResult) -> str:
         for f in rep.findings:
             lines.append(f"  ⚠ {rep.scope}: {f.kind.replace('_', ' ')}: {f.name}")
     lines.append(f"{r.valid} valid, {r.invalid} invalid, {r.missing} missing."
-                 + (f" strict: {r.findings} findings." if r.strict else ""))
+                 + (f" strict: {plural(r.findings, 'finding')}." if r.strict else ""))
     return "\n".join(lines)
 
 

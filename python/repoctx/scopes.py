@@ -20,6 +20,7 @@ from repoctx import _core, index, scope_state
 from repoctx.commands import Command, compact_json
 from repoctx.context_heads import Head, Invalid
 from repoctx.formats import context_file as cf
+from repoctx.words import plural
 from repoctx.workspace import PathEscape, RootNotAllowed, Workspace
 
 TRAVERSAL = "Invalid scope: path traversal detected"
@@ -53,7 +54,41 @@ def _unsupported(version: object) -> str:
 
 
 class ScopeProblem(Exception):
-    """A scope that cannot be served, with the contract's message."""
+    """A scope that cannot be served, with the contract's message and, when its context file
+    exists but cannot be used, why."""
+
+    def __init__(self, message: str, invalid: InvalidContext | UnsetType = UNSET) -> None:
+        super().__init__(message)
+        self.invalid = invalid
+
+
+class InvalidContext(Struct, omit_defaults=True):
+    """Why a context file that exists cannot be used, and where when its YAML is broken."""
+
+    reason: Annotated[str, Meta(description="What is wrong with the file, e.g. \"did not find expected key\"")]
+    line: Annotated[int, Meta(description="Line (from 1) where the YAML reader stopped")] | UnsetType = UNSET
+    column: Annotated[int, Meta(description="Column on that line (from 1, in characters)")] | UnsetType = UNSET
+
+    @classmethod
+    def of(cls, bad: Invalid) -> InvalidContext | UnsetType:
+        """The wire form of why a file cannot be used; UNSET for a file gone since the walk."""
+        if bad.read == "missing":
+            return UNSET
+        return cls(bad.detail, bad.line or UNSET, bad.column or UNSET)
+
+
+InvalidField = Annotated[
+    InvalidContext | UnsetType,
+    Meta(description="Only when the .context.yaml exists but cannot be used (the contract calls the scope "
+         "missing): why, and where"),
+]
+
+
+def _invalid_text(scope: str, invalid: InvalidContext) -> str:
+    """`invalid (src/.context.yaml:3:5: reason)`: the file and place, as compilers name one."""
+    path = cf.CONTEXT_FILE if scope == "." else f"{scope}/{cf.CONTEXT_FILE}"
+    where = "".join(f":{n}" for n in (invalid.line, invalid.column) if n is not UNSET)
+    return f"invalid ({path}{where}: {invalid.reason})"
 
 
 def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
@@ -75,7 +110,8 @@ def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
     if isinstance(ctx, Invalid):
         if ctx.read == "missing":
             raise ScopeProblem(_missing(rel))
-        raise ScopeProblem(_unsupported(ctx.version) if ctx.version is not None else _corrupt(rel))
+        raise ScopeProblem(_unsupported(ctx.version) if ctx.version is not None else _corrupt(rel),
+                           InvalidContext.of(ctx))
     return rel, directory, ctx
 
 
@@ -111,6 +147,7 @@ class Entry(Struct, omit_defaults=True):
     last_updated: str | UnsetType = UNSET
     summary: str | UnsetType = UNSET
     fresh_by: FreshBy = UNSET
+    invalid: InvalidField = UNSET
 
 
 class CheckOutcome(Struct):
@@ -201,7 +238,7 @@ def _full_listing(ws: Workspace) -> ListContextsResult:
 
 def _entry(scope: str, j: scope_state.Judged) -> Entry:
     if j.head is None:  # missing, or a file that cannot be used: the contract lists both as missing
-        return Entry(scope, "missing", False)
+        return Entry(scope, "missing", False, invalid=InvalidContext.of(j.problem) if j.problem else UNSET)
     return Entry(scope, j.state, True, j.head.last_updated, j.head.summary, fresh_by=j.fresh_by or UNSET)
 
 
@@ -221,22 +258,37 @@ _listed: dict[tuple, _Listing] = {}  # by (root, scan config)
 def _render_status(r: ListContextsResult) -> str:
     if r.error:
         return r.error
-    marks = {"fresh": "✓", "stale": "⚠", "missing": "✗"}
+    marks = {"fresh": "✓", "stale": "⚠", "missing": "✗", "invalid": "✗"}
     width = max((len(e.scope) for e in r.entries), default=1)
-    lines = [f"  {marks[e.state]} {e.scope.ljust(width)}  {e.state}" + (" (by git)" if e.fresh_by else "")
+    lines = [f"  {marks[_state(e)]} {e.scope.ljust(width)}  "
+             + (_invalid_text(e.scope, e.invalid) if e.invalid else e.state + (" (by git)" if e.fresh_by else ""))
              for e in r.entries]
-    counts = {s: sum(1 for e in r.entries if e.state == s) for s in marks}
-    if r.matched is not UNSET:
-        more = f"; next page: --cursor {r.next_cursor}" if r.next_cursor else ""
-        lines.append(f"{len(r.entries)} of {r.matched} matching scopes shown{more}")
-    lines.append(
-        f"{r.total_directories} scopes: {counts['fresh']} fresh, {counts['stale']} stale, "
-        f"{counts['missing']} missing ({r.skipped_directories} directories below min_tokens)"
-        if r.check is UNSET else
-        f"{r.total_directories} scopes: {r.check.fresh} fresh, {r.check.stale} stale, {r.check.missing} missing"
-        f" — check {'passed' if r.check.passed else 'failed'}"
-    )
+    counts = {s: 0 for s in marks}
+    for e in r.entries:
+        counts[_state(e)] += 1
+    below = plural(r.skipped_directories, "directory")
+    scopes = plural(r.total_directories, "scope")
+    verdict = "" if r.check is UNSET else f"check {'passed' if r.check.passed else 'failed'}"
+    if r.matched is UNSET:  # the whole tree is shown: its counts
+        said = [f"{counts[s]} {s}" for s in marks if s != "invalid" or counts[s]]
+        lines.append(f"{scopes}: {', '.join(said)} ({below} below min_tokens)" + (f" — {verdict}" if verdict else ""))
+    else:  # a filtered list: the counts of what it shows, then how much more matches
+        said = ", ".join(f"{counts[s]} {s}" for s in marks if counts[s])
+        line = f"{len(r.entries)} of {scopes} shown" + (f": {said}" if said else "")
+        if r.next_cursor:
+            line += f" ({r.matched} match; next page: --cursor {r.next_cursor})"
+        elif r.matched != len(r.entries):
+            line += f" ({r.matched} match)"
+        lines.append(line)
+        if verdict:  # the check is the whole tree's
+            c = r.check
+            lines.append(f"{verdict} for all {scopes}: {c.fresh} fresh, {c.stale} stale, {c.missing} missing or invalid")
     return "\n".join(lines)
+
+
+def _state(e: Entry) -> str:
+    """The state a person is shown: the contract's, or invalid for a file that cannot be used."""
+    return "invalid" if e.invalid else e.state
 
 
 # --- check_freshness -------------------------------------------------------
@@ -259,6 +311,7 @@ class CheckFreshnessResult(Struct, omit_defaults=True):
     last_updated: str | UnsetType = UNSET
     fresh_by: FreshBy = UNSET
     error: str | UnsetType = UNSET
+    invalid: InvalidField = UNSET
 
 
 def check_freshness(ws: Workspace, p: CheckFreshnessParams) -> CheckFreshnessResult:
@@ -266,8 +319,10 @@ def check_freshness(ws: Workspace, p: CheckFreshnessParams) -> CheckFreshnessRes
         ws = ws.with_path(p.path)
         rel, directory, ctx = load_scope(ws, p.scope)
         computed = _core.fingerprint(directory)
-    except (RootNotAllowed, ScopeProblem) as exc:
+    except RootNotAllowed as exc:
         return CheckFreshnessResult(_shown(ws, p.scope), "missing", error=str(exc))
+    except ScopeProblem as exc:
+        return CheckFreshnessResult(_shown(ws, p.scope), "missing", error=str(exc), invalid=exc.invalid)
     except OSError:
         return CheckFreshnessResult(p.scope, "missing", error=f'Cannot read the directory at scope "{p.scope}"')
     j = scope_state.judge(ws.root, {rel: (Head.of(ctx), computed)})[rel]
@@ -284,6 +339,8 @@ def _shown(ws: Workspace, scope: str) -> str:
 
 
 def _render_check(r: CheckFreshnessResult) -> str:
+    if r.invalid:
+        return f"{r.scope}: {_invalid_text(r.scope, r.invalid)}"
     if r.error:
         return f"{r.scope}: {r.state} — {r.error}"
     fp = r.fingerprint
@@ -309,14 +366,17 @@ class QueryContextResult(Struct, omit_defaults=True):
     scope: str
     context: dict | UnsetType = UNSET
     error: str | UnsetType = UNSET
+    invalid: InvalidField = UNSET
 
 
 def query_context(ws: Workspace, p: QueryContextParams) -> QueryContextResult:
     try:
         ws = ws.with_path(p.path)
         rel, _directory, ctx = load_scope(ws, p.scope)
-    except (RootNotAllowed, ScopeProblem) as exc:
+    except RootNotAllowed as exc:
         return QueryContextResult(False, _shown(ws, p.scope), error=str(exc))
+    except ScopeProblem as exc:
+        return QueryContextResult(False, _shown(ws, p.scope), error=str(exc), invalid=exc.invalid)
     data = cf.to_builtins(ctx)
     if p.filter:
         wanted = [f for f in p.filter if f in cf.FILTERABLE_FIELDS]
@@ -327,6 +387,8 @@ def query_context(ws: Workspace, p: QueryContextParams) -> QueryContextResult:
 
 
 def _render_show(r: QueryContextResult) -> str:
+    if r.invalid:
+        return f"{r.scope}: {_invalid_text(r.scope, r.invalid)}"
     if not r.found:
         return r.error
     import yaml

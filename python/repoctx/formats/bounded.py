@@ -27,6 +27,13 @@ class YamlError(ValueError):
         super().__init__(f"{reason} at line {line}")
         self.reason, self.line, self.column, self.syntax = reason, line, column, syntax
 
+    def at(self, path: str) -> str:
+        """What is wrong with the file at `path`, where: `path:3:5: YAML syntax error: reason`
+        when the text breaks YAML's syntax, else `path: not valid YAML (reason at line 3)`."""
+        if self.syntax:
+            return f"{path}:{self.line}:{self.column}: YAML syntax error: {self.reason}"
+        return f"{path}: not valid YAML ({self})"
+
 
 def yaml(data: bytes | str) -> Any:
     """The one YAML document in `data` as plain data (None when it holds none)."""

@@ -57,7 +57,7 @@ def load(root: str) -> RepoctxConfig:
     try:
         data = bounded.yaml(raw)
     except bounded.YamlError as exc:
-        raise ConfigError(f"{CONFIG_FILE}: not valid YAML ({exc})") from None
+        raise ConfigError(exc.at(CONFIG_FILE)) from None
     if data is None:
         return RepoctxConfig()
     try:
