@@ -201,3 +201,22 @@ def test_counts_of_one_are_singular(tmp_path):
     assert last == "1 scope: 1 fresh, 0 stale, 0 missing (1 directory below min_tokens)"
     validate = run_cli("validate", "--root", str(repo)).stdout
     assert "1 context file valid and fresh" in validate
+
+
+# --- propose --operations -------------------------------------------------------------------
+
+
+def test_propose_help_shows_the_exact_form_and_an_array_is_taken_as_its_items(scopes_repo):
+    help_text = " ".join(run_cli("propose", "--help").stdout.split())
+    assert '{"op": "write", "path": "src/.context.yaml", "content": "..."}' in help_text
+    assert '{"op": "replace", "path": "...", "old": "...", "new": "..."}' in help_text
+    assert "one JSON object per --operations (repeat it for more), or a JSON array of them in one" in help_text
+    first = {"op": "replace", "path": "src/.context.yaml", "old": "version: 1", "new": "version: 1"}
+    second = {"op": "delete", "path": "lib/.context.yaml"}
+    base = ("propose", "--title", "t", "--rationale", "r", "--json", "--root", str(scopes_repo))
+    write(scopes_repo, "src/.context.yaml", (scopes_repo / "lib/.context.yaml").read_text())
+    repeated = json.loads(run_cli(*base, "--operations", json.dumps(first), "--operations", json.dumps(second)).stdout)
+    as_array = json.loads(run_cli(*base, "--operations", json.dumps([first, second])).stdout)
+    assert repeated["ok"] and as_array["ok"], (repeated, as_array)
+    assert as_array["proposal"] == repeated["proposal"]  # one proposal: the same operations, in order
+    assert as_array["proposal"]["files"] == ["lib/.context.yaml", "src/.context.yaml"]

@@ -69,13 +69,16 @@ def _add_params(parser: argparse.ArgumentParser, cmd) -> None:
         help_text = props.get(field.encode_name, {}).get("description")
         kwargs: dict[str, Any] = {"help": help_text}
         origin = typing.get_origin(tp)
+        flag = "--" + field.name.replace("_", "-")
         if tp is bool:
             kwargs["action"] = argparse.BooleanOptionalAction
         elif origin is list:
             kwargs["action"] = "append"
             kwargs["metavar"] = field.name.upper().rstrip("S") or "VALUE"
             if _structured(typing.get_args(tp)[0]):
-                kwargs.update(type=_json_value, metavar="JSON")
+                kwargs.update(type=_json_value, metavar="JSON", action=_JsonItems,
+                              help=f"{(help_text or '').rstrip('.')}. On the command line: one JSON object per "
+                              f"{flag} (repeat it for more), or a JSON array of them in one")
         elif _structured(tp):
             kwargs.update(type=_json_value, metavar="JSON")
         elif origin is typing.Literal:
@@ -90,8 +93,17 @@ def _add_params(parser: argparse.ArgumentParser, cmd) -> None:
                 kwargs["nargs"] = "?"
             parser.add_argument(field.name, **kwargs)
         else:
-            flag = "--" + field.name.replace("_", "-")
             parser.add_argument(flag, dest=field.name, default=None, **kwargs)
+
+
+class _JsonItems(argparse.Action):
+    """A list of objects on the command line: each use of the flag gives one JSON object, or a
+    JSON array of them (what an agent's tool call holds, pasted whole)."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        items = list(getattr(namespace, self.dest, None) or [])
+        items += value if isinstance(value, list) else [value]
+        setattr(namespace, self.dest, items)
 
 
 def _structured(tp: Any) -> bool:

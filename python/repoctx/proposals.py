@@ -334,13 +334,16 @@ class ProposeParams(Struct):
     rationale: Annotated[str, Meta(min_length=1, description="Why: what you learned that the context lacks or gets wrong")]
     operations: Annotated[
         list[Operation],
-        Meta(min_length=1, description="Applied in order: write (whole content), replace (one exact "
-             "occurrence of old by new) or delete, each on a context file path relative to the root"),
+        Meta(min_length=1, description='Applied in order, each an object: {"op": "write", "path": '
+             '"src/.context.yaml", "content": "..."} (the whole content), {"op": "replace", "path": "...", '
+             '"old": "...", "new": "..."} (one exact occurrence) or {"op": "delete", "path": "..."}; paths of '
+             "context files, relative to the root"),
     ]
     preconditions: Annotated[
         list[Precondition],
-        Meta(description="What the change was based on: file sha256 (null: absent) or scope fingerprint. "
-             "Files the operations touch are recorded as they are now when not given."),
+        Meta(description='What the change was based on, each an object: {"kind": "file", "path": "...", '
+             '"sha256": "<64 hex>"} (null: the file was absent) or {"kind": "scope", "scope": "src", '
+             '"fingerprint": "..."}. Files the operations touch are recorded as they are now when not given.'),
     ] = []
 
 
