@@ -135,19 +135,24 @@ LAYOUT_PROBLEMS = """(() => {
   const problems = [], shown = (e) => getComputedStyle(e).display !== 'none' && e.getClientRects().length;
   const name = (e) => (e.closest('.row') ? e.closest('.row').dataset.path + ' ' : '') + (e.id || e.className || e.tagName);
   const page = document.documentElement;
-  if (page.scrollWidth > innerWidth) problems.push(`the page is ${page.scrollWidth}px wide in a ${innerWidth}px window`);
+  // clientWidth: the layout's width (a phone's innerWidth grows to fit a page too wide for it)
+  if (page.scrollWidth > page.clientWidth) problems.push(`the page is ${page.scrollWidth}px wide in ${page.clientWidth}px`);
   const boxes = ['.cards', '#tools', '#tree .row', '#attention li'];
   for (const box of document.querySelectorAll(boxes.join(','))) {
     const cells = [...box.children].filter(shown), outer = box.getBoundingClientRect();
+    // Each box of a cell: one for a block, one per line for text that wraps.
+    const parts = (e) => [...e.getClientRects()];
     cells.forEach((a, i) => {
-      const r = a.getBoundingClientRect(), style = getComputedStyle(a);
-      if (r.right > outer.right + 0.5 || r.left < outer.left - 0.5) problems.push(`${name(a)} sticks out of ${name(box)}`);
-      if (style.overflowX === 'visible' && a.scrollWidth > a.clientWidth + 1) problems.push(`${name(a)}: its text runs out of it`);
-      for (const b of cells.slice(i + 1)) {
-        const q = b.getBoundingClientRect();
-        const w = Math.min(r.right, q.right) - Math.max(r.left, q.left), h = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
-        if (w > 0.5 && h > 0.5) problems.push(`${name(a)} and ${name(b)} overlap`);
-      }
+      const style = getComputedStyle(a);
+      for (const r of parts(a))
+        if (r.right > outer.right + 0.5 || r.left < outer.left - 0.5) problems.push(`${name(a)} sticks out of ${name(box)}`);
+      if (style.display !== 'inline' && style.overflowX === 'visible' && a.scrollWidth > a.clientWidth + 1)
+        problems.push(`${name(a)}: its text runs out of it`);
+      for (const b of cells.slice(i + 1))
+        for (const r of parts(a)) for (const q of parts(b)) {
+          const w = Math.min(r.right, q.right) - Math.max(r.left, q.left), h = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
+          if (w > 0.5 && h > 0.5) problems.push(`${name(a)} and ${name(b)} overlap`);
+        }
     });
   }
   for (const cell of document.querySelectorAll('td, th'))

@@ -79,16 +79,19 @@ def _only(given: list[str] | None) -> list[str] | str:
 def _collect(ws: Workspace) -> dict:
     status = _call(ws, "list_contexts")
     sizes = {row[0]: (row[2], row[3]) for row in index.scan(ws, ws.scan_config()).rows if row[6]}
-    scopes = [[e["scope"], e["state"], sizes.get(e["scope"], (0, 0))[0] // 4, sizes.get(e["scope"], (0, 0))[1],
-               e.get("last_updated", ""), e.get("summary", "")] for e in status["entries"]]
-    counts = {s: sum(1 for e in status["entries"] if e["state"] == s) for s in STATES}
+    # The state a person is shown, as `status` shows it: a file that cannot be used is invalid
+    # (the contract calls it missing), with list_contexts' own words on why and where.
+    scopes = [[e["scope"], "invalid" if e.get("invalid") else e["state"], sizes.get(e["scope"], (0, 0))[0] // 4,
+               sizes.get(e["scope"], (0, 0))[1], e.get("last_updated", ""), e.get("summary", ""), e.get("invalid")]
+              for e in status["entries"]]
+    counts = {s: sum(1 for row in scopes if row[1] == s) for s in STATES}
     data = {
         "version": __version__,
         "root": os.path.basename(ws.root) or ws.root,
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "coverage": {"scopes": status["total_directories"], "tracked": status["tracked"],
                      "skipped": status["skipped_directories"], **counts},
-        "scopes": scopes,  # [scope, state, tokens (bytes/4), files, last_updated, summary]
+        "scopes": scopes,  # [scope, state, tokens (bytes/4), files, last_updated, summary, why invalid]
         "status_error": status.get("error", ""),
         "artifacts": _artifacts(ws),
         "sessions": _call(ws, "sessions", limit=20).get("sessions", []),
