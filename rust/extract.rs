@@ -25,7 +25,8 @@ const MAX_CODE_BYTES: u64 = 1 << 20;
 const MAX_TEXT_BYTES: u64 = 16 << 10;
 const MAX_EXPORTS: usize = 50;
 const MAX_INTERFACES: usize = 25;
-const MAX_TEXT: usize = 160;
+/// Longest purpose or doc kept: a first sentence longer than this is cut at a word, marked `…`.
+const MAX_TEXT: usize = 300;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Lang {
@@ -143,7 +144,8 @@ fn is_code(lang: Lang) -> bool {
 
 // --- text helpers ------------------------------------------------------------
 
-/// A trimmed line cut to MAX_TEXT characters, or None when empty.
+/// A trimmed text of at most MAX_TEXT characters (a longer one cut after a word, marked `…`),
+/// or None when empty.
 fn clean(s: &str) -> Option<String> {
     let t = s.trim();
     if t.is_empty() {
@@ -153,7 +155,45 @@ fn clean(s: &str) -> Option<String> {
         return Some(t.to_string());
     }
     let cut: String = t.chars().take(MAX_TEXT - 1).collect();
-    Some(format!("{}…", cut.trim_end()))
+    let cut = match cut.rfind(' ') {
+        Some(space) if space > cut.len() / 2 => &cut[..space],
+        _ => &cut[..],
+    };
+    Some(format!("{}…", cut.trim_end_matches(|c: char| c.is_whitespace() || ",;:".contains(c))))
+}
+
+/// The first line of a paragraph (its lines given without comment markers), joined with the
+/// lines after it until the sentence it began ends (`.`, `!` or `?` and a space; at a line's
+/// end `:` too, and a closing bracket or quote after one) or the paragraph does: comments and
+/// docstrings wrap their first sentence.
+fn paragraph<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut text = String::new();
+    for line in lines {
+        let t = line.trim();
+        if t.is_empty() {
+            break;
+        }
+        let joined = text.len();
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(t);
+        if joined > 0 {
+            // The sentence the first line began ends within this line: up to there.
+            let rest = &text[joined..];
+            if let Some(end) = rest.char_indices().find_map(|(i, c)| {
+                (matches!(c, '.' | '!' | '?') && rest[i + 1..].starts_with(' ')).then_some(i + 1)
+            }) {
+                text.truncate(joined + end);
+                break;
+            }
+        }
+        let end = text.trim_end_matches(|c| matches!(c, ')' | ']' | '"' | '\'' | '`' | '*'));
+        if end.ends_with(['.', '!', '?', ':']) || text.chars().count() > MAX_TEXT {
+            break;
+        }
+    }
+    clean(&text)
 }
 
 /// Comment text that says nothing about the file: licences, tool directives, rulers.
@@ -310,22 +350,33 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// The first line of a doc comment gathered above line `i` by `prefix` (e.g. "///").
+/// The first sentence of a doc comment gathered above line `i` by `prefix` (e.g. "///").
 fn doc_above(lines: &[&str], i: usize, prefix: &str, skip_attrs: bool) -> Option<String> {
     let mut j = i;
-    let mut first = None;
+    let mut doc = Vec::new(); // bottom up
     while j > 0 {
         let t = lines[j - 1].trim_start();
         if let Some(rest) = t.strip_prefix(prefix) {
             if !rest.starts_with('/') {
-                first = Some(rest);
+                doc.push(rest);
             }
         } else if !(skip_attrs && (t.starts_with("#[") || t.starts_with('@'))) {
             break;
         }
         j -= 1;
     }
-    first.and_then(|s| if is_boilerplate(s) { None } else { clean(s) })
+    let first = *doc.last()?;
+    if is_boilerplate(first) {
+        return None;
+    }
+    paragraph(doc.into_iter().rev())
+}
+
+/// The comment lines from line `i` on that start with `mark`, without it (and without more
+/// of its first character, as in `##` or `///`): the rest of a comment paragraph.
+fn comment_lines<'a>(lines: &'a [&'a str], i: usize, mark: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    let more = mark.chars().next().unwrap_or('#');
+    lines[i..].iter().map_while(move |l| l.trim().strip_prefix(mark).map(|r| r.trim_start_matches(more)))
 }
 
 /// The first meaningful line of a `/** … */` block ending just above line `i`.
@@ -348,28 +399,31 @@ fn jsdoc_above(lines: &[&str], i: usize) -> Option<String> {
     block_comment_line(&lines[start..=end])
 }
 
-/// The first meaningful line of a `/* … */` block (given with its delimiters).
+/// The first sentence of a `/* … */` block (given with its delimiters).
 fn block_comment_line(block: &[&str]) -> Option<String> {
-    for line in block {
-        let mut t = line.trim();
-        t = t.trim_start_matches("/**").trim_start_matches("/*!").trim_start_matches("/*");
-        t = t.trim_end_matches("*/").trim_start_matches('*').trim();
+    let text = |line: &str| {
+        let t = line.trim().trim_start_matches("/**").trim_start_matches("/*!").trim_start_matches("/*");
+        t.trim_end_matches("*/").trim_start_matches('*').trim().to_string()
+    };
+    for (k, line) in block.iter().enumerate() {
+        let mut t = text(line);
         for tag in ["@fileoverview", "@file", "@overview", "@description", "@summary"] {
             if let Some(rest) = t.strip_prefix(tag) {
-                t = rest.trim();
+                t = rest.trim().to_string();
             }
         }
-        if t.starts_with('@') || t.is_empty() || is_boilerplate(t) {
+        if t.starts_with('@') || t.is_empty() || is_boilerplate(&t) {
             continue;
         }
-        return clean(t);
+        let rest: Vec<String> = block[k + 1..].iter().map(|l| text(l)).take_while(|r| !r.starts_with('@')).collect();
+        return paragraph(std::iter::once(t.as_str()).chain(rest.iter().map(String::as_str)));
     }
     None
 }
 
 /// The header comment of a file in a language whose comments start with `mark`.
 fn line_comment_header(lines: &[&str], mark: &str) -> Option<String> {
-    for line in lines.iter().take(60) {
+    for (i, line) in lines.iter().enumerate().take(60) {
         let t = line.trim();
         if t.is_empty() || t.starts_with("#!") || t == "---" {
             continue;
@@ -378,7 +432,7 @@ fn line_comment_header(lines: &[&str], mark: &str) -> Option<String> {
             Some(rest) => {
                 let rest = rest.trim_start_matches(mark.chars().next().unwrap_or('#'));
                 if !is_boilerplate(rest) {
-                    return clean(rest);
+                    return paragraph(comment_lines(lines, i, mark));
                 }
             }
             None => return None,
@@ -411,7 +465,7 @@ fn slash_header(lines: &[&str]) -> Option<String> {
         if let Some(rest) = t.strip_prefix("//") {
             let rest = rest.trim_start_matches(['/', '!']);
             if !is_boilerplate(rest) {
-                return clean(rest);
+                return paragraph(comment_lines(lines, i, "//").map(|r| r.trim_start_matches('!')));
             }
             i += 1;
             continue;
@@ -431,7 +485,7 @@ fn markdown_header(lines: &[&str]) -> Option<String> {
         i += 1;
     }
     let mut fence = false;
-    for line in lines.iter().skip(i).take(200) {
+    for (n, line) in lines.iter().skip(i).take(200).enumerate() {
         let t = line.trim();
         if t.starts_with("```") {
             fence = !fence;
@@ -440,9 +494,13 @@ fn markdown_header(lines: &[&str]) -> Option<String> {
         if fence || t.is_empty() || t.starts_with('<') || t.starts_with("[!") || t.starts_with("![") || t.starts_with("[![") {
             continue;
         }
-        let t = t.trim_start_matches('#').trim().trim_end_matches('#').trim();
-        if !t.is_empty() && !is_boilerplate(t) {
-            return clean(t);
+        if t.starts_with('#') {
+            let t = t.trim_start_matches('#').trim().trim_end_matches('#').trim();
+            if !t.is_empty() && !is_boilerplate(t) {
+                return clean(t); // a heading is whole on its line
+            }
+        } else if !is_boilerplate(t) {
+            return paragraph(lines[i + n..].iter().copied());
         }
     }
     None
@@ -474,31 +532,32 @@ fn py_string_start(t: &str) -> Option<(usize, &'static str)> {
     None
 }
 
-/// The first non-empty line of the string literal starting at column `col` of line `i`.
+/// The first sentence of the string literal starting at column `col` of line `i`: its first
+/// non-empty line, and the lines after it while the sentence goes on.
 fn py_string_line(lines: &[&str], i: usize, col: usize, delim: &str) -> Option<String> {
     let first = &lines[i][col..];
     if let Some(end) = first.find(delim) {
         return clean(&first[..end]);
     }
-    if let Some(s) = clean(first) {
-        return Some(s);
-    }
     if delim.len() == 1 {
-        return None;
+        return clean(first);
     }
-    for line in lines.iter().skip(i + 1).take(40) {
-        let part = match line.find(delim) {
-            Some(e) => &line[..e],
-            None => line,
+    let mut parts = Vec::new();
+    for line in std::iter::once(first).chain(lines.iter().skip(i + 1).take(40).copied()) {
+        let (part, closed) = match line.find(delim) {
+            Some(e) => (&line[..e], true),
+            None => (line, false),
         };
-        if let Some(s) = clean(part) {
-            return Some(s);
+        if !part.trim().is_empty() {
+            parts.push(part);
+        } else if !parts.is_empty() {
+            break;
         }
-        if line.contains(delim) {
+        if closed {
             break;
         }
     }
-    None
+    paragraph(parts)
 }
 
 fn py_docstring_after(lines: &[&str], i: usize) -> Option<String> {
@@ -629,7 +688,7 @@ fn rust_purpose(lines: &[&str]) -> Option<String> {
         }
         if let Some(rest) = t.strip_prefix("//!") {
             if !is_boilerplate(rest) {
-                return clean(rest);
+                return paragraph(comment_lines(lines, i, "//!"));
             }
         } else if t.starts_with("/*!") {
             let start = i;
@@ -641,7 +700,7 @@ fn rust_purpose(lines: &[&str]) -> Option<String> {
             }
         } else if let Some(rest) = t.strip_prefix("//") {
             if header_comment.is_none() && !rest.starts_with('/') && !is_boilerplate(rest) {
-                header_comment = clean(rest);
+                header_comment = paragraph(comment_lines(lines, i, "//"));
             }
         } else {
             break;
@@ -1772,6 +1831,30 @@ mod tests {
         assert_eq!(s.exports[0].doc.as_deref(), Some("Verify a token."));
         let specs: Vec<&str> = s.imports.iter().map(|i| if let Import::Js(s) = i { s.as_str() } else { "" }).collect();
         assert_eq!(specs, vec!["./util", "react", "../lib/z"]);
+    }
+
+    #[test]
+    fn a_wrapped_first_sentence_is_read_whole() {
+        let purpose = |name: &str, text: &str| scan(name, text).purpose;
+        let whole = Some("The formats: a manifest and an index, and the results of the tools.".to_string());
+        assert_eq!(purpose("m.py", "\"\"\"The formats: a manifest and an index,\nand the results of the tools.\n\nMore.\"\"\"\n"), whole);
+        assert_eq!(purpose("m.py", "\"\"\"The manifest and the index,\nand the results of the tools.\n\nMore.\"\"\"\n").as_deref(),
+                   Some("The manifest and the index, and the results of the tools."));
+        assert_eq!(purpose("m.py", "\"\"\"\nA docstring that starts\non its second line.\n\"\"\"\n").as_deref(),
+                   Some("A docstring that starts on its second line."));
+        assert_eq!(purpose("lib.rs", "//! The formats: a manifest and an index, and the results\n//! of the tools.\n//!\n//! More.\n"), whole);
+        assert_eq!(purpose("run.sh", "#!/bin/sh\n# Runs the thing\n# every night.\necho\n").as_deref(), Some("Runs the thing every night."));
+        assert_eq!(purpose("a.ts", "/**\n * Token helpers for the\n * API.\n * @module x\n */\n").as_deref(), Some("Token helpers for the API."));
+        assert_eq!(purpose("README.md", "# Tool\n").as_deref(), Some("Tool"));
+        assert_eq!(purpose("NOTES.md", "Notes on a\nlong topic.\n\nNext.\n").as_deref(), Some("Notes on a long topic."));
+        assert_eq!(purpose("m.py", "\"\"\"Concurrency: several processes at\nonce. Afterwards nothing is lost,\nnothing half written.\"\"\"\n").as_deref(),
+                   Some("Concurrency: several processes at once."));
+        // A paragraph that ends without a full stop stops at the blank line.
+        assert_eq!(purpose("m.py", "\"\"\"Helpers\n\nMore.\"\"\"\n").as_deref(), Some("Helpers"));
+        // One sentence over MAX_TEXT is cut after a word.
+        let long = format!("\"\"\"{}.\"\"\"\n", "word ".repeat(100).trim_end());
+        let cut = purpose("l.py", &long).unwrap();
+        assert!(cut.ends_with("word…") && cut.chars().count() <= MAX_TEXT, "{cut}");
     }
 
     #[test]

@@ -220,3 +220,33 @@ def test_propose_help_shows_the_exact_form_and_an_array_is_taken_as_its_items(sc
     assert repeated["ok"] and as_array["ok"], (repeated, as_array)
     assert as_array["proposal"] == repeated["proposal"]  # one proposal: the same operations, in order
     assert as_array["proposal"]["files"] == ["lib/.context.yaml", "src/.context.yaml"]
+
+
+# --- generated summaries and descriptions ---------------------------------------------------
+
+
+def test_generated_summaries_say_how_many_more_and_keep_sentences_whole(tmp_path):
+    repo = tmp_path / "repo"
+    for name in "abcde":
+        write(repo, f"flat/{name}.py", "x = 1\n" * 700)
+    write(repo, "tree/m.py", "x = 1\n" * 3000)
+    for name in "abcdefg":
+        write(repo, f"tree/{name}/m.py", "x = 1\n" * 700)
+    write(repo, "pkg/__init__.py", '"""The package reads the manifest and the index,\nand answers the tools.\n\nMore."""\n'
+          + "x = 1\n" * 3000)
+    long = "A tool that " + " and ".join(f"does thing {i}" for i in range(12)) + "."
+    assert 160 < len(long) < 300  # one sentence, longer than the 160 characters once kept
+    write(repo, "pyproject.toml", f'[project]\nname = "demo"\ndescription = "{long}"\n')
+    run_cli("init", "--quiet", "--root", str(repo), check=True)
+
+    def show(scope: str) -> dict:
+        return json.loads(run_cli("show", scope, "--json", "--root", str(repo), check=True).stdout)["context"]
+
+    assert show("flat")["summary"] == "5 files (Python): a.py, b.py, c.py and 2 more."
+    assert show("tree")["summary"].endswith("Subdirectories: a/, b/, c/, d/, e/ and 2 more.")
+    pkg = show("pkg")
+    assert pkg["files"][0]["purpose"] == "The package reads the manifest and the index, and answers the tools."
+    assert pkg["summary"] == "The package reads the manifest and the index, and answers the tools."
+    assert show(".")["project"]["description"] == long
+    listed = json.loads(run_cli("status", "--json", "--root", str(repo)).stdout)["entries"]
+    assert not [e["summary"] for e in listed if e.get("summary", "").endswith(("….", ",."))]

@@ -30,6 +30,7 @@ from repoctx import _core, fs
 from repoctx.formats import bounded
 from repoctx.formats import context_file as cf
 from repoctx.gitstate import recorded_commit
+from repoctx.words import plural
 
 
 class ScopeFacts(msgspec.Struct):
@@ -60,7 +61,7 @@ DERIVED = (
 )
 
 _LABELS = frozenset(_core.FILE_LABELS)
-MAX_TEXT = 160
+MAX_TEXT = 300  # as the core's purposes (rust/extract.rs): a longer sentence is cut after a word
 MAX_STRUCTURE = 100
 
 
@@ -73,15 +74,31 @@ _SENTENCE = re.compile(r"(.+?[.!?])(\s|$)")
 
 
 def first_sentence(text: str) -> str:
+    """The first sentence of the first line, whole up to MAX_TEXT characters; a longer one is
+    cut after a word and marked `…`."""
     line = text.strip().splitlines()[0].strip() if text.strip() else ""
     m = _SENTENCE.match(line)
     out = m.group(1) if m else line
-    return out if len(out) <= MAX_TEXT else out[: MAX_TEXT - 1].rstrip() + "…"
+    if len(out) <= MAX_TEXT:
+        return out
+    cut = out[: MAX_TEXT - 1]
+    if cut.rfind(" ") > len(cut) // 2:
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip(" ,;:") + "…"
 
 
 def _sentence(text: str) -> str:
+    """The first sentence, ending as one: a full stop added where it has none (a `,` or `:`
+    that ended its line gives way to it)."""
     text = first_sentence(text)
-    return text if not text or text[-1] in ".!?…" else text + "."
+    return text if not text or text[-1] in ".!?…" else text.rstrip(",;:") + "."
+
+
+def _listing(names: list[str], shown: int) -> str:
+    """`a, b, c and 4 more`: the first names, then how many are left (never `…`, which would
+    end a sentence as `….`)."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 # --- the summary ---------------------------------------------------------------
@@ -115,14 +132,12 @@ def derive_summary(ctx: cf.ContextFile) -> str:
         langs = Counter(_LANG_OF_EXT.get(f.name.rsplit(".", 1)[-1].lower(), "") for f in files)
         named = [lang for lang, _ in sorted(langs.items(), key=lambda kv: (-kv[1], kv[0])) if lang][:3]
         kinds = f" ({', '.join(named)})" if named else ""
-        names = ", ".join(f.name for f in files[:3]) + (", …" if len(files) > 3 else "")
-        count = f"{len(files)} file" + ("s" if len(files) > 1 else "")
-        parts = [f"{count}{kinds}: {names}."]
+        parts = [f"{plural(len(files), 'file')}{kinds}: {_listing([f.name for f in files], 3)}."]
     else:
         parts = [f"Directory {ctx.scope}."]
     if ctx.subdirectories:
         subs = [s.name for s in ctx.subdirectories]
-        parts.append("Subdirectories: " + ", ".join(subs[:5]) + (", …" if len(subs) > 5 else "") + ".")
+        parts.append(f"Subdirectories: {_listing(subs, 5)}.")
     return " ".join(parts)
 
 
