@@ -256,3 +256,28 @@ def test_fresh_coverage_is_never_rounded_up(tmp_path):
 def test_report_help_says_where_out_may_write():
     help_text = " ".join(run_cli("report", "--help").stdout.split())
     assert "or an absolute path anywhere you may write" in help_text and "--only" in help_text
+
+
+def test_an_invalid_context_file_is_shown_invalid_with_its_place(tmp_path):
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src/code.py").write_text("x = 1\n")
+    (root / ".context.config.yaml").write_text("min_tokens: 0\n")
+    write_context(root, ".", "The root.")
+    (root / "src/.context.yaml").write_text('version: 1\nsummary: "open\nscope: src\n')
+    status = _status(root)
+    why = next(e for e in status["entries"] if e["scope"] == "src")["invalid"]
+    place = f"src/.context.yaml:{why['line']}:{why['column']}: {why['reason']}"
+    out = run_cli("report", "--root", str(root))
+    assert out.returncode == 0 and "2 scopes (1 fresh, 0 stale, 1 invalid, 0 missing)" in out.stdout, out.stdout
+    browser = Browser(need_chromium(), str(tmp_path / "profile"))
+    try:
+        browser.page("Page.enable")
+        for width in (1280, 390):
+            open_page(browser, root / ".repoctx/report.html", width)
+            assert browser.js("document.getElementById('n-invalid').textContent") == "1"
+            assert browser.js("document.querySelector('#tree .row[data-path=\"src\"]').dataset.state") == "invalid"
+            assert place in browser.js("document.getElementById('attention').textContent")
+            assert browser.js(LAYOUT_PROBLEMS) == [], width
+    finally:
+        browser.close()
