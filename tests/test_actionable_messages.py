@@ -59,6 +59,8 @@ def test_a_budget_error_says_what_a_valid_budget_is(repo_with_cache, budget):
     proc = run_cli("resolve", "--cache", "docs", "--query", "x", "--budget", budget, cwd=repo_with_cache)
     assert proc.returncode == 3 and '"invalid_budget"' in proc.stdout
     assert "a budget is a whole number of tokens from 0 to 9223372036854775807" in proc.stderr
+    help_text = " ".join(run_cli("resolve", "--help").stdout.split())
+    assert "--budget BUDGET Maximum tokens of the selected documents, a whole number from 0 to 2^63-1" in help_text
 
 
 @pytest.mark.anyio

@@ -248,7 +248,8 @@ class ResolveParams(Struct):
     query: Annotated[str, Meta(description="The query; lowercased and split on whitespace into terms. May be empty.")]
     budget: Annotated[
         int,
-        Meta(ge=0, le=fmt.MAX_BUDGET, description="Maximum tokens of the selected documents (a document costs ceil(bytes / 4))"),
+        Meta(ge=0, le=fmt.MAX_BUDGET, description="Maximum tokens of the selected documents, a whole number "
+             "from 0 to 2^63-1 (a document costs ceil(bytes / 4))"),
     ]
 
 
