@@ -58,8 +58,8 @@ class Workspace:
     # The server's allowlist (`serve --tools`, `--profile`); None: from .repoctx/config.yaml or the default.
     tools: tuple[str, ...] | None = None
     profile: str | None = None
-    # Directory of context-engine caches (`--cache-root`, $CONTEXT_CACHE_ROOT); None: <root>/.repoctx/caches.
     names: str | None = None  # how tools are listed (`serve --names`); None: from the config
+    # Directory of context-engine caches (`--cache-root`, $CONTEXT_CACHE_ROOT); None: <root>/.repoctx/caches.
     cache_root: str | None = None
 
     @classmethod
@@ -74,8 +74,8 @@ class Workspace:
             read_only=read_only,
             tools=tools,
             profile=profile,
-            cache_root=os.path.abspath(cache_root) if cache_root else None,
             names=names,
+            cache_root=os.path.abspath(cache_root) if cache_root else None,
         )
 
     def __post_init__(self) -> None:
