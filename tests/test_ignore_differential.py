@@ -66,14 +66,19 @@ def _git_ignored(root: str, dirs: list[str]) -> set[str]:
     return {line.rstrip("/") for line in proc.stdout.splitlines()}
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-def test_walk_prunes_what_git_ignores(tmp_path):
-    disagreements = []
+def _repositories(tmp_path):
+    """(seed, root, directories) of TREES random repositories, each with its ignore files."""
     for seed in range(TREES):
         root = str(tmp_path / f"t{seed}")
         os.makedirs(root)
         subprocess.run(["git", "init", "-q", root], check=True)
-        dirs = _tree(root, random.Random(seed))
+        yield seed, root, _tree(root, random.Random(seed))
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_walk_prunes_what_git_ignores(tmp_path):
+    disagreements = []
+    for seed, root, dirs in _repositories(tmp_path):
         ignored = _git_ignored(root, dirs)
         expected = {d for d in dirs if not any(d == i or d.startswith(i + "/") for i in ignored)}
         rows, _skipped, _bad = _core.walk(root, [], 50, 0)
@@ -89,11 +94,7 @@ def test_walk_prunes_what_git_ignores(tmp_path):
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_listings_leave_out_the_files_git_ignores(tmp_path):
     disagreements = []
-    for seed in range(TREES):
-        root = str(tmp_path / f"t{seed}")
-        os.makedirs(root)
-        subprocess.run(["git", "init", "-q", root], check=True)
-        dirs = _tree(root, random.Random(seed))
+    for seed, root, _dirs in _repositories(tmp_path):
         walked = sorted(r[0] for r in _core.walk(root, [], 50, 0)[0])
         files = [f"{d}/{n}" if d != "." else n for d in walked for n in os.listdir(os.path.join(root, d))
                  if n.endswith(".py")]
