@@ -41,7 +41,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch):
     c = Clock()
-    monkeypatch.setattr(sessions, "clock", c)
+    monkeypatch.setattr("repoctx.clock.now", c)
     ids = count(1)
     monkeypatch.setattr(sessions.uuid, "uuid4", lambda: uuid.UUID(int=next(ids) * (1 << 100)))
     return c

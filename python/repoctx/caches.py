@@ -31,7 +31,7 @@ from typing import Annotated, Any, Callable, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from repoctx import _core, fs, local_state
+from repoctx import _core, clock, fs, local_state
 from repoctx.commands import Command, fixed_form
 from repoctx.formats import bounded
 from repoctx.formats import cache as fmt
@@ -481,7 +481,7 @@ def _build_into(base: str, tmp: str, sources: str, p: BuildParams, rel: str) -> 
     manifest = fmt.Manifest(
         cache_version=fmt.cache_version(fmt.V0_CONFIG, entries),
         build_config=fmt.V0_CONFIG,
-        created_at=_timestamp(time.time_ns()),
+        created_at=clock.stamp_ns(time.time_ns()),
         document_count=len(entries),
         documents=entries,
     )
@@ -490,19 +490,6 @@ def _build_into(base: str, tmp: str, sources: str, p: BuildParams, rel: str) -> 
     listed = [fmt.SkippedFile(path, why) for path, why in skipped] if p.verbose else msgspec.UNSET
     return fmt.BuildResult(rel, manifest.cache_version, len(entries), source_bytes, len(skipped),
                            dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))), listed)
-
-
-def _timestamp(ns: int) -> str:
-    """RFC 3339 UTC with as many fraction digits as needed (0, 3, 6 or 9), as chrono writes it."""
-    secs, frac = divmod(ns, 1_000_000_000)
-    base = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs))
-    if frac == 0:
-        return base + "Z"
-    if frac % 1_000_000 == 0:
-        return f"{base}.{frac // 1_000_000:03d}Z"
-    if frac % 1000 == 0:
-        return f"{base}.{frac // 1000:06d}Z"
-    return f"{base}.{frac:09d}Z"
 
 
 def _install(base: str, tmp: str, target: str) -> None:

@@ -19,12 +19,12 @@ from urllib.parse import quote
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import fs, local_state
+from repoctx import clock, fs, local_state
 from repoctx import project_render as render
 from repoctx.commands import Command, Resource, ResourceError
 from repoctx.formats import project_file as pf
 from repoctx.words import plural
-from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
+from repoctx.workspace import PathEscape, Workspace, atomic_write, locked, stat_key
 
 INVALID_PARAMS, INTERNAL_ERROR = -32602, -32603
 MAX_FILE_BYTES = 8 << 20
@@ -33,12 +33,6 @@ INIT_HINT = "run `repoctx project init` to create it"
 
 class NotInitialized(Exception):
     pass
-
-
-def _now() -> str:
-    from repoctx import sessions
-
-    return sessions.iso(sessions.clock())
 
 
 def file_path(ws: Workspace) -> str:
@@ -78,7 +72,7 @@ def load(ws: Workspace) -> pf.ProjectFile:
         raise pf.InvalidProjectFile(exc.strerror) from None
     if st is None:
         raise NotInitialized(f"No {pf.PROJECT_FILE} in this repository; {INIT_HINT}")
-    key = (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    key = stat_key(st)
     with _cache_lock:
         hit = _cache.get(path)
         if hit and hit[0] == key:
@@ -200,7 +194,7 @@ def project_init(ws: Workspace, p: ProjectParams) -> ProjectResult:
         if fs.lstat(ws.root, pf.PROJECT_FILE) is not None:
             return ProjectResult(pf.PROJECT_FILE, error=f"{pf.PROJECT_FILE} already exists; "
                                  "`repoctx project scan` refreshes it")
-        derived = project_scan.derive(ws, _now())
+        derived = project_scan.derive(ws, clock.stamp())
         _write(ws, derived)
     names = list(derived.modules)
     return ProjectResult(pf.PROJECT_FILE, True, derived.project.name, derived.tech.stack, names, added=names)
@@ -215,7 +209,7 @@ def project_scan_cmd(ws: Workspace, p: ProjectParams) -> ProjectResult:
         _read(file_path(ws))  # before the lock, so a repository without the file stays untouched
         with locked(ws.root):
             old = _read(file_path(ws))
-            now = _now()
+            now = clock.stamp()
             merged, added, removed = merge(old, project_scan.derive(ws, now), now)
             _write(ws, merged)
     except (NotInitialized, pf.InvalidProjectFile) as exc:
@@ -286,7 +280,7 @@ def add_discovery(ws: Workspace, p: AddDiscoveryParams) -> AddDiscoveryResult:
                 known = ", ".join(project.modules) or "none"
                 return fail(f"Module not found: {p.module} (modules: {known})")
             session_id = sessions.live_session_id(ws)
-            now = _now()
+            now = clock.stamp()
             if p.type == "issue":
                 if not any(i.description == content and i.solution == solution for i in module.common_issues):
                     module.common_issues.append(pf.Issue(content, solution, now, session_id))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from repoctx import clock
 from repoctx.formats.project_file import Module, ProjectFile
 from repoctx.store import SessionRow
 
@@ -106,14 +107,10 @@ def module(name: str, m: Module, uri: str) -> str:
     return fit("\n".join(out) + "\n", MODULE_MAX, f"The full module is in .repoctx/project.yaml ({uri}).")
 
 
-def parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 def duration(start: str, end: str | datetime) -> str:
     """"2 hours 15 minutes": the two largest units, or "less than a minute"."""
-    end_dt = end if isinstance(end, datetime) else parse_time(end)
-    seconds = max(0, int((end_dt - parse_time(start)).total_seconds()))
+    end_dt = end if isinstance(end, datetime) else clock.parse(end)
+    seconds = max(0, int((end_dt - clock.parse(start)).total_seconds()))
     parts = []
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
         n, seconds = divmod(seconds, size)

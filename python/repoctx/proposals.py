@@ -25,7 +25,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import _core, fs, journal, local_state
+from repoctx import _core, clock, fs, journal, local_state
 from repoctx.commands import Check, CheckResult, Command, fixed_form
 from repoctx.formats import bounded
 from repoctx.formats import context_file as cf
@@ -50,7 +50,6 @@ from repoctx.results import (
     success,
     with_structured_invalid,
 )
-from repoctx.runs import utc_iso
 from repoctx.words import plural
 from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
 
@@ -387,7 +386,7 @@ def propose(ws: Workspace, p: ProposeParams) -> ProposeResult:
         _plan(ws, operations)
         pid = proposal_id(p.title, p.rationale, operations, preconditions)
         proposal = Proposal(id=pid, title=p.title, rationale=p.rationale, files=files, operations=operations,
-                            preconditions=preconditions, created_at=utc_iso(time.time()))
+                            preconditions=preconditions, created_at=clock.stamp_us(time.time()))
         data = _encode(proposal)
         if len(data) > MAX_PROPOSAL_BYTES:
             raise ProposalError("invalid_argument", f"The proposal is larger than {MAX_PROPOSAL_BYTES} bytes")
@@ -568,7 +567,7 @@ def apply(ws: Workspace, p: ApplyParams) -> ApplyResult:
         with locked(ws.root):
             proposal, _raw = load(ws, p.id)
             plan = _check(ws, proposal)
-            applied = msgspec.structs.replace(proposal, status="applied", applied_at=utc_iso(time.time()))
+            applied = msgspec.structs.replace(proposal, status="applied", applied_at=clock.stamp_us(time.time()))
             changes = [Change(rel, "deleted" if data is None else "modified" if os.path.lexists(full) else "created")
                        for rel, (full, data) in plan.items()]
             # Every file and the proposal's own record, as one step: a kill at any point leaves

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import functools
 import os
-from datetime import datetime, timezone
 from importlib import resources
 from typing import Annotated
 
 import msgspec
 from msgspec import Meta, Struct
 
-from repoctx import __version__, fs, index, local_state
+from repoctx import __version__, clock, fs, index, local_state
 from repoctx.commands import Command
 from repoctx.workspace import PathEscape, Workspace, atomic_write, one_reading
 
@@ -88,7 +87,7 @@ def _collect(ws: Workspace) -> dict:
     data = {
         "version": __version__,
         "root": os.path.basename(ws.root) or ws.root,
-        "generated": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "generated": clock.stamp(),
         "coverage": {"scopes": status["total_directories"], "tracked": status["tracked"],
                      "skipped": status["skipped_directories"], **counts},
         "scopes": scopes,  # [scope, state, tokens (bytes/4), files, last_updated, summary, why invalid]

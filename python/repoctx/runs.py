@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime, timezone
 from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import fs, local_state
+from repoctx import clock, fs, local_state
 from repoctx.commands import Command, fixed_form
 from repoctx.formats import bounded
 from repoctx.formats import config as config_format
@@ -51,10 +50,6 @@ def runs_dir(ws: Workspace) -> str:
         raise RunsError("invalid_path", f"{RUNS_DIR} leads outside the repository") from None
 
 
-def utc_iso(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def record(ws: Workspace, command: str, steps: list[Step], started: float, duration_ms: float) -> Run:
     """Store a run and drop the oldest beyond the configured number; returns the run."""
     directory = runs_dir(ws)
@@ -63,7 +58,8 @@ def record(ws: Workspace, command: str, steps: list[Step], started: float, durat
     except config_format.ConfigError:
         keep = config_format.RepoctxConfig().keep_runs
     failed = any(s.status == "fail" for s in steps)
-    base = datetime.fromtimestamp(started, timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    started_at = clock.stamp_us(started)
+    base = re.sub(r"[-:.]", "", started_at)  # the id: the start time, compact (20260301T090000250000Z)
     local_state.makedirs(*fs.split(directory))
     with locked(ws.root):
         run_id, n = base, 0
@@ -71,7 +67,7 @@ def record(ws: Workspace, command: str, steps: list[Step], started: float, durat
             n += 1
             run_id = f"{base}-{n}"
         run = Run(
-            id=run_id, command=command, started_at=utc_iso(started), duration_ms=round(duration_ms, 3),
+            id=run_id, command=command, started_at=started_at, duration_ms=round(duration_ms, 3),
             status="failed" if failed else "passed", steps=steps,
         )
         atomic_write(os.path.join(directory, run_id + ".json"), msgspec.json.format(msgspec.json.encode(run)) + b"\n")

@@ -14,7 +14,6 @@ writers interleave a read-merge-write of the same file.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import posixpath
 import re
@@ -28,7 +27,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import replace
 
-from repoctx import _core, fs, generate, gitstate, index, scope_state, scopes
+from repoctx import _core, clock, fs, generate, gitstate, index, scope_state, scopes
 from repoctx.commands import Command
 from repoctx.context_heads import Head, Invalid
 from repoctx.formats import context_file as cf
@@ -37,10 +36,6 @@ from repoctx.words import plural
 from repoctx.workspace import PathEscape, Workspace, atomic_write, locked
 
 CHUNK = 256  # scopes read per call into the core: the unit of progress and of memory held
-
-
-def now_iso() -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class Progress:
@@ -188,7 +183,7 @@ class Generator:
         self.manifests = generate.Manifests(ws.root)
         self.children = tree.children()
         self.summaries = {s: c.summary for s, c in tree.contexts.items()}
-        self.now = now_iso()
+        self.now = clock.stamp()
 
     def derive(self, scope: str, facts: ScopeFacts, old: cf.ContextFile | None) -> cf.ContextFile:
         self.manifests.learn(scope, facts.manifests)
@@ -392,7 +387,7 @@ def rehash(ws: Workspace, p: RehashParams) -> WriteResult:
             tree = load_tree(ws)
         except OSError:
             return WriteResult(ws.root, [], 0, [], error=f'Failed to scan project at "{ws.root}"')
-        now = now_iso()
+        now = clock.stamp()
         skipped = [Skipped(s, r) for s, r in tree.problems.items() if _under(s, prefixes)]
         targets = [s for s in tree.order if s in tree.contexts and _under(s, prefixes)]
         progress = Progress("rehash", len(targets), p.quiet)
@@ -511,7 +506,7 @@ def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult
                 data[name] = value
         listed = [e for e in data.get("derived_fields") or [] if isinstance(e, str) and generate._top(e) not in p.fields]
         data["derived_fields"] = listed
-        now = now_iso()
+        now = clock.stamp()
         data.update(version=1, scope=rel, last_updated=now, fingerprint=_core.fingerprint(directory))
         try:
             ctx = cf.from_data(data)

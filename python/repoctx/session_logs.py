@@ -13,28 +13,19 @@ their own entry number and no entry is lost. An entry is never rewritten; closin
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 from dataclasses import dataclass
 
 import msgspec
 
-from repoctx import fs
+from repoctx import clock, fs
 from repoctx.formats import artifact as fa
 from repoctx.formats import bounded
 from repoctx.workspace import Workspace, atomic_write, locked
 
 ENTRY_FILE = re.compile(r"^(\d+)\.md$")
 SESSION_FILE = "session.yaml"
-
-
-def now_utc() -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _parse_time(stamp: str) -> dt.datetime:
-    return dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -117,7 +108,7 @@ def write_entry(ws: Workspace, task_id: str, body: str) -> tuple[fa.SessionRecor
     base = task_dir(ws, task_id)
     fs.makedirs(*fs.split(base))
     with locked(ws.root):
-        now = now_utc()
+        now = clock.stamp()
         found = _open_session(base)
         if found is None:
             name, n = now.replace(":", "-"), 1
@@ -149,8 +140,8 @@ def close_session(ws: Workspace, task_id: str) -> fa.SessionRecord | None:
         if found is None:
             return None
         directory, record = found
-        now = now_utc()
-        minutes = round((_parse_time(now) - _parse_time(record.started)).total_seconds() / 60)
+        now = clock.stamp()
+        minutes = round((clock.parse(now) - clock.parse(record.started)).total_seconds() / 60)
         closed = msgspec.structs.replace(
             record, status="closed", closed=now, entries=len(_entry_files(directory)), duration_minutes=minutes
         )

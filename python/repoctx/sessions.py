@@ -20,12 +20,12 @@ import os
 import queue
 import threading
 import uuid
-from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, Callable
+from datetime import datetime, timedelta
+from typing import Annotated, Any
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx import fs, local_state
+from repoctx import clock, fs, local_state
 from repoctx import project_render as render
 from repoctx.commands import Check, CheckResult, Command, Resource, ResourceError
 from repoctx.formats.project_file import PROJECT_FILE
@@ -43,13 +43,6 @@ TOPIC_KEYS = frozenset({"query", "q", "question", "search", "topic", "topics", "
 MAX_PATHS_PER_CALL = 50
 MAX_TOPICS_PER_CALL = 20
 MAX_TOPIC_CHARS = 200
-
-clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)  # noqa: E731  (tests replace it)
-
-
-def iso(dt: datetime) -> str:
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
 
 # --- what a call names --------------------------------------------------------
 
@@ -172,8 +165,8 @@ class Tracker:
                 if not self.ws.contains_real(path):
                     raise StoreError(f"{DB_FILE} is a link that leads outside the repository; not used")
                 self.store = Store(path)
-                now = clock()
-                self.store.expire_idle(iso(now - IDLE))
+                now = clock.now()
+                self.store.expire_idle(clock.stamp(now - IDLE))
                 self._start(now)
                 self.writer = threading.Thread(target=self._write_calls, name="repoctx-sessions", daemon=True)
                 self.writer.start()
@@ -191,14 +184,14 @@ class Tracker:
 
     def _start(self, now: datetime) -> str:
         self.session_id = uuid.uuid4().hex
-        self.store.start_session(self.session_id, iso(now))
+        self.store.start_session(self.session_id, clock.stamp(now))
         self.last = now
         return self.session_id
 
     def _live(self, now: datetime) -> str | None:
         """The current session id, ending it first if it has been idle too long."""
         if self.session_id and now - self.last > IDLE:
-            self.store.end_session(self.session_id, "expired", iso(self.last))
+            self.store.end_session(self.session_id, "expired", clock.stamp(self.last))
             self.session_id = None
         return self.session_id
 
@@ -213,7 +206,7 @@ class Tracker:
             if self.store is None:
                 return None
             try:
-                return self._live(clock())
+                return self._live(clock.now())
             except StoreError as exc:
                 self._fail(exc)
                 return None
@@ -225,7 +218,7 @@ class Tracker:
             if self.store is None:
                 return ""
             try:
-                now = clock()
+                now = clock.now()
                 return self._live(now) or self._start(now)
             except StoreError as exc:
                 self._fail(exc)
@@ -233,7 +226,7 @@ class Tracker:
 
     def tool_called(self, tool: str, arguments: Any, result: Any) -> None:
         if self.writer is not None:
-            self.pending.put((clock(), arguments, result))
+            self.pending.put((clock.now(), arguments, result))
 
     def _write_calls(self) -> None:
         while True:
@@ -246,7 +239,7 @@ class Tracker:
                 with self.lock:
                     if self.store is not None:
                         session_id = self._live(now) or self._start(now)
-                        self.store.record_call(session_id, iso(now), paths, topics)
+                        self.store.record_call(session_id, clock.stamp(now), paths, topics)
                         self.last = now
             except StoreError as exc:
                 with self.lock:
@@ -261,7 +254,7 @@ class Tracker:
             if self.store is None:
                 return
             try:
-                self.store.add_discovery(session_id, module, type_, content, solution, iso(clock()))
+                self.store.add_discovery(session_id, module, type_, content, solution, clock.stamp())
             except StoreError as exc:
                 self._fail(exc)
 
@@ -277,8 +270,8 @@ class Tracker:
             if self.store is None:
                 return
             try:
-                if self._live(clock()):
-                    self.store.end_session(self.session_id, "ended", iso(clock()))
+                if self._live(clock.now()):
+                    self.store.end_session(self.session_id, "ended", clock.stamp())
             except StoreError as exc:
                 log.warning("ending the session failed: %s", exc)
             self.store.close()
@@ -306,7 +299,7 @@ def record_discovery(ws: Workspace, session_id: str, module: str, type_: str, co
 
 def _effective(row: SessionRow, now: datetime) -> SessionRow:
     """A session still marked active whose server went quiet (or died) reads as expired."""
-    if row.status == "active" and now - render.parse_time(row.last_activity_at) > IDLE:
+    if row.status == "active" and now - clock.parse(row.last_activity_at) > IDLE:
         row.status, row.ended_at = "expired", row.last_activity_at
     return row
 
@@ -361,7 +354,7 @@ def list_sessions(ws: Workspace, p: SessionsParams) -> SessionsResult:
         if store is None:
             return SessionsResult([])
         try:
-            now = clock()
+            now = clock.now()
             return SessionsResult([_summary(_effective(r, now)) for r in store.recent(p.limit)])
         finally:
             store.close()
@@ -372,7 +365,7 @@ def list_sessions(ws: Workspace, p: SessionsParams) -> SessionsResult:
 def _render_list(r: SessionsResult) -> str:
     if r.error:
         return r.error
-    return render.recent([_row(s) for s in r.sessions], clock()).rstrip("\n")
+    return render.recent([_row(s) for s in r.sessions], clock.now()).rstrip("\n")
 
 
 class ShowParams(Struct):
@@ -411,7 +404,7 @@ def show_session(ws: Workspace, p: ShowParams) -> ShowResult:
             if len(ids) != 1:
                 why = "several sessions start with it" if ids else "no such session"
                 return ShowResult(False, error=f"No session matches {p.id}: {why}")
-            row = _effective(store.session(ids[0]), clock())
+            row = _effective(store.session(ids[0]), clock.now())
             files = [FileAccess(*f) for f in store.files(row.id)]
             found = [Discovery(m, t, c, at, s) for m, t, c, s, at in store.discoveries(row.id)]
             return ShowResult(True, _summary(row), files, found)
@@ -425,7 +418,7 @@ def _render_show(r: ShowResult) -> str:
     if not r.found:
         return r.error
     files = [(f.path, f.access_count, f.last_accessed_at) for f in r.files_accessed]
-    text = render.session(_row(r.session), files, f"Session {r.session.id[:8]}", clock())
+    text = render.session(_row(r.session), files, f"Session {r.session.id[:8]}", clock.now())
     lines = [f"## Discoveries ({len(r.discoveries)})", ""]
     for d in r.discoveries:
         lines.append(f"- {d.type} in {d.module}: {d.content}" + (f" (solution: {d.solution})" if d.solution else ""))
@@ -476,7 +469,7 @@ def read_current(ws: Workspace, fields: dict[str, str]) -> str:
         except StoreError as exc:
             raise ResourceError(INTERNAL_ERROR, "Session database error",
                                 {"resource": CURRENT_URI, "reason": str(exc)}) from None
-    return render.session(row, files, "Active Session", clock())
+    return render.session(row, files, "Active Session", clock.now())
 
 
 def read_recent(ws: Workspace, fields: dict[str, str]) -> str:
@@ -492,7 +485,7 @@ def read_recent(ws: Workspace, fields: dict[str, str]) -> str:
     result = list_sessions(ws, SessionsParams(int(raw)))
     if result.error:
         raise ResourceError(INTERNAL_ERROR, "Session database error", {"resource": uri, "reason": result.error})
-    return render.recent([_row(s) for s in result.sessions], clock())
+    return render.recent([_row(s) for s in result.sessions], clock.now())
 
 
 RESOURCES = [
