@@ -63,6 +63,8 @@ def test_the_wheel_installs_and_answers(wheel_venv, tmp_path):
     where = subprocess.run([str(wheel_venv / "bin/python"), "-c", "import repoctx, repoctx._core; print(repoctx.__file__)"],
                            capture_output=True, text=True, check=True, cwd=tmp_path)
     assert str(wheel_venv) in where.stdout
+    # The checkout's own tools stay in it: docgen is scripts/docgen.py, not a module of the wheel.
+    assert not (Path(where.stdout.strip()).parent / "docgen.py").exists()
     repo = build_sample_repo(tmp_path / "repo")
     status = subprocess.run([repoctx, "status", "--json", "--root", str(repo)], capture_output=True, text=True)
     assert status.returncode == 0, status.stderr
