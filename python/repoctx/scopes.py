@@ -8,6 +8,8 @@ context files is scope_state.py's, as for every other door.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import os
 import stat
 from dataclasses import dataclass
@@ -175,51 +177,66 @@ def list_contexts(ws: Workspace, p: ListContextsParams) -> ListContextsResult:
         ws = ws.with_path(p.path)
     except RootNotAllowed as exc:
         return ListContextsResult(os.path.abspath(p.path or "."), 0, 0, 0, [], error=str(exc))
-    full = _full_listing(ws)
+    listing = _full_listing(ws)
+    full = listing.result
     if full.error:
         return full
     result = full
     if p.under is not None or p.state is not None or p.limit is not None or p.cursor is not None:
         try:
-            result = _page(ws, full, p)
+            result = _page(ws, listing, p)
         except PathEscape:
             return msgspec.structs.replace(full, entries=[], matched=0, error=TRAVERSAL)
     if p.check:
-        counts = {s: sum(1 for e in full.entries if e.state == s) for s in ("fresh", "stale", "missing")}
+        counts = {s: len(listing.order.by_state[s]) for s in ("fresh", "stale", "missing")}
         outcome = CheckOutcome(counts["stale"] == 0 and counts["missing"] == 0, **counts)
         result = msgspec.structs.replace(result, check=outcome)
     return result
 
 
-def _page(ws: Workspace, full: ListContextsResult, p: ListContextsParams) -> ListContextsResult:
-    """The entries under a scope and in a state, from the cursor on, at most `limit` of them."""
+def _page(ws: Workspace, listing: _Listing, p: ListContextsParams) -> ListContextsResult:
+    """The entries under a scope and in a state, from the cursor on, at most `limit` of them:
+    found by bisection on the listing's sorted scopes, so a page costs its own entries, not
+    the tree's."""
+    full, order = listing.result, listing.order
     under = ws.resolve(p.under)[0] if p.under is not None else "."
-    prefix = under + "/"
-    matching = [
-        e for e in full.entries
-        if (under == "." or e.scope == under or e.scope.startswith(prefix)) and (p.state is None or e.state == p.state)
-    ]
-    start = matching
-    if p.cursor is not None:
-        after = p.cursor.encode()
-        start = [e for e in matching if e.scope.encode() > after]
-    page = start[: p.limit] if p.limit is not None else start
-    more = p.limit is not None and len(start) > p.limit
+    # Entry positions in scope order: all, or those in the state asked for.
+    among = range(len(order.scopes)) if p.state is None else order.by_state[p.state]
+    # At or under `under`: the scope itself, then (not always next to it: "src-x" sorts
+    # between "src" and "src/a") the run of scopes starting "under/", which ends before
+    # "under0" ("0" is the character after "/").
+    if under == ".":
+        spans = [(0, len(order.scopes))]
+    else:
+        at = bisect.bisect_left(order.scopes, under)
+        spans = [(at, at + 1 if at < len(order.scopes) and order.scopes[at] == under else at),
+                 (bisect.bisect_left(order.scopes, under + "/"), bisect.bisect_left(order.scopes, under + "0"))]
+    # Scopes are sorted by their UTF-8 bytes, which is the order of their code points.
+    start = 0 if p.cursor is None else bisect.bisect_right(order.scopes, p.cursor)
+    matched, picked, more = 0, [], False
+    for lo, hi in spans:
+        first, end = bisect.bisect_left(among, lo), bisect.bisect_left(among, hi)
+        matched += end - first
+        k = max(first, bisect.bisect_left(among, start))
+        room = len(among) if p.limit is None else p.limit - len(picked)
+        picked.extend(among[k:min(end, k + room)])
+        more = more or end > k + room
+    page = [full.entries[i] for i in picked]
     return msgspec.structs.replace(
-        full, entries=page, matched=len(matching), next_cursor=page[-1].scope if more else UNSET
+        full, entries=page, matched=matched, next_cursor=page[-1].scope if more else UNSET
     )
 
 
-def _full_listing(ws: Workspace) -> ListContextsResult:
+def _full_listing(ws: Workspace) -> _Listing:
     cfg = ws.scan_config()
     try:
         table = index.scan(ws, cfg)
     except OSError:
-        return ListContextsResult(ws.root, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"')
+        return _Listing(0, ListContextsResult(ws.root, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"'), {})
     key = (ws.root, cfg)
     last = _listed.get(key) if table.generation else None
     if last is not None and last.generation == table.generation:
-        return last.result
+        return last
     eligible = [row for row in table.rows if row[6]]
     # An entry follows from its row alone (the row carries the context file's stamp), so only
     # rows that changed since the last listing are looked at again: after a touch, one.
@@ -231,9 +248,10 @@ def _full_listing(ws: Workspace) -> ListContextsResult:
     entries = [redone[row[0]] if row[0] in redone else before[row[0]] for row in eligible]
     tracked = sum(1 for e in entries if e.has_context)
     result = ListContextsResult(ws.root, len(eligible), table.skipped, tracked, entries)
+    listing = _Listing(table.generation, result, {e.scope: e for e in entries})
     if table.generation:
-        _listed[key] = _Listing(table.generation, result, {e.scope: e for e in entries})
-    return result
+        _listed[key] = listing
+    return listing
 
 
 def _entry(scope: str, j: scope_state.Judged) -> Entry:
@@ -250,6 +268,23 @@ class _Listing:
     generation: int
     result: ListContextsResult
     entries: dict[str, Entry]  # by scope
+
+    @functools.cached_property
+    def order(self) -> _Order:
+        """Made on the first filtered or paged question of this listing, kept for the next pages."""
+        scopes = [e.scope for e in self.result.entries]
+        by_state: dict[str, list[int]] = {"fresh": [], "stale": [], "missing": []}
+        for i, e in enumerate(self.result.entries):
+            by_state[e.state].append(i)
+        return _Order(scopes, by_state)
+
+
+@dataclass
+class _Order:
+    """A listing's scopes in its (byte) order, and the positions of the entries in each state."""
+
+    scopes: list[str]
+    by_state: dict[str, list[int]]
 
 
 _listed: dict[tuple, _Listing] = {}  # by (root, scan config)
