@@ -325,7 +325,7 @@ COMMAND_MODULES = ("scopes", "scope_writes", "caches", "artifacts", "project", "
                    "control", "proposals", "runs", "clients", "report")
 
 # The first CLI word of each command and the module declaring it, so one CLI command
-# imports only its own module (tests/test_cli.py keeps this equal to the registry).
+# imports only its own module (tests/test_cli_words.py keeps this equal to the registry).
 CLI_WORDS = {
     "status": "scopes", "check": "scopes", "show": "scopes",
     "init": "scope_writes", "regen": "scope_writes", "rehash": "scope_writes",

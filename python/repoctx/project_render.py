@@ -1,4 +1,4 @@
-"""Markdown of the project contract's resources (seeds/context-tool-mcp-resources.md).
+"""Markdown of the project contract's resources (docs/project-resources.md).
 
 Each function follows the contract's content structure line for line,
 including its two-space hard line breaks. An empty list reads "None" (the
