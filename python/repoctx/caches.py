@@ -114,6 +114,8 @@ def locate(ws: Workspace, name: object) -> str:
 
 
 def _key(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    """The core's cache::StatKey (compared in Rust, so plain integers, not workspace.stat_key):
+    a changed file inside the cache shows on the watch begun before these keys were taken."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
