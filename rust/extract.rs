@@ -10,6 +10,7 @@
 //! Results come back per directory, never per file object.
 
 use crate::ignorerules::{self, Budget, RootRules};
+use crate::imports::{self, Grammar, Import};
 use crate::walk::is_source_file;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -282,14 +283,6 @@ fn header(lines: &[&str], start: usize, stops: &[char]) -> String {
 struct Export {
     sig: String,
     doc: Option<String>,
-}
-
-enum Import {
-    /// (leading dots, dotted module)
-    Python(usize, String),
-    Js(String),
-    Rust(Vec<String>),
-    Go(String),
 }
 
 #[derive(Default)]
@@ -610,10 +603,7 @@ fn scan_python(sc: &mut Scanner) {
             i += 1;
             continue;
         }
-        let t = line.trim_start();
-        if t.starts_with("import ") || t.starts_with("from ") {
-            py_imports(t, &mut sc.out.imports);
-        } else if line.starts_with("def ") || line.starts_with("async def ") || line.starts_with("class ") {
+        if line.starts_with("def ") || line.starts_with("async def ") || line.starts_with("class ") {
             let rest = line.strip_prefix("async ").unwrap_or(line);
             let rest = rest.strip_prefix("def ").or_else(|| rest.strip_prefix("class ")).unwrap_or(rest);
             let name = ident(rest);
@@ -636,42 +626,6 @@ fn scan_python(sc: &mut Scanner) {
         i += 1;
     }
     sc.lines = lines;
-}
-
-fn py_imports(t: &str, out: &mut Vec<Import>) {
-    let t = t.split('#').next().unwrap_or("");
-    if let Some(rest) = t.strip_prefix("import ") {
-        for part in rest.split(',') {
-            if let Some(m) = part.split_whitespace().next() {
-                if is_dotted(m) {
-                    out.push(Import::Python(0, m.to_string()));
-                }
-            }
-        }
-    } else if let Some(rest) = t.strip_prefix("from ") {
-        let mut words = rest.split_whitespace();
-        let (Some(module), Some("import")) = (words.next(), words.next()) else { return };
-        let level = module.len() - module.trim_start_matches('.').len();
-        let module = &module[level..];
-        if !module.is_empty() && !is_dotted(module) {
-            return;
-        }
-        let joined = words.collect::<Vec<_>>().join(" ");
-        let names: Vec<&str> = joined
-            .split(',')
-            .filter_map(|n| n.trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace()).split_whitespace().next())
-            .filter(|n| is_dotted(n))
-            .take(20)
-            .collect();
-        // `from a import b` may name a subpackage: try `a.b` first (resolution keeps the longest existing prefix).
-        if names.is_empty() {
-            out.push(Import::Python(level, module.to_string()));
-        }
-        for n in names {
-            let full = if module.is_empty() { n.to_string() } else { format!("{}.{}", module, n) };
-            out.push(Import::Python(level, full));
-        }
-    }
 }
 
 // --- Rust ----------------------------------------------------------------------
@@ -726,7 +680,6 @@ fn scan_rust(sc: &mut Scanner) {
         }
         let t = line.trim_start();
         if t.starts_with("use ") || t.starts_with("pub use ") || t.starts_with("pub(crate) use ") || t.starts_with("extern crate ") {
-            rust_import(t, &mut sc.out.imports);
             continue;
         }
         if t.starts_with("#[test]") || t.starts_with("#[tokio::test") || t.starts_with("#[cfg(test)]") {
@@ -831,20 +784,6 @@ fn rust_impl_type(line: &str) -> Option<String> {
     if name.is_empty() { None } else { Some(name.to_string()) }
 }
 
-fn rust_import(t: &str, out: &mut Vec<Import>) {
-    let rest = t
-        .trim_start_matches("pub(crate) ")
-        .trim_start_matches("pub ")
-        .trim_start_matches("use ")
-        .trim_start_matches("extern crate ")
-        .trim_start_matches("::");
-    let path = rest.split([';', '{', ' ']).next().unwrap_or("");
-    let segs: Vec<String> = path.split("::").filter(|s| !s.is_empty() && *s != "*").map(|s| s.to_string()).collect();
-    if !segs.is_empty() && segs.iter().all(|s| !ident(s).is_empty()) {
-        out.push(Import::Rust(segs));
-    }
-}
-
 // --- Go ------------------------------------------------------------------------
 
 /// A Go file's package comment, else its header comment.
@@ -863,57 +802,24 @@ fn code_purpose(lang: Lang, lines: &[&str]) -> Option<String> {
     }
 }
 
-/// Imports (and, for Rust, whether there are tests) of a file whose exports are no longer
-/// wanted: import keywords are found with a SIMD search and only their lines are read.
-fn scan_imports_only(lang: Lang, text: &str, out: &mut FileScan) {
-    let bytes = text.as_bytes();
-    let patterns: &[&str] = match lang {
-        Lang::Python => &["import "],
-        Lang::Rust => &["use ", "extern crate "],
-        Lang::Go => &["import"],
-        _ => &["import", "require(", "from "],
-    };
-    let mut starts = Vec::new();
-    for pat in patterns {
-        for pos in memchr::memmem::find_iter(bytes, pat.as_bytes()) {
-            starts.push(memchr::memrchr(b'\n', &bytes[..pos]).map_or(0, |k| k + 1));
-        }
+/// The import grammar of a language, if it has one.
+fn grammar(lang: Lang) -> Option<Grammar> {
+    match lang {
+        Lang::Python => Some(Grammar::Python),
+        Lang::Rust => Some(Grammar::Rust),
+        Lang::Go => Some(Grammar::Go),
+        Lang::TypeScript | Lang::JavaScript => Some(Grammar::Js),
+        _ => None,
     }
-    starts.sort_unstable();
-    starts.dedup();
-    let line_at = |start: usize| {
-        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |k| start + k);
-        text[start..end].trim_end_matches('\r')
-    };
-    for &start in &starts {
-        let line = line_at(start);
-        let t = line.trim_start();
-        match lang {
-            Lang::Python if t.starts_with("import ") || t.starts_with("from ") => py_imports(t, &mut out.imports),
-            Lang::Rust if t.starts_with("use ") || t.starts_with("pub use ") || t.starts_with("pub(crate) use ")
-                || t.starts_with("extern crate ") => rust_import(t, &mut out.imports),
-            Lang::Go if line.starts_with("import ") => {
-                if line[7..].trim_start().starts_with('(') {
-                    let mut next = start + line.len() + 1;
-                    while next < bytes.len() {
-                        let l = line_at(next);
-                        if l.starts_with(')') {
-                            break;
-                        }
-                        if let Some(p) = quoted(l.trim()) {
-                            out.imports.push(Import::Go(p));
-                        }
-                        next += l.len() + 1;
-                    }
-                } else if let Some(p) = quoted(&line[7..]) {
-                    out.imports.push(Import::Go(p));
-                }
-            }
-            Lang::TypeScript | Lang::JavaScript => js_imports(line, &mut out.imports),
-            _ => {}
-        }
+}
+
+/// Imports (and, for Rust, whether there are tests) of a file whose exports are no longer wanted.
+fn scan_imports_only(lang: Lang, text: &str, out: &mut FileScan) {
+    if let Some(g) = grammar(lang) {
+        out.imports = imports::of_lines(g, text, &split_lines(text));
     }
     if lang == Lang::Rust {
+        let bytes = text.as_bytes();
         out.tests = memchr::memmem::find(bytes, b"#[test]").is_some() || memchr::memmem::find(bytes, b"#[cfg(test)]").is_some();
     }
 }
@@ -930,11 +836,8 @@ fn scan_go(sc: &mut Scanner) {
                 continue;
             }
             let t = line.trim();
-            if kind == "import" {
-                if let Some(p) = quoted(t) {
-                    sc.out.imports.push(Import::Go(p));
-                }
-            } else if line.starts_with('\t') && !line.starts_with("\t\t") {
+            // Import blocks are read by the import grammar; their lines are no exports.
+            if kind != "import" && line.starts_with('\t') && !line.starts_with("\t\t") {
                 let name = ident(t);
                 if name.starts_with(|c: char| c.is_uppercase()) {
                     sc.export(&[name], || {
@@ -949,8 +852,6 @@ fn scan_go(sc: &mut Scanner) {
         if let Some(rest) = line.strip_prefix("import ") {
             if rest.trim_start().starts_with('(') {
                 block = Some("import");
-            } else if let Some(p) = quoted(rest) {
-                sc.out.imports.push(Import::Go(p));
             }
         } else if let Some(rest) = line.strip_prefix("func ") {
             let (recv, after) = if rest.starts_with('(') {
@@ -1025,7 +926,6 @@ fn scan_js(sc: &mut Scanner) {
         if line.len() > 2000 {
             continue; // minified
         }
-        js_imports(line, &mut sc.out.imports);
         if let Some(rest) = line.strip_prefix("export ") {
             js_export(sc, &lines, i, rest);
         } else if let Some(rest) = line.strip_prefix("module.exports") {
@@ -1146,29 +1046,6 @@ fn js_export(sc: &mut Scanner, lines: &[&str], i: usize, rest: &str) {
 /// Whether a line has a quote character: the cheap test before looking for strings in it.
 fn has_quote(line: &str) -> bool {
     memchr::memchr3(b'"', b'\'', b'`', line.as_bytes()).is_some()
-}
-
-fn js_imports(line: &str, out: &mut Vec<Import>) {
-    if !has_quote(line) {
-        return;
-    }
-    let t = line.trim_start();
-    if t.starts_with("//") || t.starts_with('*') || t.starts_with("/*") {
-        return;
-    }
-    for marker in ["from ", "import ", "require(", "import("] {
-        let mut search = line;
-        while let Some(k) = search.find(marker) {
-            let before_ok = k == 0 || !search[..k].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.' || c == '$');
-            let after = search[k + marker.len()..].trim_start();
-            if before_ok && (after.starts_with('\'') || after.starts_with('"') || (marker.ends_with('(') && after.starts_with('`'))) {
-                if let Some(spec) = quoted(after) {
-                    out.push(Import::Js(spec));
-                }
-            }
-            search = &search[k + marker.len()..];
-        }
-    }
 }
 
 // --- the index ----------------------------------------------------------------
@@ -1472,7 +1349,7 @@ impl Index {
                         }
                         Some(Ok(self.longest_dir(&base, rest)))
                     }
-                    "std" | "core" | "alloc" | "proc_macro" | "test" => None,
+                    name if imports::RUST_BUILTIN.contains(&name) => None,
                     name => match self.crates.get(name) {
                         Some(d) => Some(Ok(d.clone())),
                         None => Some(Err(("rust", name.to_string()))),
@@ -1720,6 +1597,9 @@ fn scan_file(name: &str, lang: Lang, text: &str, scan_code: bool, want_names: bo
                 .and_then(|v| v.get("description").and_then(|d| d.as_str()).and_then(clean));
         }
         Lang::Json | Lang::Other => {}
+    }
+    if let Some(g) = grammar(lang).filter(|_| scan_code) {
+        sc.out.imports = imports::of_lines(g, text, &sc.lines);
     }
     sc.out
 }

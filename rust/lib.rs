@@ -7,6 +7,7 @@ mod extract;
 mod fingerprint;
 mod fs;
 mod ignorerules;
+mod imports;
 mod jsonrpc;
 mod live;
 mod modscan;

@@ -7,6 +7,7 @@
 //! since imports sit at the top. Results come back per module, never per file.
 
 use crate::ignorerules::Tree;
+use crate::imports::{self, Grammar, Import};
 use crate::walk::SKIP_DIRS;
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
@@ -142,154 +143,44 @@ fn join(dir: &str, rest: &str) -> String {
     if dir.is_empty() { rest.to_string() } else { format!("{dir}/{rest}") }
 }
 
-/// Import specifiers of one file's head, by language; relative ones resolved
-/// to repository-relative paths (prefixed "path:").
+/// Import specifiers of one file's head, read by the shared grammar (crate::imports):
+/// "py:a.b", "js:spec", "rs:crate", "go:path", or "path:dir/x" for a relative import,
+/// resolved against the file's directory. Paths inside the same crate are left out.
 pub fn imports_of(rel: &str, text: &str) -> Vec<String> {
+    let Some(g) = Grammar::of_extension(extension(rel)) else { return Vec::new() };
+    let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
-    // One fast search of the whole head first: a file without the keyword needs no line parsing.
-    match extension(rel) {
-        "py" if text.contains("import") => python_imports(rel, text, &mut out),
-        "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "vue" | "svelte" if text.contains("import") || text.contains("require(") => {
-            js_imports(rel, text, &mut out)
+    for import in imports::of_lines(g, text, &lines) {
+        match import {
+            Import::Python(0, module) => out.push(format!("py:{module}")),
+            Import::Python(level, module) => {
+                let mut dir = parent(rel);
+                for _ in 1..level {
+                    dir = parent(dir);
+                }
+                if let Some(p) = normalize(&join(dir, &module.replace('.', "/"))) {
+                    out.push(format!("path:{p}"));
+                }
+            }
+            Import::Js(spec) => {
+                if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
+                    if let Some(p) = normalize(&join(parent(rel), &spec)) {
+                        out.push(format!("path:{p}"));
+                    }
+                } else {
+                    out.push(format!("js:{spec}"));
+                }
+            }
+            Import::Rust(segs) => {
+                let first = segs[0].as_str();
+                if !matches!(first, "crate" | "self" | "super") && !imports::RUST_BUILTIN.contains(&first) {
+                    out.push(format!("rs:{first}"));
+                }
+            }
+            Import::Go(path) => out.push(format!("go:{path}")),
         }
-        "rs" if text.contains("use ") || text.contains("extern crate") => rust_imports(text, &mut out),
-        "go" if text.contains("import") => go_imports(text, &mut out),
-        _ => {}
     }
     out
-}
-
-fn python_imports(rel: &str, text: &str, out: &mut Vec<String>) {
-    for line in text.lines() {
-        let line = line.trim_start();
-        if let Some(rest) = line.strip_prefix("import ") {
-            for part in rest.split('#').next().unwrap_or("").split(',') {
-                let name = part.split_whitespace().next().unwrap_or("");
-                if is_dotted(name) {
-                    out.push(format!("py:{name}"));
-                }
-            }
-        } else if let Some(rest) = line.strip_prefix("from ") {
-            let Some(spec) = rest.split_whitespace().next() else { continue };
-            let dots = spec.len() - spec.trim_start_matches('.').len();
-            let name = &spec[dots..];
-            if dots == 0 {
-                if is_dotted(name) {
-                    out.push(format!("py:{name}"));
-                }
-            } else if name.is_empty() || is_dotted(name) {
-                let mut dir = parent(rel).to_string();
-                for _ in 1..dots {
-                    dir = parent(&dir).to_string();
-                }
-                let target = if name.is_empty() { dir } else { join(&dir, &name.replace('.', "/")) };
-                if let Some(p) = normalize(&target) {
-                    out.push(format!("path:{p}"));
-                }
-            }
-        }
-    }
-}
-
-fn is_dotted(name: &str) -> bool {
-    !name.is_empty()
-        && name.split('.').all(|p| {
-            let mut cs = p.chars();
-            matches!(cs.next(), Some(c) if c == '_' || c.is_alphabetic()) && cs.all(|c| c == '_' || c.is_alphanumeric())
-        })
-}
-
-fn quoted_after(s: &str) -> Option<&str> {
-    let s = s.trim_start();
-    let q = s.chars().next()?;
-    if q != '\'' && q != '"' && q != '`' {
-        return None;
-    }
-    let body = &s[1..];
-    body.find(q).map(|end| &body[..end])
-}
-
-fn js_imports(rel: &str, text: &str, out: &mut Vec<String>) {
-    for line in text.lines() {
-        let t = line.trim_start();
-        if t.starts_with("//") || t.starts_with('*') || !(t.contains("import") || t.contains("from") || t.contains("require(")) {
-            continue;
-        }
-        let mut specs: Vec<&str> = Vec::new();
-        for key in ["from ", "require(", "import(", "import "] {
-            let mut at = 0;
-            while let Some(i) = t[at..].find(key) {
-                let start = at + i + key.len();
-                // `from` and `import` are words, not the end of another identifier.
-                let word_start = at + i == 0 || !t[..at + i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$' || c == '.');
-                if word_start {
-                    if let Some(spec) = quoted_after(&t[start..]) {
-                        specs.push(spec);
-                    }
-                }
-                at = start;
-            }
-        }
-        for spec in specs {
-            if spec.is_empty() {
-                continue;
-            }
-            if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
-                if let Some(p) = normalize(&join(parent(rel), spec)) {
-                    out.push(format!("path:{p}"));
-                }
-            } else {
-                out.push(format!("js:{spec}"));
-            }
-        }
-    }
-}
-
-fn rust_imports(text: &str, out: &mut Vec<String>) {
-    for line in text.lines() {
-        let t = line.trim_start();
-        let t = t.strip_prefix("pub ").unwrap_or(t);
-        let t = if t.starts_with("pub(") { t.split_once(") ").map(|x| x.1).unwrap_or("") } else { t };
-        let rest = if let Some(r) = t.strip_prefix("use ") {
-            r
-        } else if let Some(r) = t.strip_prefix("extern crate ") {
-            r
-        } else {
-            continue;
-        };
-        let rest = rest.trim_start_matches("::");
-        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-        if !name.is_empty() && !matches!(name.as_str(), "crate" | "self" | "super" | "std" | "core" | "alloc") {
-            out.push(format!("rs:{name}"));
-        }
-    }
-}
-
-fn go_imports(text: &str, out: &mut Vec<String>) {
-    let mut in_block = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if in_block {
-            if t.starts_with(')') {
-                in_block = false;
-                continue;
-            }
-            if let Some(i) = t.find('"') {
-                if let Some(spec) = quoted_after(&t[i..]) {
-                    out.push(format!("go:{spec}"));
-                }
-            }
-        } else if let Some(rest) = t.strip_prefix("import") {
-            let rest = rest.trim_start();
-            if rest.starts_with('(') {
-                in_block = true;
-            } else if let Some(i) = rest.find('"') {
-                if let Some(spec) = quoted_after(&rest[i..]) {
-                    out.push(format!("go:{spec}"));
-                }
-            }
-        }
-    }
 }
 
 fn read_head(path: &Path) -> Option<String> {
@@ -421,7 +312,8 @@ mod tests {
         );
         assert_eq!(
             got,
-            ["py:os", "py:app.users", "py:app.billing", "path:src/app/users", "path:src/app/auth", "path:src/app/auth/models"]
+            // `from a import b` may name a submodule: the longest known prefix is kept by the caller.
+            ["py:os", "py:app.users", "py:app.billing.x", "path:src/app/users/y", "path:src/app/auth/z", "path:src/app/auth/models/M"]
         );
     }
 
@@ -481,7 +373,7 @@ mod tests {
             ]
         );
         // `from .core import run` stays inside the module: no dependency on itself.
-        assert_eq!(app.imports, ["py:app", "py:lib"]);
+        assert_eq!(app.imports, ["py:app", "py:lib.y"]);
         assert_eq!(scans[1].code_files, 1);
         assert_eq!(scans[1].imports, ["py:json"]);
         assert!(scans[2].ignored && !app.ignored);
