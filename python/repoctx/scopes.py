@@ -9,7 +9,6 @@ context files is scope_state.py's, as for every other door.
 from __future__ import annotations
 
 import bisect
-import functools
 import os
 import stat
 from dataclasses import dataclass
@@ -188,7 +187,7 @@ def list_contexts(ws: Workspace, p: ListContextsParams) -> ListContextsResult:
         except PathEscape:
             return msgspec.structs.replace(full, entries=[], matched=0, error=TRAVERSAL)
     if p.check:
-        counts = {s: len(listing.order.by_state[s]) for s in ("fresh", "stale", "missing")}
+        counts = {s: len(listing.by_state[s]) for s in ("fresh", "stale", "missing")}
         outcome = CheckOutcome(counts["stale"] == 0 and counts["missing"] == 0, **counts)
         result = msgspec.structs.replace(result, check=outcome)
     return result
@@ -198,21 +197,21 @@ def _page(ws: Workspace, listing: _Listing, p: ListContextsParams) -> ListContex
     """The entries under a scope and in a state, from the cursor on, at most `limit` of them:
     found by bisection on the listing's sorted scopes, so a page costs its own entries, not
     the tree's."""
-    full, order = listing.result, listing.order
+    full = listing.result
     under = ws.resolve(p.under)[0] if p.under is not None else "."
     # Entry positions in scope order: all, or those in the state asked for.
-    among = range(len(order.scopes)) if p.state is None else order.by_state[p.state]
+    among = range(len(listing.scopes)) if p.state is None else listing.by_state[p.state]
     # At or under `under`: the scope itself, then (not always next to it: "src-x" sorts
     # between "src" and "src/a") the run of scopes starting "under/", which ends before
     # "under0" ("0" is the character after "/").
     if under == ".":
-        spans = [(0, len(order.scopes))]
+        spans = [(0, len(listing.scopes))]
     else:
-        at = bisect.bisect_left(order.scopes, under)
-        spans = [(at, at + 1 if at < len(order.scopes) and order.scopes[at] == under else at),
-                 (bisect.bisect_left(order.scopes, under + "/"), bisect.bisect_left(order.scopes, under + "0"))]
+        at = bisect.bisect_left(listing.scopes, under)
+        spans = [(at, at + 1 if at < len(listing.scopes) and listing.scopes[at] == under else at),
+                 (bisect.bisect_left(listing.scopes, under + "/"), bisect.bisect_left(listing.scopes, under + "0"))]
     # Scopes are sorted by their UTF-8 bytes, which is the order of their code points.
-    start = 0 if p.cursor is None else bisect.bisect_right(order.scopes, p.cursor)
+    start = 0 if p.cursor is None else bisect.bisect_right(listing.scopes, p.cursor)
     matched, picked, more = 0, [], False
     for lo, hi in spans:
         first, end = bisect.bisect_left(among, lo), bisect.bisect_left(among, hi)
@@ -232,7 +231,7 @@ def _full_listing(ws: Workspace) -> _Listing:
     try:
         table = index.scan(ws, cfg)
     except OSError:
-        return _Listing(0, ListContextsResult(ws.root, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"'), {})
+        return _Listing.of(0, ListContextsResult(ws.root, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"'))
     key = (ws.root, cfg)
     last = _listed.get(key) if table.generation else None
     if last is not None and last.generation == table.generation:
@@ -244,11 +243,12 @@ def _full_listing(ws: Workspace) -> _Listing:
         row for row, at in zip(table.rows, table.changed_at) if row[6] and at > last.generation]
     judged = scope_state.judge_rows(ws.root, changed, every=last is None)
     redone = {scope: _entry(scope, j) for scope, j in judged.items()}
-    before = {} if last is None else last.entries
-    entries = [redone[row[0]] if row[0] in redone else before[row[0]] for row in eligible]
-    tracked = sum(1 for e in entries if e.has_context)
-    result = ListContextsResult(ws.root, len(eligible), table.skipped, tracked, entries)
-    listing = _Listing(table.generation, result, {e.scope: e for e in entries})
+    listing = None if last is None else last.patched(table.generation, table.skipped, len(eligible), redone)
+    if listing is None:  # the first listing, or scopes came or went
+        before = {} if last is None else {e.scope: e for e in last.result.entries}
+        entries = [redone[row[0]] if row[0] in redone else before[row[0]] for row in eligible]
+        tracked = sum(1 for e in entries if e.has_context)
+        listing = _Listing.of(table.generation, ListContextsResult(ws.root, len(eligible), table.skipped, tracked, entries))
     if table.generation:
         _listed[key] = listing
     return listing
@@ -262,29 +262,44 @@ def _entry(scope: str, j: scope_state.Judged) -> Entry:
 
 @dataclass
 class _Listing:
-    """A serving process's last listing and what it was built from: while no file moved, the
-    same question gets the same answer object; after a change, only changed rows are redone."""
+    """A serving process's last listing, with its scopes in order for paging: while no file
+    moved, the same question gets the same answer object; after a change, only changed rows
+    are redone."""
 
     generation: int
     result: ListContextsResult
-    entries: dict[str, Entry]  # by scope
+    scopes: list[str]  # of the entries, in their (byte) order
+    by_state: dict[str, list[int]]  # the positions of the entries in each state, ascending
 
-    @functools.cached_property
-    def order(self) -> _Order:
-        """Made on the first filtered or paged question of this listing, kept for the next pages."""
-        scopes = [e.scope for e in self.result.entries]
+    @classmethod
+    def of(cls, generation: int, result: ListContextsResult) -> _Listing:
         by_state: dict[str, list[int]] = {"fresh": [], "stale": [], "missing": []}
-        for i, e in enumerate(self.result.entries):
+        for i, e in enumerate(result.entries):
             by_state[e.state].append(i)
-        return _Order(scopes, by_state)
+        return cls(generation, result, [e.scope for e in result.entries], by_state)
 
-
-@dataclass
-class _Order:
-    """A listing's scopes in its (byte) order, and the positions of the entries in each state."""
-
-    scopes: list[str]
-    by_state: dict[str, list[int]]
+    def patched(self, generation: int, skipped: int, eligible: int, redone: dict[str, Entry]) -> _Listing | None:
+        """This listing with the redone entries put in their places, when the scopes are
+        the same ones (else None): copies of its lists, no entry looked at but the redone."""
+        if eligible != len(self.scopes):
+            return None
+        entries, by_state, tracked = list(self.result.entries), dict(self.by_state), self.result.tracked
+        for scope, entry in redone.items():
+            i = bisect.bisect_left(self.scopes, scope)
+            if i == len(self.scopes) or self.scopes[i] != scope:
+                return None  # a scope new to the listing: one went for it to keep the count
+            old = entries[i]
+            if old.state != entry.state:
+                for state in (old.state, entry.state):
+                    if by_state[state] is self.by_state[state]:
+                        by_state[state] = list(by_state[state])
+                positions = by_state[old.state]
+                del positions[bisect.bisect_left(positions, i)]
+                bisect.insort(by_state[entry.state], i)
+            tracked += entry.has_context - old.has_context
+            entries[i] = entry
+        result = msgspec.structs.replace(self.result, skipped_directories=skipped, tracked=tracked, entries=entries)
+        return _Listing(generation, result, self.scopes, by_state)
 
 
 _listed: dict[tuple, _Listing] = {}  # by (root, scan config)
