@@ -3,7 +3,7 @@
 In one serving process (live index, watching), on the synthetic tree without git: the
 first whole listing, then every `list_contexts` page of `--limit` entries following
 next_cursor, all and `state: missing`, timed in process (the handler alone, no protocol).
-Prints the median and the slowest page (the first, which sorts the listing for the rest).
+Prints the median and the slowest page.
 """
 
 from __future__ import annotations
