@@ -172,8 +172,9 @@ class _Shown:
             self._tools = {key: [_tool(c, self.listing.names, structured_era) for c in self.listing.commands]}
         return self._tools[key]
 
-    def listed_prompts(self) -> list:
-        return [p for p in self.prompts if p.surface in self.listing.surfaces]
+    def listed_prompts(self, listing=None) -> list:
+        surfaces = (listing or self.listing).surfaces
+        return [p for p in self.prompts if p.surface in surfaces]
 
     async def current(self, ctx) -> None:
         """Look again before a listing, so data made a moment ago is in it."""
@@ -194,7 +195,7 @@ class _Shown:
             events.append((ToolsListChanged(), "send_tool_list_changed"))
         if new.resources != old.resources:
             events.append((ResourcesListChanged(), "send_resource_list_changed"))
-        if new.surfaces != old.surfaces and self.prompts:
+        if self.listed_prompts(new) != self.listed_prompts(old):
             events.append((PromptsListChanged(), "send_prompt_list_changed"))
         for event, notify in events:
             await self.bus.publish(event)
