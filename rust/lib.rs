@@ -1,22 +1,18 @@
 //! Python bindings of the repoctx core. Each heavy call releases the GIL.
 
-mod annotate;
-mod bpe;
-mod cache;
-mod extract;
-mod fingerprint;
-mod fs;
-mod ignorerules;
-mod imports;
-mod jsonrpc;
-mod live;
-mod modscan;
-mod select;
-mod srcindex;
-mod tokens;
-mod walk;
-mod yamlread;
-mod yamlwrite;
+mod artifacts;
+mod caches;
+mod formats;
+mod lang;
+mod project;
+mod tree;
+
+use artifacts::{annotate, bpe, srcindex};
+use caches::{cache, select};
+use formats::{jsonrpc, yamlread, yamlwrite};
+use lang::extract;
+use project::modscan;
+use tree::{fingerprint, fs, live, walk};
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -58,7 +54,7 @@ fn walk_py(
     Ok((table.rows.iter().map(row).collect(), table.skipped, table.unreadable))
 }
 
-/// The walk table kept in memory and kept true by file-system events (see live.rs).
+/// The walk table kept in memory and kept true by file-system events (see tree/live.rs).
 #[pyclass(name = "LiveIndex")]
 struct LiveIndexPy {
     inner: std::sync::Mutex<live::LiveIndex>,
@@ -158,7 +154,7 @@ fn read_yaml_many(py: Python<'_>, root: PathBuf, rels: Vec<String>, max_bytes: u
         .collect())
 }
 
-/// One YAML document as JSON text, parsed with the bounds of yamlread.rs; a refused one
+/// One YAML document as JSON text, parsed with the bounds of formats/yamlread.rs; a refused one
 /// raises ValueError(reason, line, column, syntax).
 #[pyfunction]
 fn yaml_to_json(py: Python<'_>, data: &[u8]) -> PyResult<String> {
@@ -190,7 +186,7 @@ fn scan_modules(
         .collect()
 }
 
-// --- caches (cache.rs, select.rs) -------------------------------------------
+// --- caches (caches/cache.rs, select.rs) ---------------------------------------
 
 /// A watch on a cache's directories, begun before the cache is read (see cache::Watcher).
 #[pyclass(frozen, name = "CacheWatch")]
@@ -325,7 +321,7 @@ fn annotate_file(py: Python<'_>, path: PathBuf, rel: String, prefix: String) -> 
         .collect()
 }
 
-/// Glob patterns compiled once (see srcindex.rs for the syntax).
+/// Glob patterns compiled once (see artifacts/srcindex.rs for the syntax).
 #[pyclass(frozen, name = "Globs")]
 struct GlobsPy(srcindex::Globs);
 
@@ -351,7 +347,7 @@ impl GlobsPy {
     }
 }
 
-/// The annotation index of a tree (see srcindex.rs).
+/// The annotation index of a tree (see artifacts/srcindex.rs).
 #[pyclass(frozen, name = "SourceIndex")]
 struct SourceIndexPy(srcindex::Index);
 
@@ -401,7 +397,7 @@ fn build_info() -> Vec<(&'static str, String)> {
     ]
 }
 
-// --- the confined file-system layer (fs.rs) ------------------------------------
+// --- the confined file-system layer (tree/fs.rs) ------------------------------
 
 pyo3::create_exception!(
     _core,
@@ -492,7 +488,7 @@ fn fs_exchange(py: Python<'_>, root: PathBuf, a: PathBuf, b: PathBuf) -> PyResul
     in_root(py, &root, |r| r.exchange(&a, &b))
 }
 
-// --- scope writes (extract.rs, yamlwrite.rs) ---------------------------------
+// --- scope writes (lang/extract.rs, formats/yamlwrite.rs) ---------------------------
 
 /// What `.context.yaml` derives from the sources of a tree: built once over the
 /// table's directories, then asked for the facts of scopes.

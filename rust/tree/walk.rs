@@ -6,8 +6,8 @@
 //! carries its stat fingerprint and the byte size of its source files, and the
 //! dotcontext rules for which directories are scopes are applied bottom-up.
 
-use crate::fingerprint::{digest, entry_line, CONTEXT_FILE};
-use crate::ignorerules::{self, Budget, Rules};
+use crate::tree::fingerprint::{digest, entry_line, CONTEXT_FILE};
+use crate::tree::ignore::{self, Budget, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
@@ -214,7 +214,7 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers,
     };
     let mut stack = parent.clone();
     if listing.has_gitignore {
-        stack.extend(ignorerules::from_file(abs, &abs.join(".gitignore"), ctx.budget));
+        stack.extend(ignore::from_file(abs, &abs.join(".gitignore"), ctx.budget));
     }
     out.push(listing.row);
     if depth >= ctx.max_depth {
@@ -282,7 +282,7 @@ pub fn apply_rules(rows: &mut [DirRow], min_tokens: i64) -> usize {
 /// The rules that hold at the root: `.contextignore` and config patterns (over any
 /// `.gitignore`), and `.git/info/exclude` at the bottom of the stack.
 fn root_rules(root: &Path, opts: &Options, budget: &Budget) -> (Option<Arc<Rules>>, Matchers) {
-    let rules = ignorerules::root_rules(root, &opts.extra_ignore, budget);
+    let rules = ignore::root_rules(root, &opts.extra_ignore, budget);
     (rules.priority, rules.exclude.into_iter().collect())
 }
 
@@ -320,7 +320,7 @@ pub fn walk_subtree(root: &Path, opts: &Options, scope: &str, on_dir: Option<OnD
         let dir = if k == 0 { root.to_path_buf() } else { root.join(parts[..k].join("/")) };
         let file = dir.join(".gitignore");
         if fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
-            stack.extend(ignorerules::from_file(&dir, &file, &budget));
+            stack.extend(ignore::from_file(&dir, &file, &budget));
         }
     }
     if is_ignored(&priority, &stack, &abs) {

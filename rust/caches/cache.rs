@@ -6,8 +6,8 @@
 //! FIFOs; a non-regular file is never read. Errors are reported for the first
 //! failing document in id order, so the same cache always fails the same way.
 
-use crate::ignorerules::Tree;
-use crate::select::Doc;
+use crate::tree::ignore::Tree;
+use crate::caches::select::Doc;
 use ignore::WalkBuilder;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -172,7 +172,7 @@ fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, Vec<(String, &'stati
             walker.standard_filters(false);
         }
         Mode::Repository => {
-            // git's rules from the repository's top down, matched by ignorerules.rs (the
+            // git's rules from the repository's top down, matched by tree/ignore.rs (the
             // walker's own compile a file into a regex set: a hostile one costs seconds and
             // gigabytes); no per-user global ignores, so the same sources give the same cache
             // on any machine.
@@ -354,7 +354,7 @@ pub fn build(sources: &Path, out: &cap_std::fs::Dir, mode: Mode) -> Result<Built
     for w in written {
         w?;
     }
-    crate::fs::sync_filesystem(&docs_dir)?;
+    crate::tree::fs::sync_filesystem(&docs_dir)?;
     Ok(Built {
         bytes: docs.iter().map(|d| d.content.len() as u64).sum(),
         entries: docs

@@ -1,5 +1,5 @@
-//! The import grammar of each language, shared by `init` (extract.rs, which resolves
-//! imports to directories and packages) and `project scan` (modscan.rs, which maps them to
+//! The import grammar of each language, shared by `init` (lang/extract.rs, which resolves
+//! imports to directories and packages) and `project scan` (project/modscan.rs, which maps them to
 //! modules), so both see the same imports in the same code.
 //!
 //! Line-oriented, not a parser. Where the two readers used to differ, the stricter or more

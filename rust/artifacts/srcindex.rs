@@ -12,9 +12,9 @@
 //! A stamp written less than a second before the scan is "racy" (the clock tick
 //! may hide a later change) and never counts as current.
 
-use crate::annotate::{self, Annotation};
-use crate::ignorerules::Tree;
-use crate::walk::SKIP_DIRS;
+use crate::artifacts::annotate::{self, Annotation};
+use crate::tree::ignore::Tree;
+use crate::tree::walk::SKIP_DIRS;
 use aho_corasick::AhoCorasick;
 use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::{WalkBuilder, WalkState};
@@ -236,7 +236,7 @@ impl Index {
         let root_buf = root.to_path_buf();
         let filter_root = root_buf.clone();
         let filter_paths = scan_paths.clone();
-        // The ignore rules come from ignorerules.rs (as git matches them), not from the walker.
+        // The ignore rules come from tree/ignore.rs (as git matches them), not from the walker.
         let rules = Tree::new(root);
         let walker = WalkBuilder::new(root)
             .hidden(true)

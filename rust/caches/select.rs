@@ -7,7 +7,7 @@
 //! bytes (field order, string escapes, the shortest round-trip form of the f32
 //! score) are those of the reference engine.
 
-use crate::tokens;
+use crate::caches::tokens;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::HashMap;

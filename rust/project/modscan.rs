@@ -6,9 +6,9 @@
 //! them); source files are then read in parallel, at most `HEAD_BYTES` each,
 //! since imports sit at the top. Results come back per module, never per file.
 
-use crate::ignorerules::Tree;
-use crate::imports::{self, Grammar, Import};
-use crate::walk::SKIP_DIRS;
+use crate::tree::ignore::Tree;
+use crate::lang::imports::{self, Grammar, Import};
+use crate::tree::walk::SKIP_DIRS;
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
@@ -143,7 +143,7 @@ fn join(dir: &str, rest: &str) -> String {
     if dir.is_empty() { rest.to_string() } else { format!("{dir}/{rest}") }
 }
 
-/// Import specifiers of one file's head, read by the shared grammar (crate::imports):
+/// Import specifiers of one file's head, read by the shared grammar (crate::lang::imports):
 /// "py:a.b", "js:spec", "rs:crate", "go:path", or "path:dir/x" for a relative import,
 /// resolved against the file's directory. Paths inside the same crate are left out.
 pub fn imports_of(rel: &str, text: &str) -> Vec<String> {

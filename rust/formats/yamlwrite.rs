@@ -13,7 +13,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use std::fs;
 use std::io;
-use crate::fs::Root;
+use crate::tree::fs::Root;
 use std::path::{Path, PathBuf};
 
 enum Value {
@@ -209,8 +209,8 @@ fn beneath<'a>(root: &Path, path: &'a Path) -> io::Result<&'a Path> {
 /// Write each (path under `root`, JSON) as YAML (with `raw`, each (path, text) as it is) to
 /// a new temporary file beside it, through the confined layer; returns the temporary paths
 /// in order. On failure, the ones written are removed.
-pub fn stage(layer: &Root, root: &Path, items: &[(PathBuf, Vec<u8>)], raw: bool) -> crate::fs::Result<Vec<PathBuf>> {
-    let results: Vec<crate::fs::Result<PathBuf>> = items
+pub fn stage(layer: &Root, root: &Path, items: &[(PathBuf, Vec<u8>)], raw: bool) -> crate::tree::fs::Result<Vec<PathBuf>> {
+    let results: Vec<crate::tree::fs::Result<PathBuf>> = items
         .par_iter()
         .map(|(path, data)| {
             let rel = beneath(root, path)?;
@@ -229,7 +229,7 @@ pub fn stage(layer: &Root, root: &Path, items: &[(PathBuf, Vec<u8>)], raw: bool)
 
 /// Flush the staged (temporary, final) pairs to disk, rename each into place in order
 /// (beneath the root), and flush the renames.
-pub fn commit(layer: &Root, root: &Path, pairs: &[(PathBuf, PathBuf)]) -> crate::fs::Result<()> {
+pub fn commit(layer: &Root, root: &Path, pairs: &[(PathBuf, PathBuf)]) -> crate::tree::fs::Result<()> {
     layer.sync()?;
     for (tmp, path) in pairs {
         layer.rename(beneath(root, tmp)?, beneath(root, path)?, false)?;
@@ -257,7 +257,7 @@ mod tests {
         let json = "{\"s\":\"a\u{85}b\u{2028}c\u{7f}\u{feff}\"}";
         assert_eq!(to_yaml(json.as_bytes()).unwrap(), "s: \"a\\u0085b\\u2028c\\u007f\\ufeff\"\n");
         let back: serde_json::Value =
-            serde_json::from_str(&crate::yamlread::to_json(to_yaml(json.as_bytes()).unwrap().as_bytes()).unwrap()).unwrap();
+            serde_json::from_str(&crate::formats::yamlread::to_json(to_yaml(json.as_bytes()).unwrap().as_bytes()).unwrap()).unwrap();
         assert_eq!(back["s"], "a\u{85}b\u{2028}c\u{7f}\u{feff}");
     }
 

@@ -482,7 +482,7 @@ pub fn read(path: &Path, budget: &Budget) -> Option<String> {
     // Through the confined layer, beneath the file's own directory: a link in its place that
     // leads out of it is not followed (git follows none), a FIFO cannot hang the walk (not
     // opened for a blocking read), and only a regular file is read.
-    let dir = crate::fs::Root::open(path.parent()?).ok()?;
+    let dir = crate::tree::fs::Root::open(path.parent()?).ok()?;
     let left = budget.0.load(Ordering::Relaxed);
     let mut buf = dir.read_head(Path::new(path.file_name()?), left + 1).ok()?;
     let granted = budget.take(buf.len() as u64) as usize;
@@ -518,7 +518,7 @@ pub fn root_rules(root: &Path, config_patterns: &[String], budget: &Budget) -> R
     let text = read(&contextignore, budget).unwrap_or_default();
     let name = contextignore.display().to_string();
     let config = config_patterns.join("\n");
-    let config_name = format!("{} (ignore)", crate::walk::CONFIG_FILE);
+    let config_name = format!("{} (ignore)", crate::tree::walk::CONFIG_FILE);
     RootRules {
         priority: Rules::parse(root, &[(&name, &text), (&config_name, &config)]),
         exclude: from_file(root, &root.join(".git").join("info").join("exclude"), budget),

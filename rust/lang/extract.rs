@@ -9,9 +9,9 @@
 //! languages. Other files get their header comment, or a label for their kind.
 //! Results come back per directory, never per file object.
 
-use crate::ignorerules::{self, Budget, RootRules};
-use crate::imports::{self, Grammar, Import};
-use crate::walk::is_source_file;
+use crate::tree::ignore::{self, Budget, RootRules};
+use crate::lang::imports::{self, Grammar, Import};
+use crate::tree::walk::is_source_file;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -1069,16 +1069,16 @@ pub struct Index {
 /// git or `.contextignore` ignores is never described in a context file.
 struct Rules {
     /// `.contextignore` and the config's patterns: they win over everything.
-    priority: Option<Arc<ignorerules::Rules>>,
+    priority: Option<Arc<ignore::Rules>>,
     /// `.gitignore` by directory; the deepest one that says something decides.
-    nested: HashMap<String, Arc<ignorerules::Rules>>,
+    nested: HashMap<String, Arc<ignore::Rules>>,
     /// `.git/info/exclude`: consulted last.
-    exclude: Option<Arc<ignorerules::Rules>>,
+    exclude: Option<Arc<ignore::Rules>>,
 }
 
 impl Rules {
     fn ignores(&self, scope: &str, path: &Path) -> bool {
-        let verdict = |g: &Arc<ignorerules::Rules>| g.matched(path, false);
+        let verdict = |g: &Arc<ignore::Rules>| g.matched(path, false);
         if let Some(v) = self.priority.as_ref().and_then(verdict) {
             return v;
         }
@@ -1100,7 +1100,7 @@ struct DirInfo {
     package_name: Option<String>,
     crate_name: Option<String>,
     go_module: Option<String>,
-    gitignore: Option<Arc<ignorerules::Rules>>,
+    gitignore: Option<Arc<ignore::Rules>>,
     languages: HashMap<&'static str, u64>,
 }
 
@@ -1169,7 +1169,7 @@ fn dir_info(root: &Path, dir: &str, budget: &Budget) -> DirInfo {
         let name = name.to_string_lossy();
         match name.as_ref() {
             "pyproject.toml" | "setup.py" | "setup.cfg" => info.py_project = true,
-            ".gitignore" => info.gitignore = ignorerules::from_file(&abs, &abs.join(".gitignore"), budget),
+            ".gitignore" => info.gitignore = ignore::from_file(&abs, &abs.join(".gitignore"), budget),
             "package.json" => {
                 info.package_name = read_capped(&abs.join("package.json"), MAX_CODE_BYTES)
                     .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
@@ -1206,7 +1206,7 @@ fn dir_info(root: &Path, dir: &str, budget: &Budget) -> DirInfo {
 impl Index {
     pub fn build(root: &Path, dirs: Vec<String>, extra_ignore: &[String]) -> Index {
         let budget = Budget::new();
-        let RootRules { priority, exclude } = ignorerules::root_rules(root, extra_ignore, &budget);
+        let RootRules { priority, exclude } = ignore::root_rules(root, extra_ignore, &budget);
         let mut infos: Vec<DirInfo> = dirs.par_iter().map(|d| dir_info(root, d, &budget)).collect();
         let nested = infos.iter_mut().filter_map(|i| i.gitignore.take().map(|g| (i.dir.clone(), g))).collect();
         let rules = Rules { priority, nested, exclude };

@@ -54,7 +54,7 @@ fn is_escape(e: &io::Error) -> bool {
 }
 
 fn shown(rel: &Path) -> String {
-    crate::walk::escape_name(rel.as_os_str())
+    crate::tree::walk::escape_name(rel.as_os_str())
 }
 
 /// A directory handle of a root; every operation below stays beneath it.

@@ -9,7 +9,7 @@
 //! a queue overflow, or no watching at all (other platforms, limits,
 //! `--no-watch`) mean a full rescan.
 
-use crate::walk::{self, DirRow, Options};
+use crate::tree::walk::{self, DirRow, Options};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 

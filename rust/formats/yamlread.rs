@@ -37,8 +37,8 @@ pub enum Parsed {
     Refused(Refusal),
 }
 
-fn read_one(root: &crate::fs::Root, rel: &str, max_bytes: u64) -> Parsed {
-    use crate::fs::Error;
+fn read_one(root: &crate::tree::fs::Root, rel: &str, max_bytes: u64) -> Parsed {
+    use crate::tree::fs::Error;
     let buf = match root.read(std::path::Path::new(rel), max_bytes) {
         Ok(buf) => buf,
         Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Parsed::Missing,
@@ -55,7 +55,7 @@ fn read_one(root: &crate::fs::Root, rel: &str, max_bytes: u64) -> Parsed {
 
 /// Read and parse files beneath `root` (through the confined layer), in parallel.
 pub fn read_many(root: &std::path::Path, rels: &[String], max_bytes: u64) -> std::io::Result<Vec<Parsed>> {
-    let root = crate::fs::Root::open(root)?;
+    let root = crate::tree::fs::Root::open(root)?;
     Ok(rels.par_iter().map(|p| read_one(&root, p, max_bytes)).collect())
 }
 

@@ -1,0 +1,11 @@
+//! The repository as a tree of files: which paths count (`ignore`: the one ignore policy of
+//! every walk; not the `ignore` crate, which some walks still use to list directories), the
+//! parallel walk into a table of directories (`walk`, with dotcontext's `fingerprint`), that
+//! table kept true by file-system events (`live` over `watch`), and the one confined way to
+//! read and write a repository's files (`fs`).
+
+pub mod fingerprint;
+pub mod fs;
+pub mod ignore;
+pub mod live;
+pub mod walk;
