@@ -5,12 +5,13 @@ mod caches;
 mod formats;
 mod lang;
 mod project;
+mod scopes;
 mod tree;
 
 use artifacts::{annotate, bpe, srcindex};
 use caches::{cache, select};
 use formats::{jsonrpc, yamlread, yamlwrite};
-use lang::extract;
+use scopes::sources;
 use project::modscan;
 use tree::{fingerprint, fs, live, walk};
 
@@ -494,7 +495,7 @@ fn fs_exchange(py: Python<'_>, root: PathBuf, a: PathBuf, b: PathBuf) -> PyResul
 /// table's directories, then asked for the facts of scopes.
 #[pyclass(frozen, name = "ScopeSources")]
 struct ScopeSourcesPy {
-    inner: extract::Index,
+    inner: sources::Index,
 }
 
 #[pymethods]
@@ -502,7 +503,7 @@ impl ScopeSourcesPy {
     #[new]
     #[pyo3(signature = (root, dirs, extra_ignore=Vec::new()))]
     fn new(py: Python<'_>, root: PathBuf, dirs: Vec<String>, extra_ignore: Vec<String>) -> Self {
-        ScopeSourcesPy { inner: py.detach(|| extract::Index::build(&root, dirs, &extra_ignore)) }
+        ScopeSourcesPy { inner: py.detach(|| sources::Index::build(&root, dirs, &extra_ignore)) }
     }
 
     /// For each scope, the files its context file lists (not hidden, source, not ignored).
@@ -587,7 +588,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ] {
         m.add_function(f)?;
     }
-    m.add("FILE_LABELS", extract::labels())?;
+    m.add("FILE_LABELS", lang::labels())?;
     m.add("SKIP_DIRS", walk::SKIP_DIRS.to_vec())?;
     Ok(())
 }

@@ -1,6 +1,7 @@
-//! The import grammar of each language, shared by `init` (lang/extract.rs, which resolves
-//! imports to directories and packages) and `project scan` (project/modscan.rs, which maps them to
-//! modules), so both see the same imports in the same code.
+//! The import grammar of each language, shared by `init` (lang/extract.rs reads them,
+//! scopes/sources.rs resolves them to directories and packages) and `project scan`
+//! (project/modscan.rs, which maps them to modules), so both see the same imports in the
+//! same code.
 //!
 //! Line-oriented, not a parser. Where the two readers used to differ, the stricter or more
 //! precise reading won:
@@ -101,7 +102,8 @@ fn python(lines: &[&str], out: &mut Vec<Import>) {
     }
 }
 
-fn is_dotted(name: &str) -> bool {
+/// Whether `name` is a dotted Python module name (`a.b_c`, no part starting with a digit).
+pub fn is_dotted(name: &str) -> bool {
     !name.is_empty()
         && name.split('.').all(|p| {
             let mut cs = p.chars();

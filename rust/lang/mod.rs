@@ -1,6 +1,165 @@
-//! What source files say, language by language: the import grammar of each language
-//! (`imports`, shared by `init` and `project scan`) and the extractors of purposes and
-//! exported signatures (`extract`).
+//! What source files say, language by language: which language (and which kind of file) a
+//! name is, the import grammar of each language (`imports`, shared by `init` and `project
+//! scan`), and the extractors of purposes and exported signatures (`extract`, over the
+//! per-language scanners `python`, `rust`, `go`, `js` and the comment readers of `text`).
 
 pub mod extract;
+mod go;
 pub mod imports;
+mod js;
+mod python;
+mod rust;
+mod text;
+
+use imports::Grammar;
+
+/// How a file is read: the code scanners (Python, Rust, TypeScript, JavaScript, Go), else
+/// the comment syntax of its header (`#`, `//`, `--`) or its kind of text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    Python,
+    Rust,
+    TypeScript,
+    JavaScript,
+    Go,
+    Hash,
+    Slash,
+    Dash,
+    Markdown,
+    Rst,
+    Text,
+    Json,
+    Other,
+}
+
+/// (extension or file name, label, scanner, language name for the project's language).
+const KINDS: &[(&str, &str, Lang, &str)] = &[
+    ("py", "Python module", Lang::Python, "python"),
+    ("pyi", "Python type stubs", Lang::Python, "python"),
+    ("rs", "Rust module", Lang::Rust, "rust"),
+    ("ts", "TypeScript module", Lang::TypeScript, "typescript"),
+    ("tsx", "TypeScript React component", Lang::TypeScript, "typescript"),
+    ("mts", "TypeScript module", Lang::TypeScript, "typescript"),
+    ("cts", "TypeScript module", Lang::TypeScript, "typescript"),
+    ("js", "JavaScript module", Lang::JavaScript, "javascript"),
+    ("jsx", "JavaScript React component", Lang::JavaScript, "javascript"),
+    ("mjs", "JavaScript module", Lang::JavaScript, "javascript"),
+    ("cjs", "JavaScript module", Lang::JavaScript, "javascript"),
+    ("go", "Go source", Lang::Go, "go"),
+    ("java", "Java source", Lang::Slash, "java"),
+    ("kt", "Kotlin source", Lang::Slash, "kotlin"),
+    ("kts", "Kotlin script", Lang::Slash, "kotlin"),
+    ("c", "C source", Lang::Slash, "c"),
+    ("h", "C header", Lang::Slash, "c"),
+    ("cpp", "C++ source", Lang::Slash, "c++"),
+    ("cc", "C++ source", Lang::Slash, "c++"),
+    ("hpp", "C++ header", Lang::Slash, "c++"),
+    ("cs", "C# source", Lang::Slash, "c#"),
+    ("swift", "Swift source", Lang::Slash, "swift"),
+    ("scala", "Scala source", Lang::Slash, "scala"),
+    ("php", "PHP source", Lang::Slash, "php"),
+    ("rb", "Ruby source", Lang::Hash, "ruby"),
+    ("ex", "Elixir source", Lang::Hash, "elixir"),
+    ("exs", "Elixir script", Lang::Hash, "elixir"),
+    ("hs", "Haskell source", Lang::Dash, "haskell"),
+    ("lua", "Lua script", Lang::Dash, "lua"),
+    ("r", "R script", Lang::Hash, "r"),
+    ("sql", "SQL script", Lang::Dash, ""),
+    ("sh", "Shell script", Lang::Hash, "shell"),
+    ("bash", "Shell script", Lang::Hash, "shell"),
+    ("zsh", "Shell script", Lang::Hash, "shell"),
+    ("yaml", "YAML configuration", Lang::Hash, ""),
+    ("yml", "YAML configuration", Lang::Hash, ""),
+    ("toml", "TOML configuration", Lang::Hash, ""),
+    ("json", "JSON data", Lang::Json, ""),
+    ("xml", "XML document", Lang::Other, ""),
+    ("html", "HTML page", Lang::Other, ""),
+    ("css", "Stylesheet", Lang::Slash, ""),
+    ("scss", "Stylesheet", Lang::Slash, ""),
+    ("md", "Markdown document", Lang::Markdown, ""),
+    ("mdx", "MDX document", Lang::Markdown, ""),
+    ("rst", "reStructuredText document", Lang::Rst, ""),
+    ("txt", "Text file", Lang::Text, ""),
+    ("vue", "Vue component", Lang::Other, "javascript"),
+    ("svelte", "Svelte component", Lang::Other, "javascript"),
+    ("tf", "Terraform configuration", Lang::Hash, "hcl"),
+    ("hcl", "HCL configuration", Lang::Hash, "hcl"),
+    ("dockerfile", "Container build file", Lang::Hash, ""),
+    ("graphql", "GraphQL schema", Lang::Hash, ""),
+    ("gql", "GraphQL schema", Lang::Hash, ""),
+    ("proto", "Protocol Buffers definitions", Lang::Slash, ""),
+    ("Dockerfile", "Container build file", Lang::Hash, ""),
+    ("Makefile", "Build rules (make)", Lang::Hash, ""),
+    ("CMakeLists.txt", "CMake build rules", Lang::Hash, ""),
+    ("Cargo.toml", "Rust crate manifest", Lang::Hash, ""),
+    ("go.mod", "Go module definition", Lang::Other, ""),
+    ("pyproject.toml", "Python project metadata", Lang::Hash, ""),
+    ("package.json", "npm package manifest", Lang::Json, ""),
+    ("Gemfile", "Ruby dependencies", Lang::Hash, ""),
+    ("Rakefile", "Ruby build tasks", Lang::Hash, ""),
+];
+
+/// The label a file gets when nothing more specific can be said of it.
+pub const FALLBACK_LABEL: &str = "Source file";
+
+/// Every label, for telling a generic purpose from a written one.
+pub fn labels() -> Vec<&'static str> {
+    let mut all: Vec<&str> = KINDS.iter().map(|k| k.1).collect();
+    all.push(FALLBACK_LABEL);
+    all.sort();
+    all.dedup();
+    all
+}
+
+/// The (label, scanner, language name) of a file name: by its whole name, else its extension.
+pub fn kind_of(name: &str) -> (&'static str, Lang, &'static str) {
+    if let Some(k) = KINDS.iter().find(|k| k.0 == name) {
+        return (k.1, k.2, k.3);
+    }
+    let ext = match name.rfind('.') {
+        Some(i) => name[i + 1..].to_ascii_lowercase(),
+        None => return (FALLBACK_LABEL, Lang::Other, ""),
+    };
+    match KINDS.iter().find(|k| k.0 == ext) {
+        Some(k) => (k.1, k.2, k.3),
+        None => (FALLBACK_LABEL, Lang::Other, ""),
+    }
+}
+
+/// Whether files of `lang` are read as code (exports and imports), not only for a header.
+pub fn is_code(lang: Lang) -> bool {
+    matches!(lang, Lang::Python | Lang::Rust | Lang::TypeScript | Lang::JavaScript | Lang::Go)
+}
+
+/// The import grammar of a language, if it has one.
+pub fn grammar(lang: Lang) -> Option<Grammar> {
+    match lang {
+        Lang::Python => Some(Grammar::Python),
+        Lang::Rust => Some(Grammar::Rust),
+        Lang::Go => Some(Grammar::Go),
+        Lang::TypeScript | Lang::JavaScript => Some(Grammar::Js),
+        _ => None,
+    }
+}
+
+/// Whether a file's name says it holds tests, by its language's convention.
+pub fn is_test_name(name: &str, lang: Lang) -> bool {
+    match lang {
+        Lang::Python => name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py",
+        Lang::Go => name.ends_with("_test.go"),
+        Lang::TypeScript | Lang::JavaScript => name.contains(".test.") || name.contains(".spec."),
+        _ => false,
+    }
+}
+
+/// The names a test file of `name` would have, by its language's convention (None: the
+/// language has none).
+pub fn test_names(name: &str, lang: Lang) -> Option<Vec<String>> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    Some(match lang {
+        Lang::Python => vec![format!("test_{}.py", stem), format!("{}_test.py", stem)],
+        Lang::Go => vec![format!("{}_test.go", stem)],
+        Lang::TypeScript | Lang::JavaScript => vec![format!("{}.test.{}", stem, ext), format!("{}.spec.{}", stem, ext)],
+        _ => return None,
+    })
+}

@@ -1,0 +1,559 @@
+//! What a `.context.yaml` derives from the sources of a tree, read from many files in
+//! parallel: each file's purpose and exports (lang/extract.rs), and imports resolved either
+//! to directories of the same repository or to external package names. Results come back
+//! per directory, never per file object.
+
+use crate::lang::extract::{read_capped, scan_one, MAX_CODE_BYTES, MAX_TEXT_BYTES};
+use crate::lang::imports::{self, Import};
+use crate::lang::{is_code, is_test_name, kind_of, test_names, Lang};
+use crate::tree::ignore::{self, Budget, RootRules};
+use crate::tree::walk::{child_scope, is_source_file, parent_scope};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+const MAX_EXPORTS: usize = 50;
+const MAX_INTERFACES: usize = 25;
+
+fn quoted(s: &str) -> Option<String> {
+    let start = s.find(['"', '\'', '`'])?;
+    let q = s[start..].chars().next()?;
+    let rest = &s[start + 1..];
+    let end = rest.find(q)?;
+    let v = &rest[..end];
+    if v.is_empty() { None } else { Some(v.to_string()) }
+}
+
+/// What is known of the whole tree before any scope is read: which directories exist,
+/// and where the Python packages, npm packages, crates and Go modules of the repository are.
+pub struct Index {
+    root: PathBuf,
+    dirs: HashSet<String>,
+    py_modules: HashMap<String, Vec<String>>,
+    js_packages: HashMap<String, String>,
+    crates: HashMap<String, String>,
+    cargo_dirs: HashSet<String>,
+    go_modules: Vec<(String, String)>,
+    rules: Rules,
+    /// Files per language over every directory of the table, most first.
+    pub languages: Vec<(String, u64)>,
+}
+
+/// The ignore rules the walk prunes directories by, applied here to files: a file
+/// git or `.contextignore` ignores is never described in a context file.
+struct Rules {
+    /// `.contextignore` and the config's patterns: they win over everything.
+    priority: Option<Arc<ignore::Rules>>,
+    /// `.gitignore` by directory; the deepest one that says something decides.
+    nested: HashMap<String, Arc<ignore::Rules>>,
+    /// `.git/info/exclude`: consulted last.
+    exclude: Option<Arc<ignore::Rules>>,
+}
+
+impl Rules {
+    fn ignores(&self, scope: &str, path: &Path) -> bool {
+        let verdict = |g: &Arc<ignore::Rules>| g.matched(path, false);
+        if let Some(v) = self.priority.as_ref().and_then(verdict) {
+            return v;
+        }
+        let mut cur = Some(scope.to_string());
+        while let Some(d) = cur {
+            if let Some(v) = self.nested.get(&d).and_then(verdict) {
+                return v;
+            }
+            cur = parent(&d);
+        }
+        self.exclude.as_ref().and_then(verdict).unwrap_or(false)
+    }
+}
+
+struct DirInfo {
+    dir: String,
+    py_files: bool,
+    py_project: bool,
+    package_name: Option<String>,
+    crate_name: Option<String>,
+    go_module: Option<String>,
+    gitignore: Option<Arc<ignore::Rules>>,
+    languages: HashMap<&'static str, u64>,
+}
+
+/// The scope above `dir`; None above the root.
+fn parent(dir: &str) -> Option<String> {
+    (dir != ".").then(|| parent_scope(dir).to_string())
+}
+
+fn cargo_package_name(text: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_package = t == "[package]";
+        } else if in_package {
+            if let Some(v) = t.strip_prefix("name") {
+                let v = v.trim_start();
+                if let Some(v) = v.strip_prefix('=') {
+                    return quoted(v);
+                }
+            }
+        }
+    }
+    None
+}
+
+fn dir_info(root: &Path, dir: &str, budget: &Budget) -> DirInfo {
+    let mut info = DirInfo {
+        dir: dir.to_string(),
+        py_files: false,
+        py_project: false,
+        package_name: None,
+        crate_name: None,
+        go_module: None,
+        gitignore: None,
+        languages: HashMap::new(),
+    };
+    let abs = root.join(dir);
+    let Ok(reader) = fs::read_dir(&abs) else { return info };
+    for entry in reader.flatten() {
+        if !entry.file_type().map(|t| t.is_file()).unwrap_or(false) {
+            continue;
+        }
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        match name.as_ref() {
+            "pyproject.toml" | "setup.py" | "setup.cfg" => info.py_project = true,
+            ".gitignore" => info.gitignore = ignore::from_file(&abs, &abs.join(".gitignore"), budget),
+            "package.json" => {
+                info.package_name = read_capped(&abs.join("package.json"), MAX_CODE_BYTES)
+                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                    .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(|s| s.to_string()));
+            }
+            "Cargo.toml" => {
+                info.crate_name = Some(
+                    read_capped(&abs.join("Cargo.toml"), MAX_TEXT_BYTES * 4)
+                        .and_then(|t| cargo_package_name(&t))
+                        .unwrap_or_default(),
+                );
+            }
+            "go.mod" => {
+                info.go_module = read_capped(&abs.join("go.mod"), MAX_TEXT_BYTES).and_then(|t| {
+                    t.lines().find_map(|l| l.trim().strip_prefix("module ").map(|m| m.trim().trim_matches('"').to_string()))
+                });
+            }
+            _ => {}
+        }
+        if name.starts_with('.') || !is_source_file(&name) {
+            continue;
+        }
+        let (_, lang, language) = kind_of(&name);
+        if lang == Lang::Python {
+            info.py_files = true;
+        }
+        if !language.is_empty() {
+            *info.languages.entry(language).or_default() += 1;
+        }
+    }
+    info
+}
+
+impl Index {
+    pub fn build(root: &Path, dirs: Vec<String>, extra_ignore: &[String]) -> Index {
+        let budget = Budget::new();
+        let RootRules { priority, exclude } = ignore::root_rules(root, extra_ignore, &budget);
+        let mut infos: Vec<DirInfo> = dirs.par_iter().map(|d| dir_info(root, d, &budget)).collect();
+        let nested = infos.iter_mut().filter_map(|i| i.gitignore.take().map(|g| (i.dir.clone(), g))).collect();
+        let rules = Rules { priority, nested, exclude };
+        let dir_set: HashSet<String> = dirs.into_iter().collect();
+        let mut languages: HashMap<&str, u64> = HashMap::new();
+        let mut py_roots: HashSet<String> = HashSet::from([".".to_string()]);
+        let mut js_packages = HashMap::new();
+        let mut crates = HashMap::new();
+        let mut cargo_dirs = HashSet::new();
+        let mut go_modules = Vec::new();
+        for info in &infos {
+            for (l, n) in &info.languages {
+                *languages.entry(l).or_default() += n;
+            }
+            if info.py_project || info.dir == "." {
+                py_roots.insert(info.dir.clone());
+                for sub in ["src", "python", "lib"] {
+                    let d = child_scope(&info.dir, sub);
+                    if dir_set.contains(&d) {
+                        py_roots.insert(d);
+                    }
+                }
+            }
+            if let Some(n) = &info.package_name {
+                js_packages.insert(n.clone(), info.dir.clone());
+            }
+            if let Some(n) = &info.crate_name {
+                cargo_dirs.insert(info.dir.clone());
+                if !n.is_empty() {
+                    crates.insert(n.replace('-', "_"), info.dir.clone());
+                }
+            }
+            if let Some(m) = &info.go_module {
+                go_modules.push((m.clone(), info.dir.clone()));
+            }
+        }
+        go_modules.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
+        // Dotted module names of directories holding Python files, from each source root above them.
+        let mut py_modules: HashMap<String, Vec<String>> = HashMap::new();
+        for info in infos.iter().filter(|i| i.py_files && i.dir != ".") {
+            let mut anc = parent(&info.dir);
+            while let Some(a) = anc {
+                if py_roots.contains(&a) {
+                    let rel = if a == "." { info.dir.as_str() } else { &info.dir[a.len() + 1..] };
+                    let dotted = rel.replace('/', ".");
+                    if imports::is_dotted(&dotted) {
+                        py_modules.entry(dotted).or_default().push(info.dir.clone());
+                    }
+                }
+                anc = parent(&a);
+            }
+        }
+        let mut languages: Vec<(String, u64)> = languages.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        languages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        Index { root: root.to_path_buf(), dirs: dir_set, py_modules, js_packages, crates, cargo_dirs, go_modules, rules, languages }
+    }
+
+    fn longest_dir(&self, base: &str, segs: &[&str]) -> String {
+        for n in (1..=segs.len()).rev() {
+            let cand = child_scope(base, &segs[..n].join("/"));
+            if self.dirs.contains(&cand) {
+                return cand;
+            }
+        }
+        base.to_string()
+    }
+
+    fn nearest_with(&self, dir: &str, set: &HashSet<String>) -> Option<String> {
+        let mut cur = Some(dir.to_string());
+        while let Some(d) = cur {
+            if set.contains(&d) {
+                return Some(d);
+            }
+            cur = parent(&d);
+        }
+        None
+    }
+
+    /// An import seen in `file` of `dir`: Some(Ok(internal dir)) or Some(Err((ecosystem, package))).
+    fn resolve(&self, dir: &str, file: &str, import: &Import) -> Option<Result<String, (&'static str, String)>> {
+        match import {
+            Import::Python(level, module) => {
+                let segs: Vec<&str> = if module.is_empty() { vec![] } else { module.split('.').collect() };
+                if *level > 0 {
+                    let mut base = dir.to_string();
+                    for _ in 1..*level {
+                        base = parent(&base)?;
+                    }
+                    return Some(Ok(self.longest_dir(&base, &segs)));
+                }
+                for n in (1..=segs.len()).rev() {
+                    if let Some(cands) = self.py_modules.get(&segs[..n].join(".")) {
+                        return Some(Ok(nearest(cands, dir)));
+                    }
+                }
+                segs.first().map(|s| Err(("python", s.to_string())))
+            }
+            Import::Js(spec) => {
+                if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
+                    let target = normalize(dir, spec)?;
+                    if self.dirs.contains(&target) {
+                        return Some(Ok(target));
+                    }
+                    return parent(&target).map(Ok);
+                }
+                if spec.starts_with('/') || spec.contains(':') || spec.starts_with('#') || spec.starts_with('~') {
+                    return None;
+                }
+                let mut parts = spec.splitn(3, '/');
+                let first = parts.next()?;
+                let name = if first.starts_with('@') {
+                    format!("{}/{}", first, parts.next().unwrap_or(""))
+                } else {
+                    first.to_string()
+                };
+                match self.js_packages.get(&name) {
+                    Some(d) => Some(Ok(d.clone())),
+                    None if name.starts_with("@/") => None,
+                    None => Some(Err(("js", name))),
+                }
+            }
+            Import::Rust(segs) => {
+                let first = segs[0].as_str();
+                let rest: Vec<&str> = segs[1..].iter().map(|s| s.as_str()).collect();
+                let at_root = matches!(file, "mod.rs" | "lib.rs" | "main.rs");
+                match first {
+                    "crate" => {
+                        let krate = self.nearest_with(dir, &self.cargo_dirs)?;
+                        let src = child_scope(&krate, "src");
+                        let base = if self.dirs.contains(&src) { src } else { krate };
+                        Some(Ok(self.longest_dir(&base, &rest)))
+                    }
+                    "self" => Some(Ok(self.longest_dir(dir, &rest))),
+                    "super" => {
+                        let mut base = if at_root { parent(dir)? } else { dir.to_string() };
+                        let mut rest = rest.as_slice();
+                        while rest.first() == Some(&"super") {
+                            base = parent(&base)?;
+                            rest = &rest[1..];
+                        }
+                        Some(Ok(self.longest_dir(&base, rest)))
+                    }
+                    name if imports::RUST_BUILTIN.contains(&name) => None,
+                    name => match self.crates.get(name) {
+                        Some(d) => Some(Ok(d.clone())),
+                        None => Some(Err(("rust", name.to_string()))),
+                    },
+                }
+            }
+            Import::Go(path) => {
+                for (module, mdir) in &self.go_modules {
+                    if path == module {
+                        return Some(Ok(mdir.clone()));
+                    }
+                    if let Some(rest) = path.strip_prefix(module.as_str()).and_then(|r| r.strip_prefix('/')) {
+                        let segs: Vec<&str> = rest.split('/').collect();
+                        return Some(Ok(self.longest_dir(mdir, &segs)));
+                    }
+                }
+                if path.split('/').next().is_some_and(|s| s.contains('.')) {
+                    Some(Err(("go", path.clone())))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// Facts of every scope, as one JSON array (one object per scope, in order).
+    pub fn extract(&self, scopes: &[String]) -> String {
+        let facts: Vec<ScopeFacts> = scopes.par_iter().map(|s| self.scope_facts(s)).collect();
+        serde_json::to_string(&facts).unwrap_or_else(|_| "[]".to_string())
+    }
+
+    /// For each (scope, names): the names no file of the scope exports any more.
+    pub fn missing_exports(&self, items: &[(String, Vec<String>)]) -> Vec<Vec<String>> {
+        items
+            .par_iter()
+            .map(|(scope, names)| {
+                let abs = self.root.join(scope);
+                let all = self.list_files(scope);
+                let found: HashSet<String> =
+                    self.sources(scope, &all).flat_map(|n| scan_one(&abs, n, true, 0).names).collect();
+                names.iter().filter(|n| !found.contains(*n)).cloned().collect()
+            })
+            .collect()
+    }
+
+    fn list_files(&self, dir: &str) -> Vec<String> {
+        let mut names: Vec<String> = match fs::read_dir(self.root.join(dir)) {
+            Ok(r) => r
+                .flatten()
+                .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        names.sort();
+        names
+    }
+
+    /// The files of a scope's listing that a context file describes: not hidden, counted
+    /// as source by the walk, not ignored.
+    fn sources<'b>(&'b self, scope: &'b str, all: &'b [String]) -> impl Iterator<Item = &'b String> {
+        let abs = self.root.join(scope);
+        all.iter().filter(move |n| !n.starts_with('.') && is_source_file(n) && !self.rules.ignores(scope, &abs.join(n)))
+    }
+
+    /// For each scope, the names of the files its context file lists.
+    pub fn source_files(&self, scopes: &[String]) -> Vec<Vec<String>> {
+        scopes
+            .par_iter()
+            .map(|s| {
+                let all = self.list_files(s);
+                self.sources(s, &all).cloned().collect()
+            })
+            .collect()
+    }
+
+    fn scope_facts(&self, scope: &str) -> ScopeFacts {
+        let all = self.list_files(scope);
+        let abs = self.root.join(scope);
+        let present: HashSet<&str> = all.iter().map(|s| s.as_str()).collect();
+        let test_dirs: Vec<(&str, Vec<String>)> = ["tests", "test", "__tests__"]
+            .into_iter()
+            .filter(|d| self.dirs.contains(&child_scope(scope, d)))
+            .map(|d| (d, self.list_files(&child_scope(scope, d))))
+            .collect();
+        let mut facts = ScopeFacts::default();
+        facts.manifests = all.iter().filter(|n| MANIFESTS.contains(&n.as_str())).cloned().collect();
+        let mut internal = BTreeSet::new();
+        let mut external = BTreeSet::new();
+        let mut tests = BTreeSet::new();
+        let mut seen = HashSet::new();
+        for name in self.sources(scope, &all) {
+            let scan = scan_one(&abs, name, false, MAX_EXPORTS - facts.exports.len());
+            let (label, lang, _) = kind_of(name);
+            for import in &scan.imports {
+                match self.resolve(scope, name, import) {
+                    Some(Ok(d)) if d != scope => {
+                        internal.insert(d);
+                    }
+                    Some(Err((eco, pkg))) => {
+                        external.insert((eco, pkg));
+                    }
+                    _ => {}
+                }
+            }
+            if scan.tests || is_test_name(name, lang) {
+                tests.insert(match lang {
+                    Lang::Python => "python",
+                    Lang::Rust => "rust",
+                    Lang::Go => "go",
+                    Lang::TypeScript | Lang::JavaScript => "js",
+                    _ => continue,
+                });
+            }
+            let generic = scan.purpose.is_none();
+            let purpose = scan.purpose.unwrap_or_else(|| {
+                if scan.first.is_empty() {
+                    label.to_string()
+                } else {
+                    let more = if scan.count > scan.first.len() { ", …" } else { "" };
+                    format!("{} defining {}{}", label, scan.first.join(", "), more)
+                }
+            });
+            if generic {
+                facts.generic.push(name.clone());
+            }
+            let test_file = if is_code(lang) && !is_test_name(name, lang) { find_test(name, lang, &present, &test_dirs) } else { None };
+            // A test file's functions are not the directory's interface.
+            for e in scan.exports.into_iter().filter(|_| !is_test_name(name, lang)) {
+                if !seen.insert(e.sig.clone()) {
+                    continue;
+                }
+                if let Some(d) = e.doc {
+                    if facts.interfaces.len() < MAX_INTERFACES {
+                        facts.interfaces.push(InterfaceOut { name: e.sig.clone(), description: d });
+                    }
+                }
+                facts.exports.push(e.sig);
+            }
+            facts.files.push(FileOut { name: name.clone(), purpose, test_file });
+        }
+        facts.internal = internal.into_iter().collect();
+        facts.external = external.into_iter().map(|(e, p)| (e.to_string(), p)).collect();
+        facts.tests = tests.into_iter().map(|s| s.to_string()).collect();
+        facts
+    }
+}
+
+/// Files that say how a directory is built and tested.
+const MANIFESTS: &[&str] = &[
+    "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pytest.ini", "tox.ini", "Cargo.toml",
+    "package.json", "go.mod", "Makefile",
+];
+
+fn nearest(cands: &[String], dir: &str) -> String {
+    let shared = |c: &String| c.split('/').zip(dir.split('/')).take_while(|(a, b)| a == b).count();
+    cands.iter().max_by(|a, b| shared(a).cmp(&shared(b)).then(b.cmp(a))).cloned().unwrap_or_default()
+}
+
+fn normalize(dir: &str, spec: &str) -> Option<String> {
+    let mut parts: Vec<&str> = if dir == "." { vec![] } else { dir.split('/').collect() };
+    for seg in spec.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(if parts.is_empty() { ".".to_string() } else { parts.join("/") })
+}
+
+/// Where the tests of `name` are: beside it, or in a test directory of the scope.
+fn find_test(name: &str, lang: Lang, present: &HashSet<&str>, test_dirs: &[(&str, Vec<String>)]) -> Option<String> {
+    let candidates = test_names(name, lang)?;
+    for c in &candidates {
+        if present.contains(c.as_str()) {
+            return Some(c.clone());
+        }
+    }
+    for (d, files) in test_dirs {
+        for c in &candidates {
+            if files.iter().any(|f| f == c) {
+                return Some(format!("{}/{}", d, c));
+            }
+        }
+    }
+    None
+}
+
+
+#[derive(Serialize)]
+struct FileOut {
+    name: String,
+    purpose: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    test_file: Option<String>,
+}
+
+#[derive(Serialize)]
+struct InterfaceOut {
+    name: String,
+    description: String,
+}
+
+/// What one directory's files say, in the shape Python decodes (`generate.ScopeFacts`).
+#[derive(Serialize, Default)]
+struct ScopeFacts {
+    files: Vec<FileOut>,
+    /// Names of files whose purpose is only a label for their kind.
+    generic: Vec<String>,
+    exports: Vec<String>,
+    interfaces: Vec<InterfaceOut>,
+    internal: Vec<String>,
+    external: Vec<(String, String)>,
+    manifests: Vec<String>,
+    /// Languages with tests here: "python", "rust", "go", "js".
+    tests: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ignored_files_are_not_described() {
+        let root = std::env::temp_dir().join(format!("repoctx-extract-ignore-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("src/sub")).unwrap();
+        fs::create_dir_all(root.join(".git/info")).unwrap();
+        fs::write(root.join(".gitignore"), "*.local.py\nkeep.*\n").unwrap();
+        fs::write(root.join("src/sub/.gitignore"), "!keep.py\n").unwrap();
+        fs::write(root.join(".git/info/exclude"), "excluded.py\n").unwrap();
+        fs::write(root.join(".contextignore"), "noise.md\n").unwrap();
+        for f in ["a.py", "b.local.py", "keep.py", "excluded.py", "noise.md", "extra.py"] {
+            fs::write(root.join("src/sub").join(f), "x = 1\n").unwrap();
+        }
+        let dirs = vec![".".to_string(), "src".to_string(), "src/sub".to_string()];
+        let index = Index::build(&root, dirs, &["extra.py".to_string()]);
+        assert_eq!(index.source_files(&["src/sub".to_string()]), vec![vec!["a.py".to_string(), "keep.py".to_string()]]);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn relative_paths_normalise_inside_the_root_only() {
+        assert_eq!(normalize("src/a", "../b/c").as_deref(), Some("src/b/c"));
+        assert_eq!(normalize(".", "./x").as_deref(), Some("x"));
+        assert_eq!(normalize("a", "../.."), None);
+    }
+}
