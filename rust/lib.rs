@@ -5,6 +5,7 @@ mod caches;
 mod formats;
 mod lang;
 mod project;
+mod py;
 mod scopes;
 mod tree;
 
@@ -15,31 +16,12 @@ use scopes::sources;
 use project::modscan;
 use tree::{fingerprint, fs, live, walk};
 
+use py::{annotation_row, cache_err, in_root, os_err, row, AnnotationRow, LinkRefused, Row, StatTuple};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
-/// One row of the walk table: (scope, fingerprint, source_bytes, files, has_context,
-/// included, eligible, context_mtime_ns, context_size).
-type Row = (String, String, u64, u32, bool, bool, bool, i64, u64);
-
-fn row(r: &walk::DirRow) -> Row {
-    (
-        r.scope.clone(),
-        r.fingerprint.clone(),
-        r.source_bytes,
-        r.files,
-        r.has_context,
-        r.included,
-        r.eligible,
-        r.context_stat.0,
-        r.context_stat.1,
-    )
-}
-
-fn os_err(e: std::io::Error) -> PyErr {
-    PyOSError::new_err(e.to_string())
-}
+// --- the tree (tree/): the walk, the live index, fingerprints ----------------------------
 
 #[pyfunction]
 #[pyo3(name = "walk", signature = (root, extra_ignore, max_depth, min_tokens))]
@@ -90,7 +72,7 @@ impl LiveIndexPy {
 
     /// (position, row) of each row changed after generation `since`, and the current
     /// generation; None for the rows when rows were added or removed after `since` (call table()).
-    fn changes_since(&self, since: u64) -> (Option<Vec<(usize, Row)>>, usize, Vec<walk::LeftOut>, u64) {
+    fn changes_since(&self, since: u64) -> py::Changes {
         let index = self.inner.lock().unwrap();
         let (_, skipped, unreadable) = index.table();
         let changed = index.changes_since(since).map(|c| c.into_iter().map(|(i, r)| (i, row(r))).collect());
@@ -108,21 +90,6 @@ impl LiveIndexPy {
     }
 }
 
-/// BPE token counts of each text ("o200k" or "cl100k"), in parallel.
-#[pyfunction]
-fn count_tokens(py: Python<'_>, encoding: &str, texts: Vec<String>) -> PyResult<Vec<usize>> {
-    py.detach(|| bpe::count(encoding, &texts))
-        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("unknown encoding {encoding:?}; known: o200k, cl100k")))
-}
-
-/// The path with every symlink resolved (realpath(3)), or None when that fails (a missing
-/// component, a loop, no permission): the caller then falls back to Python's lenient
-/// os.path.realpath. In C a handful of lstat calls; Python's own costs ~40 µs a path.
-#[pyfunction]
-fn real_path(path: PathBuf) -> Option<std::ffi::OsString> {
-    std::fs::canonicalize(path).ok().map(PathBuf::into_os_string) // str, as os.path gives
-}
-
 #[pyfunction]
 #[pyo3(name = "fingerprint")]
 fn fingerprint_py(py: Python<'_>, dir: PathBuf) -> PyResult<String> {
@@ -134,25 +101,85 @@ fn is_source_file(name: &str) -> bool {
     walk::is_source_file(name)
 }
 
+/// The path with every symlink resolved (realpath(3)), or None when that fails (a missing
+/// component, a loop, no permission): the caller then falls back to Python's lenient
+/// os.path.realpath. In C a handful of lstat calls; Python's own costs ~40 µs a path.
+#[pyfunction]
+fn real_path(path: PathBuf) -> Option<std::ffi::OsString> {
+    std::fs::canonicalize(path).ok().map(PathBuf::into_os_string) // str, as os.path gives
+}
+
+// --- the confined file-system layer (tree/fs.rs) -----------------------------------------
+
+/// A regular file's bytes beneath the root, at most `max_bytes`.
+#[pyfunction]
+fn fs_read(py: Python<'_>, root: PathBuf, rel: PathBuf, max_bytes: u64) -> PyResult<Py<pyo3::types::PyBytes>> {
+    let data = in_root(py, &root, |r| r.read(&rel, max_bytes))?;
+    Ok(pyo3::types::PyBytes::new(py, &data).unbind())
+}
+
+/// The first `n` bytes of a regular file beneath the root.
+#[pyfunction]
+fn fs_read_head(py: Python<'_>, root: PathBuf, rel: PathBuf, n: u64) -> PyResult<Py<pyo3::types::PyBytes>> {
+    let data = in_root(py, &root, |r| r.read_head(&rel, n))?;
+    Ok(pyo3::types::PyBytes::new(py, &data).unbind())
+}
+
+#[pyfunction]
+fn fs_write(py: Python<'_>, root: PathBuf, rel: PathBuf, data: &[u8]) -> PyResult<()> {
+    in_root(py, &root, |r| r.write_atomic(&rel, data))
+}
+
+#[pyfunction]
+fn fs_makedirs(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<()> {
+    in_root(py, &root, |r| r.create_dir_all(&rel))
+}
+
+/// The descriptor of a directory opened beneath the root (the caller closes it).
+#[pyfunction]
+fn fs_open_dir(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<i32> {
+    in_root(py, &root, |r| Ok(fs::dir_into_fd(r.open_dir(&rel)?)?))
+}
+
+#[pyfunction]
+fn fs_list(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<Vec<(std::ffi::OsString, &'static str)>> {
+    let listed = in_root(py, &root, |r| r.list(&rel))?;
+    Ok(listed.into_iter().map(|(n, k)| (n, k.letter())).collect())
+}
+
+#[pyfunction]
+fn fs_stat(py: Python<'_>, root: PathBuf, rel: PathBuf, follow: bool) -> PyResult<Option<fs::StatTuple>> {
+    in_root(py, &root, |r| r.stat(&rel, follow).map(|m| m.as_ref().map(fs::stat_tuple)))
+}
+
+#[pyfunction]
+fn fs_remove(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<()> {
+    in_root(py, &root, |r| r.remove_file(&rel))
+}
+
+#[pyfunction]
+fn fs_remove_tree(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<()> {
+    in_root(py, &root, |r| r.remove_tree(&rel))
+}
+
+#[pyfunction]
+fn fs_rename(py: Python<'_>, root: PathBuf, src: PathBuf, dst: PathBuf) -> PyResult<()> {
+    in_root(py, &root, |r| r.rename(&src, &dst, true))
+}
+
+#[pyfunction]
+fn fs_exchange(py: Python<'_>, root: PathBuf, a: PathBuf, b: PathBuf) -> PyResult<()> {
+    in_root(py, &root, |r| r.exchange(&a, &b))
+}
+
+// --- formats (formats/): YAML in and out, JSON-RPC ids -----------------------------------
+
 /// Parse YAML files beneath `root` in parallel. Each result is ("json", text), ("missing", ""),
 /// ("too_large", ""), ("invalid", why it was not read) or ("refused", JSON {reason, line, column}
 /// of YAML the reader refused). OSError when the root cannot be opened.
 #[pyfunction]
 fn read_yaml_many(py: Python<'_>, root: PathBuf, rels: Vec<String>, max_bytes: u64) -> PyResult<Vec<(&'static str, String)>> {
-    Ok(py
-        .detach(|| yamlread::read_many(&root, &rels, max_bytes))
-        .map_err(os_err)?
-        .into_iter()
-        .map(|p| match p {
-            yamlread::Parsed::Json(s) => ("json", s),
-            yamlread::Parsed::Missing => ("missing", String::new()),
-            yamlread::Parsed::TooLarge => ("too_large", String::new()),
-            yamlread::Parsed::Invalid(e) => ("invalid", e),
-            yamlread::Parsed::Refused(r) => {
-                ("refused", serde_json::json!({"reason": r.reason, "line": r.line, "column": r.column}).to_string())
-            }
-        })
-        .collect())
+    Ok(py.detach(|| yamlread::read_many(&root, &rels, max_bytes)).map_err(os_err)?.into_iter().map(py::parsed).collect())
 }
 
 /// One YAML document as JSON text, parsed with the bounds of formats/yamlread.rs; a refused one
@@ -160,6 +187,26 @@ fn read_yaml_many(py: Python<'_>, root: PathBuf, rels: Vec<String>, max_bytes: u
 #[pyfunction]
 fn yaml_to_json(py: Python<'_>, data: &[u8]) -> PyResult<String> {
     py.detach(|| yamlread::to_json(data)).map_err(|r| PyValueError::new_err((r.reason, r.line, r.column, r.syntax)))
+}
+
+/// YAML text (keys in order, strings double-quoted) for a JSON object.
+#[pyfunction]
+fn to_yaml(json: &[u8]) -> PyResult<String> {
+    yamlwrite::to_yaml(json).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Write each (path under `root`, JSON) as YAML (with raw=True, each (path, text) as it is)
+/// to a temporary file beside it, through the confined layer; returns the temporary paths.
+#[pyfunction]
+#[pyo3(signature = (root, items, raw=false))]
+fn stage_yaml(py: Python<'_>, root: PathBuf, items: Vec<(PathBuf, Vec<u8>)>, raw: bool) -> PyResult<Vec<PathBuf>> {
+    in_root(py, &root, |r| yamlwrite::stage(r, &root, &items, raw))
+}
+
+/// Flush staged (temporary, final) pairs, rename them into place in order, flush again.
+#[pyfunction]
+fn commit_staged(py: Python<'_>, root: PathBuf, pairs: Vec<(PathBuf, PathBuf)>) -> PyResult<()> {
+    in_root(py, &root, |r| yamlwrite::commit(r, &root, &pairs))
 }
 
 /// (whether a JSON-RPC line is one JSON object, its integer or string `id` where one can be read).
@@ -174,20 +221,46 @@ fn jsonrpc_request_id(py: Python<'_>, line: &[u8]) -> PyResult<(bool, Option<Py<
     Ok((whole, id))
 }
 
-/// Per module directory: (code files, key files as (path, role), import specifiers, ignored).
-#[pyfunction]
-fn scan_modules(
-    py: Python<'_>,
-    root: PathBuf,
-    dirs: Vec<String>,
-) -> Vec<(u32, Vec<(String, &'static str)>, Vec<String>, bool)> {
-    py.detach(|| modscan::scan_modules(&root, &dirs))
-        .into_iter()
-        .map(|m| (m.code_files, m.key_files, m.imports, m.ignored))
-        .collect()
+// --- scopes (scopes/sources.rs) ----------------------------------------------------------
+
+/// What `.context.yaml` derives from the sources of a tree: built once over the
+/// table's directories, then asked for the facts of scopes.
+#[pyclass(frozen, name = "ScopeSources")]
+struct ScopeSourcesPy {
+    inner: sources::Index,
 }
 
-// --- caches (caches/cache.rs, select.rs) ---------------------------------------
+#[pymethods]
+impl ScopeSourcesPy {
+    #[new]
+    #[pyo3(signature = (root, dirs, extra_ignore=Vec::new()))]
+    fn new(py: Python<'_>, root: PathBuf, dirs: Vec<String>, extra_ignore: Vec<String>) -> Self {
+        ScopeSourcesPy { inner: py.detach(|| sources::Index::build(&root, dirs, &extra_ignore)) }
+    }
+
+    /// For each scope, the files its context file lists (not hidden, source, not ignored).
+    fn source_files(&self, py: Python<'_>, scopes: Vec<String>) -> Vec<Vec<String>> {
+        py.detach(|| self.inner.source_files(&scopes))
+    }
+
+    /// The facts of each scope as one JSON array, in the order given.
+    fn extract(&self, py: Python<'_>, scopes: Vec<String>) -> String {
+        py.detach(|| self.inner.extract(&scopes))
+    }
+
+    /// For each (scope, names): the names that no file of the scope exports.
+    fn missing_exports(&self, py: Python<'_>, items: Vec<(String, Vec<String>)>) -> Vec<Vec<String>> {
+        py.detach(|| self.inner.missing_exports(&items))
+    }
+
+    /// (language, files) over the whole table, most files first.
+    #[getter]
+    fn languages(&self) -> Vec<(String, u64)> {
+        self.inner.languages.clone()
+    }
+}
+
+// --- caches (caches/) --------------------------------------------------------------------
 
 /// A watch on a cache's directories, begun before the cache is read (see cache::Watcher).
 #[pyclass(frozen, name = "CacheWatch")]
@@ -213,14 +286,7 @@ struct CacheViewPy {
     watcher: Option<cache::Watcher>,
 }
 
-type StatTuple = (u64, u64, u64, i64, i64);
 
-fn cache_err(e: cache::Fail) -> PyErr {
-    match e {
-        cache::Fail::Io(e) => os_err(e),
-        cache::Fail::Code(code, message) => PyValueError::new_err((code, message)),
-    }
-}
 
 #[pymethods]
 impl CacheViewPy {
@@ -298,7 +364,7 @@ fn build_cache(
     root: PathBuf,
     rel: PathBuf,
     repository: bool,
-) -> PyResult<(Vec<(String, String, String)>, u64, Vec<(String, &'static str)>)> {
+) -> PyResult<py::BuiltCache> {
     let mode = if repository { cache::Mode::Repository } else { cache::Mode::Markdown };
     let out = in_root(py, &root, |r| r.open_dir(&rel))?;
     let built = py.detach(|| cache::build(&sources, &out, mode)).map_err(cache_err)?;
@@ -306,12 +372,7 @@ fn build_cache(
     Ok((entries, built.bytes, built.skipped))
 }
 
-/// One annotation: (path, line, kind, target, symbol_kind, symbol).
-type AnnotationRow = (String, u32, &'static str, String, &'static str, String);
-
-fn annotation_row(path: String, a: annotate::Annotation) -> AnnotationRow {
-    (path, a.line, a.kind, a.target, a.symbol_kind, a.symbol)
-}
+// --- artifacts (artifacts/) --------------------------------------------------------------
 
 /// The annotations of one file (`rel` names its language), read now.
 #[pyfunction]
@@ -388,6 +449,24 @@ impl SourceIndexPy {
     }
 }
 
+/// BPE token counts of each text ("o200k" or "cl100k"), in parallel.
+#[pyfunction]
+fn count_tokens(py: Python<'_>, encoding: &str, texts: Vec<String>) -> PyResult<Vec<usize>> {
+    py.detach(|| bpe::count(encoding, &texts))
+        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("unknown encoding {encoding:?}; known: o200k, cl100k")))
+}
+
+// --- project (project/modscan.rs) --------------------------------------------------------
+
+/// Per module directory: (code files, key files as (path, role), import specifiers, ignored).
+#[pyfunction]
+fn scan_modules(py: Python<'_>, root: PathBuf, dirs: Vec<String>) -> Vec<py::ModuleRow> {
+    py.detach(|| modscan::scan_modules(&root, &dirs))
+        .into_iter()
+        .map(|m| (m.code_files, m.key_files, m.imports, m.ignored))
+        .collect()
+}
+
 /// How this core was built: crate version, debug or release, target arch and OS.
 #[pyfunction]
 fn build_info() -> Vec<(&'static str, String)> {
@@ -396,156 +475,6 @@ fn build_info() -> Vec<(&'static str, String)> {
         ("profile", if cfg!(debug_assertions) { "debug" } else { "release" }.to_string()),
         ("target", format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS)),
     ]
-}
-
-// --- the confined file-system layer (tree/fs.rs) ------------------------------
-
-pyo3::create_exception!(
-    _core,
-    LinkRefused,
-    PyOSError,
-    "A link in the repository leads outside it: not followed."
-);
-
-fn fs_err(e: fs::Error) -> PyErr {
-    let message = e.to_string();
-    match e {
-        fs::Error::Outside(_) => LinkRefused::new_err((libc::ELOOP, message)),
-        fs::Error::NotRegular(_, dir) => PyOSError::new_err((if dir { libc::EISDIR } else { libc::EINVAL }, message)),
-        fs::Error::TooLarge(..) => PyOSError::new_err((libc::EFBIG, message)),
-        // OSError(errno, text) is the errno's own subclass (FileNotFoundError, …) with strerror set.
-        fs::Error::Io(e) => match e.raw_os_error() {
-            Some(n) => PyOSError::new_err((n, message.trim_end_matches(&format!(" (os error {n})")).to_string())),
-            None => os_err(e),
-        },
-    }
-}
-
-fn in_root<T>(py: Python<'_>, root: &std::path::Path, op: impl FnOnce(&fs::Root) -> fs::Result<T> + Send) -> PyResult<T>
-where
-    T: Send,
-{
-    py.detach(|| fs::Root::open(root).map_err(fs::Error::Io).and_then(|r| op(&r))).map_err(fs_err)
-}
-
-/// A regular file's bytes beneath the root, at most `max_bytes`.
-#[pyfunction]
-fn fs_read(py: Python<'_>, root: PathBuf, rel: PathBuf, max_bytes: u64) -> PyResult<Py<pyo3::types::PyBytes>> {
-    let data = in_root(py, &root, |r| r.read(&rel, max_bytes))?;
-    Ok(pyo3::types::PyBytes::new(py, &data).unbind())
-}
-
-/// The first `n` bytes of a regular file beneath the root.
-#[pyfunction]
-fn fs_read_head(py: Python<'_>, root: PathBuf, rel: PathBuf, n: u64) -> PyResult<Py<pyo3::types::PyBytes>> {
-    let data = in_root(py, &root, |r| r.read_head(&rel, n))?;
-    Ok(pyo3::types::PyBytes::new(py, &data).unbind())
-}
-
-#[pyfunction]
-fn fs_write(py: Python<'_>, root: PathBuf, rel: PathBuf, data: &[u8]) -> PyResult<()> {
-    in_root(py, &root, |r| r.write_atomic(&rel, data))
-}
-
-#[pyfunction]
-fn fs_makedirs(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<()> {
-    in_root(py, &root, |r| r.create_dir_all(&rel))
-}
-
-/// The descriptor of a directory opened beneath the root (the caller closes it).
-#[pyfunction]
-fn fs_open_dir(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<i32> {
-    in_root(py, &root, |r| Ok(fs::dir_into_fd(r.open_dir(&rel)?)?))
-}
-
-#[pyfunction]
-fn fs_list(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<Vec<(std::ffi::OsString, &'static str)>> {
-    let listed = in_root(py, &root, |r| r.list(&rel))?;
-    Ok(listed.into_iter().map(|(n, k)| (n, k.letter())).collect())
-}
-
-#[pyfunction]
-fn fs_stat(py: Python<'_>, root: PathBuf, rel: PathBuf, follow: bool) -> PyResult<Option<fs::StatTuple>> {
-    in_root(py, &root, |r| r.stat(&rel, follow).map(|m| m.as_ref().map(fs::stat_tuple)))
-}
-
-#[pyfunction]
-fn fs_remove(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<()> {
-    in_root(py, &root, |r| r.remove_file(&rel))
-}
-
-#[pyfunction]
-fn fs_remove_tree(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<()> {
-    in_root(py, &root, |r| r.remove_tree(&rel))
-}
-
-#[pyfunction]
-fn fs_rename(py: Python<'_>, root: PathBuf, src: PathBuf, dst: PathBuf) -> PyResult<()> {
-    in_root(py, &root, |r| r.rename(&src, &dst, true))
-}
-
-#[pyfunction]
-fn fs_exchange(py: Python<'_>, root: PathBuf, a: PathBuf, b: PathBuf) -> PyResult<()> {
-    in_root(py, &root, |r| r.exchange(&a, &b))
-}
-
-// --- scope writes (lang/extract.rs, formats/yamlwrite.rs) ---------------------------
-
-/// What `.context.yaml` derives from the sources of a tree: built once over the
-/// table's directories, then asked for the facts of scopes.
-#[pyclass(frozen, name = "ScopeSources")]
-struct ScopeSourcesPy {
-    inner: sources::Index,
-}
-
-#[pymethods]
-impl ScopeSourcesPy {
-    #[new]
-    #[pyo3(signature = (root, dirs, extra_ignore=Vec::new()))]
-    fn new(py: Python<'_>, root: PathBuf, dirs: Vec<String>, extra_ignore: Vec<String>) -> Self {
-        ScopeSourcesPy { inner: py.detach(|| sources::Index::build(&root, dirs, &extra_ignore)) }
-    }
-
-    /// For each scope, the files its context file lists (not hidden, source, not ignored).
-    fn source_files(&self, py: Python<'_>, scopes: Vec<String>) -> Vec<Vec<String>> {
-        py.detach(|| self.inner.source_files(&scopes))
-    }
-
-    /// The facts of each scope as one JSON array, in the order given.
-    fn extract(&self, py: Python<'_>, scopes: Vec<String>) -> String {
-        py.detach(|| self.inner.extract(&scopes))
-    }
-
-    /// For each (scope, names): the names that no file of the scope exports.
-    fn missing_exports(&self, py: Python<'_>, items: Vec<(String, Vec<String>)>) -> Vec<Vec<String>> {
-        py.detach(|| self.inner.missing_exports(&items))
-    }
-
-    /// (language, files) over the whole table, most files first.
-    #[getter]
-    fn languages(&self) -> Vec<(String, u64)> {
-        self.inner.languages.clone()
-    }
-}
-
-/// YAML text (keys in order, strings double-quoted) for a JSON object.
-#[pyfunction]
-fn to_yaml(json: &[u8]) -> PyResult<String> {
-    yamlwrite::to_yaml(json).map_err(|e| PyValueError::new_err(e.to_string()))
-}
-
-/// Write each (path under `root`, JSON) as YAML (with raw=True, each (path, text) as it is)
-/// to a temporary file beside it, through the confined layer; returns the temporary paths.
-#[pyfunction]
-#[pyo3(signature = (root, items, raw=false))]
-fn stage_yaml(py: Python<'_>, root: PathBuf, items: Vec<(PathBuf, Vec<u8>)>, raw: bool) -> PyResult<Vec<PathBuf>> {
-    in_root(py, &root, |r| yamlwrite::stage(r, &root, &items, raw))
-}
-
-/// Flush staged (temporary, final) pairs, rename them into place in order, flush again.
-#[pyfunction]
-fn commit_staged(py: Python<'_>, root: PathBuf, pairs: Vec<(PathBuf, PathBuf)>) -> PyResult<()> {
-    in_root(py, &root, |r| yamlwrite::commit(r, &root, &pairs))
 }
 
 #[pymodule]
