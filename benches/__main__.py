@@ -158,7 +158,7 @@ def suite_tokens(root: Path, opts: argparse.Namespace) -> dict:
     import time
 
     from repoctx import _core
-    from repoctx.tokens import bytes4
+    from repoctx.base.tokens import bytes4
 
     texts, size = [], 0
     for path in sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py")):

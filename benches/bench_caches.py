@@ -108,8 +108,8 @@ def bench_build(work: Path, src: Path, source_bytes: int, repeat: int) -> tuple[
         repoctx_build.last = json.loads(proc.stdout)
 
     def in_process():
-        from repoctx import caches
-        from repoctx.workspace import Workspace
+        from repoctx.caches import engine as caches
+        from repoctx.base.workspace import Workspace
 
         ws = Workspace.open(work, cache_root=root)
         caches.build(ws, caches.BuildParams(sources=str(src), cache=f"c{next(counter)}", repo=True))
@@ -181,7 +181,7 @@ async def _mcp(root: Path, cache: str, calls: int) -> dict:
 
 
 def bench_resolve(cache_dir: Path, calls: int, repeat: int) -> dict:
-    from repoctx import caches
+    from repoctx.caches import engine as caches
 
     # A view is kept once its files are a second old; the build just ended.
     time.sleep(max(0.0, caches.SETTLE_NS / 1e9 + 0.2 - (time.time() - cache_dir.stat().st_ctime)))

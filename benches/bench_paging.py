@@ -13,8 +13,9 @@ import statistics
 import time
 
 from benches import synth
-from repoctx import index, scopes
-from repoctx.workspace import Workspace
+from repoctx.base import index
+from repoctx.scopes import read as scopes
+from repoctx.base.workspace import Workspace
 
 
 def main() -> None:

@@ -39,9 +39,11 @@ def main() -> None:
     import msgspec
     from sample_repo import build_sample_repo
 
-    from repoctx import _core, fs, scope_state
-    from repoctx.commands import all_commands
-    from repoctx.workspace import Workspace
+    from repoctx import _core
+    from repoctx.base import fs
+    from repoctx.scopes import state as scope_state
+    from repoctx.registry.catalog import all_commands
+    from repoctx.base.workspace import Workspace
 
     tmp = Path(tempfile.mkdtemp())
     try:

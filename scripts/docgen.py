@@ -28,7 +28,7 @@ TARGETS = {"tools.md": "tools_md", "cli.md": "cli_md"}
 
 def _result_schema(cmd) -> dict:
     """The result's schema: the success type's, or with the contract's error object, both."""
-    from repoctx.commands import _inline_schema
+    from repoctx.base.command import _inline_schema
 
     members = [_inline_schema(tp) for tp in cmd.result_types]
     return members[0] if len(members) == 1 else {"anyOf": members}
@@ -80,8 +80,8 @@ def _fenced(text: str, lang: str) -> list[str]:
 
 def _replies(checkout: Path) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
     """(resource URI -> (example URI, sample reply), prompt -> sample text); empty without tests/."""
-    from repoctx.commands import all_prompts, all_resources
-    from repoctx.workspace import Workspace
+    from repoctx.registry.catalog import all_prompts, all_resources
+    from repoctx.base.workspace import Workspace
 
     tests = checkout / "tests"
     fixture = tests / "fixtures" / "contextia"
@@ -193,7 +193,8 @@ def _effect(cmd) -> str:
 
 
 def tools_md(checkout: Path = CHECKOUT) -> str:
-    from repoctx.commands import _inline_schema, all_commands, all_prompts, all_resources
+    from repoctx.base.command import _inline_schema
+    from repoctx.registry.catalog import all_commands, all_prompts, all_resources
 
     examples = _examples(checkout)
     tools = [c for c in all_commands() if c.tool]
@@ -288,7 +289,7 @@ def _common_option(action: argparse.Action) -> bool:
 
 
 def cli_md(checkout: Path = CHECKOUT) -> str:
-    from repoctx.cli import build_parser
+    from repoctx.views.cli import build_parser
 
     parser = build_parser()
     out = ["# Command line", "",

@@ -12,7 +12,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from conftest import mcp_client, run_cli, write
-from repoctx.commands import all_commands, all_prompts, all_resources
+from repoctx.registry.catalog import all_commands, all_prompts, all_resources
 from repoctx.formats.config import PROFILES, SURFACES
 from sample_repo import build_sample_repo, write_context
 

@@ -12,8 +12,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from repoctx import artifacts, bundle, tokens
-from repoctx.workspace import Workspace
+from repoctx.artifacts import tools as artifacts, bundle
+from repoctx.base import tokens
+from repoctx.base.workspace import Workspace
 
 RANK = {None: 0, "meta": 1, "summary": 2, "full": 3}
 WORDS = ["token", "session", "refresh", "provider", "rotation", "window", "limit", "user", "audit", "key"]

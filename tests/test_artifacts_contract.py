@@ -12,8 +12,8 @@ from mcp.shared.exceptions import MCPError
 
 from artifacts_fixture import copy_fixture
 from conftest import REPOCTX, mcp_client, run_cli, write
-from repoctx import artifacts
-from repoctx.workspace import Workspace
+from repoctx.artifacts import tools as artifacts
+from repoctx.base.workspace import Workspace
 
 
 @pytest.fixture

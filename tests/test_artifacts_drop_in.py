@@ -90,8 +90,8 @@ def test_search_takes_limits_beyond_100_and_answers_at_most_every_artifact(proje
 # A server whose project reader fails as a bug would: the error names an absolute path.
 FAILING = """
 import sys
-from repoctx import artifacts
-from repoctx.cli import main
+from repoctx.artifacts import tools as artifacts
+from repoctx.views.cli import main
 
 def broken(ws):
     raise RuntimeError(f"cannot read {ws.root}")
@@ -124,8 +124,8 @@ async def test_an_unexpected_failure_of_a_contextia_tool_is_plain_text(project, 
 def test_a_session_log_the_disk_refuses_is_a_plain_text_error(project, monkeypatch):
     import errno
 
-    from repoctx import artifacts, session_logs
-    from repoctx.workspace import Workspace
+    from repoctx.artifacts import tools as artifacts, session_logs
+    from repoctx.base.workspace import Workspace
 
     def full(*_args):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -22,7 +22,7 @@ IO_ERROR = '{"error":{"code":"io_error","message":"I/O error occurred"}}\n'
 # (the tests run as root, for whom a chmod does not make a file unreadable).
 UNREADABLE_MANIFEST = """
 import errno, os, sys
-from repoctx.cli import main
+from repoctx.views.cli import main
 
 real_open = os.open
 

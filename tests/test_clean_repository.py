@@ -156,8 +156,8 @@ async def test_the_session_database_is_ignored_while_a_client_is_served(tmp_path
 
 KILLED_APPLY = """
 import os, sys
-from repoctx import journal
-from repoctx.cli import main
+from repoctx.base import journal
+from repoctx.views.cli import main
 
 def _killed(root, files, dirs, forward):  # at the commit point, before any rename
     os._exit(137)

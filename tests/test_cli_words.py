@@ -6,20 +6,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from repoctx.commands import CLI_WORDS, COMMAND_MODULES, all_commands
+from repoctx.registry.catalog import CLI_WORDS, COMMAND_MODULES, all_commands, declared
 
 
 def test_every_first_word_maps_to_the_module_declaring_it():
-    declared = {}
-    for cmd in all_commands():
-        if cmd.cli:
-            declared.setdefault(cmd.name.split()[0], set()).add(cmd.handler.__module__.split(".")[1])
-    assert set(declared) == set(CLI_WORDS)
-    for word, modules in declared.items():
-        # A module may delegate handlers to helpers, but the commands come from its COMMANDS.
-        assert CLI_WORDS[word] in COMMAND_MODULES
-        owner = __import__(f"repoctx.{CLI_WORDS[word]}", fromlist=["COMMANDS"])
-        assert any(c.name.split()[0] == word for c in owner.COMMANDS), word
+    for module in COMMAND_MODULES:
+        for cmd in declared(module, "commands"):
+            if cmd.cli:
+                assert CLI_WORDS[cmd.name.split()[0]] == module, cmd.name
+    assert set(CLI_WORDS) == {c.name.split()[0] for c in all_commands() if c.cli}
 
 
 def test_version_and_a_scopes_command_import_no_other_surface(tmp_path):
@@ -35,5 +30,5 @@ def test_version_and_a_scopes_command_import_no_other_surface(tmp_path):
     status = subprocess.run([sys.executable, "-c", probe, "status", "--json", "--root", str(tmp_path)],
                             capture_output=True, text=True)
     loaded = status.stderr.split("MODULES")[1].split()
-    assert "repoctx.scopes" in loaded
-    assert not [m for m in loaded if m.startswith(("mcp", "pydantic", "repoctx.caches", "repoctx.artifacts", "repoctx.server"))]
+    assert "repoctx.scopes.read" in loaded
+    assert not [m for m in loaded if m.startswith(("mcp", "pydantic", "repoctx.caches.engine", "repoctx.artifacts.tools", "repoctx.views.server"))]

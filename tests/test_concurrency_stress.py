@@ -18,9 +18,9 @@ from pathlib import Path
 import msgspec
 import yaml
 
-from repoctx import server
-from repoctx.commands import all_commands
-from repoctx.workspace import Workspace
+from repoctx.views import server
+from repoctx.registry.catalog import all_commands
+from repoctx.base.workspace import Workspace
 from sample_repo import CONTEXT, build_sample_repo
 
 OPS = int(os.environ.get("REPOCTX_STRESS_OPS", "15"))

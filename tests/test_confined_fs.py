@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from repoctx import fs, workspace
+from repoctx.base import fs, workspace
 
 SECRET = b"CONFINED-FS-SECRET-5c1e"
 

@@ -27,9 +27,11 @@ import msgspec
 import pytest
 import yaml
 
-from repoctx import caches, proposals, server
-from repoctx.commands import all_commands
-from repoctx.workspace import Workspace, settle
+from repoctx.caches import engine as caches
+from repoctx.control import proposals
+from repoctx.views import server
+from repoctx.registry.catalog import all_commands
+from repoctx.base.workspace import Workspace, settle
 from sample_repo import CONTEXT, build_sample_repo
 
 KILLS = int(os.environ.get("REPOCTX_CRASH_KILLS", "24"))
@@ -60,7 +62,7 @@ def _writer(kind: str, ws: Workspace, n: int) -> None:
     elif kind == "discovery":
         server.call(ws, by_tool["add_discovery"], {"module": "core", "type": "pattern", "content": marker})
     elif kind == "session":
-        from repoctx import sessions
+        from repoctx.project import sessions
 
         tracker = sessions.tracker_for(ws)
         tracker.connected()

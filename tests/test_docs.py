@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from repoctx.commands import all_commands, all_prompts, all_resources
+from repoctx.registry.catalog import all_commands, all_prompts, all_resources
 
 CHECKOUT = Path(__file__).resolve().parents[1]  # also right when repoctx is an installed wheel
 DOCS = CHECKOUT / "docs"

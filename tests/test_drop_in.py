@@ -13,7 +13,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from conftest import mcp_client, run_cli, write
-from repoctx.commands import all_commands
+from repoctx.registry.catalog import all_commands
 from sample_repo import build_sample_repo
 
 CONTRACT_NAMES = {"context_resolve": "context.resolve", "context_list_caches": "context.list_caches",

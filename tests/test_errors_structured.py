@@ -18,8 +18,8 @@ from conftest import REPOCTX, run_cli, write
 # runs._ids at call time, so replacing it makes the tool fail as a bug would.
 FAILING = """
 import sys
-from repoctx import runs
-from repoctx.cli import main
+from repoctx.control import runs
+from repoctx.views.cli import main
 
 def broken(directory):
     raise RuntimeError(f"cannot list {directory}")

@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 import msgspec
 
 from conftest import mcp_client, run_cli
-from repoctx import _core, index, scopes
-from repoctx.workspace import Workspace
+from repoctx import _core
+from repoctx.base import index
+from repoctx.scopes import read as scopes
+from repoctx.base.workspace import Workspace
 from sample_repo import write_context
 
 DIRS = ["", "a", "a/b", "a/b/c", "d", "d/e", "gen", "node_modules", ".hid"]

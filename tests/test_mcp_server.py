@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from conftest import mcp_client
-from repoctx.commands import all_commands
+from repoctx.registry.catalog import all_commands
 from sample_repo import build_sample_repo
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

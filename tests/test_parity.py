@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from conftest import mcp_client, run_cli
-from repoctx.commands import all_commands
+from repoctx.registry.catalog import all_commands
 from sample_repo import EXAMPLES, build_sample_repo
 
 TOOLS = [c for c in all_commands() if c.tool]

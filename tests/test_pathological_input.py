@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import mcp_client, run_cli, write
-from repoctx import report
-from repoctx.workspace import Workspace
+from repoctx.registry import catalog
+from repoctx.views import report
+from repoctx.base.workspace import Workspace
 
 DIRS = ["src", "src/core", "out", "src/out", "n7", "n49999", "keep", "docs", "docs/gen"]
 
@@ -148,8 +149,8 @@ def _tasks(root: Path, n: int) -> Path:
 def test_the_report_reads_once_and_shows_what_each_question_answers(tmp_path):
     # One reading for the whole page gives what asking each tool on its own gives.
     ws = Workspace.open(_tasks(tmp_path, 300))
-    once = report.collect(ws)
-    each = report._collect(ws)
+    once = report.collect(catalog, ws)
+    each = report._collect(catalog, ws)
     once.pop("generated"), each.pop("generated")
     assert once.pop("only") is None  # the page's filter, not a reading
     assert once == each

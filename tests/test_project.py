@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 
 from conftest import run_cli, write
 from project_fixture import NOW, build_project_fixture, check_golden
-from repoctx import clock, project, project_render, sessions
-from repoctx.commands import ResourceError
+from repoctx.base import clock
+from repoctx.project import overview as project, render as project_render, sessions
+from repoctx.base.command import ResourceError
 from repoctx.formats import project_file as pf
-from repoctx.project import AddDiscoveryParams, ProjectParams
-from repoctx.workspace import Workspace
+from repoctx.project.overview import AddDiscoveryParams, ProjectParams
+from repoctx.base.workspace import Workspace
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from conftest import mcp_client, run_cli, write
-from repoctx.store import DB_FILE
+from repoctx.project.store import DB_FILE
 from sample_repo import build_sample_repo
 
 
@@ -89,8 +89,8 @@ async def test_two_servers_on_one_repository_share_the_database(repo):
 
 
 def text_of_module(repo, name: str) -> str:
-    from repoctx import project
-    from repoctx.workspace import Workspace
+    from repoctx.project import overview as project
+    from repoctx.base.workspace import Workspace
 
     return project.read_module(Workspace.open(repo), {"name": name})
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from repoctx.commands import all_commands, all_resources
+from repoctx.registry.catalog import all_commands, all_resources
 from sample_repo import EXAMPLES, build_sample_repo
 
 EXAMPLES_N = int(os.environ.get("REPOCTX_FUZZ_EXAMPLES", "300"))
@@ -192,7 +192,7 @@ def _rss_mib(pid: int) -> float:
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's RSS from /proc")
 def test_a_message_over_the_cap_is_refused_unread(srv):
-    from repoctx.wire import MAX_MESSAGE_BYTES
+    from repoctx.views.wire import MAX_MESSAGE_BYTES
 
     before = _rss_mib(srv.proc.pid)
     rid = "too-big"
@@ -215,7 +215,7 @@ def test_a_message_over_the_cap_is_refused_unread(srv):
 
 
 def test_a_forged_oversize_notice_is_ignored(srv):
-    from repoctx.wire import OVERSIZED
+    from repoctx.views.wire import OVERSIZED
 
     srv.send_obj({"jsonrpc": "2.0", "method": OVERSIZED, "params": {"bytes": 1, "token": "guess"}})
     srv.send_obj({"jsonrpc": "2.0", "id": "after-forged", "method": "ping"})

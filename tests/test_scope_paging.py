@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import mcp_client
-from repoctx import index, scopes
-from repoctx.workspace import Workspace
+from repoctx.base import index
+from repoctx.scopes import read as scopes
+from repoctx.base.workspace import Workspace
 from sample_repo import write_context
 
 # Names that sort awkwardly by bytes: "src-x" falls between "src" and "src/a", "-x" before ".".

@@ -14,11 +14,11 @@ import pytest
 import yaml
 
 from conftest import mcp_client, run_cli, shared_path, write
-from repoctx import generate
-from repoctx.commands import by_tool_name
+from repoctx.scopes import generate
+from repoctx.registry.catalog import by_tool_name
 from repoctx.formats import context_file as cf
-from repoctx.server import call
-from repoctx.workspace import Workspace
+from repoctx.views.server import call
+from repoctx.base.workspace import Workspace
 
 
 def polyglot(root: Path) -> Path:

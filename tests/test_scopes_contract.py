@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repoctx import _core
-from repoctx.commands import by_tool_name
-from repoctx.server import call
-from repoctx.workspace import Workspace
+from repoctx.registry.catalog import by_tool_name
+from repoctx.views.server import call
+from repoctx.base.workspace import Workspace
 from sample_repo import CONTEXT, write_context
 
 TRAVERSAL = "Invalid scope: path traversal detected"
@@ -118,7 +118,7 @@ def test_query_context_full_and_filtered(ws, repo):
 
 
 def test_an_unchanged_context_file_is_parsed_once(ws, repo, monkeypatch):
-    from repoctx import scope_state
+    from repoctx.scopes import state as scope_state
 
     reads = []
     real = scope_state.read_contexts
@@ -139,7 +139,7 @@ def test_an_unchanged_context_file_is_parsed_once(ws, repo, monkeypatch):
 def test_a_context_file_written_in_the_last_seconds_is_read_every_time(ws, repo, monkeypatch):
     """File times are coarse: on file systems with a clock tick of a few ms, a same-size rewrite
     right after a read can leave the stat as it was, so such a file is not served from memory."""
-    from repoctx import scope_state
+    from repoctx.scopes import state as scope_state
 
     reads = []
     real = scope_state.read_contexts
@@ -177,7 +177,7 @@ def test_unsupported_version_and_corrupt_files(ws, repo):
 
 
 def test_a_context_file_over_the_bound_is_refused_as_invalid(ws, repo):
-    from repoctx.scope_state import MAX_CONTEXT_BYTES
+    from repoctx.scopes.state import MAX_CONTEXT_BYTES
 
     (repo / "tests/.context.yaml").write_text("summary: " + "x" * MAX_CONTEXT_BYTES)
     data, is_error = tool(ws, "query_context", scope="tests")

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import mcp_client, run_cli, write
-from repoctx import _core, scope_state
+from repoctx import _core
+from repoctx.scopes import state as scope_state
 from sample_repo import CONTEXT
 
 

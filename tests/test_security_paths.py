@@ -21,10 +21,11 @@ import msgspec
 import pytest
 
 from conftest import run_cli, write
-from repoctx import server
-from repoctx.commands import ResourceError, all_commands, all_resources
-from repoctx.store import Store
-from repoctx.workspace import Workspace
+from repoctx.views import server
+from repoctx.base.command import ResourceError
+from repoctx.registry.catalog import all_commands, all_resources
+from repoctx.project.store import Store
+from repoctx.base.workspace import Workspace
 from sample_repo import EXAMPLES, build_sample_repo
 
 SECRET = "CANARY-7f3a9c-SECRET"
@@ -397,7 +398,7 @@ def test_sessions_refuse_a_repoctx_directory_linked_out(repo_and_outside):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from repoctx import workspace  # noqa: E402
+from repoctx.base import workspace  # noqa: E402
 
 _PARTS = st.sampled_from(["a", "b", "link_in", "link_out", "loop", "dangling", "missing", "..", ".", "f"])
 

@@ -11,9 +11,10 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from repoctx import caches, server
-from repoctx.commands import all_commands
-from repoctx.workspace import Workspace
+from repoctx.caches import engine as caches
+from repoctx.views import server
+from repoctx.registry.catalog import all_commands
+from repoctx.base.workspace import Workspace
 from sample_repo import EXAMPLES, build_sample_repo
 
 SECRET = "SECRET-5b1e-DO-NOT-LEAK"

@@ -12,8 +12,8 @@ import pytest
 
 from artifacts_fixture import copy_fixture
 from conftest import mcp_client
-from repoctx import artifacts, session_logs
-from repoctx.workspace import Workspace
+from repoctx.artifacts import tools as artifacts, session_logs
+from repoctx.base.workspace import Workspace
 
 
 @pytest.fixture

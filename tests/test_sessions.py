@@ -18,10 +18,10 @@ import pytest
 
 from conftest import run_cli, write
 from project_fixture import check_golden
-from repoctx import project, sessions, store
-from repoctx.commands import ResourceError
-from repoctx.project import AddDiscoveryParams
-from repoctx.workspace import Workspace
+from repoctx.project import overview as project, sessions, store
+from repoctx.base.command import ResourceError
+from repoctx.project.overview import AddDiscoveryParams
+from repoctx.base.workspace import Workspace
 from sample_repo import build_sample_repo
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
@@ -41,7 +41,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch):
     c = Clock()
-    monkeypatch.setattr("repoctx.clock.now", c)
+    monkeypatch.setattr("repoctx.base.clock.now", c)
     ids = count(1)
     monkeypatch.setattr(sessions.uuid, "uuid4", lambda: uuid.UUID(int=next(ids) * (1 << 100)))
     return c

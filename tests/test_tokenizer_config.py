@@ -10,7 +10,7 @@ from artifacts_fixture import copy_fixture
 from conftest import run_cli, write
 
 from repoctx import _core
-from repoctx.tokens import bytes4
+from repoctx.base.tokens import bytes4
 
 
 def _context(root: Path, budget: int) -> tuple[int, dict]:

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repoctx import _core
-from repoctx.tokens import bytes4, counter
+from repoctx.base.tokens import bytes4, counter
 
 
 def test_bytes4_is_ceil_of_utf8_bytes_over_four():

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from repoctx.commands import all_commands
+from repoctx.registry.catalog import all_commands
 from sample_repo import EXAMPLES, build_sample_repo
 
 TS_CLIENT = Path(__file__).parent / "ts_client"

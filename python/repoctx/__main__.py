@@ -10,7 +10,7 @@ def main() -> int:
 
         print(f"repoctx {__version__}")
         return 0
-    from repoctx.cli import main as cli_main
+    from repoctx.views.cli import main as cli_main
 
     return cli_main()
 

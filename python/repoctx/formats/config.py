@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from repoctx import fs
+from repoctx.base import fs
 from repoctx.formats import bounded
 
 CONFIG_FILE = ".repoctx/config.yaml"

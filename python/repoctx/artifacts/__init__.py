@@ -1,0 +1,1 @@
+"""Artifacts (Contextia): specs, decisions, norms and tasks in `.contextia/`, traced to annotated source."""

@@ -1,0 +1,127 @@
+"""Where directory tables come from: a cold walk for the CLI, or, in a serving
+process, a live index per root that follows file-system events (rust/live.rs)
+so a question costs the changes since the last one, not a walk of the tree."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import sys
+import threading
+from dataclasses import dataclass
+
+from repoctx import _core
+from repoctx.base.workspace import ScanConfig, Workspace, read_once
+
+Row = tuple[str, str, int, int, bool, bool, bool, int, int]
+
+
+@dataclass
+class Table:
+    rows: list[Row]
+    skipped: int
+    unreadable: list[tuple[str, str]]  # (path, reason): directories left out with their subtrees
+    generation: int = 0
+    # In a serving process, the generation at which each row last changed (beside rows), so
+    # what was built from an older table need redo only the rows that moved since.
+    changed_at: list[int] | None = None
+
+
+@dataclass
+class _Live:
+    index: _core.LiveIndex
+    config: ScanConfig
+    table: Table
+
+
+class Indexes:
+    """The live indexes of one serving process, one per root, made on first use."""
+
+    def __init__(self, watch: bool) -> None:
+        self.watch = watch
+        self._lock = threading.Lock()
+        self._by_root: dict[str, _Live] = {}
+
+    def table(self, root: str, cfg: ScanConfig) -> Table:
+        with self._lock:
+            live = self._by_root.get(root)
+            if live is None or live.config != cfg:
+                index = _core.LiveIndex(root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens, self.watch)
+                live = self._by_root[root] = _Live(index, cfg, _whole(index))
+                release_free_memory()
+                return _warn_left_out(root, live.table)
+            if live.index.refresh() != live.table.generation:
+                live.table = _warn_left_out(root, _updated(live.index, live.table))
+            return live.table
+
+
+def _whole(index: _core.LiveIndex) -> Table:
+    return Table(*index.table())
+
+
+def _updated(index: _core.LiveIndex, before: Table) -> Table:
+    """`before` with the rows that changed since (after a touch: one), or the whole table
+    again when rows came or went. A new Table: a caller may still be reading the old one."""
+    changed, skipped, unreadable, generation = index.changes_since(before.generation)
+    if changed is None:
+        return _whole(index)
+    rows, changed_at = list(before.rows), list(before.changed_at)
+    for i, row in changed:
+        rows[i], changed_at[i] = row, generation
+    return Table(rows, skipped, unreadable, generation, changed_at)
+
+
+def _load_trim():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return None
+
+
+_malloc_trim = _load_trim()
+
+
+def release_free_memory() -> None:
+    """Hand the heap's free pages back to the system after bulk work (a cold scan, parsing
+    thousands of files): glibc keeps them otherwise, and a long-lived server would carry
+    the peak of its first question for the rest of its life."""
+    if _malloc_trim is not None:
+        _malloc_trim(0)
+
+
+_live: Indexes | None = None
+
+
+def serve_live(watch: bool) -> Indexes:
+    """Keep tables in memory for the rest of this process (called by `repoctx serve`)."""
+    global _live
+    _live = Indexes(watch)
+    return _live
+
+
+def scan(ws: Workspace, cfg: ScanConfig) -> Table:
+    """The directory table of `ws.root` as the files are now; raises OSError when the root cannot be read."""
+    if _live is not None:
+        return _live.table(ws.root, cfg)
+    return read_once(("scan", ws.root, cfg), lambda: _walk(ws, cfg))
+
+
+def _walk(ws: Workspace, cfg: ScanConfig) -> Table:
+    rows, skipped, unreadable = _core.walk(ws.root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens)
+    return _warn_left_out(ws.root, Table(rows, skipped, unreadable))
+
+
+_warned: set[tuple[str, str, str]] = set()
+
+
+def _warn_left_out(root: str, table: Table) -> Table:
+    """Name on stderr, once per process, each directory the scan left out: its scopes are
+    missing from every answer, and a person would otherwise never learn why. stderr keeps
+    `--json` output and the protocol's stdout as they are."""
+    for path, reason in table.unreadable:
+        if (root, path, reason) not in _warned:
+            _warned.add((root, path, reason))
+            print(f"repoctx: warning: directory {path} was left out of the scan: {reason}", file=sys.stderr)
+    return table

@@ -1,0 +1,1 @@
+"""Caches (the context engine): document caches built, verified and resolved under a token budget."""

@@ -1,0 +1,1 @@
+"""Control (ctxt): what repoctx serves and whether it holds, proposals, runs and client set-up."""

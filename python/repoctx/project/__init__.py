@@ -1,0 +1,1 @@
+"""Project (Context Tool): `.repoctx/project.yaml`, its `context://` resources, and sessions."""

@@ -1,0 +1,579 @@
+"""Deriving a `.context.yaml` from the code, and merging it with the one on disk.
+
+The core reads the sources (`_core.ScopeSources`); this module turns its facts,
+the manifests (pyproject.toml, Cargo.toml, package.json, go.mod …) and the
+children's summaries into schema fields.
+
+Who owns a field: repoctx names every field it derived in `derived_fields`. On
+regeneration a field listed there is refreshed; a field present but not listed
+was written by a person or an agent and is kept as it is. A derived summary is
+also kept once someone edits it, even without touching `derived_fields`: the
+summary is a pure function of the file's other fields (`derive_summary`), so a
+summary that no longer equals it was edited.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import shlex
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+
+import msgspec
+from msgspec import UNSET
+from msgspec.structs import replace
+
+from repoctx import _core
+from repoctx.base import fs
+from repoctx.formats import bounded
+from repoctx.formats import context_file as cf
+from repoctx.scopes.gitstate import recorded_commit
+from repoctx.base.words import plural
+
+
+class ScopeFacts(msgspec.Struct):
+    """One directory's sources as the core read them (rust/extract.rs `ScopeFacts`)."""
+
+    files: list[cf.FileEntry]
+    generic: list[str]  # files whose purpose is only a label for their kind
+    exports: list[str]
+    interfaces: list[cf.Interface]
+    internal: list[str]
+    external: list[tuple[str, str]]  # (ecosystem, package) as imported
+    manifests: list[str]
+    tests: list[str]  # languages with tests here
+
+
+decode_facts = msgspec.json.Decoder(list[ScopeFacts]).decode
+
+MAINTENANCE = (
+    "Fields named in derived_fields are derived from the code: `repoctx regen` refreshes them and "
+    "keeps every other field as written. When you change this directory, update the other fields "
+    "(MCP tool update_context, or by hand). Never put secrets in this file."
+)
+
+# The fields repoctx derives, in the order derived_fields lists them.
+DERIVED = (
+    "summary", "files", "interfaces", "dependencies.internal", "dependencies.external",
+    "subdirectories", "testing", "exports", "project", "structure", "evidence", "maintenance",
+)
+
+_LABELS = frozenset(_core.FILE_LABELS)
+MAX_TEXT = 300  # as the core's purposes (rust/extract.rs): a longer sentence is cut after a word
+MAX_STRUCTURE = 100
+
+
+def is_generic(purpose: str) -> bool:
+    """Whether a file purpose is only the label of its kind (optionally with its first exports)."""
+    return purpose.split(" defining ", 1)[0] in _LABELS
+
+
+_SENTENCE = re.compile(r"(.+?[.!?])(\s|$)")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of the first line, whole up to MAX_TEXT characters; a longer one is
+    cut after a word and marked `…`."""
+    line = text.strip().splitlines()[0].strip() if text.strip() else ""
+    m = _SENTENCE.match(line)
+    out = m.group(1) if m else line
+    if len(out) <= MAX_TEXT:
+        return out
+    cut = out[: MAX_TEXT - 1]
+    if cut.rfind(" ") > len(cut) // 2:
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def _sentence(text: str) -> str:
+    """The first sentence, ending as one: a full stop added where it has none (a `,` or `:`
+    that ended its line gives way to it)."""
+    text = first_sentence(text)
+    return text if not text or text[-1] in ".!?…" else text.rstrip(",;:") + "."
+
+
+def _listing(names: list[str], shown: int) -> str:
+    """`a, b, c and 4 more`: the first names, then how many are left (never `…`, which would
+    end a sentence as `….`)."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+# --- the summary ---------------------------------------------------------------
+
+_DOC_FILES = (
+    "__init__.py", "lib.rs", "mod.rs", "main.rs", "doc.go", "index.ts", "index.tsx", "index.js",
+    "index.mjs", "README.md", "README.rst", "README.txt", "README", "readme.md", "package.json",
+    "Cargo.toml", "pyproject.toml",
+)
+_LANG_OF_EXT = {
+    "py": "Python", "pyi": "Python", "rs": "Rust", "ts": "TypeScript", "tsx": "TypeScript",
+    "js": "JavaScript", "jsx": "JavaScript", "mjs": "JavaScript", "cjs": "JavaScript", "go": "Go",
+    "java": "Java", "kt": "Kotlin", "c": "C", "h": "C", "cpp": "C++", "cc": "C++", "hpp": "C++",
+    "cs": "C#", "rb": "Ruby", "php": "PHP", "swift": "Swift", "scala": "Scala", "md": "Markdown",
+    "sh": "shell", "sql": "SQL", "yaml": "YAML", "yml": "YAML", "json": "JSON", "toml": "TOML",
+}
+
+
+def derive_summary(ctx: cf.ContextFile) -> str:
+    """The summary repoctx writes for a context file, from the file's own fields only."""
+    files = ctx.files or []
+    purposes = {f.name: f.purpose for f in files}
+    doc = ctx.project.description if ctx.project else None
+    if doc is None:
+        doc = next((p for n in _DOC_FILES if (p := purposes.get(n)) and not is_generic(p)), None)
+    if doc is None:
+        doc = next((p for p in purposes.values() if p.startswith("Package ") and not is_generic(p)), None)
+    if doc:
+        parts = [_sentence(doc)]
+    elif files:
+        langs = Counter(_LANG_OF_EXT.get(f.name.rsplit(".", 1)[-1].lower(), "") for f in files)
+        named = [lang for lang, _ in sorted(langs.items(), key=lambda kv: (-kv[1], kv[0])) if lang][:3]
+        kinds = f" ({', '.join(named)})" if named else ""
+        parts = [f"{plural(len(files), 'file')}{kinds}: {_listing([f.name for f in files], 3)}."]
+    else:
+        parts = [f"Directory {ctx.scope}."]
+    if ctx.subdirectories:
+        subs = [s.name for s in ctx.subdirectories]
+        parts.append(f"Subdirectories: {_listing(subs, 5)}.")
+    return " ".join(parts)
+
+
+# --- manifests ---------------------------------------------------------------
+
+ECOSYSTEM_FILES = {
+    "python": ("pyproject.toml", "requirements.txt", "setup.py", "setup.cfg"),
+    "rust": ("Cargo.toml",),
+    "js": ("package.json",),
+    "go": ("go.mod",),
+}
+_ALL_MANIFESTS = frozenset(n for names in ECOSYSTEM_FILES.values() for n in names) | {"Makefile", "pytest.ini", "tox.ini"}
+# Import names whose distribution is named otherwise.
+_PY_DISTS = {
+    "yaml": "pyyaml", "PIL": "pillow", "sklearn": "scikit-learn", "bs4": "beautifulsoup4",
+    "cv2": "opencv-python", "dateutil": "python-dateutil", "jwt": "pyjwt", "dotenv": "python-dotenv",
+    "attr": "attrs", "OpenSSL": "pyopenssl", "Crypto": "pycryptodome", "serial": "pyserial",
+    "git": "gitpython", "zmq": "pyzmq", "MySQLdb": "mysqlclient", "magic": "python-magic",
+    "docx": "python-docx", "google": "protobuf",
+}
+_FRAMEWORKS = (
+    ("python", "django", "django"), ("python", "fastapi", "fastapi"), ("python", "flask", "flask"),
+    ("python", "starlette", "starlette"), ("js", "next", "next.js"), ("js", "@angular/core", "angular"),
+    ("js", "react", "react"), ("js", "vue", "vue"), ("js", "svelte", "svelte"), ("js", "express", "express"),
+    ("js", "@nestjs/core", "nestjs"), ("rust", "axum", "axum"), ("rust", "actix_web", "actix-web"),
+    ("rust", "rocket", "rocket"), ("rust", "pyo3", "pyo3"), ("go", "github.com/gin-gonic/gin", "gin"),
+    ("go", "github.com/labstack/echo/v4", "echo"), ("go", "github.com/gofiber/fiber/v2", "fiber"),
+)
+
+
+def norm(ecosystem: str, name: str) -> str:
+    if ecosystem == "python":
+        return re.sub(r"[-_.]+", "-", name).lower()
+    if ecosystem == "rust":
+        return name.replace("-", "_")
+    return name
+
+
+@dataclass
+class Manifest:
+    """What the manifests of one directory declare, for one ecosystem."""
+
+    ecosystem: str
+    name: str | None = None
+    description: str | None = None
+    deps: dict[str, str] = field(default_factory=dict)  # normalised name -> "name spec", as listed
+    extra: dict[str, str] = field(default_factory=dict)  # dev/optional: matched by imports, not listed
+    test: str | None = None
+
+
+def _load_text(path: str) -> str | None:
+    """A manifest's first MiB, through the confined layer (a link out is not read)."""
+    try:
+        return fs.read_head(*fs.split(path), 1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _pep508(spec: str) -> tuple[str, str] | None:
+    m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec)
+    return (norm("python", m.group(1)), spec.strip()) if m else None
+
+
+def _python(directory: str, names: set[str]) -> Manifest | None:
+    m = Manifest("python")
+    found = False
+    if "pyproject.toml" in names:
+        text = _load_text(os.path.join(directory, "pyproject.toml"))
+        try:
+            data = bounded.toml(text or "")
+        except tomllib.TOMLDecodeError:
+            data = {}
+        found = True
+        project = data.get("project") if isinstance(data.get("project"), dict) else {}
+        m.name = project.get("name") if isinstance(project.get("name"), str) else None
+        m.description = project.get("description") if isinstance(project.get("description"), str) else None
+        for spec in project.get("dependencies") or []:
+            if isinstance(spec, str) and (dep := _pep508(spec)):
+                m.deps.setdefault(*dep)
+        for group in (project.get("optional-dependencies") or {}).values():
+            for spec in group if isinstance(group, list) else []:
+                if isinstance(spec, str) and (dep := _pep508(spec)):
+                    m.extra.setdefault(*dep)
+        tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
+        poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
+        for name, spec in (poetry.get("dependencies") or {}).items():
+            if name != "python":
+                version = spec if isinstance(spec, str) else (spec.get("version", "") if isinstance(spec, dict) else "")
+                m.deps.setdefault(norm("python", name), f"{name} {version}".strip())
+        m.name = m.name or (poetry.get("name") if isinstance(poetry.get("name"), str) else None)
+        if "pytest" in tool or "pytest" in m.deps or "pytest" in m.extra:
+            m.test = "pytest"
+    if "requirements.txt" in names:
+        found = True
+        for line in (_load_text(os.path.join(directory, "requirements.txt")) or "").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line and not line.startswith("-") and (dep := _pep508(line)):
+                m.deps.setdefault(*dep)
+    if names & {"setup.py", "setup.cfg"}:
+        found = True
+    if names & {"pytest.ini", "tox.ini", "conftest.py"} or "pytest" in m.deps:
+        m.test = "pytest"
+    return m if found else None
+
+
+def _rust(directory: str) -> Manifest | None:
+    try:
+        data = bounded.toml(_load_text(os.path.join(directory, "Cargo.toml")) or "")
+    except tomllib.TOMLDecodeError:
+        return None
+    m = Manifest("rust", test="cargo test")
+    package = data.get("package") if isinstance(data.get("package"), dict) else {}
+    m.name = package.get("name") if isinstance(package.get("name"), str) else None
+    m.description = package.get("description") if isinstance(package.get("description"), str) else None
+    workspace = data.get("workspace") if isinstance(data.get("workspace"), dict) else {}
+    sections = [(data.get("dependencies"), m.deps), (workspace.get("dependencies"), m.deps),
+                (data.get("dev-dependencies"), m.extra), (data.get("build-dependencies"), m.extra)]
+    for table, into in sections:
+        for name, spec in (table or {}).items() if isinstance(table, dict) else ():
+            if isinstance(spec, dict) and "path" in spec:
+                continue  # a crate of this repository
+            version = spec if isinstance(spec, str) else (spec.get("version", "") if isinstance(spec, dict) else "")
+            into.setdefault(norm("rust", name), f"{name} {version}".strip())
+    return m
+
+
+def _js(directory: str) -> Manifest | None:
+    try:
+        data = bounded.json(_load_text(os.path.join(directory, "package.json")) or "")
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    m = Manifest("js")
+    m.name = data.get("name") if isinstance(data.get("name"), str) else None
+    m.description = data.get("description") if isinstance(data.get("description"), str) else None
+    for key, into in (("dependencies", m.deps), ("peerDependencies", m.extra), ("devDependencies", m.extra)):
+        table = data.get(key)
+        for name, spec in table.items() if isinstance(table, dict) else ():
+            if isinstance(spec, str) and not spec.startswith(("workspace:", "file:", "link:")):
+                into.setdefault(name, f"{name} {spec}")
+    scripts = data.get("scripts") if isinstance(data.get("scripts"), dict) else {}
+    test = scripts.get("test")
+    if isinstance(test, str) and "no test specified" not in test:
+        m.test = f"{_js_runner(directory)} test"
+    return m
+
+
+def _js_runner(directory: str) -> str:
+    try:
+        names = set(os.listdir(directory))
+    except OSError:
+        names = set()
+    for lock, runner in (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lockb", "bun"), ("bun.lock", "bun")):
+        if lock in names:
+            return runner
+    return "npm"
+
+
+def _go(directory: str) -> Manifest | None:
+    text = _load_text(os.path.join(directory, "go.mod"))
+    if text is None:
+        return None
+    m = Manifest("go", test="go test ./...")
+    block = False
+    for line in text.splitlines():
+        t = line.split("//", 1)[0].strip()
+        indirect = "// indirect" in line
+        if t.startswith("module "):
+            m.name = t[7:].strip().strip('"')
+        elif t == "require (":
+            block = True
+        elif block and t == ")":
+            block = False
+        elif (block and t) or t.startswith("require "):
+            parts = t.removeprefix("require ").split()
+            if len(parts) >= 2 and parts[0] != "(":
+                (m.extra if indirect else m.deps).setdefault(parts[0], f"{parts[0]} {parts[1]}")
+    return m
+
+
+def _makefile_test(directory: str) -> bool:
+    text = _load_text(os.path.join(directory, "Makefile")) or ""
+    return re.search(r"^test\s*:", text, re.M) is not None
+
+
+class Manifests:
+    """Manifests by directory, read once each: from the names the core listed, or
+    from a listing of the directory when it was not among the scopes read."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._by_dir: dict[str, dict[str, Manifest]] = {}
+        self._make: dict[str, bool] = {}
+
+    def learn(self, scope: str, names: list[str]) -> None:
+        if scope not in self._by_dir:
+            self._load(scope, set(names))
+
+    def _load(self, scope: str, names: set[str]) -> dict[str, Manifest]:
+        directory = os.path.join(self.root, scope)
+        found: dict[str, Manifest] = {}
+        if names & set(ECOSYSTEM_FILES["python"]) and (m := _python(directory, names)):
+            found["python"] = m
+        for eco, loader in (("rust", _rust), ("js", _js), ("go", _go)):
+            if ECOSYSTEM_FILES[eco][0] in names and (m := loader(directory)):
+                found[eco] = m
+        self._make[scope] = "Makefile" in names and _makefile_test(directory)
+        self._by_dir[scope] = found
+        return found
+
+    def at(self, scope: str) -> dict[str, Manifest]:
+        found = self._by_dir.get(scope)
+        if found is None:
+            try:
+                names = {n for n in os.listdir(os.path.join(self.root, scope)) if n in _ALL_MANIFESTS}
+            except OSError:
+                names = set()
+            found = self._load(scope, names)
+        return found
+
+    def make_test(self, scope: str) -> bool:
+        self.at(scope)
+        return self._make.get(scope, False)
+
+    def nearest(self, scope: str, ecosystem: str) -> tuple[str, Manifest] | None:
+        for d in ancestry(scope):
+            if (m := self.at(d).get(ecosystem)) is not None:
+                return d, m
+        return None
+
+
+def ancestry(scope: str):
+    """The scope, its parent, … up to the root "."."""
+    while True:
+        yield scope
+        if scope == ".":
+            return
+        scope = posixpath.dirname(scope) or "."
+
+
+def _in(base: str, command: str) -> str:
+    return command if base == "." else f"cd {shlex.quote(base)} && {command}"
+
+
+def _rel(scope: str, base: str) -> str:
+    return "." if scope == base else (scope if base == "." else scope[len(base) + 1 :])
+
+
+# --- derived fields ------------------------------------------------------------
+
+
+def external(scope: str, facts: ScopeFacts, manifests: Manifests) -> list[str]:
+    """Declared dependencies: all of this directory's manifests, and those its imports use."""
+    out: dict[str, None] = {}
+    for m in manifests.at(scope).values():
+        out.update(dict.fromkeys(m.deps.values()))
+    for eco, name in facts.external:
+        for d in ancestry(scope):
+            m = manifests.at(d).get(eco)
+            if m is None:
+                continue
+            hit = _declared(eco, name, m)
+            if hit:
+                out[hit] = None
+                break
+    return sorted(out)
+
+
+def _declared(eco: str, name: str, m: Manifest) -> str | None:
+    if eco == "go":
+        for table in (m.deps, m.extra):
+            for path, shown in table.items():
+                if name == path or name.startswith(path + "/"):
+                    return shown
+        return None
+    keys = [norm(eco, name)] + ([norm(eco, _PY_DISTS[name])] if eco == "python" and name in _PY_DISTS else [])
+    for key in keys:
+        if key in m.deps:
+            return m.deps[key]
+        if key in m.extra:
+            return m.extra[key]
+    return None
+
+
+def testing(scope: str, facts: ScopeFacts, manifests: Manifests) -> list[str]:
+    """Commands that run this directory's tests, from its manifests or its test files."""
+    out: dict[str, None] = {}
+    for m in manifests.at(scope).values():
+        if m.test:
+            out[_in(scope, m.test)] = None
+    if manifests.make_test(scope):
+        out[_in(scope, "make test")] = None
+    if out:
+        return list(out)
+    for lang in facts.tests:
+        eco = "js" if lang == "js" else lang
+        near = manifests.nearest(scope, eco)
+        base = near[0] if near else "."
+        rel = _rel(scope, base)
+        if lang == "python":
+            out[_in(base, f"pytest {shlex.quote(rel)}" if rel != "." else "pytest")] = None
+        elif lang == "go":
+            out[_in(base, "go test ./..." if rel == "." else f"go test ./{shlex.quote(rel)}")] = None
+        elif lang == "rust" and near:
+            out[_in(base, "cargo test")] = None
+        elif lang == "js" and near and near[1].test:
+            out[_in(base, near[1].test)] = None
+    return list(out)
+
+
+def project(root: str, root_facts: ScopeFacts | None, manifests: Manifests, languages: list[tuple[str, int]]) -> cf.Project:
+    here = manifests.at(".")
+    order = [here.get(e) for e in ("python", "js", "rust", "go")]
+    name = next((m.name.rsplit("/", 1)[-1] if m.ecosystem == "go" else m.name for m in order if m and m.name), None)
+    name = name or os.path.basename(root.rstrip("/")) or "project"
+    description = next((m.description for m in order if m and m.description), None)
+    if not description and root_facts:
+        readme = next((f.purpose for f in root_facts.files if f.name.lower().startswith("readme") and not is_generic(f.purpose)), None)
+        description = readme
+    description = first_sentence(description) if description else f"The {name} repository."
+    language = languages[0][0] if languages else next((m.ecosystem for m in order if m), "unknown")
+    frameworks = [fw for eco, dep, fw in _FRAMEWORKS if (m := here.get(eco)) and norm(eco, dep) in m.deps]
+    out = cf.Project(name=name, description=description, language=language)
+    if frameworks:
+        out = replace(out, framework=frameworks[0])
+    pm = _package_manager(root, here)
+    if pm:
+        out = replace(out, package_manager=pm)
+    return out
+
+
+def _package_manager(root: str, here: dict[str, Manifest]) -> str | None:
+    try:
+        names = set(os.listdir(root))
+    except OSError:
+        return None
+    for lock, pm in (("uv.lock", "uv"), ("poetry.lock", "poetry"), ("Pipfile.lock", "pipenv"),
+                     ("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lockb", "bun"),
+                     ("bun.lock", "bun"), ("package-lock.json", "npm")):
+        if lock in names:
+            return pm
+    for eco, pm in (("rust", "cargo"), ("go", "go"), ("js", "npm"), ("python", "pip")):
+        if eco in here:
+            return pm
+    return None
+
+
+# --- merging -----------------------------------------------------------------
+
+
+_FIELD = re.compile(r"[.\[]")
+
+
+def _top(entry: str) -> str:
+    return _FIELD.split(entry, maxsplit=1)[0]
+
+
+def owned(old: cf.ContextFile | None) -> frozenset[str]:
+    """The DERIVED fields regeneration may replace in `old`."""
+    if old is None:
+        return _ALL
+    listed = set(old.derived_fields or ())
+    out = set()
+    for name in DERIVED:
+        top, _, sub = name.partition(".")
+        value = getattr(old, top)
+        if value is UNSET:
+            out.add(name)
+        elif sub:
+            if getattr(value, sub) is UNSET or name in listed or top in listed:
+                out.add(name)
+        elif name == "summary":
+            if "summary" in listed and old.summary == derive_summary(old):
+                out.add(name)
+        elif name == "evidence":
+            if "evidence" in listed and recorded_commit(old.evidence) is not None:
+                out.add(name)
+        elif name == "maintenance":
+            # A fixed text: while it is repoctx's own there is nothing to lose by owning it;
+            # any other text was written by someone and is kept (and leaves derived_fields).
+            if old.maintenance == MAINTENANCE:
+                out.add(name)
+        elif name in listed:
+            out.add(name)
+    return frozenset(out)
+
+
+_ALL = frozenset(DERIVED)
+_PLAIN = ("files", "interfaces", "subdirectories", "testing", "exports", "project", "structure", "evidence")
+
+
+def merge(old: cf.ContextFile | None, mine: frozenset[str], scope: str, fingerprint: str, now: str,
+          derived: dict) -> cf.ContextFile:
+    """The context file for `scope`: the derived fields repoctx owns (`mine`, from `owned`),
+    the rest of `old` as it is. `derived` maps each DERIVED name but summary to a value or UNSET."""
+    base = old or cf.ContextFile(version=1, last_updated=now, fingerprint=fingerprint, scope=scope,
+                                 summary="", maintenance=MAINTENANCE)
+    changes: dict = {"version": 1, "last_updated": now, "fingerprint": fingerprint, "scope": scope}
+    for name in _PLAIN:
+        if name in mine:
+            changes[name] = derived[name]
+    if "files" in mine and old is not None and old.files and derived["files"] is not UNSET:
+        changes["files"] = _keep_written_purposes(old.files, derived["files"], derived.get("generic", ()))
+    deps = base.dependencies if base.dependencies is not UNSET else cf.Dependencies()
+    for sub in ("internal", "external"):
+        if f"dependencies.{sub}" in mine:
+            deps = replace(deps, **{sub: derived[f"dependencies.{sub}"]})
+    changes["dependencies"] = deps if (deps.internal is not UNSET or deps.external is not UNSET) else UNSET
+    if "maintenance" in mine:
+        changes["maintenance"] = MAINTENANCE
+    ctx = replace(base, **changes)
+    if "summary" in mine:
+        ctx = replace(ctx, summary=derive_summary(ctx))
+    listed = [n for n in DERIVED if n in mine and (n == "summary" or changes.get(n, UNSET) is not UNSET
+                                                  or (n.startswith("dep") and getattr(deps, n[13:]) is not UNSET))]
+    if old is not None and old.derived_fields:
+        tops = {_top(n) for n in mine}
+        listed += [e for e in old.derived_fields if e not in DERIVED and _top(e) not in tops]
+    return replace(ctx, derived_fields=listed or UNSET)
+
+
+def _keep_written_purposes(old: list[cf.FileEntry], new: list[cf.FileEntry], generic) -> list[cf.FileEntry]:
+    """A generic label never replaces a purpose that says more."""
+    generic = set(generic)
+    if not generic:
+        return new
+    before = {f.name: f.purpose for f in old}
+    return [
+        replace(f, purpose=before[f.name])
+        if f.name in generic and f.name in before and not is_generic(before[f.name]) else f
+        for f in new
+    ]
+
+
+def same_content(new: cf.ContextFile, old: cf.ContextFile | None) -> bool:
+    """Equal but for the write time and the stat fingerprint."""
+    return old is not None and replace(new, last_updated=old.last_updated, fingerprint=old.fingerprint) == old

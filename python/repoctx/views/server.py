@@ -1,0 +1,484 @@
+"""The MCP view: a stdio server generated from the command registry.
+
+Built on the official SDK's low-level Server, which answers both the
+initialize handshake (2024-11-05 … 2025-11-25) and the per-request protocol
+(2026-07-28). Each tool runs its registry handler off the event loop and
+returns the handler's JSON as text and as structured content (as text alone for
+a command marked unstructured: see Command.structured).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shlex
+import sys
+from contextlib import asynccontextmanager
+
+import anyio
+import msgspec
+import mcp_types as types
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ToolsListChanged,
+)
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+
+from repoctx import __version__
+from repoctx.base import index
+from repoctx.registry.allowlist import AllowlistError
+from repoctx.base.command import Command, Resource, ResourceError
+from repoctx.registry.catalog import all_prompts, connection_observers, select, warm_up
+from repoctx.base.results import Envelope, internal_failure
+from repoctx.views.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin, request_id
+from repoctx.base.workspace import Workspace, settle
+
+log = logging.getLogger("repoctx")
+
+INSTRUCTIONS = (
+    "repoctx serves this repository's context. Start with list_contexts to see which "
+    "directories have a .context.yaml and whether each is fresh; check_freshness before "
+    "relying on one; query_context to read it."
+)
+
+
+# structuredContent and outputSchema exist from this protocol on: a client of an older one
+# gets content and isError only (and one copy of a large result, not two).
+STRUCTURED_SINCE = "2025-06-18"
+# How often a server that lists only the surfaces with data looks for data that appeared.
+FOLLOW_SECONDS = 1.0
+
+
+def _structured_era(protocol_version: str) -> bool:
+    return protocol_version >= STRUCTURED_SINCE  # the versions are dates: they order as strings
+
+
+def _tool(cmd: Command, names: str, structured_era: bool) -> types.Tool:
+    return types.Tool(
+        name=cmd.listed_name(names),
+        description=f"{cmd.summary} {cmd.description}",
+        input_schema=cmd.input_schema,
+        output_schema=cmd.output_schema if cmd.structured and structured_era else None,
+        annotations=types.ToolAnnotations(
+            read_only_hint=not (cmd.writes or cmd.records),
+            # Writes add or merge; a recorded run only pushes out runs beyond keep_runs, as configured.
+            destructive_hint=False,
+            idempotent_hint=not (cmd.writes or cmd.records),
+            open_world_hint=False,
+        ),
+    )
+
+
+def _admits_envelope(cmd: Command) -> bool:
+    """Whether the control envelope is one of the command's declared results."""
+    return cmd.structured and any(isinstance(tp, type) and issubclass(tp, Envelope) for tp in cmd.result_types)
+
+
+def _settled(read):
+    """`read(ws, …)` once a multi-file write a killed process left is finished (workspace.settle)."""
+
+    def run(ws: Workspace, *args):
+        settle(ws.root)
+        return read(ws, *args)
+
+    return run
+
+
+def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolResult:
+    """Run one tool call synchronously: the same handler and encoding as the CLI."""
+    try:
+        params = cmd.parse(arguments)
+    except msgspec.ValidationError as exc:
+        if cmd.on_invalid is None:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"Invalid arguments for {cmd.tool}: {exc}")],
+                is_error=True,
+            )
+        params = None
+    try:
+        settle(ws.root)
+        result = cmd.handler(ws, params) if params is not None else cmd.on_invalid(arguments)
+    except Exception as exc:
+        # Left to the SDK, the exception's text (absolute paths, internals) would reach the
+        # client; it gets the structured failure the CLI prints with --json, stderr the traceback.
+        log.exception("tool %s failed", cmd.tool)
+        failed = internal_failure(cmd.name, exc)
+        if not _admits_envelope(cmd):  # a contract with no place for the envelope: its message, as text
+            return types.CallToolResult(content=[types.TextContent(type="text", text=failed.error.message)],
+                                        is_error=True)
+        text = cmd.encode(failed)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    structured_content=msgspec.json.decode(text), is_error=True)
+    global _last_encoded
+    last = _last_encoded
+    if last is not None and last[0] is result:  # a handler that answered from its cache
+        text, structured = last[1], last[2]
+    else:
+        text = cmd.encode(result)
+        structured = msgspec.json.decode(text) if cmd.structured else None
+        _last_encoded = (result, text, structured)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=cmd.text(result) if cmd.text else text)],
+        structured_content=structured,
+        is_error=cmd.is_error(result),
+    )
+
+
+def _noop(arguments: dict | None, replies: dict[str, types.CallToolResult]) -> types.CallToolResult:
+    """The SDK's floor for benchmarks: a call that runs like every tool but does nothing.
+    With {"replay": TOOL} it returns TOOL's last reply again, computing nothing: the floor
+    for a reply of that size (what the transport and the client cost for those bytes)."""
+    replayed = replies.get((arguments or {}).get("replay", ""))
+    if replayed is not None:
+        return replayed
+    return types.CallToolResult(content=[types.TextContent(type="text", text="{}")], structured_content={})
+
+
+# The last result encoded, so a result a handler served from its cache is not encoded again.
+_last_encoded: tuple | None = None
+
+
+def _observe(observers: list, event: str, *args) -> None:
+    """Tell each connection observer (commands.connection_observers) about an event; an
+    observer that fails is logged, never felt by the client."""
+    for observer in observers:
+        try:
+            getattr(observer, event)(*args)
+        except Exception:
+            log.exception("connection observer failed on %s", event)
+
+
+class _Shown:
+    """What the server lists now. Listing only the surfaces with data, it looks again every
+    FOLLOW_SECONDS and at every listing, and tells the client what changed: on the handshake
+    protocols by a notification on the connection, on 2026-07-28 on its subscriptions/listen
+    streams."""
+
+    def __init__(self, ws: Workspace, selection) -> None:
+        self.ws, self.selection = ws, selection
+        self.listing = selection.listed(ws)
+        self.prompts = all_prompts()
+        self.bus = InMemorySubscriptionBus()
+        self.session = None  # the connection's, from its first request
+        self._tools: dict[tuple, list[types.Tool]] = {}
+
+    def tools(self, structured_era: bool) -> list[types.Tool]:
+        key = (self.listing.commands, structured_era)
+        if key not in self._tools:
+            self._tools = {key: [_tool(c, self.listing.names, structured_era) for c in self.listing.commands]}
+        return self._tools[key]
+
+    def listed_prompts(self, listing=None) -> list:
+        surfaces = (listing or self.listing).surfaces
+        return [p for p in self.prompts if p.surface in surfaces]
+
+    async def current(self, ctx) -> None:
+        """Look again before a listing, so data made a moment ago is in it."""
+        self.session = ctx.session
+        if self.selection.by_data:
+            await self._look()
+
+    async def follow(self) -> None:
+        while True:
+            await anyio.sleep(FOLLOW_SECONDS)
+            await self._look()
+
+    async def _look(self) -> None:
+        new = await anyio.to_thread.run_sync(self.selection.listed, self.ws)
+        old, self.listing = self.listing, new
+        events = []
+        if new.commands != old.commands:
+            events.append((ToolsListChanged(), "send_tool_list_changed"))
+        if new.resources != old.resources:
+            events.append((ResourcesListChanged(), "send_resource_list_changed"))
+        if self.listed_prompts(new) != self.listed_prompts(old):
+            events.append((PromptsListChanged(), "send_prompt_list_changed"))
+        for event, notify in events:
+            await self.bus.publish(event)
+            if self.session is not None:
+                try:
+                    await getattr(self.session, notify)()
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    pass  # the client is gone
+
+
+def _lifespan(observers: list, shown: _Shown):
+    """One stdio run is one client connection: observers hear of its start and its end, and
+    a server listing the surfaces with data follows them while it runs."""
+
+    @asynccontextmanager
+    async def lifespan(_server):
+        await anyio.to_thread.run_sync(_observe, observers, "connected")
+        try:
+            async with anyio.create_task_group() as tg:
+                if shown.selection.by_data:
+                    tg.start_soon(shown.follow)
+                yield {}
+                tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(_observe, observers, "disconnected")
+
+    return lifespan
+
+
+def build_server(ws: Workspace) -> Server:
+    selection = select(ws)
+    shown = _Shown(ws, selection)
+    observers = connection_observers(ws)
+    by_name = {}
+    for c in selection.commands:  # every accepted tool, listed or not, by each of its names
+        by_name[c.tool] = c
+        for alias in c.aliases:
+            by_name[alias] = c
+
+    noop = os.environ.get("REPOCTX_BENCH_NOOP") == "1"
+    replies: dict[str, types.CallToolResult] = {}  # each tool's last reply, for noop's replay
+    noop_tool = types.Tool(name="noop", description="Does nothing, or replays a tool's last reply (benchmark floors).",
+                           input_schema={"type": "object"})  # no output schema: it may replay a text-only reply
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        await shown.current(ctx)
+        listed = shown.tools(_structured_era(ctx.protocol_version))
+        return types.ListToolsResult(tools=[*listed, noop_tool] if noop else listed)
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        shown.session = ctx.session
+        cmd = by_name.get(params.name)
+        if cmd is None:
+            if noop and params.name == "noop":
+                return await anyio.to_thread.run_sync(_noop, params.arguments, replies)
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+
+        def observed_call() -> types.CallToolResult:
+            result = None
+            try:
+                result = call(ws, cmd, params.arguments)
+                return result
+            finally:
+                structured = result.structured_content if result is not None else None
+                _observe(observers, "tool_called", cmd.tool, params.arguments, structured)
+
+        result = await anyio.to_thread.run_sync(observed_call)
+        if result.structured_content is not None and not _structured_era(ctx.protocol_version):
+            result = types.CallToolResult(content=result.content, is_error=result.is_error)
+        if noop:
+            replies[cmd.tool] = result
+        return result
+
+    resources = list(selection.resources)  # readable; listed: those of shown.listing
+
+    async def list_resources(ctx, params) -> types.ListResourcesResult:
+        await shown.current(ctx)
+
+        def listing() -> list[types.Resource]:
+            settle(ws.root)
+            out = []
+            for r in shown.listing.resources:
+                if not r.is_template:
+                    out.append(types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime_type))
+                elif r.instances is not None:
+                    for uri, name in r.instances(ws):
+                        out.append(types.Resource(uri=uri, name=name, description=r.description, mime_type=r.mime_type))
+            return out
+
+        return types.ListResourcesResult(resources=await anyio.to_thread.run_sync(listing))
+
+    async def list_templates(ctx, params) -> types.ListResourceTemplatesResult:
+        await shown.current(ctx)
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(uri_template=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
+                for r in shown.listing.resources
+                if r.is_template
+            ]
+        )
+
+    async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        shown.session = ctx.session
+        uri = str(params.uri)
+        found = match_resource(resources, uri)
+        if found is None:
+            raise MCPError(types.INVALID_REQUEST, f"Unknown resource: {uri}")
+        resource, fields = found
+        try:
+            text = await anyio.to_thread.run_sync(_settled(resource.read), ws, fields)
+        except ResourceError as exc:
+            raise MCPError(exc.code, exc.message, exc.data) from None
+        except Exception:
+            log.exception("reading %s failed", uri)
+            raise MCPError(types.INTERNAL_ERROR, "Failed to read resource") from None
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type=resource.mime_type, text=text)]
+        )
+
+    prompts = {p.name: p for p in shown.prompts if p.surface in selection.surfaces}  # callable
+
+    async def list_prompts(ctx, params) -> types.ListPromptsResult:
+        await shown.current(ctx)
+        return types.ListPromptsResult(prompts=[
+            types.Prompt(name=p.name, description=p.description, arguments=[
+                types.PromptArgument(name=n, description=d, required=r) for n, d, r in p.arguments])
+            for p in shown.listed_prompts()
+        ])
+
+    async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        shown.session = ctx.session
+        prompt = prompts.get(params.name)
+        if prompt is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
+        args = params.arguments or {}
+        missing = [n for n, _, required in prompt.arguments if required and not args.get(n)]
+        if missing:
+            raise MCPError(types.INVALID_PARAMS, f"Missing required arguments: {', '.join(missing)}")
+        try:
+            text = await anyio.to_thread.run_sync(_settled(prompt.render), ws, args)
+        except Exception:
+            log.exception("rendering prompt %s failed", params.name)
+            raise MCPError(types.INTERNAL_ERROR, "Failed to render prompt") from None
+        return types.GetPromptResult(description=prompt.description, messages=[
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
+
+    server = Server(
+        "repoctx",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        lifespan=_lifespan(observers, shown),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        **(
+            {
+                "on_list_resources": list_resources,
+                "on_list_resource_templates": list_templates,
+                "on_read_resource": read_resource,
+            }
+            if resources
+            else {}
+        ),
+        **({"on_list_prompts": list_prompts, "on_get_prompt": get_prompt} if prompts else {}),
+        # A listing that follows the data says when it changes (2026-07-28: on listen streams).
+        **({"on_subscriptions_listen": ListenHandler(shown.bus)} if selection.by_data else {}),
+    )
+    server.changes_listed = selection.by_data
+    return server
+
+
+def match_resource(resources: list[Resource], uri: str) -> tuple[Resource, dict[str, str]] | None:
+    """The resource a URI names, with its template fields and query parameters (percent-decoded)."""
+    from urllib.parse import parse_qsl, unquote
+
+    base, _, query = uri.partition("?")
+    for r in resources:
+        fields = _match_template(r.uri, base)
+        if fields is not None:
+            fields = {k: unquote(v) for k, v in fields.items()}
+            for k, v in parse_qsl(query, keep_blank_values=True):
+                fields.setdefault(k, v)
+            return r, fields
+    return None
+
+
+def _match_template(template: str, uri: str) -> dict[str, str] | None:
+    import re
+
+    pattern = "".join(
+        f"(?P<{part[1:-1]}>[^/?#]+)" if part.startswith("{") else re.escape(part)
+        for part in re.split(r"(\{[a-zA-Z_][a-zA-Z0-9_]*\})", template)
+    )
+    m = re.fullmatch(pattern, uri)
+    return m.groupdict() if m else None
+
+
+async def _serve_stdio(server: Server) -> None:
+    lines = CappedLines(claim_stdin())
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):
+        # The SDK drops a line it cannot take without answering; answer it and keep serving:
+        # a parse error when the line is not JSON, an invalid request when it is JSON but not
+        # a message the SDK reads (params not an object, nested past its parser's depth, a lone
+        # surrogate escape). Either carries the line's id where it can be read, else null, so
+        # the client is not left waiting. A line over the size cap was never read whole
+        # (wire.py): it gets an invalid-request error with the id at its head.
+        inner_send, inner_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def answer(code: int, message: str, id_: int | str | None) -> None:
+            error = types.JSONRPCError(jsonrpc="2.0", id=id_, error=types.ErrorData(code=code, message=message))
+            await write_stream.send(SessionMessage(error))
+
+        async def sift() -> None:
+            async with inner_send:
+                async for item in read_stream:
+                    line = lines.taken()
+                    if isinstance(item, Exception):
+                        log.warning("malformed message: %s", str(item).splitlines()[0])
+                        is_json, id_ = request_id(line)
+                        if is_json:
+                            await answer(types.INVALID_REQUEST, "Invalid request: not a JSON-RPC message this server reads", id_)
+                        else:
+                            await answer(types.PARSE_ERROR, "Parse error: not a JSON-RPC message", id_)
+                    elif (dropped := lines.dropped(item.message)) is not None:
+                        size, id_ = dropped
+                        log.warning("dropped a message of %d bytes (limit %d)", size, MAX_MESSAGE_BYTES)
+                        await answer(types.INVALID_REQUEST,
+                                     f"Message too large: {size} bytes, over the limit of {MAX_MESSAGE_BYTES}; not read", id_)
+                    else:
+                        await inner_send.send(item)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(sift)
+            changes = NotificationOptions(tools_changed=True, resources_changed=True, prompts_changed=True)
+            await server.run(inner_recv, write_stream,
+                             server.create_initialization_options(changes if server.changes_listed else None))
+            tg.cancel_scope.cancel()
+
+
+def _warm_up(ws: Workspace) -> None:
+    """Build the tables in the background while the client connects, so the first question
+    finds them built rather than waiting for the walk (catalog.warm_up)."""
+    import threading
+
+    tools = {c.tool: c for c in select(ws).listed(ws).commands}  # the surfaces with data
+
+    def warm() -> None:
+        try:
+            warm_up(ws, tools)
+        except Exception:  # the first question will meet the same problem and report it
+            log.exception("warming up failed")
+
+    threading.Thread(target=warm, name="repoctx-warm-up", daemon=True).start()
+
+
+def launcher() -> list[str]:
+    """The absolute command that started this process, so a registration pasted from the
+    serve line runs this same repoctx whatever the client's PATH and working directory:
+    the `repoctx` script, or this Python with -m when started as `python -m repoctx`."""
+    script = sys.argv[0]
+    if os.path.basename(script) != "__main__.py" and os.path.isfile(script):
+        return [os.path.abspath(script)]
+    return [os.path.abspath(sys.executable), "-m", "repoctx"]
+
+
+def serve(ws: Workspace, watch: bool = True) -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="repoctx: %(message)s")
+    index.serve_live(watch)
+    try:
+        server = build_server(ws)
+    except AllowlistError as exc:
+        print(f"repoctx: {exc}", file=sys.stderr)
+        return 2
+    _warm_up(ws)
+    serve_line = shlex.join([*launcher(), "serve", "--root", ws.root])
+    print(
+        f"repoctx {__version__}: serving {ws.root} over MCP on stdio"
+        f"{' (read-only)' if ws.read_only else ''}. Register it with Claude Code: "
+        f"claude mcp add repoctx -- {serve_line}",
+        file=sys.stderr,
+        flush=True,
+    )
+    anyio.run(_serve_stdio, server)
+    return 0
