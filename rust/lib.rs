@@ -7,6 +7,8 @@ mod lang;
 mod project;
 mod py;
 mod scopes;
+#[cfg(test)]
+mod testing;
 mod tree;
 
 use artifacts::{annotate, bpe, srcindex};

@@ -8,6 +8,7 @@
 
 use crate::tree::ignore::Tree;
 use crate::caches::select::Doc;
+use crate::tree::watch::{Drained, Inotify, Interest};
 use ignore::WalkBuilder;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -15,6 +16,7 @@ use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
+use std::ops::ControlFlow;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -365,69 +367,30 @@ pub fn build(sources: &Path, out: &cap_std::fs::Dir, mode: Mode) -> Result<Built
     })
 }
 
-/// Watches a cache's directories (inotify) from before the cache is read, so a
+/// Watches a cache's directories (tree/watch.rs) from before the cache is read, so a
 /// view learns of any later change to its files without stat-ing each of them.
-#[cfg(target_os = "linux")]
 pub struct Watcher {
-    fd: std::os::fd::OwnedFd,
+    inotify: Inotify,
     changed: std::sync::Mutex<bool>,
 }
 
-#[cfg(target_os = "linux")]
 impl Watcher {
     /// None where watching is impossible (no inotify, or its limits reached).
     pub fn new(dirs: &[PathBuf]) -> Option<Watcher> {
-        use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
-        let fd = inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC).ok()?;
-        let flags = WatchFlags::MODIFY
-            | WatchFlags::ATTRIB
-            | WatchFlags::CLOSE_WRITE
-            | WatchFlags::CREATE
-            | WatchFlags::DELETE
-            | WatchFlags::MOVED_FROM
-            | WatchFlags::MOVED_TO
-            | WatchFlags::DELETE_SELF
-            | WatchFlags::MOVE_SELF
-            | WatchFlags::ONLYDIR
-            | WatchFlags::DONT_FOLLOW;
+        let inotify = Inotify::new()?;
         for dir in dirs {
-            inotify::add_watch(&fd, dir.as_path(), flags).ok()?;
+            inotify.add(dir, Interest::Writes).ok()?;
         }
-        Some(Watcher { fd, changed: std::sync::Mutex::new(false) })
+        Some(Watcher { inotify, changed: std::sync::Mutex::new(false) })
     }
 
     /// Whether any event (or a lost one) arrived since the watch began.
     pub fn changed(&self) -> bool {
-        use rustix::fs::inotify::Reader;
-        use rustix::io::Errno;
         let mut changed = self.changed.lock().unwrap();
         if !*changed {
-            let mut buf = [std::mem::MaybeUninit::uninit(); 4096];
-            let mut reader = Reader::new(&self.fd, &mut buf);
-            *changed = loop {
-                match reader.next() {
-                    Ok(_) => break true,
-                    Err(Errno::WOULDBLOCK) => break false,
-                    Err(Errno::INTR) => continue,
-                    Err(_) => break true,
-                }
-            };
+            *changed = self.inotify.drain(|_| ControlFlow::Break(())) != Drained::Empty;
         }
         *changed
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-pub struct Watcher;
-
-#[cfg(not(target_os = "linux"))]
-impl Watcher {
-    pub fn new(_dirs: &[PathBuf]) -> Option<Watcher> {
-        None
-    }
-
-    pub fn changed(&self) -> bool {
-        true
     }
 }
 

@@ -1,4 +1,4 @@
-//! The live index: the walk table kept in memory and kept true by inotify.
+//! The live index: the walk table kept in memory and kept true by inotify (tree/watch.rs).
 //!
 //! Each scanned (not ignored) directory gets a watch before it is read, so no
 //! change slips between the read and the watch. Before answering, `refresh`
@@ -10,8 +10,12 @@
 //! `--no-watch`) mean a full rescan.
 
 use crate::tree::walk::{self, DirRow, Options};
+use crate::tree::watch::{AddError, Drained, Inotify, Interest, Wd};
 use std::collections::{BTreeSet, HashMap};
+use std::ops::ControlFlow::{Break, Continue};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 pub struct LiveIndex {
     root: PathBuf,
@@ -29,7 +33,7 @@ pub struct LiveIndex {
     /// Bumped whenever the table changes, so callers can reuse what they built from it.
     pub generation: u64,
     pub rescans: u64,
-    watcher: Option<watch::Watcher>,
+    watcher: Option<Watcher>,
     want_watch: bool,
 }
 
@@ -78,7 +82,7 @@ impl LiveIndex {
 
     fn rescan(&mut self) -> std::io::Result<()> {
         self.watcher = None; // dropping the old instance drops all its watches
-        let watcher = if self.want_watch { watch::Watcher::new(&self.root) } else { None };
+        let watcher = if self.want_watch { Watcher::new(&self.root) } else { None };
         let hook = |abs: &Path, scope: &str| {
             if let Some(w) = &watcher {
                 w.add(abs, scope);
@@ -139,8 +143,8 @@ impl LiveIndex {
             return self.rescan();
         };
         let (dirty, reshaped) = match watcher.drain() {
-            watch::Changes::Rescan => return self.rescan(),
-            watch::Changes::Dirs { dirty, reshaped } => (dirty, reshaped),
+            Changes::Rescan => return self.rescan(),
+            Changes::Dirs { dirty, reshaped } => (dirty, reshaped),
         };
         if dirty.is_empty() && reshaped.is_empty() {
             return Ok(());
@@ -196,164 +200,106 @@ fn release_freed_memory() {
     }
 }
 
-#[cfg(target_os = "linux")]
-mod watch {
-    use super::*;
-    use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
-    use rustix::io::Errno;
-    use std::mem::MaybeUninit;
-    use std::os::fd::OwnedFd;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Mutex;
+/// Marks the watch on `.git/info`, whose `exclude` file holds ignore rules.
+const GIT_INFO: &str = "\0git-info";
 
-    /// Marks the watch on `.git/info`, whose `exclude` file holds ignore rules.
-    const GIT_INFO: &str = "\0git-info";
-
-    pub enum Changes {
-        /// Directories to re-read, and subtrees to scan anew.
-        Dirs { dirty: BTreeSet<String>, reshaped: BTreeSet<String> },
-        Rescan,
-    }
-
-    pub struct Watcher {
-        fd: OwnedFd,
-        scopes: Mutex<HashMap<i32, String>>,
-        failed: AtomicBool,
-    }
-
-    fn flags() -> WatchFlags {
-        WatchFlags::MODIFY
-            | WatchFlags::ATTRIB
-            | WatchFlags::CREATE
-            | WatchFlags::DELETE
-            | WatchFlags::MOVED_FROM
-            | WatchFlags::MOVED_TO
-            | WatchFlags::DELETE_SELF
-            | WatchFlags::MOVE_SELF
-            | WatchFlags::ONLYDIR
-            | WatchFlags::DONT_FOLLOW
-            | WatchFlags::EXCL_UNLINK
-    }
-
-    impl Watcher {
-        pub fn new(root: &Path) -> Option<Watcher> {
-            let fd = inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC).ok()?;
-            let w = Watcher { fd, scopes: Mutex::new(HashMap::new()), failed: AtomicBool::new(false) };
-            let info = root.join(".git").join("info");
-            if info.is_dir() {
-                w.add(&info, GIT_INFO);
-            }
-            Some(w)
-        }
-
-        /// Watch one directory; a failure (e.g. the watch limit) turns watching off. A
-        /// directory we may not read is left out by the walk, and a change of its mode is
-        /// an event in its parent, so it needs no watch of its own.
-        pub fn add(&self, abs: &Path, scope: &str) {
-            match inotify::add_watch(&self.fd, abs, flags()) {
-                Ok(wd) => {
-                    self.scopes.lock().unwrap().insert(wd, scope.to_string());
-                }
-                Err(Errno::ACCESS) => {}
-                Err(_) => self.failed.store(true, Ordering::Relaxed),
-            }
-        }
-
-        /// Stop watching every directory whose scope `inside` accepts.
-        pub fn forget(&self, inside: &dyn Fn(&str) -> bool) {
-            self.scopes.lock().unwrap().retain(|&wd, scope| {
-                let keep = scope == GIT_INFO || !inside(scope);
-                if !keep {
-                    // Already gone when the directory was removed; its IN_IGNORED is skipped.
-                    let _ = inotify::remove_watch(&self.fd, wd);
-                }
-                keep
-            });
-        }
-
-        pub fn failed(&self) -> bool {
-            self.failed.load(Ordering::Relaxed)
-        }
-
-        /// Every event queued so far, as the directories to re-read (or a rescan).
-        pub fn drain(&mut self) -> Changes {
-            let scopes = self.scopes.lock().unwrap();
-            let (mut dirty, mut reshaped) = (BTreeSet::new(), BTreeSet::new());
-            let mut buf = [MaybeUninit::uninit(); 16384];
-            let mut reader = inotify::Reader::new(&self.fd, &mut buf);
-            loop {
-                let event = match reader.next() {
-                    Ok(e) => e,
-                    Err(Errno::WOULDBLOCK) => break,
-                    Err(Errno::INTR) => continue,
-                    Err(_) => return Changes::Rescan,
-                };
-                let flags = event.events();
-                if flags.contains(ReadFlags::QUEUE_OVERFLOW) {
-                    return Changes::Rescan;
-                }
-                // A watch we removed (its directory went) still reports IN_IGNORED: skipped.
-                let Some(scope) = scopes.get(&event.wd()) else { continue };
-                if scope == GIT_INFO {
-                    return Changes::Rescan;
-                }
-                if flags.intersects(ReadFlags::IGNORED | ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF) {
-                    if scope == "." {
-                        return Changes::Rescan;
-                    }
-                    reshaped.insert(scope.clone());
-                    continue;
-                }
-                // Of events on the watched directory itself, its parent has its own.
-                let Some(raw) = event.file_name() else { continue };
-                if flags.contains(ReadFlags::ISDIR) {
-                    // One not named in UTF-8 is left out by the walk, under an escaped name.
-                    let Ok(name) = raw.to_str() else { return Changes::Rescan };
-                    // A directory's own mtime never matters; being made, removed, moved or
-                    // given a new mode (it may become readable) changes its subtree.
-                    if !walk::is_skipped_dir(name) {
-                        reshaped.insert(walk::child_scope(scope, name));
-                    }
-                    continue;
-                }
-                let name = raw.to_bytes();
-                if scope == "." && (name == b".gitignore" || name == b".contextignore") {
-                    return Changes::Rescan;
-                }
-                if name == b".gitignore" {
-                    reshaped.insert(scope.clone()); // its rules hold under this directory only
-                    continue;
-                }
-                dirty.insert(scope.clone());
-            }
-            Changes::Dirs { dirty, reshaped }
-        }
-    }
+enum Changes {
+    /// Directories to re-read, and subtrees to scan anew.
+    Dirs { dirty: BTreeSet<String>, reshaped: BTreeSet<String> },
+    Rescan,
 }
 
-#[cfg(not(target_os = "linux"))]
-mod watch {
-    use super::*;
+/// The watches of one scan: the directory (scope) each watch is on.
+struct Watcher {
+    inotify: Inotify,
+    scopes: Mutex<HashMap<Wd, String>>,
+    failed: AtomicBool,
+}
 
-    pub enum Changes {
-        Dirs { dirty: BTreeSet<String>, reshaped: BTreeSet<String> },
-        Rescan,
+impl Watcher {
+    /// None where watching is impossible.
+    fn new(root: &Path) -> Option<Watcher> {
+        let w = Watcher { inotify: Inotify::new()?, scopes: Mutex::new(HashMap::new()), failed: AtomicBool::new(false) };
+        let info = root.join(".git").join("info");
+        if info.is_dir() {
+            w.add(&info, GIT_INFO);
+        }
+        Some(w)
     }
 
-    /// No watching here: every question rescans.
-    pub struct Watcher;
+    /// Watch one directory; a failure (e.g. the watch limit) turns watching off. A
+    /// directory we may not read is left out by the walk, and a change of its mode is
+    /// an event in its parent, so it needs no watch of its own.
+    fn add(&self, abs: &Path, scope: &str) {
+        match self.inotify.add(abs, Interest::Listing) {
+            Ok(wd) => {
+                self.scopes.lock().unwrap().insert(wd, scope.to_string());
+            }
+            Err(AddError::Denied) => {}
+            Err(AddError::Failed) => self.failed.store(true, Ordering::Relaxed),
+        }
+    }
 
-    impl Watcher {
-        pub fn new(_root: &Path) -> Option<Watcher> {
-            None
-        }
-        pub fn add(&self, _abs: &Path, _scope: &str) {}
-        pub fn failed(&self) -> bool {
-            true
-        }
-        pub fn forget(&self, _inside: &dyn Fn(&str) -> bool) {}
-        pub fn drain(&mut self) -> Changes {
-            Changes::Rescan
+    /// Stop watching every directory whose scope `inside` accepts.
+    fn forget(&self, inside: &dyn Fn(&str) -> bool) {
+        self.scopes.lock().unwrap().retain(|&wd, scope| {
+            let keep = scope == GIT_INFO || !inside(scope);
+            if !keep {
+                // Already gone when the directory was removed; its IN_IGNORED is skipped.
+                self.inotify.remove(wd);
+            }
+            keep
+        });
+    }
+
+    fn failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    /// Every event queued so far, as the directories to re-read (or a rescan).
+    fn drain(&mut self) -> Changes {
+        let scopes = self.scopes.lock().unwrap();
+        let (mut dirty, mut reshaped) = (BTreeSet::new(), BTreeSet::new());
+        let drained = self.inotify.drain(|event| {
+            // A watch we removed (its directory went) still reports IN_IGNORED: skipped.
+            let Some(scope) = scopes.get(&event.wd) else { return Continue(()) };
+            if scope == GIT_INFO {
+                return Break(());
+            }
+            if event.gone {
+                if scope == "." {
+                    return Break(());
+                }
+                reshaped.insert(scope.clone());
+                return Continue(());
+            }
+            // Of events on the watched directory itself, its parent has its own.
+            let Some(raw) = event.name else { return Continue(()) };
+            if event.is_dir {
+                // One not named in UTF-8 is left out by the walk, under an escaped name.
+                let Ok(name) = raw.to_str() else { return Break(()) };
+                // A directory's own mtime never matters; being made, removed, moved or
+                // given a new mode (it may become readable) changes its subtree.
+                if !walk::is_skipped_dir(name) {
+                    reshaped.insert(walk::child_scope(scope, name));
+                }
+                return Continue(());
+            }
+            let name = raw.to_bytes();
+            if scope == "." && (name == b".gitignore" || name == b".contextignore") {
+                return Break(());
+            }
+            if name == b".gitignore" {
+                reshaped.insert(scope.clone()); // its rules hold under this directory only
+                return Continue(());
+            }
+            dirty.insert(scope.clone());
+            Continue(())
+        });
+        match drained {
+            Drained::Empty => Changes::Dirs { dirty, reshaped },
+            // Stopped: an event asked for a rescan. Lost: events are missing.
+            Drained::Stopped | Drained::Lost => Changes::Rescan,
         }
     }
 }

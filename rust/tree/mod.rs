@@ -9,3 +9,4 @@ pub mod fs;
 pub mod ignore;
 pub mod live;
 pub mod walk;
+pub mod watch;
