@@ -3,18 +3,25 @@ which module declares each first word must match the registry."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 
-from repoctx.registry.catalog import CLI_WORDS, COMMAND_MODULES, all_commands, declared
+from repoctx.registry.catalog import PACKAGES, all_commands, declared
 
 
 def test_every_first_word_maps_to_the_module_declaring_it():
-    for module in COMMAND_MODULES:
-        for cmd in declared(module, "commands"):
-            if cmd.cli:
-                assert CLI_WORDS[cmd.name.split()[0]] == module, cmd.name
-    assert set(CLI_WORDS) == {c.name.split()[0] for c in all_commands() if c.cli}
+    owners: dict[str, str] = {}
+    for package in PACKAGES:
+        init = importlib.import_module(f"repoctx.{package}")
+        for word, module in init.CLI_WORDS.items():
+            assert word not in owners, f"{word} is claimed by {owners[word]} and {package}"
+            owners[word] = f"{package}.{module}"
+        for module in init.MODULES["commands"]:
+            for cmd in declared(f"{package}.{module}", "commands"):
+                if cmd.cli:
+                    assert owners.get(cmd.name.split()[0]) == f"{package}.{module}", cmd.name
+    assert set(owners) == {c.name.split()[0] for c in all_commands() if c.cli}
 
 
 def test_version_and_a_scopes_command_import_no_other_surface(tmp_path):

@@ -1,53 +1,37 @@
-"""The catalog: the only place that names the surfaces' modules.
+"""The catalog: the only place that names the surfaces.
 
-The views (cli.py, server.py) ask it for every command, resource, prompt and check;
-surfaces never import it. A module declares what it serves as module-level lists
-(`COMMANDS`, `RESOURCES`, `PROMPTS`, `CHECKS`) or, when what it serves is about the
-registry itself (control's capabilities and validate, the report), as a factory of the
-same name in lower case that is handed this module: so no module imports the catalog
-that imports it. One CLI command imports only the module that declares it (CLI_WORDS).
+The views (cli.py, server.py) ask it for every command, resource, prompt and check; surfaces
+never import it. Each package names in its `__init__.py` the modules that declare what it
+serves (`MODULES`: "commands" in the order the CLI lists them, "resources", "prompts",
+"checks") and the module of each of its first CLI words (`CLI_WORDS`), so adding a tool,
+resource, prompt or check touches its own package only, and one CLI command imports only its
+own module. A module declares module-level lists (`COMMANDS`, `RESOURCES`, `PROMPTS`,
+`CHECKS`) or, when what it serves is about the registry itself (control's capabilities and
+validate, the report), a factory of the same name in lower case that is handed this module:
+so no module imports the catalog that imports it.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import sys
 from types import ModuleType
 
 from repoctx.base.command import Check, Command, Prompt, Resource
+from repoctx.formats.config import SURFACES
 from repoctx.registry import allowlist
 
-# The modules that declare commands, in the order the CLI lists them.
-COMMAND_MODULES = (
-    "scopes.read", "scopes.write", "caches.engine", "artifacts.tools", "project.overview",
-    "project.sessions", "control.introspect", "control.proposals", "control.runs", "control.clients",
-    "views.report",
-)
-RESOURCE_MODULES = ("project.overview", "project.sessions", "artifacts.tools")
-PROMPT_MODULES = ("artifacts.tools",)
-# In the order `validate` runs them; checks that only `validate --strict` runs come last.
-CHECK_MODULES = (
-    "project.sessions", "scopes.checks", "caches.engine", "artifacts.tools", "project.overview",
-    "control.introspect", "control.proposals",
-)
-
-# The first CLI word of each command and the module declaring it, so one CLI command
-# imports only its own module (tests/control/test_cli_words.py keeps this equal to the registry).
-CLI_WORDS = {
-    "status": "scopes.read", "check": "scopes.read", "show": "scopes.read",
-    "init": "scopes.write", "regen": "scopes.write", "rehash": "scopes.write",
-    "update": "scopes.write", "scopes": "scopes.write",
-    "resolve": "caches.engine", "cache": "caches.engine",
-    "artifacts": "artifacts.tools", "project": "project.overview", "sessions": "project.sessions",
-    "self": "control.introspect", "schema": "control.introspect", "capabilities": "control.introspect",
-    "validate": "control.introspect",
-    "propose": "control.proposals", "proposals": "control.proposals", "runs": "control.runs",
-    "install": "control.clients", "agent": "control.clients", "report": "views.report",
-}
+# The surfaces, then the views' own commands (the report), in the order the CLI lists them.
+PACKAGES = (*SURFACES, "views")
 
 
 def _module(name: str) -> ModuleType:
     return importlib.import_module(f"repoctx.{name}")
+
+
+def _modules(kind: str) -> list[str]:
+    return [f"{p}.{m}" for p in PACKAGES for m in _module(p).MODULES.get(kind, ())]
 
 
 @functools.cache
@@ -57,29 +41,23 @@ def declared(module: str, kind: str) -> tuple:
     mod = _module(module)
     listed = getattr(mod, kind.upper(), None)
     if listed is None:
-        factory = getattr(mod, kind, None)
-        listed = factory(_this()) if factory is not None else ()
+        listed = getattr(mod, kind)(sys.modules[__name__])
     return tuple(listed)
-
-
-def _this() -> ModuleType:
-    import sys
-
-    return sys.modules[__name__]
 
 
 def all_commands() -> list[Command]:
     """Every command, in the order the CLI lists them."""
-    return [cmd for module in COMMAND_MODULES for cmd in declared(module, "commands")]
+    return [cmd for module in _modules("commands") for cmd in declared(module, "commands")]
 
 
 def cli_commands(word: str) -> list[Command] | None:
     """The commands whose CLI words start with `word`, importing only their module;
     None for a word no command starts with."""
-    module = CLI_WORDS.get(word)
-    if module is None:
-        return None
-    return [c for c in declared(module, "commands") if c.name.split()[0] == word]
+    for package in PACKAGES:
+        module = _module(package).CLI_WORDS.get(word)
+        if module is not None:
+            return [c for c in declared(f"{package}.{module}", "commands") if c.name.split()[0] == word]
+    return None
 
 
 def by_tool_name() -> dict[str, Command]:
@@ -95,17 +73,17 @@ def by_tool_name() -> dict[str, Command]:
 
 def all_resources() -> list[Resource]:
     """Every MCP resource and resource template."""
-    return [r for module in RESOURCE_MODULES for r in declared(module, "resources")]
+    return [r for module in _modules("resources") for r in declared(module, "resources")]
 
 
 def all_prompts() -> list[Prompt]:
     """Every MCP prompt."""
-    return [p for module in PROMPT_MODULES for p in declared(module, "prompts")]
+    return [p for module in _modules("prompts") for p in declared(module, "prompts")]
 
 
 def all_checks(strict: bool = False) -> list[Check]:
     """Every check `validate` runs; with `strict`, also those only `validate --strict` runs."""
-    checks = [c for module in CHECK_MODULES for c in declared(module, "checks")]
+    checks = [c for module in _modules("checks") for c in declared(module, "checks")]
     return [c for c in checks if not c.strict] + ([c for c in checks if c.strict] if strict else [])
 
 
