@@ -43,6 +43,15 @@ impl TempTree {
         path
     }
 
+    /// Make a FIFO at `rel`; returns its path.
+    pub fn fifo(&self, rel: impl AsRef<Path>) -> PathBuf {
+        let path = self.path.join(rel);
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that lives through the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
+        path
+    }
+
     /// Make the directory `rel` and those above it; returns its path.
     pub fn mkdir(&self, rel: impl AsRef<Path>) -> PathBuf {
         let path = self.path.join(rel);

@@ -404,40 +404,10 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::TempTree;
 
-    fn tree(files: &[(&str, &str)]) -> tempdir::Dir {
-        let dir = tempdir::Dir::new();
-        for (rel, text) in files {
-            let p = dir.path.join(rel);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, text).unwrap();
-        }
-        dir
-    }
-
-    mod tempdir {
-        pub struct Dir {
-            pub path: std::path::PathBuf,
-        }
-        impl Dir {
-            pub fn new() -> Dir {
-                use std::sync::atomic::{AtomicUsize, Ordering};
-                static N: AtomicUsize = AtomicUsize::new(0);
-                let path = std::env::temp_dir().join(format!(
-                    "repoctx-srcindex-{}-{}",
-                    std::process::id(),
-                    N.fetch_add(1, Ordering::SeqCst)
-                ));
-                let _ = std::fs::remove_dir_all(&path);
-                std::fs::create_dir_all(&path).unwrap();
-                Dir { path }
-            }
-        }
-        impl Drop for Dir {
-            fn drop(&mut self) {
-                let _ = std::fs::remove_dir_all(&self.path);
-            }
-        }
+    fn tree(files: &[(&str, &str)]) -> TempTree {
+        TempTree::with("srcindex", files)
     }
 
     fn targets(idx: &Index, q: Option<&Globs>) -> Vec<String> {
@@ -456,33 +426,33 @@ mod tests {
             ("tests/t.go", "// @test SPEC-1/x\n"),
             ("README", "no extension\n"),
         ]);
-        let idx = Index::build(&d.path, "@", &[".".into()]).unwrap();
+        let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
         let paths: Vec<_> = idx.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["README", "src/a.py", "tests/t.go"]);
         assert_eq!(targets(&idx, None), ["src/a.py:1 SPEC-1", "tests/t.go:1 SPEC-1/x"]);
-        let only_src = Index::build(&d.path, "@", &["src/".into()]).unwrap();
+        let only_src = Index::build(d.path(), "@", &["src/".into()]).unwrap();
         assert_eq!(targets(&only_src, None), ["src/a.py:1 SPEC-1"]);
     }
 
     #[test]
     fn in_place_edits_are_seen_and_new_files_invalidate() {
         let d = tree(&[("a.py", "# @spec SPEC-1\n"), ("b.py", "x = 1\n")]);
-        let idx = Index::build(&d.path, "@", &[".".into()]).unwrap();
-        fs::write(d.path.join("b.py"), "# @norm NORM-1\nx = 2\n").unwrap();
+        let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
+        fs::write(d.path().join("b.py"), "# @norm NORM-1\nx = 2\n").unwrap();
         assert_eq!(targets(&idx, None), ["a.py:1 SPEC-1", "b.py:1 NORM-1"]);
         let q = Globs::new(&["a.*".into()]);
         assert_eq!(targets(&idx, Some(&q)), ["a.py:1 SPEC-1"]);
         let under_a = Globs::new(&["a/*.py".into()]);
-        fs::create_dir(d.path.join("a")).unwrap();
+        fs::create_dir(d.path().join("a")).unwrap();
         assert!(!idx.is_current(None) && !idx.is_current(Some(&under_a)));
-        let idx = Index::build(&d.path, "@", &[".".into()]).unwrap();
+        let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
         let old = SystemTime::now() - std::time::Duration::from_secs(60);
         for p in ["a", ""] {
-            fs::File::open(d.path.join(p)).unwrap().set_modified(old).unwrap();
+            fs::File::open(d.path().join(p)).unwrap().set_modified(old).unwrap();
         }
-        let idx = Index { dirs: idx.dirs.into_iter().map(|x| DirStamp { racy: false, stamp: stat(&d.path.join(&x.rel)).unwrap(), ..x }).collect(), ..idx };
+        let idx = Index { dirs: idx.dirs.into_iter().map(|x| DirStamp { racy: false, stamp: stat(&d.path().join(&x.rel)).unwrap(), ..x }).collect(), ..idx };
         assert!(idx.is_current(None) && idx.is_current(Some(&under_a)));
-        fs::write(d.path.join("a/new.py"), "").unwrap();
+        fs::write(d.path().join("a/new.py"), "").unwrap();
         assert!(!idx.is_current(Some(&under_a)));
         assert!(idx.is_current(Some(&Globs::new(&["b/*.py".into()]))), "a change under a/ is not a change under b/");
         assert!(!idx.is_current(None));
@@ -493,21 +463,21 @@ mod tests {
         let d = tree(&[("a.py", "# @spec SPEC-1\n")]);
         let old = SystemTime::now() - std::time::Duration::from_secs(60);
         for p in ["a.py", ""] {
-            fs::File::open(d.path.join(p)).unwrap().set_modified(old).unwrap();
+            fs::File::open(d.path().join(p)).unwrap().set_modified(old).unwrap();
         }
-        let idx = Index::build(&d.path, "@", &[".".into()]).unwrap();
+        let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
         let f = idx.files[0].state.as_ref().unwrap();
         f.lock().unwrap().racy = false; // as if the scan were long after the last change
-        let before = fs::metadata(d.path.join("a.py")).unwrap().modified().unwrap();
-        fs::write(d.path.join("a.py"), "# @spec SPEC-2\n").unwrap();
-        fs::File::options().write(true).open(d.path.join("a.py")).unwrap().set_modified(before).unwrap();
+        let before = fs::metadata(d.path().join("a.py")).unwrap().modified().unwrap();
+        fs::write(d.path().join("a.py"), "# @spec SPEC-2\n").unwrap();
+        fs::File::options().write(true).open(d.path().join("a.py")).unwrap().set_modified(before).unwrap();
         assert_eq!(targets(&idx, None), ["a.py:1 SPEC-2"]);
     }
 
     #[test]
     fn globs_counts_and_overlaps() {
         let d = tree(&[("src/auth/login.py", ""), ("src/auth/api_keys.py", ""), ("src/db/x.rs", ""), ("docs/a.md", "")]);
-        let idx = Index::build(&d.path, "@", &[".".into()]).unwrap();
+        let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
         let g = Globs::new(&["src/auth/*".into(), "src/**".into(), "./docs/".into(), "[bad".into(), "src/*".into()]);
         assert_eq!(g.invalid, [3]);
         assert_eq!(idx.match_counts(&g), [2, 3, 1, 0, 0]);

@@ -449,13 +449,7 @@ fn load_one(docs_dir: &Path, (id, version, name): &(String, String, String)) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tmp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("repoctx-cache-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
+    use crate::testing::TempTree;
 
     #[test]
     fn ids_are_normalised() {
@@ -507,11 +501,8 @@ mod tests {
 
     #[test]
     fn build_then_load_round_trips() {
-        let dir = tmp("roundtrip");
+        let dir = TempTree::with("cache-roundtrip", &[("src/Sub/Guide.md", "Deploy \"it\"\n"), ("src/notes.txt", "not markdown")]);
         let src = dir.join("src");
-        fs::create_dir_all(src.join("Sub")).unwrap();
-        fs::write(src.join("Sub/Guide.md"), "Deploy \"it\"\n").unwrap();
-        fs::write(src.join("notes.txt"), "not markdown").unwrap();
         let built = build(&src, &out(&dir), Mode::Markdown).unwrap();
         assert_eq!(built.entries.len(), 1);
         assert_eq!(built.entries[0].id, "sub/guide.md");
@@ -526,41 +517,38 @@ mod tests {
         fs::write(&path, text).unwrap();
         let err = load(&dir.join("documents"), &[(e.id.clone(), e.version.clone(), name)]).err().unwrap();
         assert!(matches!(err, Fail::Code("cache_invalid", _)));
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(target_os = "linux")]
     #[test]
     fn a_watch_sees_writes_in_its_directories_only() {
-        let dir = tmp("watch");
-        fs::create_dir_all(dir.join("documents")).unwrap();
-        fs::write(dir.join("documents/a.json"), "x").unwrap();
-        fs::write(dir.join("elsewhere"), "x").unwrap();
+        let dir = TempTree::with("cache-watch", &[("documents/a.json", "x"), ("elsewhere", "x")]);
         let w = Watcher::new(&[dir.join("documents")]).unwrap();
         let _ = fs::read(dir.join("documents/a.json")).unwrap(); // reading is not a change
         fs::write(dir.join("elsewhere"), "y").unwrap();
         assert!(!w.changed());
         fs::write(dir.join("documents/a.json"), "y").unwrap();
         assert!(w.changed() && w.changed()); // and it stays changed
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn repository_builds_skip_binaries_secrets_and_duplicates() {
-        let dir = tmp("repo");
+        let dir = TempTree::with(
+            "cache-repo",
+            &[
+                ("src/.gitignore", "ignored.txt\n"),
+                ("src/ignored.txt", "x"),
+                ("src/a.py", "print(1)\n"),
+                ("src/b.py", "print(1)\n"), // same content as a.py
+                ("src/blob.bin", "\x00\x01"),
+                ("src/server.pem", "-----BEGIN-----"),
+            ],
+        );
         let src = dir.join("src");
-        fs::create_dir_all(&src).unwrap();
-        fs::write(src.join(".gitignore"), "ignored.txt\n").unwrap();
-        fs::write(src.join("ignored.txt"), "x").unwrap();
-        fs::write(src.join("a.py"), "print(1)\n").unwrap();
-        fs::write(src.join("b.py"), "print(1)\n").unwrap(); // same content as a.py
-        fs::write(src.join("blob.bin"), b"\x00\x01").unwrap();
-        fs::write(src.join("server.pem"), "-----BEGIN-----").unwrap();
         let built = build(&src, &out(&dir), Mode::Repository).unwrap();
         let ids: Vec<_> = built.entries.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(ids, ["a.py"]);
         let skipped: Vec<_> = built.skipped.iter().map(|(p, why)| (p.as_str(), *why)).collect();
         assert_eq!(skipped, [("b.py", SKIP_DUPLICATE), ("blob.bin", SKIP_BINARY), ("server.pem", SKIP_SECRET)]);
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -313,16 +313,14 @@ fn is_float(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::TempTree;
 
     #[test]
     fn yaml_becomes_json_and_errors_are_reported() {
-        let dir = std::env::temp_dir().join(format!("repoctx-yaml-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let good = dir.join("good.yaml");
-        let bad = dir.join("bad.yaml");
-        std::fs::write(&good, "version: 1\nlast_updated: 2026-02-13T10:00:00Z\nlist: [a, b]\n").unwrap();
-        std::fs::write(&bad, "key: [unclosed\n").unwrap();
-        let _ = std::fs::remove_file(dir.join("out.yaml"));
+        let dir = TempTree::with(
+            "yaml",
+            &[("good.yaml", "version: 1\nlast_updated: 2026-02-13T10:00:00Z\nlist: [a, b]\n"), ("bad.yaml", "key: [unclosed\n")],
+        );
         std::os::unix::fs::symlink("/etc/passwd", dir.join("out.yaml")).unwrap();
         let paths: Vec<String> = ["good.yaml", "bad.yaml", "none.yaml", "out.yaml"].map(String::from).into();
         let out = read_many(&dir, &paths, 1 << 20).unwrap();
@@ -334,7 +332,6 @@ mod tests {
         assert!(matches!(out[2], Parsed::Missing));
         assert!(matches!(&out[3], Parsed::Invalid(e) if e.contains("'out.yaml' is a link that leads outside")));
         assert!(matches!(read_many(&dir, &paths[..1], 4).unwrap()[0], Parsed::TooLarge));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     fn json(text: &str) -> String {

@@ -11,7 +11,6 @@
 use rayon::prelude::*;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
-use std::fs;
 use std::io;
 use crate::tree::fs::Root;
 use std::path::{Path, PathBuf};
@@ -240,6 +239,8 @@ pub fn commit(layer: &Root, root: &Path, pairs: &[(PathBuf, PathBuf)]) -> crate:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::TempTree;
+    use std::fs;
 
     #[test]
     fn keeps_order_quotes_strings_and_nests_blocks() {
@@ -263,14 +264,10 @@ mod tests {
 
     #[test]
     fn stage_and_commit_replace_files() {
-        let dir = std::env::temp_dir().join(format!("repoctx-yw-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(dir.join("root")).unwrap();
+        let dir = TempTree::with("yamlwrite", &[("root/a.yaml", "old"), ("outside", "keep")]);
         let root = dir.join("root");
         let layer = Root::open(&root).unwrap();
         let path = root.join("a.yaml");
-        fs::write(&path, "old").unwrap();
-        fs::write(dir.join("outside"), "keep").unwrap();
         // A link planted where a predictable temporary name would go is never written through.
         std::os::unix::fs::symlink(dir.join("outside"), root.join(format!("a.yaml.repoctx-{}.tmp", std::process::id()))).unwrap();
         let tmps = stage(&layer, &root, &[(path.clone(), br#"{"k":"v"}"#.to_vec())], false).unwrap();
@@ -280,6 +277,5 @@ mod tests {
         assert!(stage(&layer, &root, &[(path.clone(), b"not json".to_vec())], false).is_err());
         assert_eq!(fs::read_dir(&root).unwrap().count(), 2); // a.yaml and the planted link
         assert_eq!(fs::read_to_string(dir.join("outside")).unwrap(), "keep");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

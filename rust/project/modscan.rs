@@ -296,13 +296,7 @@ pub fn scan_modules(root: &Path, dirs: &[String]) -> Vec<ModuleScan> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs;
-
-    fn write(root: &Path, rel: &str, text: &str) {
-        let p = root.join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
-    }
+    use crate::testing::TempTree;
 
     #[test]
     fn python_imports_absolute_and_relative() {
@@ -346,18 +340,17 @@ mod tests {
 
     #[test]
     fn key_files_by_role_and_nested_modules_left_out() {
-        let dir = std::env::temp_dir().join(format!("repoctx-modscan-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        write(&dir, "app/__init__.py", "from .core import run\n");
-        write(&dir, "app/__main__.py", "import app\n");
-        write(&dir, "app/core.py", &"x = 1\n".repeat(50));
-        write(&dir, "app/small.py", "from lib import y\n");
-        write(&dir, "app/tests/test_core.py", "import app\n");
-        write(&dir, "app/settings.py", "DEBUG = True\n");
-        write(&dir, "app/node_modules/dep/index.js", "require('x')\n");
-        write(&dir, "app/lib/__init__.py", "import json\n");
-        write(&dir, "out/gen.py", "");
-        write(&dir, ".gitignore", "out/\n");
+        let dir = TempTree::new("modscan");
+        dir.write("app/__init__.py", "from .core import run\n");
+        dir.write("app/__main__.py", "import app\n");
+        dir.write("app/core.py", "x = 1\n".repeat(50));
+        dir.write("app/small.py", "from lib import y\n");
+        dir.write("app/tests/test_core.py", "import app\n");
+        dir.write("app/settings.py", "DEBUG = True\n");
+        dir.write("app/node_modules/dep/index.js", "require('x')\n");
+        dir.write("app/lib/__init__.py", "import json\n");
+        dir.write("out/gen.py", "");
+        dir.write(".gitignore", "out/\n");
         let scans = scan_modules(&dir, &["app".into(), "app/lib".into(), "out".into()]);
         let app = &scans[0];
         assert_eq!(app.code_files, 6);
@@ -377,7 +370,6 @@ mod tests {
         assert_eq!(scans[1].code_files, 1);
         assert_eq!(scans[1].imports, ["py:json"]);
         assert!(scans[2].ignored && !app.ignored);
-        fs::remove_dir_all(&dir).unwrap();
     }
 }
 

@@ -530,24 +530,25 @@ struct ScopeFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::TempTree;
 
     #[test]
     fn ignored_files_are_not_described() {
-        let root = std::env::temp_dir().join(format!("repoctx-extract-ignore-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("src/sub")).unwrap();
-        fs::create_dir_all(root.join(".git/info")).unwrap();
-        fs::write(root.join(".gitignore"), "*.local.py\nkeep.*\n").unwrap();
-        fs::write(root.join("src/sub/.gitignore"), "!keep.py\n").unwrap();
-        fs::write(root.join(".git/info/exclude"), "excluded.py\n").unwrap();
-        fs::write(root.join(".contextignore"), "noise.md\n").unwrap();
+        let root = TempTree::with(
+            "sources-ignore",
+            &[
+                (".gitignore", "*.local.py\nkeep.*\n"),
+                ("src/sub/.gitignore", "!keep.py\n"),
+                (".git/info/exclude", "excluded.py\n"),
+                (".contextignore", "noise.md\n"),
+            ],
+        );
         for f in ["a.py", "b.local.py", "keep.py", "excluded.py", "noise.md", "extra.py"] {
-            fs::write(root.join("src/sub").join(f), "x = 1\n").unwrap();
+            root.write(Path::new("src/sub").join(f), "x = 1\n");
         }
         let dirs = vec![".".to_string(), "src".to_string(), "src/sub".to_string()];
         let index = Index::build(&root, dirs, &["extra.py".to_string()]);
         assert_eq!(index.source_files(&["src/sub".to_string()]), vec![vec!["a.py".to_string(), "keep.py".to_string()]]);
-        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -459,22 +459,18 @@ pub fn dir_into_fd(dir: Dir) -> io::Result<RawFd> {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use crate::testing::TempTree;
     use std::fs as stdfs;
     use std::os::unix::fs::symlink;
 
+    /// A repository (`root/`, with `in/a.txt`) beside a directory it must never reach (`out/`).
     struct Tree {
-        base: PathBuf,
+        base: TempTree,
     }
 
     impl Tree {
         fn new(name: &str) -> Tree {
-            let base = std::env::temp_dir().join(format!("repoctx-fs-{name}-{}", std::process::id()));
-            let _ = stdfs::remove_dir_all(&base);
-            stdfs::create_dir_all(base.join("root/in")).unwrap();
-            stdfs::create_dir_all(base.join("out")).unwrap();
-            stdfs::write(base.join("out/secret"), "SECRET").unwrap();
-            stdfs::write(base.join("root/in/a.txt"), "inside").unwrap();
-            Tree { base }
+            Tree { base: TempTree::with(&format!("fs-{name}"), &[("root/in/a.txt", "inside"), ("out/secret", "SECRET")]) }
         }
         fn root(&self) -> Root {
             Root::open(&self.base.join("root")).unwrap()
@@ -490,12 +486,6 @@ mod tests {
                 .collect();
             out.sort();
             out
-        }
-    }
-
-    impl Drop for Tree {
-        fn drop(&mut self) {
-            let _ = stdfs::remove_dir_all(&self.base);
         }
     }
 
@@ -575,8 +565,7 @@ mod tests {
         assert_eq!(root.read(Path::new("in/a.txt"), 6).unwrap(), b"inside");
         assert_eq!(root.read_head(Path::new("in/a.txt"), 2).unwrap(), b"in");
         assert!(matches!(root.read(Path::new("in"), 5), Err(Error::NotRegular(_, true))));
-        let fifo = std::ffi::CString::new(t.base.join("root/in/fifo").into_os_string().into_encoded_bytes()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        t.base.fifo("root/in/fifo");
         assert!(matches!(root.read(Path::new("in/fifo"), 5), Err(Error::NotRegular(_, false))));
         assert!(matches!(root.read(Path::new("missing"), 5), Err(Error::Io(e)) if e.kind() == io::ErrorKind::NotFound));
     }

@@ -589,6 +589,7 @@ fn warn(message: String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::TempTree;
 
     fn ignored(rules: &str, path: &str, is_dir: bool) -> Option<bool> {
         let base = Path::new("/r");
@@ -674,29 +675,22 @@ mod tests {
 
     #[test]
     fn an_ignore_file_that_is_a_fifo_or_a_directory_holds_no_rules() {
-        let dir = std::env::temp_dir().join(format!("repoctx-ignorerules-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join(".gitignore")).unwrap();
-        let fifo = std::ffi::CString::new(dir.join("fifo").as_os_str().as_encoded_bytes()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let t = TempTree::new("ignore-fifo");
+        let (fifo, dir) = (t.fifo("fifo"), t.mkdir(".gitignore"));
         let budget = Budget::new();
-        assert!(read(&dir.join("fifo"), &budget).is_none());
-        assert!(read(&dir.join(".gitignore"), &budget).is_none());
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(read(&fifo, &budget).is_none());
+        assert!(read(&dir, &budget).is_none());
     }
 
     #[test]
     fn an_ignore_file_linked_out_of_its_directory_holds_no_rules() {
-        let dir = std::env::temp_dir().join(format!("repoctx-ignorerules-link-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("repo")).unwrap();
-        std::fs::write(dir.join("outside"), "*.py\n").unwrap();
+        let dir = TempTree::with("ignore-link", &[("outside", "*.py\n")]);
+        dir.mkdir("repo");
         std::os::unix::fs::symlink(dir.join("outside"), dir.join("repo/.gitignore")).unwrap();
         std::os::unix::fs::symlink("/dev/zero", dir.join("repo/.contextignore")).unwrap();
         let budget = Budget::new();
         assert!(read(&dir.join("repo/.gitignore"), &budget).is_none());
         assert!(read(&dir.join("repo/.contextignore"), &budget).is_none());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -307,6 +307,7 @@ impl Watcher {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use crate::testing::TempTree;
     use std::fs;
 
     fn opts() -> Options {
@@ -315,20 +316,16 @@ mod tests {
 
     #[test]
     fn a_touched_file_re_reads_only_its_directory() {
-        let root = std::env::temp_dir().join(format!("repoctx-live-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("a")).unwrap();
-        fs::create_dir_all(root.join("b")).unwrap();
-        fs::write(root.join("a/x.py"), "x").unwrap();
-        fs::write(root.join("b/y.py"), "y").unwrap();
-        let mut index = LiveIndex::new(&root, opts(), true).unwrap();
+        let t = TempTree::with("live", &[("a/x.py", "x"), ("b/y.py", "y")]);
+        let root = t.path();
+        let mut index = LiveIndex::new(root, opts(), true).unwrap();
         assert!(index.watching());
         let before: Vec<DirRow> = index.table().0.to_vec();
         fs::write(root.join("a/x.py"), "changed").unwrap();
         index.refresh().unwrap();
         assert_eq!(index.rescans, 1, "a file change must not rescan");
         let after = index.table().0;
-        let cold = walk::walk(&root, &opts(), None).unwrap();
+        let cold = walk::walk(root, &opts(), None).unwrap();
         assert_eq!(after, &cold.rows[..]);
         assert_ne!(before[1].fingerprint, after[1].fingerprint); // a
         assert_eq!(before[2], after[2]); // b untouched
@@ -343,19 +340,18 @@ mod tests {
         let kept: Vec<(&str, u64)> =
             index.table().0.iter().zip(index.changed_at()).map(|(r, &at)| (r.scope.as_str(), at)).collect();
         assert_eq!(kept, vec![(".", 1), ("a", 2), ("b", 1), ("c", 3)], "only c is new");
-        assert_eq!(index.table().0, &walk::walk(&root, &opts(), None).unwrap().rows[..]);
-        fs::remove_dir_all(&root).unwrap();
+        assert_eq!(index.table().0, &walk::walk(root, &opts(), None).unwrap().rows[..]);
     }
 
     #[test]
     fn directories_made_moved_removed_or_re_ruled_re_scan_only_their_subtree() {
-        let root = std::env::temp_dir().join(format!("repoctx-live-shape-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("a/deep/er")).unwrap();
-        fs::write(root.join("a/deep/er/x.py"), "x").unwrap();
-        fs::create_dir_all(root.join("b")).unwrap();
+        // The repository is `root/`; `out/` beside it is outside.
+        let t = TempTree::with("live-shape", &[("root/a/deep/er/x.py", "x")]);
+        t.mkdir("root/b");
+        let (root, out) = (t.join("root"), t.join("out"));
         let mut index = LiveIndex::new(&root, opts(), true).unwrap();
-        let steps: Vec<(&str, Box<dyn Fn()>)> = vec![
+        type Step<'a> = (&'a str, Box<dyn Fn() + 'a>);
+        let steps: Vec<Step> = vec![
             ("a new tree", Box::new(|| {
                 fs::create_dir_all(root.join("b/new/sub")).unwrap();
                 fs::write(root.join("b/new/sub/y.rs"), "y").unwrap();
@@ -365,7 +361,7 @@ mod tests {
             ("a nested .gitignore", Box::new(|| fs::write(root.join("b/.gitignore"), "deep/\n").unwrap())),
             ("the rule lifted", Box::new(|| fs::write(root.join("b/.gitignore"), "# none\n").unwrap())),
             ("a removal", Box::new(|| fs::remove_dir_all(root.join("b/new")).unwrap())),
-            ("a move out of the tree", Box::new(|| fs::rename(root.join("b/deep"), root.with_extension("out")).unwrap())),
+            ("a move out of the tree", Box::new(|| fs::rename(root.join("b/deep"), &out).unwrap())),
         ];
         for (what, step) in steps {
             step();
@@ -374,11 +370,9 @@ mod tests {
             assert_eq!(index.rescans, 1, "{what} must not rescan");
         }
         // The moved-out tree is no longer followed.
-        fs::write(root.with_extension("out").join("er/w.py"), "w").unwrap();
+        fs::write(out.join("er/w.py"), "w").unwrap();
         let generation = index.generation;
         index.refresh().unwrap();
         assert_eq!(index.generation, generation, "a change outside the tree is no change");
-        fs::remove_dir_all(root.with_extension("out")).unwrap();
-        fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -334,6 +334,7 @@ pub fn walk_subtree(root: &Path, opts: &Options, scope: &str, on_dir: Option<OnD
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use crate::testing::TempTree;
     use std::os::unix::ffi::OsStrExt;
 
     #[test]
@@ -345,16 +346,14 @@ mod tests {
 
     #[test]
     fn a_directory_named_in_bytes_that_are_not_utf8_is_left_out_and_named() {
-        let root = std::env::temp_dir().join(format!("repoctx-walk-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("a").join(OsStr::from_bytes(b"x\xe9")).join("deep")).unwrap();
-        fs::write(root.join("a").join(OsStr::from_bytes(b"x\xe9")).join("m.py"), "x").unwrap();
+        let root = TempTree::with("walk", &[(".gitignore", "y*/\n")]);
+        let odd = Path::new("a").join(OsStr::from_bytes(b"x\xe9"));
+        root.mkdir(odd.join("deep"));
+        root.write(odd.join("m.py"), "x");
         // Ignored ones are not worth a word, whatever their names.
-        fs::create_dir_all(root.join(OsStr::from_bytes(b"y\xff"))).unwrap();
-        fs::write(root.join(".gitignore"), "y*/\n").unwrap();
+        root.mkdir(OsStr::from_bytes(b"y\xff"));
         let opts = Options { extra_ignore: vec![], max_depth: 10, min_tokens: 0 };
         let table = walk(&root, &opts, None).unwrap();
-        fs::remove_dir_all(&root).unwrap();
         let scopes: Vec<&str> = table.rows.iter().map(|r| r.scope.as_str()).collect();
         assert_eq!(scopes, [".", "a"]);
         assert_eq!(table.unreadable, [("a/x\\xe9".to_string(), NOT_UTF8.to_string())]);
