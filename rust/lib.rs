@@ -283,8 +283,8 @@ impl CacheWatchPy {
 #[pyclass(frozen, name = "CacheView")]
 struct CacheViewPy {
     view: select::View,
-    meta: Vec<(PathBuf, cache::StatKey)>, // the cache's own directories and files
-    docs: Vec<(PathBuf, cache::StatKey)>, // each document file
+    meta: Vec<cache::Keyed>, // the cache's own directories and files
+    docs: Vec<cache::Keyed>, // each document file
     watcher: Option<cache::Watcher>,
 }
 

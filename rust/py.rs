@@ -36,7 +36,7 @@ pub type Changes = (Option<Vec<(usize, Row)>>, usize, Vec<LeftOut>, u64);
 pub type ModuleRow = (u32, Vec<(String, &'static str)>, Vec<String>, bool);
 
 /// `build_cache`: (entries as (id, version, file), content bytes, (path, why) of each file left out).
-pub type BuiltCache = (Vec<(String, String, String)>, u64, Vec<(String, &'static str)>);
+pub type BuiltCache = (Vec<(String, String, String)>, u64, cache::Skipped);
 
 /// A cache path's stat key as Python passes it: (dev, inode, size, mtime ns, ctime ns).
 pub type StatTuple = (u64, u64, u64, i64, i64);

@@ -58,8 +58,8 @@ pub struct Entry {
 pub struct Built {
     pub entries: Vec<Entry>, // sorted by id
     pub bytes: u64,          // content bytes of the documents kept
-    /// Repository files left out, each with why (`SKIP_*`), sorted by path.
-    pub skipped: Vec<(String, &'static str)>,
+    /// Repository files left out, sorted by path.
+    pub skipped: Skipped,
 }
 
 // Why a repository build leaves a file out: words for a person reading the list.
@@ -74,6 +74,9 @@ pub const SKIP_NOT_FILE: &str = "no longer a regular file";
 /// (dev, inode, size, mtime ns, ctime ns): a file is unchanged while these hold.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct StatKey(pub u64, pub u64, pub u64, pub i64, pub i64);
+
+/// A path with the stat key it had when it was read.
+pub type Keyed = (PathBuf, StatKey);
 
 impl StatKey {
     pub fn of(m: &fs::Metadata) -> StatKey {
@@ -111,7 +114,7 @@ fn io_pool() -> &'static rayon::ThreadPool {
 const DOCUMENTS: &str = "documents";
 
 /// Whether every path still has its stat key (checked in parallel on the I/O threads).
-pub fn unchanged(keys: &[(PathBuf, StatKey)]) -> bool {
+pub fn unchanged(keys: &[Keyed]) -> bool {
     io_pool().install(|| keys.par_iter().all(|(p, k)| StatKey::lstat(p) == Some(*k)))
 }
 
@@ -165,8 +168,11 @@ struct Source {
     path: PathBuf,
 }
 
+/// Files a build left out, each with why (`SKIP_*`).
+pub type Skipped = Vec<(String, &'static str)>;
+
 /// The source files of a build, in no particular order, and those left out with why.
-fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, Vec<(String, &'static str)>), Fail> {
+fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, Skipped), Fail> {
     let mut walker = WalkBuilder::new(root);
     walker.follow_links(false);
     match mode {
@@ -406,10 +412,10 @@ enum MetaValue {
 struct DocumentIn {
     id: String,
     version: String,
-    #[allow(dead_code)]
+    #[allow(dead_code)] // required by the document's shape, never read
     source: String,
     content: String,
-    #[allow(dead_code)]
+    #[allow(dead_code)] // required by the document's shape, never read
     metadata: BTreeMap<String, MetaValue>,
 }
 
@@ -417,8 +423,8 @@ struct DocumentIn {
 /// `docs_dir`). Each file must parse as a document with the entry's id and
 /// version, and its content must hash to that version. Returns the documents
 /// with the stat key each file had when it was opened.
-pub fn load(docs_dir: &Path, entries: &[(String, String, String)]) -> Result<(Vec<Doc>, Vec<(PathBuf, StatKey)>), Fail> {
-    let results: Vec<Result<(Doc, (PathBuf, StatKey)), Fail>> =
+pub fn load(docs_dir: &Path, entries: &[(String, String, String)]) -> Result<(Vec<Doc>, Vec<Keyed>), Fail> {
+    let results: Vec<Result<(Doc, Keyed), Fail>> =
         io_pool().install(|| entries.par_iter().map(|e| load_one(docs_dir, e)).collect());
     let mut docs = Vec::with_capacity(results.len());
     let mut keys = Vec::with_capacity(results.len());
@@ -430,7 +436,7 @@ pub fn load(docs_dir: &Path, entries: &[(String, String, String)]) -> Result<(Ve
     Ok((docs, keys))
 }
 
-fn load_one(docs_dir: &Path, (id, version, name): &(String, String, String)) -> Result<(Doc, (PathBuf, StatKey)), Fail> {
+fn load_one(docs_dir: &Path, (id, version, name): &(String, String, String)) -> Result<(Doc, Keyed), Fail> {
     let path = docs_dir.join(name);
     let (file, meta) = open_regular(&path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound | io::ErrorKind::InvalidInput => invalid("missing document"),

@@ -38,7 +38,8 @@ impl View {
         docs.sort_by(|a, b| a.id.cmp(&b.id));
         // Per document, in parallel: its lowercased text, its word count, and each distinct
         // word as a span of that text with its occurrences (no allocation per word).
-        let counted: Vec<(String, u64, Vec<(usize, usize, u32)>)> = docs
+        type Spans = Vec<(usize, usize, u32)>; // (offset, length, occurrences) of each distinct word
+        let counted: Vec<(String, u64, Spans)> = docs
             .par_iter()
             .map(|d| {
                 let lower = d.content.to_lowercase();

@@ -146,7 +146,7 @@ impl Json {
                 }
                 if let Some(t) = tag.as_deref() {
                     let core = t.is_yaml_core_schema() && t.suffix == if map { "map" } else { "seq" };
-                    if !core && !(t.handle == "!" && t.suffix.is_empty()) {
+                    if !(core || (t.handle == "!" && t.suffix.is_empty())) {
                         return Err(format!("unsupported tag {}", name(t)));
                     }
                 }

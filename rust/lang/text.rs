@@ -49,7 +49,7 @@ pub fn paragraph<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String>
                 break;
             }
         }
-        let end = text.trim_end_matches(|c| matches!(c, ')' | ']' | '"' | '\'' | '`' | '*'));
+        let end = text.trim_end_matches([')', ']', '"', '\'', '`', '*']);
         if end.ends_with(['.', '!', '?', ':']) || text.chars().count() > MAX_TEXT {
             break;
         }

@@ -391,8 +391,8 @@ impl Index {
             .filter(|d| self.dirs.contains(&child_scope(scope, d)))
             .map(|d| (d, self.list_files(&child_scope(scope, d))))
             .collect();
-        let mut facts = ScopeFacts::default();
-        facts.manifests = all.iter().filter(|n| MANIFESTS.contains(&n.as_str())).cloned().collect();
+        let manifests = all.iter().filter(|n| MANIFESTS.contains(&n.as_str())).cloned().collect();
+        let mut facts = ScopeFacts { manifests, ..ScopeFacts::default() };
         let mut internal = BTreeSet::new();
         let mut external = BTreeSet::new();
         let mut tests = BTreeSet::new();

@@ -348,6 +348,9 @@ impl Pattern {
     }
 }
 
+/// Literal patterns by the bytes a path (or a part of it) must equal, each with its lines in order.
+type Lines = HashMap<Box<[u8]>, Vec<u32>>;
+
 /// The patterns of one ignore file (or of a file and the config's list), for the paths
 /// below the directory it sits in.
 #[derive(Debug)]
@@ -357,9 +360,9 @@ pub struct Rules {
     /// The literal patterns by what they must equal (a name, or the path from `base`) and
     /// the `*literal` ones by their suffix, each with its lines in order: such a line costs
     /// a path no check, however many there are.
-    by_name: HashMap<Box<[u8]>, Vec<u32>>,
-    by_path: HashMap<Box<[u8]>, Vec<u32>>,
-    by_suffix: Vec<(usize, HashMap<Box<[u8]>, Vec<u32>>)>,
+    by_name: Lines,
+    by_path: Lines,
+    by_suffix: Vec<(usize, Lines)>,
     /// The wildcard patterns, tried one by one from the last, as git tries every line.
     scanned: Vec<u32>,
 }
@@ -410,7 +413,7 @@ impl Rules {
             by_suffix: Vec::new(),
             scanned: Vec::new(),
         };
-        let mut by_suffix: HashMap<usize, HashMap<Box<[u8]>, Vec<u32>>> = HashMap::new();
+        let mut by_suffix: HashMap<usize, Lines> = HashMap::new();
         for (i, mut p) in patterns.into_iter().enumerate() {
             let i = i as u32;
             match std::mem::replace(&mut p.kind, Kind::Indexed) {
