@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+TESTS = Path(__file__).resolve().parent
+SHARED = TESTS.parents[1] / "shared"
 REPOCTX = [sys.executable, "-m", "repoctx"]
 
 
@@ -28,6 +29,15 @@ def shared_path(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent: the reference fixtures in ../shared are not beside this clone")
     return path
+
+
+def run_as_script(*args: str, **kwargs) -> subprocess.Popen | subprocess.CompletedProcess:
+    """Run a test file as a script in a fresh process (`args[0]` its __file__), with the shared
+    helpers here (sample_repo, …) importable as they are under pytest. `popen=True` starts it."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+    if kwargs.pop("popen", False):
+        return subprocess.Popen([sys.executable, *args], env=env, **kwargs)
+    return subprocess.run([sys.executable, *args], env=env, **kwargs)
 
 
 def write(root: Path, rel: str, text: str | bytes = "") -> Path:

@@ -1,10 +1,11 @@
-"""The command registry: every capability declared once.
+"""The registry's vocabulary: Command, Resource, Prompt and Check (a leaf: it imports
+nothing of repoctx, so every surface can import it and the catalog can import them all).
 
-A Command names its CLI words and its MCP tool, types its parameters with a
-msgspec Struct, and points at a pure handler `(Workspace, params) -> result`.
-The CLI (cli.py) and the MCP server (server.py) are both generated from this
-list, and both turn a result into text with the same `encode`, so
-`repoctx <command> --json` prints exactly what the MCP tool returns.
+A Command names its CLI words and its MCP tool, types its parameters with a msgspec
+Struct, and points at a pure handler `(Workspace, params) -> result`. The CLI
+(views/cli.py) and the MCP server (views/server.py) are both generated from the
+catalog's commands (registry/catalog.py), and both turn a result into text with the
+same `encode`, so `repoctx <command> --json` prints exactly what the MCP tool returns.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ class Command:
             branches = [_unchecked_items(b) for b in branches]
         schema = branches[0] if len(branches) == 1 else {"type": "object", "anyOf": branches}
         # Its keywords mean the same in draft-07, which the Python SDK's jsonschema validates
-        # a third faster than the default 2020-12 (tests/test_mcp_server.py keeps them so).
+        # a third faster than the default 2020-12 (tests/views/test_mcp_server.py keeps them so).
         return {"$schema": DRAFT_07, **schema}
 
     @property
@@ -141,7 +142,7 @@ def fixed_form(params: type[msgspec.Struct], handler: Callable, **fixed) -> Call
     """The handler of an MCP-only form of a CLI command (`cli=False`): the command with some
     parameters fixed, as a contract maps a tool to one fixed command line (ctxt's
     `proposals inspect --id latest --max-bytes 12000`); the tool's own parameters fill the rest.
-    `.fixed` keeps them, so the command line is known (tests/test_parity.py)."""
+    `.fixed` keeps them, so the command line is known (tests/views/test_parity.py)."""
 
     def run(ws, p):
         return handler(ws, params(**fixed, **msgspec.structs.asdict(p)))

@@ -33,7 +33,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from conftest import REPOCTX, mcp_client, run_cli
+from conftest import REPOCTX, mcp_client, run_as_script, run_cli
 from repoctx.control import proposals
 from repoctx.base.workspace import Workspace
 from sample_repo import CONTEXT, build_sample_repo
@@ -221,8 +221,7 @@ def test_apply_racing_update_context_loses_no_acknowledged_update(tmp_path):
     root = build_sample_repo(tmp_path / "repo")
     # The races run in a fresh single-threaded process: a child forked from this one (whose
     # thread pools exist in the parent only) could hang in its first parallel call.
-    proc = subprocess.run([sys.executable, __file__, "race", str(root), str(RACES)],
-                          capture_output=True, text=True, timeout=600)
+    proc = run_as_script(__file__, "race", str(root), str(RACES), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     seen = json.loads(proc.stdout.splitlines()[-1])
     print(f"\napply racing update_context: {RACES} races, {seen}")

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import mcp_client, run_cli, write
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _benches(*args: str) -> subprocess.CompletedProcess:

@@ -21,6 +21,7 @@ import yaml
 from repoctx.views import server
 from repoctx.registry.catalog import all_commands
 from repoctx.base.workspace import Workspace
+from conftest import run_as_script
 from sample_repo import CONTEXT, build_sample_repo
 
 OPS = int(os.environ.get("REPOCTX_STRESS_OPS", "15"))
@@ -70,8 +71,7 @@ def test_many_writers_lose_nothing(tmp_path):
     kinds = ["discovery", "log", "context", "proposal", "run"]
     # The writers fork from a fresh single-threaded process: a child forked from this one
     # (whose thread pools, e.g. rayon's, exist in the parent only) could hang.
-    driver = subprocess.Popen([sys.executable, __file__, str(root)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    driver = run_as_script(__file__, str(root), popen=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for i in range(OPS * 2):  # the server writes while the others do
         rpc({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
              "params": {"name": "add_discovery", "arguments": {"module": "docs", "type": "pattern", "content": f"srv-{i}"}}})

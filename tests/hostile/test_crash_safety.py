@@ -32,6 +32,7 @@ from repoctx.control import proposals
 from repoctx.views import server
 from repoctx.registry.catalog import all_commands
 from repoctx.base.workspace import Workspace, settle
+from conftest import run_as_script
 from sample_repo import CONTEXT, build_sample_repo
 
 KILLS = int(os.environ.get("REPOCTX_CRASH_KILLS", "24"))
@@ -158,7 +159,7 @@ def test_sigkill_leaves_files_whole(tmp_path, kind):
     ws = Workspace.open(root)
     # Fork from a fresh single-threaded process: a child forked from this one (whose thread
     # pools, e.g. rayon's, exist in the parent only) could hang in its first parallel call.
-    proc = subprocess.run([sys.executable, __file__, kind, str(root)], capture_output=True, text=True, timeout=3600)
+    proc = run_as_script(__file__, kind, str(root), capture_output=True, text=True, timeout=3600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     kills = int(proc.stdout.split()[-1])
     # Still usable afterwards: each surface reads what the killed writers left.

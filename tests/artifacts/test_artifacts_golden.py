@@ -16,7 +16,7 @@ import pytest
 from artifacts_fixture import FIXTURE, copy_fixture
 from conftest import mcp_client
 
-GOLDEN = Path(__file__).parent / "golden" / "artifacts"
+GOLDEN = Path(__file__).parents[1] / "golden" / "artifacts"
 UPDATE = os.environ.get("REPOCTX_UPDATE_GOLDEN") == "1"
 STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from repoctx.registry.catalog import all_commands, all_prompts, all_resources
 
-CHECKOUT = Path(__file__).resolve().parents[1]  # also right when repoctx is an installed wheel
+CHECKOUT = Path(__file__).resolve().parents[2]  # also right when repoctx is an installed wheel
 DOCS = CHECKOUT / "docs"
 SCRIPT = CHECKOUT / "scripts" / "docgen.py"  # a script of the checkout, not a module of the wheel
 _spec = importlib.util.spec_from_file_location("docgen", SCRIPT)

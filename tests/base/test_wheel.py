@@ -21,7 +21,7 @@ from conftest import run_cli
 from repoctx import __version__
 from sample_repo import build_sample_repo
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.wheel,

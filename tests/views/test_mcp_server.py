@@ -133,7 +133,7 @@ def test_malformed_lines_get_a_parse_error_and_the_server_keeps_serving(repo):
         json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
     ], {1, None, 7, 8})
     errors = {m.get("id"): m["error"] for m in messages if "error" in m}
-    assert errors.keys() == {None, 7}  # a line cut short keeps the id it began with (tests/test_request_ids.py)
+    assert errors.keys() == {None, 7}  # a line cut short keeps the id it began with (tests/views/test_request_ids.py)
     assert errors[None]["code"] == errors[7]["code"] == -32700
     assert any(m.get("id") == 8 and "result" in m for m in messages)
 
