@@ -48,7 +48,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Num(v.to_string()))
     }
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Value::Num(serde_json::Number::from_f64(v).map(|n| n.to_string()).unwrap_or_else(|| ".nan".into())))
+        Ok(Value::Num(serde_json::Number::from_f64(v).map(|n| float_text(&n.to_string())).unwrap_or_else(|| ".nan".into())))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
         Ok(Value::Str(v.to_string()))
@@ -236,6 +236,19 @@ pub fn commit(layer: &Root, root: &Path, pairs: &[(PathBuf, PathBuf)]) -> crate:
     layer.sync()
 }
 
+/// A float as YAML 1.1 and 1.2 readers both take it: JSON's `5e-324` or `1e300` is a string to
+/// a YAML 1.1 reader (PyYAML), which wants a dot in the mantissa and a sign in the exponent.
+fn float_text(json: &str) -> String {
+    match json.split_once(['e', 'E']) {
+        None => json.to_string(),
+        Some((mantissa, exp)) => {
+            let dot = if mantissa.contains('.') { "" } else { ".0" };
+            let sign = if exp.starts_with(['-', '+']) { "" } else { "+" };
+            format!("{mantissa}{dot}e{sign}{exp}")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,6 +264,12 @@ mod tests {
             "version: 1\nscope: \".\"\nsummary: \"a \\\"b\\\"\\nc\"\nfiles:\n  - name: \"x.py\"\n    purpose: \"p\"\nempty: []\n\
              dependencies:\n  internal:\n    - \"src\"\nf: 1.5\nt: true\n"
         );
+    }
+
+    #[test]
+    fn floats_read_back_as_floats_in_yaml_1_1_and_1_2() {
+        let text = to_yaml(br#"{"a":5e-324,"b":1e300,"c":2.5e-10,"d":1.5}"#).unwrap();
+        assert_eq!(text, "a: 5.0e-324\nb: 1.0e+300\nc: 2.5e-10\nd: 1.5\n");
     }
 
     #[test]
