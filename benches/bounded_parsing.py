@@ -66,7 +66,7 @@ def speed(repeat: int) -> None:
     size = sum(map(len, datas)) / len(datas)
     print(f"## Parse speed: {len(files)} files, {size:.0f} bytes on average (best of {repeat})\n")
     print("| reader | µs per file |\n|---|---|")
-    print(f"| PyYAML C loader (before) | {before:.1f} |\n| bounded reader (rust/yamlread.rs + msgspec) | {after:.1f} |\n")
+    print(f"| PyYAML C loader (before) | {before:.1f} |\n| bounded reader (rust/formats/yamlread.rs + msgspec) | {after:.1f} |\n")
 
 
 N = 100_000

@@ -1,4 +1,4 @@
-"""The confined file-system layer (repoctx/fs.py over rust/fs.rs): every operation on a path
+"""The confined file-system layer (repoctx/fs.py over rust/tree/fs.rs): every operation on a path
 relative to the root, with links of every shape in the way, and a thread swapping a directory
 for a link out while writes run. Outside the root sits a directory holding a secret: it must
 never be read into any answer, and its names and bytes must never change."""

@@ -1,11 +1,11 @@
 """Ignore semantics: the Rust walk (`_core.walk`) against `git check-ignore` on generated trees
 with nested .gitignore files, negations, anchored, `**`, character-class (POSIX ones too),
-escaped and space-padded patterns (rust/ignorerules.rs matches them as git does).
+escaped and space-padded patterns (rust/tree/ignore.rs matches them as git does).
 
 The walk prunes directories (files inside a walked directory all count toward its
 fingerprint, as dotcontext does), so that comparison is over directories: a directory is
 walked exactly when neither it nor any ancestor is ignored by git. The files a context file
-lists (rust/extract.rs) and the annotation index (rust/srcindex.rs) leave out files, so they
+lists (rust/lang/extract.rs) and the annotation index (rust/artifacts/srcindex.rs) leave out files, so they
 are compared over files. REPOCTX_IGNORE_TREES sets the number of generated trees (default 60).
 """
 

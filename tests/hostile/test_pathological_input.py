@@ -1,6 +1,6 @@
 """Pathological but legal input (issue 20, item 11): ignore files of tens of thousands of
 lines or with a megabyte on one line, and thousands of artifacts. The answers are git's (or
-follow the documented limits of rust/ignorerules.rs, with a warning naming the file) and
+follow the documented limits of rust/tree/ignore.rs, with a warning naming the file) and
 come within run_cli's 120 s, a sanity bound far above the figures in docs/security.md,
 which are measured, not asserted."""
 
@@ -67,7 +67,7 @@ def _page_data(html: str) -> dict:
 
 
 def _modules(root: Path) -> list[str]:
-    """The modules `project init` then `project scan` derive (the module walk, rust/modscan.rs)."""
+    """The modules `project init` then `project scan` derive (the module walk, rust/project/modscan.rs)."""
     for step in ("init", "scan"):
         out = run_cli("project", step, "--json", "--root", str(root))
         assert out.returncode == 0, out.stdout + out.stderr
