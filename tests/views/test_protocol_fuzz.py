@@ -187,7 +187,7 @@ def test_deep_nesting_and_huge_messages(srv):
 
 def _rss_mib(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
-    return int(next(l for l in status.splitlines() if l.startswith("VmRSS:")).split()[1]) / 1024
+    return int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1]) / 1024
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's RSS from /proc")

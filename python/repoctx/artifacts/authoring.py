@@ -45,7 +45,6 @@ def init(ws: Workspace, p: InitParams) -> InitResult:
         if not fs.is_dir(ws.root, rel):
             fs.makedirs(ws.root, rel)
             out.created.append(f"{rel}/")
-    config = os.path.join(base, fa.CONFIG_FILE)
     name = p.project or os.path.basename(ws.root)
     starters = {
         fa.CONFIG_FILE: f"project: {_yaml_scalar(name)}\nsource_paths: [\".\"]\ntest_paths: []\n"

@@ -186,7 +186,7 @@ def project_init(ws: Workspace, p: ProjectParams) -> ProjectResult:
     if (refused := _refuse_read_only(ws)) is not None:
         return refused
     try:
-        path = file_path(ws)
+        file_path(ws)  # refuses a project directory that leads out before anything is made
     except PathEscape:
         return ProjectResult(pf.PROJECT_FILE, error=f"{pf.PROJECT_DIR} leads outside the repository")
     local_state.makedirs(ws.root, pf.PROJECT_DIR)
