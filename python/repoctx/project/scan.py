@@ -14,16 +14,13 @@ from __future__ import annotations
 import glob
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
-
-import msgspec
 
 from repoctx import _core
 from repoctx.base import fs
-from repoctx.formats import bounded
+from repoctx.base import manifests as mf
+from repoctx.base.workspace import Workspace
 from repoctx.formats import project_file as pf
-from repoctx.base.workspace import Workspace, load_yaml_file
 
 # Directories whose children are the modules (`src/auth`, `packages/ui`, `internal/db`).
 CONTAINERS = {
@@ -32,7 +29,6 @@ CONTAINERS = {
 }
 PYTHON_BASES = ("", "src", "python", "lib")
 SKIP = set(_core.SKIP_DIRS)
-MAX_MANIFEST_BYTES = 4 << 20  # a package.json, pyproject.toml or Cargo.toml larger is not read
 
 EXTENSION_LANGUAGES = {
     "py": "Python", "rs": "Rust", "go": "Go", "ts": "TypeScript", "tsx": "TypeScript",
@@ -41,96 +37,46 @@ EXTENSION_LANGUAGES = {
     "cpp": "C++", "cc": "C++", "hpp": "C++", "scala": "Scala", "ex": "Elixir", "vue": "Vue",
     "svelte": "Svelte",
 }
-# Well-known dependencies worth naming in the stack.
+# Well-known dependencies worth naming in the stack, by (ecosystem, name as mf.norm spells it).
 FRAMEWORKS = {
-    "django": "Django", "flask": "Flask", "fastapi": "FastAPI", "starlette": "Starlette",
-    "react": "React", "next": "Next.js", "vue": "Vue", "svelte": "Svelte", "@angular/core": "Angular",
-    "express": "Express", "@nestjs/core": "NestJS", "fastify": "Fastify",
-    "tokio": "Tokio", "axum": "Axum", "actix-web": "Actix Web", "pyo3": "PyO3",
-    "github.com/gin-gonic/gin": "Gin", "github.com/labstack/echo/v4": "Echo",
+    ("python", "django"): "Django", ("python", "flask"): "Flask", ("python", "fastapi"): "FastAPI",
+    ("python", "starlette"): "Starlette", ("js", "react"): "React", ("js", "next"): "Next.js",
+    ("js", "vue"): "Vue", ("js", "svelte"): "Svelte", ("js", "@angular/core"): "Angular",
+    ("js", "express"): "Express", ("js", "@nestjs/core"): "NestJS", ("js", "fastify"): "Fastify",
+    ("rust", "tokio"): "Tokio", ("rust", "axum"): "Axum", ("rust", "actix_web"): "Actix Web",
+    ("rust", "pyo3"): "PyO3", ("go", "github.com/gin-gonic/gin"): "Gin",
+    ("go", "github.com/labstack/echo/v4"): "Echo",
 }
 
 
-@dataclass
-class Manifests:
-    """The manifests of one directory that repoctx reads (each {} when absent or unreadable)."""
-
-    directory: str
-    pyproject: dict
-    cargo: dict
-    package: dict
-    go_mod: dict  # {"module": ..., "go": ..., "require": [...]}
-    python_files: bool  # setup.py, setup.cfg or requirements.txt
-
-    @classmethod
-    def read(cls, directory: str) -> Manifests:
-        j = lambda n: os.path.join(directory, n)  # noqa: E731
-        return cls(
-            directory,
-            _toml(j("pyproject.toml")),
-            _toml(j("Cargo.toml")),
-            _json(j("package.json")),
-            _go_mod(j("go.mod")),
-            any(os.path.isfile(j(n)) for n in ("setup.py", "setup.cfg", "requirements.txt")),
-        )
-
-    def name(self) -> str:
-        for value in (
-            self.pyproject.get("project", {}).get("name"),
-            self.pyproject.get("tool", {}).get("poetry", {}).get("name"),
-            self.package.get("name"),
-            self.cargo.get("package", {}).get("name"),
-            self.go_mod.get("module", "").rsplit("/", 1)[-1] or None,
-        ):
-            if isinstance(value, str) and value.strip():
-                return value.strip()
-        return ""
-
-    def description(self) -> str:
-        for value in (
-            self.pyproject.get("project", {}).get("description"),
-            self.pyproject.get("tool", {}).get("poetry", {}).get("description"),
-            self.package.get("description"),
-            self.cargo.get("package", {}).get("description"),
-        ):
-            if isinstance(value, str) and value.strip():
-                return value.strip()
-        return ""
-
-    def languages(self) -> list[str]:
-        out = []
-        if self.pyproject or self.python_files:
-            out.append("Python")
-        if self.package:
-            deps = _npm_deps(self.package)
-            if "typescript" in deps or os.path.isfile(os.path.join(self.directory, "tsconfig.json")):
-                out.append("TypeScript")
-            out.append("Node.js")
-        if self.cargo.get("package"):
-            out.append("Rust")
-        if self.go_mod:
-            out.append("Go")
-        return out
-
-    def dependencies(self) -> list[str]:
-        deps: list[str] = []
-        for spec in self.pyproject.get("project", {}).get("dependencies", []) or []:
-            if isinstance(spec, str):
-                deps.append(re.split(r"[\s<>=!~;\[(]", spec.strip(), maxsplit=1)[0].lower())
-        deps += [str(k).lower() for k in (self.pyproject.get("tool", {}).get("poetry", {}).get("dependencies") or {})]
-        deps += _npm_deps(self.package)
-        deps += [str(k) for k in (self.cargo.get("dependencies") or {})]
-        deps += self.go_mod.get("require", [])
-        return deps
+def _framework_deps(m: mf.Manifests) -> list[tuple[str, str]]:
+    """(ecosystem, normalised name) of the dependencies that may name a framework: what the
+    code uses, and for npm also dev and peer dependencies (a component library's framework)."""
+    picked: list[tuple[str, mf.Dependency]] = []
+    if m.python:
+        picked += [("python", d) for d in m.python.dependencies if d.kind == "runtime"]
+    if m.js:
+        picked += [("js", d) for kind in ("runtime", "dev", "peer") for d in m.js.dependencies if d.kind == kind]
+    if m.rust:
+        picked += [("rust", d) for d in m.rust.dependencies if d.kind == "runtime"]
+    if m.go:
+        picked += [("go", d) for d in m.go.dependencies if d.kind == "runtime"]
+    return [(eco, mf.norm(eco, d.name)) for eco, d in picked if not d.local]
 
 
-def _read(path: str) -> bytes | None:
-    """A file of the repository, through the confined layer: None when absent, too large, not
-    a file or behind a link that leads out (what is derived never carries outside content)."""
-    try:
-        return fs.read_bytes(*fs.split(path), MAX_MANIFEST_BYTES)
-    except OSError:
-        return None
+def _languages(m: mf.Manifests) -> list[str]:
+    out = []
+    if m.python:
+        out.append("Python")
+    if m.js:
+        if any(d.name == "typescript" for d in m.js.dependencies) or "tsconfig.json" in m.files:
+            out.append("TypeScript")
+        out.append("Node.js")
+    if m.rust and m.rust.package:
+        out.append("Rust")
+    if m.go:
+        out.append("Go")
+    return out
 
 
 def _head(path: str, n: int) -> str | None:
@@ -139,59 +85,6 @@ def _head(path: str, n: int) -> str | None:
         return fs.read_head(*fs.split(path), n).decode("utf-8", "replace")
     except OSError:
         return None
-
-
-def _toml(path: str) -> dict:
-    try:
-        data = bounded.toml((_read(path) or b"").decode())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _json(path: str) -> dict:
-    raw = _read(path)
-    try:
-        data = bounded.json(raw) if raw is not None else None
-    except msgspec.DecodeError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _go_mod(path: str) -> dict:
-    text = _head(path, 1 << 20)
-    if text is None:
-        return {}
-    out: dict = {"require": []}
-    in_require = False
-    for line in text.splitlines():
-        words = line.split("//")[0].split()
-        if not words:
-            continue
-        if in_require:
-            if words[0] == ")":
-                in_require = False
-            else:
-                out["require"].append(words[0])
-        elif words[0] == "module" and len(words) > 1:
-            out["module"] = words[1].strip('"')
-        elif words[0] == "go" and len(words) > 1:
-            out["go"] = words[1]
-        elif words[0] == "require":
-            if words[1:2] == ["("]:
-                in_require = True
-            elif len(words) > 1:
-                out["require"].append(words[1])
-    return out if "module" in out else {}
-
-
-def _npm_deps(package: dict) -> list[str]:
-    deps: list[str] = []
-    for key in ("dependencies", "devDependencies", "peerDependencies"):
-        value = package.get(key)
-        if isinstance(value, dict):
-            deps += [str(k) for k in value]
-    return deps
 
 
 # --- modules ---------------------------------------------------------------
@@ -241,44 +134,15 @@ def _expand(ws: Workspace, patterns: list, marker: str) -> list[str]:
     return found
 
 
-def _go_work_dirs(root: str) -> list[str]:
-    text = _head(os.path.join(root, "go.work"), 1 << 20)
-    if text is None:
-        return []
-    dirs, in_use = [], False
-    for line in text.splitlines():
-        words = line.split("//")[0].split()
-        if not words:
-            continue
-        if in_use:
-            if words[0] == ")":
-                in_use = False
-            else:
-                dirs.append(words[0])
-        elif words[0] == "use":
-            if words[1:2] == ["("]:
-                in_use = True
-            elif len(words) > 1:
-                dirs.append(words[1])
-    return dirs
-
-
-def _members(ws: Workspace, root_m: Manifests) -> list[tuple[str, str]]:
+def _members(ws: Workspace, root_m: mf.Manifests) -> list[tuple[str, str]]:
     """(relative dir, kind) of declared workspace members."""
     members: list[tuple[str, str]] = []
-    workspace = root_m.cargo.get("workspace") or {}
-    excluded = set(_expand(ws, list(workspace.get("exclude") or []), "Cargo.toml"))
-    members += [(d, "cargo") for d in _expand(ws, list(workspace.get("members") or []), "Cargo.toml") if d not in excluded]
-    npm = root_m.package.get("workspaces")
-    patterns = npm.get("packages", []) if isinstance(npm, dict) else npm or []
-    try:
-        pnpm = load_yaml_file(os.path.join(ws.root, "pnpm-workspace.yaml"))
-    except bounded.YamlError:  # read as no workspace members, as a missing file is
-        pnpm = None
-    if isinstance(pnpm, dict) and isinstance(pnpm.get("packages"), list):
-        patterns = [*patterns, *pnpm["packages"]]
-    members += [(d, "npm") for d in _expand(ws, list(patterns), "package.json")]
-    members += [(d, "go") for d in _expand(ws, _go_work_dirs(ws.root), "go.mod")]
+    if root_m.rust:
+        excluded = set(_expand(ws, list(root_m.rust.exclude), "Cargo.toml"))
+        members += [(d, "cargo") for d in _expand(ws, list(root_m.rust.members), "Cargo.toml") if d not in excluded]
+    patterns = [*(root_m.js.workspaces if root_m.js else ()), *root_m.pnpm_packages]
+    members += [(d, "npm") for d in _expand(ws, patterns, "package.json")]
+    members += [(d, "go") for d in _expand(ws, list(root_m.go_work), "go.mod")]
     seen: set[str] = set()
     return [(d, k) for d, k in members if d and not (d in seen or seen.add(d))]
 
@@ -298,8 +162,9 @@ def _inside(path: str, parent: str) -> bool:
     return parent == "" or path == parent or path.startswith(parent + "/")
 
 
-def candidates(ws: Workspace, root_m: Manifests) -> list[Candidate]:
+def candidates(ws: Workspace, reader: mf.Reader) -> list[Candidate]:
     """Every directory that may be a module, before the scan tells which hold source."""
+    root_m = reader.at("")
     members = _members(ws, root_m)
     paths: dict[str, bool] = {d: True for d, _ in members}  # path -> declared
     for p in _python_packages(ws.root):
@@ -319,7 +184,7 @@ def candidates(ws: Workspace, root_m: Manifests) -> list[Candidate]:
     names: dict[str, str] = {}
     used: set[str] = set()
     for path in [*ordered[1:], ""]:  # the root names itself last: a package may share the project's name
-        name = _module_name(path, Manifests.read(os.path.join(ws.root, path)), root_m, ws.root)
+        name = _module_name(path, reader.at(path), root_m, ws.root)
         if name in used:
             name = path or "root"
         used.add(name)
@@ -327,12 +192,12 @@ def candidates(ws: Workspace, root_m: Manifests) -> list[Candidate]:
     return [Candidate(names[p], p, paths[p]) for p in ordered]
 
 
-def _module_name(path: str, m: Manifests, root_m: Manifests, root: str) -> str:
+def _module_name(path: str, m: mf.Manifests, root_m: mf.Manifests, root: str) -> str:
     if not path:
-        return root_m.name() or os.path.basename(root)
-    declared = m.package.get("name") or m.cargo.get("package", {}).get("name")
-    if isinstance(declared, str) and declared.strip():
-        return declared.strip().rsplit("/", 1)[-1]  # "@acme/ui" -> "ui"
+        return root_m.name or os.path.basename(root)
+    declared = (m.js and m.js.name) or (m.rust and m.rust.name)
+    if declared:
+        return declared.rsplit("/", 1)[-1]  # "@acme/ui" -> "ui"
     return os.path.basename(path)
 
 
@@ -365,16 +230,17 @@ def _readme_line(directory: str) -> str:
     return ""
 
 
-def _description(root: str, c: Candidate, m: Manifests) -> str:
+def _description(root: str, c: Candidate, m: mf.Manifests) -> str:
     directory = os.path.join(root, c.path)
-    return m.description() or _docstring(os.path.join(directory, "__init__.py")) or _readme_line(directory)
+    return m.description or _docstring(os.path.join(directory, "__init__.py")) or _readme_line(directory)
 
 
-def _go_module_of(root: str, path: str) -> str:
+def _go_module_of(reader: mf.Reader, path: str) -> str:
     """The Go import path of a directory: the nearest go.mod at or above it, plus the rest."""
     rel = path
     while True:
-        mod = _go_mod(os.path.join(root, rel, "go.mod")).get("module")
+        go = reader.at(rel).go
+        mod = go.module if go else ""
         if mod:
             rest = path[len(rel):].lstrip("/")
             return f"{mod}/{rest}" if rest else mod
@@ -383,8 +249,9 @@ def _go_module_of(root: str, path: str) -> str:
         rel = rel.rsplit("/", 1)[0] if "/" in rel else ""
 
 
-def _import_keys(root: str, c: Candidate, m: Manifests) -> dict[str, list[str]]:
+def _import_keys(reader: mf.Reader, c: Candidate, m: mf.Manifests) -> dict[str, list[str]]:
     """The names other modules' imports use for this one, by language."""
+    root = reader.root
     directory = os.path.join(root, c.path)
     keys: dict[str, list[str]] = {"py": [], "js": [], "rs": [], "go": []}
     if os.path.isfile(os.path.join(directory, "__init__.py")):
@@ -403,15 +270,13 @@ def _import_keys(root: str, c: Candidate, m: Manifests) -> dict[str, list[str]]:
                 keys["py"].append(n[:-3])
             elif os.path.isfile(os.path.join(directory, n, "__init__.py")):
                 keys["py"].append(n)
-    if isinstance(m.package.get("name"), str):
-        keys["js"].append(m.package["name"])
-    crate = m.cargo.get("package", {}).get("name")
-    if isinstance(crate, str):
-        keys["rs"].append(crate.replace("-", "_"))
-        lib = m.cargo.get("lib", {}).get("name")
-        if isinstance(lib, str):
-            keys["rs"].append(lib)
-    go = _go_module_of(root, c.path) if (c.path or m.go_mod) else ""
+    if m.js and m.js.name:
+        keys["js"].append(m.js.name)
+    if m.rust and m.rust.name:
+        keys["rs"].append(m.rust.name.replace("-", "_"))
+        if m.rust.lib_name:
+            keys["rs"].append(m.rust.lib_name)
+    go = _go_module_of(reader, c.path) if (c.path or m.go) else ""
     if go:
         keys["go"].append(go)
     return keys
@@ -453,53 +318,51 @@ def _dependencies(modules: list[Candidate], imports: list[list[str]], index_of: 
 # --- the project -----------------------------------------------------------
 
 
-def _runtime(manifests: list[Manifests], root: str) -> list[str]:
+def _runtime(manifests: list[mf.Manifests], root: str) -> list[str]:
     found: dict[str, str] = {}
     for m in manifests:
-        if m.pyproject or m.python_files:
-            rp = m.pyproject.get("project", {}).get("requires-python")
-            if isinstance(rp, str) and found.get("Python", "Python") == "Python":
+        if m.python:
+            rp = m.python.requires_python
+            if rp and found.get("Python", "Python") == "Python":
                 found["Python"] = f"Python {rp}"
             found.setdefault("Python", "Python")
-        if m.package:
-            engines = m.package.get("engines")
-            node = engines.get("node") if isinstance(engines, dict) else None
-            if isinstance(node, str) and found.get("Node.js", "Node.js") == "Node.js":
+        if m.js:
+            node = m.js.node
+            if node and found.get("Node.js", "Node.js") == "Node.js":
                 found["Node.js"] = f"Node.js {node}"
             found.setdefault("Node.js", "Node.js")
-        pkg = m.cargo.get("package", {})
-        if pkg:
-            rv, ed = pkg.get("rust-version"), pkg.get("edition")
-            if isinstance(rv, str) and not found.get("Rust", "Rust").startswith("Rust 1"):
+        if m.rust and m.rust.package:
+            rv, ed = m.rust.rust_version, m.rust.edition
+            if rv and not found.get("Rust", "Rust").startswith("Rust 1"):
                 found["Rust"] = f"Rust {rv}"
-            found.setdefault("Rust", f"Rust (edition {ed})" if isinstance(ed, str) else "Rust")
-        if m.go_mod and "Go" not in found:
-            found["Go"] = f"Go {m.go_mod['go']}" if m.go_mod.get("go") else "Go"
+            found.setdefault("Rust", f"Rust (edition {ed})" if ed else "Rust")
+        if m.go and "Go" not in found:
+            found["Go"] = f"Go {m.go.go}" if m.go.go else "Go"
     version = _head(os.path.join(root, ".python-version"), 64) if found.get("Python") == "Python" else None
     if version is not None:
         found["Python"] = f"Python {version.strip()}"
     return list(found.values())
 
 
-def _package_managers(manifests: list[Manifests], root: str) -> list[str]:
+def _package_managers(manifests: list[mf.Manifests], root: str) -> list[str]:
     has = lambda n: os.path.exists(os.path.join(root, n))  # noqa: E731
     out: list[str] = []
-    if any(m.pyproject or m.python_files for m in manifests):
+    if any(m.python for m in manifests):
         out.append(
             "uv" if has("uv.lock") else "Poetry" if has("poetry.lock") else "PDM" if has("pdm.lock")
             else "Pipenv" if has("Pipfile") else "pip"
         )
-    if any(m.package for m in manifests):
-        declared = manifests[0].package.get("packageManager")
-        name = declared.split("@")[0] if isinstance(declared, str) and declared else None
+    if any(m.js for m in manifests):
+        declared = manifests[0].js.package_manager if manifests[0].js else None
+        name = declared.split("@")[0] if declared else None
         out.append(
             {"pnpm": "pnpm", "yarn": "Yarn", "bun": "Bun", "npm": "npm"}.get(name or "")
             or ("pnpm" if has("pnpm-lock.yaml") else "Yarn" if has("yarn.lock")
                 else "Bun" if has("bun.lockb") or has("bun.lock") else "npm")
         )
-    if any(m.cargo for m in manifests):
+    if any(m.rust for m in manifests):
         out.append("Cargo")
-    if any(m.go_mod for m in manifests) or has("go.work"):
+    if any(m.go for m in manifests) or has("go.work"):
         out.append("Go modules")
     return out
 
@@ -507,17 +370,18 @@ def _package_managers(manifests: list[Manifests], root: str) -> list[str]:
 def derive(ws: Workspace, now: str) -> pf.ProjectFile:
     """A fresh project file for the repository, as `repoctx project init` writes it."""
     root = ws.root
-    root_m = Manifests.read(root)
-    cands = candidates(ws, root_m)
+    reader = mf.Reader(root)
+    root_m = reader.at("")
+    cands = candidates(ws, reader)
     scans = _core.scan_modules(root, [c.path for c in cands])
-    manifests = {c.path: (root_m if not c.path else Manifests.read(os.path.join(root, c.path))) for c in cands}
+    manifests = {c.path: reader.at(c.path) for c in cands}
     kept: list[int] = []
     for i, (c, (code_files, _keys, _imports, ignored)) in enumerate(zip(cands, scans)):
         if not ignored and (code_files > 0 or c.declared):
             kept.append(i)
     modules = [cands[i] for i in kept]
     for c in modules:
-        c.keys = _import_keys(root, c, manifests[c.path])
+        c.keys = _import_keys(reader, c, manifests[c.path])
     index_of = {orig: new for new, orig in enumerate(kept)}
     deps = _dependencies(modules, [scans[i][2] for i in kept], index_of)
 
@@ -525,8 +389,8 @@ def derive(ws: Workspace, now: str) -> pf.ProjectFile:
     frameworks: list[str] = []
     used = [root_m, *(manifests[c.path] for c in modules if c.path)]
     for m in used:
-        languages += m.languages()
-        frameworks += [FRAMEWORKS[d] for d in m.dependencies() if d in FRAMEWORKS]
+        languages += _languages(m)
+        frameworks += [FRAMEWORKS[d] for d in _framework_deps(m) if d in FRAMEWORKS]
     for i in kept:
         for path, role in scans[i][1]:
             lang = EXTENSION_LANGUAGES.get(path.rsplit(".", 1)[-1]) if "." in path else None
@@ -545,7 +409,8 @@ def derive(ws: Workspace, now: str) -> pf.ProjectFile:
     elif not modules:
         kind = "unknown"
     else:
-        kind = "application" if runnable or root_m.package.get("bin") or root_m.pyproject.get("project", {}).get("scripts") else "library"
+        declares_app = (root_m.js and root_m.js.bin) or (root_m.python and root_m.python.scripts)
+        kind = "application" if runnable or declares_app else "library"
     sources = sorted({k for d, k in _members(ws, root_m)})
     names = {"cargo": "Cargo workspace", "npm": "npm workspaces", "go": "go.work"}
     pattern = (
@@ -559,7 +424,7 @@ def derive(ws: Workspace, now: str) -> pf.ProjectFile:
     )
     return pf.ProjectFile(
         version=pf.SCHEMA_VERSION,
-        project=pf.Project(name=root_m.name() or os.path.basename(root), type=kind, path="."),
+        project=pf.Project(name=root_m.name or os.path.basename(root), type=kind, path="."),
         tech=pf.Tech(stack=stack, runtime=", ".join(_runtime(used, root)),
                      package_manager=", ".join(_package_managers(used, root))),
         architecture=pf.Architecture(pattern=pattern, description=description),
