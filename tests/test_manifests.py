@@ -1,16 +1,18 @@
 """The one manifest reader (repoctx.base.manifests): the go.mod parser against a plain oracle
-and against go.mod files built from known contents; what each manifest declares, and what
-is read as absent."""
+and against go.mod files built from known contents; what each manifest declares, what is
+read as absent; and `project init` and `init` seeing the same project from the same files."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import write
+from conftest import run_cli, write
 from repoctx.base import fs
 from repoctx.base import manifests as mf
 
@@ -286,3 +288,53 @@ def test_reader_reads_each_directory_once(root, monkeypatch):
     reader.learn("sub", ["package.json", "main.js"])
     assert reader.at("sub").name == reader.at("sub/").name == "sub"
     assert len(reads) == 2
+
+
+# --- project init and init see the same project ---------------------------------
+
+CASES = {
+    "pep621": ({"pyproject.toml": '[project]\nname = "alpha"\ndescription = "Alpha does things."\n'
+                                  'dependencies = ["FastAPI>=0.110", "httpx"]\n',
+                "alpha/__init__.py": '"""Alpha."""\n'}, "alpha", "fastapi"),
+    "poetry": ({"pyproject.toml": '[tool.poetry]\nname = "beta"\ndescription = "Beta, by Poetry."\n'
+                                  '[tool.poetry.dependencies]\npython = "^3.11"\nDjango = "^4.2"\n',
+                "beta/__init__.py": ""}, "beta", "django"),
+    "requirements": ({"requirements.txt": "flask==3.0\ngit+https://example.com/x.git\n", "app.py": "import flask\n"},
+                     None, "flask"),
+    "npm": ({"package.json": '{"name": "gamma", "description": "Gamma UI.", "dependencies": {"next": "14"}}',
+             "index.js": "export const a = 1;\n"}, "gamma", "next.js"),
+    "cargo": ({"Cargo.toml": '[package]\nname = "delta"\ndescription = "Delta crate."\n[dependencies]\naxum = "0.7"\n'
+                             'mine = { path = "mine" }\n', "src/lib.rs": "pub fn f() {}\n"}, "delta", "axum"),
+    "go": ({"go.mod": 'module "example.com/epsilon" // quoted, with a comment\n\ngo 1.22\n\nrequire(\n'
+                      "\tgithub.com/gin-gonic/gin v1.9.1\n\tgolang.org/x/net v0.20.0 // indirect\n)\n",
+            "main.go": "package main\n\nfunc main() {}\n"}, "epsilon", "gin"),
+    "several": ({"pyproject.toml": '[build-system]\nrequires = ["maturin"]\n',
+                 "package.json": '{"name": "zeta-web", "description": "Zeta.", "dependencies": {"react": "18"}}',
+                 "Cargo.toml": '[package]\nname = "zeta"\n[dependencies]\npyo3 = "0.22"\n',
+                 "index.js": "export const a = 1;\n", "src/lib.rs": "pub fn f() {}\n"}, "zeta-web", "react"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_project_init_and_init_see_the_same_project(tmp_path, case):
+    files, name, framework = CASES[case]
+    for rel, text in files.items():
+        write(tmp_path, rel, text)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    run_cli("project", "init", cwd=tmp_path, check=True)
+    run_cli("init", cwd=tmp_path, check=True)
+    project = yaml.safe_load((tmp_path / ".repoctx" / "project.yaml").read_text())
+    context = yaml.safe_load((tmp_path / ".context.yaml").read_text())
+
+    expected = name or tmp_path.name
+    assert project["project"]["name"] == context["project"]["name"] == expected
+    read = mf.read(str(tmp_path))
+    assert read.name == (name or "")
+    if read.description:
+        assert context["project"]["description"] == read.description
+    # The same dependencies: init lists the root's declared ones; the scan names the same framework.
+    declared = sorted({spec for s in read.sections().values() for spec in s.main.values()})
+    assert sorted(context.get("dependencies", {}).get("external", [])) == declared
+    assert context["project"]["framework"] == framework
+    stack = {s.lower().replace(" ", "-") for s in project["tech"]["stack"]}
+    assert framework in stack

@@ -18,20 +18,17 @@ import os
 import posixpath
 import re
 import shlex
-import tomllib
 from collections import Counter
-from dataclasses import dataclass, field
 
 import msgspec
 from msgspec import UNSET
 from msgspec.structs import replace
 
 from repoctx import _core
-from repoctx.base import fs
-from repoctx.formats import bounded
+from repoctx.base import manifests as mf
+from repoctx.base.words import plural
 from repoctx.formats import context_file as cf
 from repoctx.scopes.gitstate import recorded_commit
-from repoctx.base.words import plural
 
 
 class ScopeFacts(msgspec.Struct):
@@ -144,13 +141,9 @@ def derive_summary(ctx: cf.ContextFile) -> str:
 
 # --- manifests ---------------------------------------------------------------
 
-ECOSYSTEM_FILES = {
-    "python": ("pyproject.toml", "requirements.txt", "setup.py", "setup.cfg"),
-    "rust": ("Cargo.toml",),
-    "js": ("package.json",),
-    "go": ("go.mod",),
-}
-_ALL_MANIFESTS = frozenset(n for names in ECOSYSTEM_FILES.values() for n in names) | {"Makefile", "pytest.ini", "tox.ini"}
+# base.manifests reads them; a Reader reads each directory once. (The name scopes/write.py
+# constructs; the class is base.manifests.Reader.)
+Manifests = mf.Reader
 # Import names whose distribution is named otherwise.
 _PY_DISTS = {
     "yaml": "pyyaml", "PIL": "pillow", "sklearn": "scikit-learn", "bs4": "beautifulsoup4",
@@ -169,122 +162,17 @@ _FRAMEWORKS = (
 )
 
 
-def norm(ecosystem: str, name: str) -> str:
-    if ecosystem == "python":
-        return re.sub(r"[-_.]+", "-", name).lower()
-    if ecosystem == "rust":
-        return name.replace("-", "_")
-    return name
-
-
-@dataclass
-class Manifest:
-    """What the manifests of one directory declare, for one ecosystem."""
-
-    ecosystem: str
-    name: str | None = None
-    description: str | None = None
-    deps: dict[str, str] = field(default_factory=dict)  # normalised name -> "name spec", as listed
-    extra: dict[str, str] = field(default_factory=dict)  # dev/optional: matched by imports, not listed
-    test: str | None = None
-
-
-def _load_text(path: str) -> str | None:
-    """A manifest's first MiB, through the confined layer (a link out is not read)."""
-    try:
-        return fs.read_head(*fs.split(path), 1 << 20).decode("utf-8", "replace")
-    except OSError:
-        return None
-
-
-def _pep508(spec: str) -> tuple[str, str] | None:
-    m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec)
-    return (norm("python", m.group(1)), spec.strip()) if m else None
-
-
-def _python(directory: str, names: set[str]) -> Manifest | None:
-    m = Manifest("python")
-    found = False
-    if "pyproject.toml" in names:
-        text = _load_text(os.path.join(directory, "pyproject.toml"))
-        try:
-            data = bounded.toml(text or "")
-        except tomllib.TOMLDecodeError:
-            data = {}
-        found = True
-        project = data.get("project") if isinstance(data.get("project"), dict) else {}
-        m.name = project.get("name") if isinstance(project.get("name"), str) else None
-        m.description = project.get("description") if isinstance(project.get("description"), str) else None
-        for spec in project.get("dependencies") or []:
-            if isinstance(spec, str) and (dep := _pep508(spec)):
-                m.deps.setdefault(*dep)
-        for group in (project.get("optional-dependencies") or {}).values():
-            for spec in group if isinstance(group, list) else []:
-                if isinstance(spec, str) and (dep := _pep508(spec)):
-                    m.extra.setdefault(*dep)
-        tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
-        poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
-        for name, spec in (poetry.get("dependencies") or {}).items():
-            if name != "python":
-                version = spec if isinstance(spec, str) else (spec.get("version", "") if isinstance(spec, dict) else "")
-                m.deps.setdefault(norm("python", name), f"{name} {version}".strip())
-        m.name = m.name or (poetry.get("name") if isinstance(poetry.get("name"), str) else None)
-        if "pytest" in tool or "pytest" in m.deps or "pytest" in m.extra:
-            m.test = "pytest"
-    if "requirements.txt" in names:
-        found = True
-        for line in (_load_text(os.path.join(directory, "requirements.txt")) or "").splitlines():
-            line = line.split("#", 1)[0].strip()
-            if line and not line.startswith("-") and (dep := _pep508(line)):
-                m.deps.setdefault(*dep)
-    if names & {"setup.py", "setup.cfg"}:
-        found = True
-    if names & {"pytest.ini", "tox.ini", "conftest.py"} or "pytest" in m.deps:
-        m.test = "pytest"
-    return m if found else None
-
-
-def _rust(directory: str) -> Manifest | None:
-    try:
-        data = bounded.toml(_load_text(os.path.join(directory, "Cargo.toml")) or "")
-    except tomllib.TOMLDecodeError:
-        return None
-    m = Manifest("rust", test="cargo test")
-    package = data.get("package") if isinstance(data.get("package"), dict) else {}
-    m.name = package.get("name") if isinstance(package.get("name"), str) else None
-    m.description = package.get("description") if isinstance(package.get("description"), str) else None
-    workspace = data.get("workspace") if isinstance(data.get("workspace"), dict) else {}
-    sections = [(data.get("dependencies"), m.deps), (workspace.get("dependencies"), m.deps),
-                (data.get("dev-dependencies"), m.extra), (data.get("build-dependencies"), m.extra)]
-    for table, into in sections:
-        for name, spec in (table or {}).items() if isinstance(table, dict) else ():
-            if isinstance(spec, dict) and "path" in spec:
-                continue  # a crate of this repository
-            version = spec if isinstance(spec, str) else (spec.get("version", "") if isinstance(spec, dict) else "")
-            into.setdefault(norm("rust", name), f"{name} {version}".strip())
-    return m
-
-
-def _js(directory: str) -> Manifest | None:
-    try:
-        data = bounded.json(_load_text(os.path.join(directory, "package.json")) or "")
-    except msgspec.DecodeError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    m = Manifest("js")
-    m.name = data.get("name") if isinstance(data.get("name"), str) else None
-    m.description = data.get("description") if isinstance(data.get("description"), str) else None
-    for key, into in (("dependencies", m.deps), ("peerDependencies", m.extra), ("devDependencies", m.extra)):
-        table = data.get(key)
-        for name, spec in table.items() if isinstance(table, dict) else ():
-            if isinstance(spec, str) and not spec.startswith(("workspace:", "file:", "link:")):
-                into.setdefault(name, f"{name} {spec}")
-    scripts = data.get("scripts") if isinstance(data.get("scripts"), dict) else {}
-    test = scripts.get("test")
-    if isinstance(test, str) and "no test specified" not in test:
-        m.test = f"{_js_runner(directory)} test"
-    return m
+def _test_command(eco: str, section: mf.Section, m: mf.Manifests) -> str | None:
+    """The command that runs the tests one ecosystem's manifests in a directory declare."""
+    if eco == "python":
+        pytest = section.pytest or "pytest" in section.main or "pytest" in section.extra
+        return "pytest" if pytest or m.files & {"pytest.ini", "tox.ini"} else None
+    if eco == "rust":
+        return "cargo test"
+    if eco == "go":
+        return "go test ./..."
+    test = section.scripts.get("test")
+    return f"{_js_runner(m.directory)} test" if test is not None and "no test specified" not in test else None
 
 
 def _js_runner(directory: str) -> str:
@@ -298,77 +186,11 @@ def _js_runner(directory: str) -> str:
     return "npm"
 
 
-def _go(directory: str) -> Manifest | None:
-    text = _load_text(os.path.join(directory, "go.mod"))
-    if text is None:
-        return None
-    m = Manifest("go", test="go test ./...")
-    block = False
-    for line in text.splitlines():
-        t = line.split("//", 1)[0].strip()
-        indirect = "// indirect" in line
-        if t.startswith("module "):
-            m.name = t[7:].strip().strip('"')
-        elif t == "require (":
-            block = True
-        elif block and t == ")":
-            block = False
-        elif (block and t) or t.startswith("require "):
-            parts = t.removeprefix("require ").split()
-            if len(parts) >= 2 and parts[0] != "(":
-                (m.extra if indirect else m.deps).setdefault(parts[0], f"{parts[0]} {parts[1]}")
-    return m
-
-
-def _makefile_test(directory: str) -> bool:
-    text = _load_text(os.path.join(directory, "Makefile")) or ""
-    return re.search(r"^test\s*:", text, re.M) is not None
-
-
-class Manifests:
-    """Manifests by directory, read once each: from the names the core listed, or
-    from a listing of the directory when it was not among the scopes read."""
-
-    def __init__(self, root: str) -> None:
-        self.root = root
-        self._by_dir: dict[str, dict[str, Manifest]] = {}
-        self._make: dict[str, bool] = {}
-
-    def learn(self, scope: str, names: list[str]) -> None:
-        if scope not in self._by_dir:
-            self._load(scope, set(names))
-
-    def _load(self, scope: str, names: set[str]) -> dict[str, Manifest]:
-        directory = os.path.join(self.root, scope)
-        found: dict[str, Manifest] = {}
-        if names & set(ECOSYSTEM_FILES["python"]) and (m := _python(directory, names)):
-            found["python"] = m
-        for eco, loader in (("rust", _rust), ("js", _js), ("go", _go)):
-            if ECOSYSTEM_FILES[eco][0] in names and (m := loader(directory)):
-                found[eco] = m
-        self._make[scope] = "Makefile" in names and _makefile_test(directory)
-        self._by_dir[scope] = found
-        return found
-
-    def at(self, scope: str) -> dict[str, Manifest]:
-        found = self._by_dir.get(scope)
-        if found is None:
-            try:
-                names = {n for n in os.listdir(os.path.join(self.root, scope)) if n in _ALL_MANIFESTS}
-            except OSError:
-                names = set()
-            found = self._load(scope, names)
-        return found
-
-    def make_test(self, scope: str) -> bool:
-        self.at(scope)
-        return self._make.get(scope, False)
-
-    def nearest(self, scope: str, ecosystem: str) -> tuple[str, Manifest] | None:
-        for d in ancestry(scope):
-            if (m := self.at(d).get(ecosystem)) is not None:
-                return d, m
-        return None
+def _nearest(manifests: Manifests, scope: str, ecosystem: str) -> tuple[str, mf.Manifests] | None:
+    for d in ancestry(scope):
+        if (m := manifests.at(d)).section(ecosystem) is not None:
+            return d, m
+    return None
 
 
 def ancestry(scope: str):
@@ -394,11 +216,11 @@ def _rel(scope: str, base: str) -> str:
 def external(scope: str, facts: ScopeFacts, manifests: Manifests) -> list[str]:
     """Declared dependencies: all of this directory's manifests, and those its imports use."""
     out: dict[str, None] = {}
-    for m in manifests.at(scope).values():
-        out.update(dict.fromkeys(m.deps.values()))
+    for m in manifests.at(scope).sections().values():
+        out.update(dict.fromkeys(m.main.values()))
     for eco, name in facts.external:
         for d in ancestry(scope):
-            m = manifests.at(d).get(eco)
+            m = manifests.at(d).section(eco)
             if m is None:
                 continue
             hit = _declared(eco, name, m)
@@ -408,17 +230,17 @@ def external(scope: str, facts: ScopeFacts, manifests: Manifests) -> list[str]:
     return sorted(out)
 
 
-def _declared(eco: str, name: str, m: Manifest) -> str | None:
+def _declared(eco: str, name: str, m: mf.Section) -> str | None:
     if eco == "go":
-        for table in (m.deps, m.extra):
+        for table in (m.main, m.extra):
             for path, shown in table.items():
                 if name == path or name.startswith(path + "/"):
                     return shown
         return None
-    keys = [norm(eco, name)] + ([norm(eco, _PY_DISTS[name])] if eco == "python" and name in _PY_DISTS else [])
+    keys = [mf.norm(eco, name)] + ([mf.norm(eco, _PY_DISTS[name])] if eco == "python" and name in _PY_DISTS else [])
     for key in keys:
-        if key in m.deps:
-            return m.deps[key]
+        if key in m.main:
+            return m.main[key]
         if key in m.extra:
             return m.extra[key]
     return None
@@ -427,16 +249,17 @@ def _declared(eco: str, name: str, m: Manifest) -> str | None:
 def testing(scope: str, facts: ScopeFacts, manifests: Manifests) -> list[str]:
     """Commands that run this directory's tests, from its manifests or its test files."""
     out: dict[str, None] = {}
-    for m in manifests.at(scope).values():
-        if m.test:
-            out[_in(scope, m.test)] = None
-    if manifests.make_test(scope):
+    here = manifests.at(scope)
+    for eco, section in here.sections().items():
+        if test := _test_command(eco, section, here):
+            out[_in(scope, test)] = None
+    if here.make_test:
         out[_in(scope, "make test")] = None
     if out:
         return list(out)
     for lang in facts.tests:
         eco = "js" if lang == "js" else lang
-        near = manifests.nearest(scope, eco)
+        near = _nearest(manifests, scope, eco)
         base = near[0] if near else "."
         rel = _rel(scope, base)
         if lang == "python":
@@ -445,33 +268,32 @@ def testing(scope: str, facts: ScopeFacts, manifests: Manifests) -> list[str]:
             out[_in(base, "go test ./..." if rel == "." else f"go test ./{shlex.quote(rel)}")] = None
         elif lang == "rust" and near:
             out[_in(base, "cargo test")] = None
-        elif lang == "js" and near and near[1].test:
-            out[_in(base, near[1].test)] = None
+        elif lang == "js" and near and (test := _test_command("js", near[1].js, near[1])):
+            out[_in(base, test)] = None
     return list(out)
 
 
 def project(root: str, root_facts: ScopeFacts | None, manifests: Manifests, languages: list[tuple[str, int]]) -> cf.Project:
     here = manifests.at(".")
-    order = [here.get(e) for e in ("python", "js", "rust", "go")]
-    name = next((m.name.rsplit("/", 1)[-1] if m.ecosystem == "go" else m.name for m in order if m and m.name), None)
-    name = name or os.path.basename(root.rstrip("/")) or "project"
-    description = next((m.description for m in order if m and m.description), None)
+    sections = here.sections()
+    name = here.name or os.path.basename(root.rstrip("/")) or "project"
+    description = here.description or None
     if not description and root_facts:
         readme = next((f.purpose for f in root_facts.files if f.name.lower().startswith("readme") and not is_generic(f.purpose)), None)
         description = readme
     description = first_sentence(description) if description else f"The {name} repository."
-    language = languages[0][0] if languages else next((m.ecosystem for m in order if m), "unknown")
-    frameworks = [fw for eco, dep, fw in _FRAMEWORKS if (m := here.get(eco)) and norm(eco, dep) in m.deps]
+    language = languages[0][0] if languages else next((e for e in ("python", "js", "rust", "go") if e in sections), "unknown")
+    frameworks = [fw for eco, dep, fw in _FRAMEWORKS if (m := sections.get(eco)) and mf.norm(eco, dep) in m.main]
     out = cf.Project(name=name, description=description, language=language)
     if frameworks:
         out = replace(out, framework=frameworks[0])
-    pm = _package_manager(root, here)
+    pm = _package_manager(root, sections)
     if pm:
         out = replace(out, package_manager=pm)
     return out
 
 
-def _package_manager(root: str, here: dict[str, Manifest]) -> str | None:
+def _package_manager(root: str, here: dict[str, mf.Section]) -> str | None:
     try:
         names = set(os.listdir(root))
     except OSError:
