@@ -385,6 +385,13 @@ def main(argv: list[str] | None = None) -> int:
     cmp = sub.add_parser("compare", help="print after/before ratios of two JSON reports")
     cmp.add_argument("earlier", type=Path)
     cmp.add_argument("later", type=Path)
+    sub.add_parser("quality", add_help=False,
+                   help="rankers' recall and line coverage on a repository's history (python -m benches quality -h)")
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["quality"]:  # its own parser (benches/quality.py)
+        from benches import quality
+
+        return quality.main(argv[1:])
     args = parser.parse_args(argv)
 
     if args.cmd == "compare":

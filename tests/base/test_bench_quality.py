@@ -1,0 +1,245 @@
+"""The quality benchmark (`python -m benches quality`): which commits become tasks, their queries
+and gold lines, the metrics, a ranker end to end on a history whose answers are known, and the
+repository left exactly as it was."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import write
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from benches import quality, quality_history, quality_rankers  # noqa: E402
+
+GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Ann",
+           "GIT_AUTHOR_EMAIL": "ann@example.com", "GIT_COMMITTER_NAME": "Ann", "GIT_COMMITTER_EMAIL": "ann@example.com"}
+
+APP = "import sys\n\ndef main(argv):\n    args = argv[1:]\n    if not args:\n        return 1\n    return run(args)\n"
+UTIL = "def helper(value):\n    return value.strip()\n\ndef shout(value):\n    return value.upper()\n"
+TOKENIZER = "def tokens(text):\n    parts = text.split(' ')\n    return parts\n"
+
+
+def _git(repo: Path, *args: str, when: int = 0) -> str:
+    date = f"2026-01-01T00:{when:02d}:00+00:00"
+    env = {**os.environ, **GIT_ENV, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True).stdout
+
+
+def _commit(repo: Path, when: int, message: str) -> str:
+    _git(repo, "add", "-A", when=when)
+    _git(repo, "commit", "-q", "-m", message, when=when)
+    return _git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def history(tmp_path):
+    """A history with every kind of commit the selection must take or pass over."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    write(repo, "src/app.py", APP)
+    write(repo, "src/util.py", UTIL)
+    write(repo, "src/tokenizer.py", TOKENIZER)
+    write(repo, "tests/test_app.py", "def test_main():\n    pass\n")
+    write(repo, "README.md", "# demo\n")
+    c = {"root": _commit(repo, 1, "Initial layout")}  # no parent: never a task
+    # Line 3 replaced, a line inserted after line 6; a test file changed too (not gold).
+    write(repo, "src/app.py", APP.replace("def main(argv):", "def main(argv=None):")
+          .replace("        return 1\n", "        return 1\n    log(args)\n"))
+    write(repo, "tests/test_app.py", "def test_main():\n    assert True\n")
+    c["fix"] = _commit(repo, 2, "Fix parsing of empty input (#12)\n\nThe parser crashed on empty strings.\n\n"
+                                "Signed-off-by: Ann <ann@example.com>\nCo-authored-by: Bob <bob@example.com>")
+    write(repo, "README.md", "# demo\n\nSee src/.\n")
+    write(repo, "tests/test_app.py", "def test_main():\n    assert 1\n")
+    c["docs"] = _commit(repo, 3, "Docs: explain the layout")  # no non-test source file
+    _git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, "src/tokenizer.py", "def tokens(text):\n    return text.split()\n")  # lines 2-3 become one
+    c["tabs"] = _commit(repo, 4, "Teach the tokenizer about tabs")
+    _git(repo, "checkout", "-q", "main")
+    write(repo, "src/util.py", "from typing import Optional\n" + UTIL)  # an insertion at the top
+    c["none"] = _commit(repo, 5, "Util: handle None (#7)")
+    _git(repo, "merge", "-q", "--no-ff", "feature", "-m", "Merge branch 'feature' (#8)", when=6)
+    c["merge"] = _git(repo, "rev-parse", "HEAD").strip()
+    for i in range(1, 12):
+        write(repo, f"pkg/plugin_{i:02d}.py", "X = 1\n")
+    write(repo, "src/app.py", APP + "\n# plugins\n")
+    c["twelve"] = _commit(repo, 7, "Add eleven plugins")  # 12 source files: too many
+    (repo / "src/util.py").unlink()
+    write(repo, "src/loader.py", "def load(name):\n    return name\n")
+    c["loader"] = _commit(repo, 8, "Replace util with the plugin loader\n\nThe loader finds plugins by name.\n\n"
+                                   "Reviewed-by: Carol <carol@example.com>\n")
+    write(repo, "src/extra.py", "Y = 2\n")
+    c["added"] = _commit(repo, 9, "Add a new module")  # only an added file: nothing to find
+    # Work in progress the harness must leave alone.
+    write(repo, "src/app.py", APP + "# unsaved\n")
+    write(repo, "notes.txt", "untracked\n")
+    return repo, c
+
+
+def test_selection_queries_and_gold_lines(history):
+    repo, c = history
+    with quality_history.Checkout(repo) as clone:
+        tasks = quality_history.select(clone.path, "HEAD", 10)
+        last3 = quality_history.select(clone.path, "HEAD", 3)
+    assert [t.sha for t in tasks] == [c["fix"], c["tabs"], c["none"], c["loader"]]
+    assert [t.sha for t in last3] == [c["tabs"], c["none"], c["loader"]]
+    by = {t.sha: t for t in tasks}
+    assert [by[c[k]].parent for k in ("fix", "tabs", "none", "loader")] == [c["root"], c["docs"], c["docs"],
+                                                                          c["twelve"]]
+    assert by[c["fix"]].query == "Fix parsing of empty input\n\nThe parser crashed on empty strings."
+    assert by[c["tabs"]].query == "Teach the tokenizer about tabs"
+    assert by[c["none"]].query == "Util: handle None"
+    assert by[c["loader"]].query == "Replace util with the plugin loader\n\nThe loader finds plugins by name."
+    assert by[c["fix"]].gold == {"src/app.py": [3, 6]}  # a replaced line, and the line an insertion follows
+    assert by[c["tabs"]].gold == {"src/tokenizer.py": [2, 3]}
+    assert by[c["none"]].gold == {"src/util.py": [1]}  # an insertion at the top counts line 1
+    assert by[c["loader"]].gold == {"src/util.py": [1, 2, 3, 4, 5, 6]}  # deleted: every line
+    assert by[c["loader"]].added == ["src/loader.py"] and by[c["fix"]].added == []
+    assert {t.half for t in tasks} <= {"tuning", "held-out"}
+    assert all(t.half == quality_history.half(t.sha) for t in tasks)
+
+
+def test_messages_lose_pull_request_numbers_and_trailers():
+    clean = quality_history.clean_message
+    assert clean("Speed up the walk (#1234)\n\nCo-authored-by: X <x@y>\n") == "Speed up the walk"
+    assert clean("Fix it (#1, #2)\n\nBody (#3) stays.\n\nFixes: #3\nRefs: abc\n") == "Fix it\n\nBody stays."
+    assert clean("Note: the subject looks like a trailer") == "Note: the subject looks like a trailer"
+    assert clean("Subject\n\nSigned-off-by: A <a@b>\nKept: because a trailer block must be the last "
+                 "paragraph\n\nLast words.") == ("Subject\n\nKept: because a trailer block must be the last "
+                                                  "paragraph\n\nLast words.")
+    assert quality_history.is_test("pkg/tests/a.py") and quality_history.is_test("src/a_test.go")
+    assert quality_history.is_test("web/b.spec.ts") and quality_history.is_test("test_x.py")
+    assert not quality_history.is_test("src/testing_utils.py") and not quality_history.is_test("src/contest.py")
+
+
+def test_metrics_on_constructed_answers():
+    gold = {"a.py", "b.py"}
+    ranking = ["x.py", "b.py", "y.py", "z.py", "w.py", "a.py"]
+    assert quality.recall(ranking, gold, 5) == 0.5
+    assert quality.recall(ranking, gold, 10) == 1.0
+    assert quality.reciprocal_rank(ranking, gold) == 0.5
+    assert quality.reciprocal_rank(["x.py"], gold) == 0.0
+    lines = {"a.py": [1, 2, 10], "b.py": [5]}
+    assert quality.coverage([("a.py", 1, 2), ("b.py", 6, 9), ("c.py", 1, 99)], lines) == 0.5
+    assert quality.coverage([("a.py", 2, 10), ("a.py", 1, 1), ("b.py", 5, 5)], lines) == 1.0
+    assert quality.coverage([], {"a.py": []}) is None
+    assert quality_rankers.words("parseHTTPResponse2 of the task_context, in repoctx/base") == [
+        "parse", "http", "response", "task", "context", "repoctx", "base"]
+
+
+def _snapshot(repo: Path) -> dict:
+    """Every file of the repository, .git included, with its size and mtime."""
+    out = {}
+    for directory, _, names in os.walk(repo):
+        for name in names:
+            st = os.lstat(os.path.join(directory, name))
+            out[os.path.relpath(os.path.join(directory, name), repo)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _quality(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, **GIT_ENV}
+    return subprocess.run([sys.executable, "-m", "benches", "quality", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_path_ranker_end_to_end_and_the_repository_unchanged(history, tmp_path):
+    repo, c = history
+    status = _git(repo, "status", "--porcelain")
+    refs = _git(repo, "for-each-ref") + _git(repo, "rev-parse", "HEAD")
+    before = _snapshot(repo)
+    reports = []
+    for half, extra in (("tuning", ["--rankers", "path,task_context"]), ("held-out", ["--held-out", "--rankers", "path"])):
+        out = tmp_path / half
+        proc = _quality("--repo", str(repo), "--n", "10", "--budgets", "5,8000", "--out", str(out), *extra)
+        assert proc.returncode == 0, proc.stderr
+        report = json.loads(next(out.glob("*-quality.json")).read_text())
+        assert report["half"] == half and report["selected"] == 4
+        assert next(out.glob("*-quality.md")).read_text().startswith("# Quality")
+        reports.append(report)
+        if "task_context" in report["rankers"]:  # once the tool exists, it answers every task
+            assert report["rankers"]["task_context"]["tasks"] == report["tasks"]
+        elif half == "tuning":
+            assert "task_context: skipped" in proc.stderr and "task_context" in report["skipped"]
+    assert _snapshot(repo) == before
+    assert _git(repo, "status", "--porcelain") == status == " M src/app.py\n?? notes.txt\n"
+    assert _git(repo, "for-each-ref") + _git(repo, "rev-parse", "HEAD") == refs
+
+    rows = {r["sha"]: r for report in reports for r in report["commits"]}
+    assert sorted(rows) == sorted(c[k] for k in ("fix", "tabs", "none", "loader"))
+    for report in reports:
+        assert all(quality_history.half(r["sha"]) == report["half"] for r in report["commits"])
+    path = {k: rows[c[k]]["rankers"]["path"] for k in ("fix", "tabs", "none", "loader")}
+    # No word of the fix's message is a word of a path: nothing ranked, nothing shown.
+    assert path["fix"]["top10"] == [] and path["fix"]["rr"] == 0.0
+    assert path["fix"]["coverage"] == {"5": 0.0, "8000": 0.0} and path["fix"]["tokens"] == {"5": 0, "8000": 0}
+    # "tokenizer" names the file: first; at 5 tokens it does not fit, at 8,000 all of it is shown.
+    assert path["tabs"]["top10"] == ["src/tokenizer.py"]
+    assert (path["tabs"]["recall@5"], path["tabs"]["recall@10"], path["tabs"]["rr"]) == (1.0, 1.0, 1.0)
+    assert path["tabs"]["coverage"] == {"5": 0.0, "8000": 1.0}
+    assert path["tabs"]["tokens"] == {"5": 0, "8000": -(-len(TOKENIZER) // 4)}
+    assert path["none"]["top10"] == ["src/util.py"] and path["none"]["coverage"]["8000"] == 1.0
+    # "plugin" names eleven files as "util" names util.py (2 each); ties go by path: util.py is 12th.
+    assert path["loader"]["gold_ranks"] == {"src/util.py": 12}
+    assert (path["loader"]["recall@10"], path["loader"]["rr"]) == (0.0, 1 / 12)
+    assert path["loader"]["coverage"] == {"5": 0.0, "8000": 1.0}
+    assert path["loader"]["tokens"]["5"] == 4  # two 2-token plugins fit in 5, the next does not
+    for report in reports:
+        mine = [r["rankers"]["path"] for r in report["commits"]]
+        assert report["rankers"]["path"]["mrr"] == pytest.approx(sum(r["rr"] for r in mine) / len(mine))
+
+
+def test_bm25_ranks_the_file_with_the_task_s_identifiers():
+    pytest.importorskip("bm25s")
+    from repoctx.base.tokens import bytes4
+
+    texts = {"src/cache.py": "def evict_stale_entries(cache):\n    pass\n",
+             "src/walk.py": "def walk_tree(root):\n    return root\n",
+             "src/noise.py": "x = 1\n" * 50}
+    files = {p: quality_history.SourceFile(str(i), t, t.count("\n")) for i, (p, t) in enumerate(texts.items())}
+    state = quality_rankers.State(files, bytes4, {})
+    answer = quality_rankers.bm25("Evict stale entries from the cache", state, [10, 1000])
+    assert answer.ranking == ["src/cache.py"]
+    assert answer.bundles[1000] == [("src/cache.py", 1, 2)] and answer.bundles[10] == []
+
+
+def test_task_context_answers_are_read_as_the_tool_will_return_them():
+    """The MCP ranker against a stand-in client returning the planned JSON: ranking from the
+    largest budget's files, each budget's bundle from its line ranges, the ablation argument."""
+    import anyio
+
+    calls = []
+
+    class Result:
+        def __init__(self, data):
+            self.structured_content, self.content, self.is_error = data, [], False
+
+    class Client:
+        async def call_tool(self, name, args):
+            calls.append((name, args))
+            end = 3 if args["budget"] > 100 else 1
+            return Result({"task": args["task"], "budget": args["budget"], "tokens": 5,
+                           "files": [{"path": "b.py", "score": 2.0, "why": "", "regions": []},
+                                     {"path": "a.py", "score": 1.0, "why": "", "regions": []}],
+                           "bundle": [{"path": "a.py", "start": 2, "end": end, "text": "x" * 8}]})
+
+    schema = {"properties": {"task": {}, "budget": {}, "signals_off": {"items": {"enum": ["graph", "recency"]}}}}
+    assert quality_rankers.schema_signals(schema) == ["graph", "recency"]
+    assert quality_rankers.task_context_args({"properties": {"query": {}}}, "q", 9, None) == {"query": "q", "budget": 9}
+    answer = anyio.run(quality_rankers.task_context, Client(), schema, "fix a", None, [50, 500],
+                       lambda t: len(t), ["graph"])
+    assert calls == [("task_context", {"task": "fix a", "budget": 500, "signals_off": ["graph"]}),
+                     ("task_context", {"task": "fix a", "budget": 50, "signals_off": ["graph"]})]
+    assert answer.ranking == ["b.py", "a.py"] and answer.error is None and len(answer.seconds) == 2
+    assert answer.bundles == {500: [("a.py", 2, 3)], 50: [("a.py", 2, 1)]} and answer.tokens == {500: 8, 50: 8}
+    task = quality_history.Task("c" * 40, "p" * 40, "", "fix a", "fix a", {"a.py": [2, 3]})
+    row = quality.score(answer, task, [50, 500])
+    assert (row["recall@5"], row["rr"], row["coverage"]) == (1.0, 0.5, {"50": 0.0, "500": 1.0})
