@@ -118,7 +118,7 @@ def rss():
     return next(int(l.split()[1]) for l in open(f"/proc/{os.getpid()}/status") if l.startswith("VmRSS")) * 1024
 before = rss()
 index = _core.LiveIndex(sys.argv[1], [], 10, 4096, True)
-rows = index.table()[0]
+rows = index.table().rows
 print(rss() - before, len(rows))
 """
 
@@ -228,7 +228,7 @@ def machine() -> dict:
 
     from repoctx import __version__, _core
 
-    build = dict(_core.build_info()) if hasattr(_core, "build_info") else {}
+    build = _core.build_info()
     return {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "cpus": os.cpu_count(),
@@ -238,7 +238,7 @@ def machine() -> dict:
         "python": platform.python_version(),
         "repoctx": __version__,
         # debug_assertions of the compiled core: a debug build is several times slower
-        "core_build": build.get("profile", "unknown"),
+        "core_build": build.profile,
         "mcp": metadata.version("mcp"),
         "msgspec": metadata.version("msgspec"),
         "rustc": out("rustc", "--version") or "unknown",

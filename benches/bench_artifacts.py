@@ -184,7 +184,7 @@ def run(files: int, seed: int, calls: int, repeat: int) -> dict:
     return {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "tree": str(root), "files": files, "annotations": 2 * len(annotated), "cpus": os.cpu_count(),
-        "core_build": dict(_core.build_info()).get("profile", "?"), "load_avg": os.getloadavg(),
+        "core_build": _core.build_info().profile, "load_avg": os.getloadavg(),
         "fresh_scan_s": fresh_scan(root, repeat), **mcp,
         "ratios": {f"{name} / noop (p50)": r["p50"] / noop for name, r in by.items() if name != "noop"},
     }

@@ -233,7 +233,7 @@ def run(docs: int, calls: int, repeat: int) -> dict:
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "documents": build_rows[0]["document_count"],
         "source_bytes": source_bytes,
-        "core_profile": dict(_core.build_info()).get("profile", "?"),
+        "core_profile": _core.build_info().profile,
         "build": build_rows,
         "resolve": resolve,
         "ratios": {

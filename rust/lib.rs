@@ -18,7 +18,7 @@ use scopes::sources;
 use project::modscan;
 use tree::{fingerprint, fs, live, walk};
 
-use py::{annotation_row, cache_err, in_root, os_err, row, AnnotationRow, LinkRefused, Row, StatTuple};
+use py::{cache_err, in_root, os_err, LinkRefused};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
@@ -33,16 +33,17 @@ fn walk_py(
     extra_ignore: Vec<String>,
     max_depth: usize,
     min_tokens: i64,
-) -> PyResult<(Vec<Row>, usize, Vec<walk::LeftOut>)> {
+) -> PyResult<py::Table> {
     let opts = walk::Options { extra_ignore, max_depth, min_tokens };
     let table = py.detach(|| walk::walk(&root, &opts, None)).map_err(os_err)?;
-    Ok((table.rows.iter().map(row).collect(), table.skipped, table.unreadable))
+    py::Table::walked(py, &table)
 }
 
-/// The walk table kept in memory and kept true by file-system events (see tree/live.rs).
-#[pyclass(name = "LiveIndex")]
+/// The walk table kept in memory and kept true by file-system events (see tree/live.rs),
+/// with the last table handed to Python (py::Shown).
+#[pyclass(frozen, name = "LiveIndex", module = "repoctx._core")]
 struct LiveIndexPy {
-    inner: std::sync::Mutex<live::LiveIndex>,
+    inner: std::sync::Mutex<(live::LiveIndex, Option<py::Shown>)>,
 }
 
 #[pymethods]
@@ -52,43 +53,33 @@ impl LiveIndexPy {
     fn new(py: Python<'_>, root: PathBuf, extra_ignore: Vec<String>, max_depth: usize, min_tokens: i64, watch: bool) -> PyResult<Self> {
         let opts = walk::Options { extra_ignore, max_depth, min_tokens };
         let index = py.detach(|| live::LiveIndex::new(&root, opts, watch)).map_err(os_err)?;
-        Ok(LiveIndexPy { inner: std::sync::Mutex::new(index) })
+        Ok(LiveIndexPy { inner: std::sync::Mutex::new((index, None)) })
     }
 
     /// Apply pending changes; returns the table's generation (unchanged: nothing moved).
     fn refresh(&self, py: Python<'_>) -> PyResult<u64> {
         py.detach(|| {
-            let mut index = self.inner.lock().unwrap();
+            let index = &mut self.inner.lock().unwrap().0;
             index.refresh().map(|_| index.generation)
         })
         .map_err(os_err)
     }
 
-    /// (rows, skipped, unreadable, generation, the generation at which each row last
-    /// changed) as of the last refresh.
-    fn table(&self) -> (Vec<Row>, usize, Vec<walk::LeftOut>, u64, Vec<u64>) {
-        let index = self.inner.lock().unwrap();
-        let (rows, skipped, unreadable) = index.table();
-        (rows.iter().map(row).collect(), skipped, unreadable.to_vec(), index.generation, index.changed_at().to_vec())
-    }
-
-    /// (position, row) of each row changed after generation `since`, and the current
-    /// generation; None for the rows when rows were added or removed after `since` (call table()).
-    fn changes_since(&self, since: u64) -> py::Changes {
-        let index = self.inner.lock().unwrap();
-        let (_, skipped, unreadable) = index.table();
-        let changed = index.changes_since(since).map(|c| c.into_iter().map(|(i, r)| (i, row(r))).collect());
-        (changed, skipped, unreadable.to_vec(), index.generation)
+    /// The table as of the last refresh: the same object while nothing changed, and the
+    /// same row objects where rows did not.
+    fn table(&self, py: Python<'_>) -> PyResult<Py<py::Table>> {
+        let (index, shown) = &mut *self.inner.lock().unwrap();
+        py::live_table(py, index, shown)
     }
 
     #[getter]
     fn watching(&self) -> bool {
-        self.inner.lock().unwrap().watching()
+        self.inner.lock().unwrap().0.watching()
     }
 
     #[getter]
     fn rescans(&self) -> u64 {
-        self.inner.lock().unwrap().rescans
+        self.inner.lock().unwrap().0.rescans
     }
 }
 
@@ -144,14 +135,14 @@ fn fs_open_dir(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<i32> {
 }
 
 #[pyfunction]
-fn fs_list(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<Vec<(std::ffi::OsString, &'static str)>> {
+fn fs_list(py: Python<'_>, root: PathBuf, rel: PathBuf) -> PyResult<Vec<py::DirEntry>> {
     let listed = in_root(py, &root, |r| r.list(&rel))?;
-    Ok(listed.into_iter().map(|(n, k)| (n, k.letter())).collect())
+    Ok(listed.into_iter().map(|(name, k)| py::DirEntry { name, kind: k.letter() }).collect())
 }
 
 #[pyfunction]
-fn fs_stat(py: Python<'_>, root: PathBuf, rel: PathBuf, follow: bool) -> PyResult<Option<fs::StatTuple>> {
-    in_root(py, &root, |r| r.stat(&rel, follow).map(|m| m.as_ref().map(fs::stat_tuple)))
+fn fs_stat(py: Python<'_>, root: PathBuf, rel: PathBuf, follow: bool) -> PyResult<Option<py::Stat>> {
+    in_root(py, &root, |r| r.stat(&rel, follow).map(|m| m.as_ref().map(py::Stat::of)))
 }
 
 #[pyfunction]
@@ -176,12 +167,11 @@ fn fs_exchange(py: Python<'_>, root: PathBuf, a: PathBuf, b: PathBuf) -> PyResul
 
 // --- formats (formats/): YAML in and out, JSON-RPC ids -----------------------------------
 
-/// Parse YAML files beneath `root` in parallel. Each result is ("json", text), ("missing", ""),
-/// ("too_large", ""), ("invalid", why it was not read) or ("refused", JSON {reason, line, column}
-/// of YAML the reader refused). OSError when the root cannot be opened.
+/// Parse YAML files beneath `root` in parallel, one py::YamlFile each. OSError when the root
+/// cannot be opened.
 #[pyfunction]
-fn read_yaml_many(py: Python<'_>, root: PathBuf, rels: Vec<String>, max_bytes: u64) -> PyResult<Vec<(&'static str, String)>> {
-    Ok(py.detach(|| yamlread::read_many(&root, &rels, max_bytes)).map_err(os_err)?.into_iter().map(py::parsed).collect())
+fn read_yaml_many(py: Python<'_>, root: PathBuf, rels: Vec<String>, max_bytes: u64) -> PyResult<Vec<Py<py::YamlFile>>> {
+    py.detach(|| yamlread::read_many(&root, &rels, max_bytes)).map_err(os_err)?.into_iter().map(|p| py::yaml_file(py, p)).collect()
 }
 
 /// One YAML document as JSON text, parsed with the bounds of formats/yamlread.rs; a refused one
@@ -211,23 +201,23 @@ fn commit_staged(py: Python<'_>, root: PathBuf, pairs: Vec<(PathBuf, PathBuf)>) 
     in_root(py, &root, |r| yamlwrite::commit(r, &root, &pairs))
 }
 
-/// (whether a JSON-RPC line is one JSON object, its integer or string `id` where one can be read).
+/// Whether a JSON-RPC line is one JSON object, and its integer or string `id` where one can be read.
 #[pyfunction]
-fn jsonrpc_request_id(py: Python<'_>, line: &[u8]) -> PyResult<(bool, Option<Py<PyAny>>)> {
-    let (whole, id) = py.detach(|| jsonrpc::request_id(line));
+fn jsonrpc_request_id(py: Python<'_>, line: &[u8]) -> PyResult<py::RequestId> {
+    let (is_object, id) = py.detach(|| jsonrpc::request_id(line));
     let id = match id {
         Some(jsonrpc::Id::Int(n)) => Some(n.into_pyobject(py)?.into_any().unbind()),
         Some(jsonrpc::Id::Str(s)) => Some(s.into_pyobject(py)?.into_any().unbind()),
         None => None,
     };
-    Ok((whole, id))
+    Ok(py::RequestId { is_object, id })
 }
 
 // --- scopes (scopes/sources.rs) ----------------------------------------------------------
 
 /// What `.context.yaml` derives from the sources of a tree: built once over the
 /// table's directories, then asked for the facts of scopes.
-#[pyclass(frozen, name = "ScopeSources")]
+#[pyclass(frozen, name = "ScopeSources", module = "repoctx._core")]
 struct ScopeSourcesPy {
     inner: sources::Index,
 }
@@ -255,17 +245,17 @@ impl ScopeSourcesPy {
         py.detach(|| self.inner.missing_exports(&items))
     }
 
-    /// (language, files) over the whole table, most files first.
+    /// The languages of the whole table, most files first.
     #[getter]
-    fn languages(&self) -> Vec<(String, u64)> {
-        self.inner.languages.clone()
+    fn languages(&self) -> Vec<py::Language> {
+        self.inner.languages.iter().map(|(name, files)| py::Language { name: name.clone(), files: *files }).collect()
     }
 }
 
 // --- caches (caches/) --------------------------------------------------------------------
 
 /// A watch on a cache's directories, begun before the cache is read (see cache::Watcher).
-#[pyclass(frozen, name = "CacheWatch")]
+#[pyclass(frozen, name = "CacheWatch", module = "repoctx._core")]
 struct CacheWatchPy {
     inner: std::sync::Mutex<Option<cache::Watcher>>,
 }
@@ -280,15 +270,13 @@ impl CacheWatchPy {
 
 /// A verified cache held in memory: its documents, their word index, and how to
 /// tell that none of its files changed since they were read.
-#[pyclass(frozen, name = "CacheView")]
+#[pyclass(frozen, name = "CacheView", module = "repoctx._core")]
 struct CacheViewPy {
     view: select::View,
     meta: Vec<cache::Keyed>, // the cache's own directories and files
     docs: Vec<cache::Keyed>, // each document file
     watcher: Option<cache::Watcher>,
 }
-
-
 
 #[pymethods]
 impl CacheViewPy {
@@ -335,30 +323,28 @@ impl CacheViewPy {
 }
 
 /// Read and verify a cache's documents into a view. `entries` are the manifest's
-/// (id, version, file name in docs_dir); `meta` are the cache's own paths with the
-/// stat keys they had before anything was read; `watch` was begun before that.
+/// (id, version, file name in docs_dir); `stats` are the cache's own paths with their
+/// `os.stat_result` from before anything was read; `watch` was begun before that.
 /// Raises ValueError(code, message) or OSError.
 #[pyfunction]
 fn load_cache(
     py: Python<'_>,
     docs_dir: PathBuf,
     entries: Vec<(String, String, String)>,
-    meta: Vec<(PathBuf, StatTuple)>,
+    stats: std::collections::HashMap<PathBuf, py::StatResult>,
     watch: &CacheWatchPy,
 ) -> PyResult<CacheViewPy> {
     let watcher = watch.inner.lock().unwrap().take();
+    let meta = stats.into_iter().map(|(p, st)| (p, st.key())).collect();
     py.detach(|| {
         let (docs, keys) = cache::load(&docs_dir, &entries)?;
-        let meta = meta.into_iter().map(|(p, k)| (p, cache::StatKey(k.0, k.1, k.2, k.3, k.4))).collect();
         Ok(CacheViewPy { view: select::View::new(docs), meta, docs: keys, watcher })
     })
     .map_err(cache_err)
 }
 
 /// Build a cache's documents from `sources` into `documents/` of the directory `rel` beneath
-/// `root`: (entries sorted by id as (id, version, file), content bytes, (path, why) of each
-/// file a repository build left out, sorted by path).
-/// Raises ValueError((code, message)), LinkRefused or OSError.
+/// `root` (py::BuiltCache). Raises ValueError((code, message)), LinkRefused or OSError.
 #[pyfunction]
 fn build_cache(
     py: Python<'_>,
@@ -370,23 +356,20 @@ fn build_cache(
     let mode = if repository { cache::Mode::Repository } else { cache::Mode::Markdown };
     let out = in_root(py, &root, |r| r.open_dir(&rel))?;
     let built = py.detach(|| cache::build(&sources, &out, mode)).map_err(cache_err)?;
-    let entries = built.entries.into_iter().map(|e| (e.id, e.version, e.file)).collect();
-    Ok((entries, built.bytes, built.skipped))
+    py::built_cache(py, built)
 }
 
 // --- artifacts (artifacts/) --------------------------------------------------------------
 
 /// The annotations of one file (`rel` names its language), read now.
 #[pyfunction]
-fn annotate_file(py: Python<'_>, path: PathBuf, rel: String, prefix: String) -> Vec<AnnotationRow> {
-    py.detach(|| srcindex::scan_path(&path, &rel, &prefix, &annotate::finder(&prefix)).1)
-        .into_iter()
-        .map(|a| annotation_row(rel.clone(), a))
-        .collect()
+fn annotate_file(py: Python<'_>, path: PathBuf, rel: String, prefix: String) -> PyResult<Vec<Py<py::Annotation>>> {
+    let found = py.detach(|| srcindex::scan_path(&path, &rel, &prefix, &annotate::finder(&prefix)).1);
+    py::annotations(py, found.into_iter().map(|a| (rel.clone(), a)))
 }
 
 /// Glob patterns compiled once (see artifacts/srcindex.rs for the syntax).
-#[pyclass(frozen, name = "Globs")]
+#[pyclass(frozen, name = "Globs", module = "repoctx._core")]
 struct GlobsPy(srcindex::Globs);
 
 #[pymethods]
@@ -412,7 +395,7 @@ impl GlobsPy {
 }
 
 /// The annotation index of a tree (see artifacts/srcindex.rs).
-#[pyclass(frozen, name = "SourceIndex")]
+#[pyclass(frozen, name = "SourceIndex", module = "repoctx._core")]
 struct SourceIndexPy(srcindex::Index);
 
 #[pymethods]
@@ -435,9 +418,9 @@ impl SourceIndexPy {
     }
 
     #[pyo3(signature = (query=None))]
-    fn annotations(&self, py: Python<'_>, query: Option<Bound<'_, GlobsPy>>) -> Vec<AnnotationRow> {
+    fn annotations(&self, py: Python<'_>, query: Option<Bound<'_, GlobsPy>>) -> PyResult<Vec<Py<py::Annotation>>> {
         let q = query.as_ref().map(|g| &g.get().0);
-        py.detach(|| self.0.annotations(q)).into_iter().map(|(p, a)| annotation_row(p, a)).collect()
+        py::annotations(py, py.detach(|| self.0.annotations(q)))
     }
 
     fn match_counts(&self, py: Python<'_>, globs: Bound<'_, GlobsPy>) -> Vec<u64> {
@@ -460,23 +443,20 @@ fn count_tokens(py: Python<'_>, encoding: &str, texts: Vec<String>) -> PyResult<
 
 // --- project (project/modscan.rs) --------------------------------------------------------
 
-/// Per module directory: (code files, key files as (path, role), import specifiers, ignored).
+/// What each module directory holds (py::ModuleScan), in the order given.
 #[pyfunction]
-fn scan_modules(py: Python<'_>, root: PathBuf, dirs: Vec<String>) -> Vec<py::ModuleRow> {
-    py.detach(|| modscan::scan_modules(&root, &dirs))
-        .into_iter()
-        .map(|m| (m.code_files, m.key_files, m.imports, m.ignored))
-        .collect()
+fn scan_modules(py: Python<'_>, root: PathBuf, dirs: Vec<String>) -> PyResult<Vec<Py<py::ModuleScan>>> {
+    py.detach(|| modscan::scan_modules(&root, &dirs)).into_iter().map(|m| py::module_scan(py, m)).collect()
 }
 
 /// How this core was built: crate version, debug or release, target arch and OS.
 #[pyfunction]
-fn build_info() -> Vec<(&'static str, String)> {
-    vec![
-        ("version", env!("CARGO_PKG_VERSION").to_string()),
-        ("profile", if cfg!(debug_assertions) { "debug" } else { "release" }.to_string()),
-        ("target", format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS)),
-    ]
+fn build_info() -> py::BuildInfo {
+    py::BuildInfo {
+        version: env!("CARGO_PKG_VERSION"),
+        profile: if cfg!(debug_assertions) { "debug" } else { "release" },
+        target: format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS),
+    }
 }
 
 #[pymodule]
@@ -500,6 +480,21 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<GlobsPy>()?;
     m.add_class::<SourceIndexPy>()?;
     m.add_class::<ScopeSourcesPy>()?;
+    // The named results: their types, for the stub and for isinstance.
+    m.add_class::<py::Table>()?;
+    m.add_class::<py::DirRow>()?;
+    m.add_class::<py::LeftOut>()?;
+    m.add_class::<py::YamlFile>()?;
+    m.add_class::<py::RequestId>()?;
+    m.add_class::<py::BuildInfo>()?;
+    m.add_class::<py::ModuleScan>()?;
+    m.add_class::<py::KeyFile>()?;
+    m.add_class::<py::BuiltCache>()?;
+    m.add_class::<py::CacheEntry>()?;
+    m.add_class::<py::Annotation>()?;
+    m.add_class::<py::Language>()?;
+    m.add_class::<py::DirEntry>()?;
+    m.add_class::<py::Stat>()?;
     m.add_function(wrap_pyfunction!(to_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(stage_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(commit_staged, m)?)?;

@@ -1,62 +1,449 @@
 //! Binding glue: the Python shapes of the core's results and errors, used by the bindings in
-//! lib.rs and by nothing else.
+//! lib.rs and by nothing else. Every result of more than one value crosses as a named,
+//! frozen class (python/repoctx/_core.pyi types them; stubtest checks the stub): Python reads
+//! fields by name, never tuples by index. The rows Python reads on hot paths (the walk table,
+//! annotations, YAML reads) hold Python objects, so a field is a plain slot read, as fast as
+//! a tuple's item.
 
-use crate::artifacts::annotate::Annotation;
+use crate::artifacts::annotate::Annotation as Found;
 use crate::caches::cache;
 use crate::formats::yamlread::Parsed;
 use crate::tree::fs;
-use crate::tree::walk::{DirRow, LeftOut};
+use crate::tree::live;
+use crate::tree::walk;
+use cap_std::fs::{Metadata, MetadataExt};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt, PyList, PyString};
+use std::cmp::Ordering;
 use std::path::Path;
 
-/// One row of the walk table: (scope, fingerprint, source_bytes, files, has_context,
-/// included, eligible, context_mtime_ns, context_size).
-pub type Row = (String, String, u64, u32, bool, bool, bool, i64, u64);
-
-pub fn row(r: &DirRow) -> Row {
-    (
-        r.scope.clone(),
-        r.fingerprint.clone(),
-        r.source_bytes,
-        r.files,
-        r.has_context,
-        r.included,
-        r.eligible,
-        r.context_stat.0,
-        r.context_stat.1,
-    )
+fn int<T>(py: Python<'_>, n: T) -> Py<PyInt>
+where
+    T: for<'py> IntoPyObject<'py, Target = PyInt, Output = Bound<'py, PyInt>, Error = std::convert::Infallible>,
+{
+    let Ok(n) = n.into_pyobject(py);
+    n.unbind()
 }
 
-/// `LiveIndex.changes_since`: (the (position, row) of each row changed, or None when rows came
-/// or went; skipped, unreadable, generation).
-pub type Changes = (Option<Vec<(usize, Row)>>, usize, Vec<LeftOut>, u64);
-
-/// `scan_modules`, per module: (code files, key files as (path, role), import specifiers, ignored).
-pub type ModuleRow = (u32, Vec<(String, &'static str)>, Vec<String>, bool);
-
-/// `build_cache`: (entries as (id, version, file), content bytes, (path, why) of each file left out).
-pub type BuiltCache = (Vec<(String, String, String)>, u64, cache::Skipped);
-
-/// A cache path's stat key as Python passes it: (dev, inode, size, mtime ns, ctime ns).
-pub type StatTuple = (u64, u64, u64, i64, i64);
-
-/// One annotation: (path, line, kind, target, symbol_kind, symbol).
-pub type AnnotationRow = (String, u32, &'static str, String, &'static str, String);
-
-pub fn annotation_row(path: String, a: Annotation) -> AnnotationRow {
-    (path, a.line, a.kind, a.target, a.symbol_kind, a.symbol)
+fn boolean(py: Python<'_>, b: bool) -> Py<PyBool> {
+    PyBool::new(py, b).to_owned().unbind()
 }
 
-/// One result of `read_yaml_many` as (tag, text): ("json", text), ("missing", ""),
-/// ("too_large", ""), ("invalid", why) or ("refused", JSON {reason, line, column}).
-pub fn parsed(p: Parsed) -> (&'static str, String) {
-    match p {
+fn string(py: Python<'_>, s: &str) -> Py<PyString> {
+    PyString::new(py, s).unbind()
+}
+
+/// One directory of the walk table.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct DirRow {
+    /// "." for the root, else the path relative to it ("src/auth").
+    pub scope: Py<PyString>,
+    /// dotcontext's 8-hex stat fingerprint of the directory.
+    pub fingerprint: Py<PyString>,
+    pub source_bytes: Py<PyInt>,
+    pub files: Py<PyInt>,
+    pub has_context: Py<PyBool>,
+    pub included: Py<PyBool>,
+    pub eligible: Py<PyBool>,
+    /// mtime (ns) and size of `.context.yaml`: a parsed copy holds while they do.
+    pub context_mtime_ns: Py<PyInt>,
+    pub context_size: Py<PyInt>,
+}
+
+impl DirRow {
+    pub fn of(py: Python<'_>, r: &walk::DirRow) -> PyResult<Py<DirRow>> {
+        Py::new(
+            py,
+            DirRow {
+                scope: string(py, &r.scope),
+                fingerprint: string(py, &r.fingerprint),
+                source_bytes: int(py, r.source_bytes),
+                files: int(py, r.files),
+                has_context: boolean(py, r.has_context),
+                included: boolean(py, r.included),
+                eligible: boolean(py, r.eligible),
+                context_mtime_ns: int(py, r.context_stat.0),
+                context_size: int(py, r.context_stat.1),
+            },
+        )
+    }
+
+    fn fields<'a>(&'a self, py: Python<'a>) -> [(&'static str, &'a Bound<'a, PyAny>); 9] {
+        [
+            ("scope", self.scope.bind(py).as_any()),
+            ("fingerprint", self.fingerprint.bind(py).as_any()),
+            ("source_bytes", self.source_bytes.bind(py).as_any()),
+            ("files", self.files.bind(py).as_any()),
+            ("has_context", self.has_context.bind(py).as_any()),
+            ("included", self.included.bind(py).as_any()),
+            ("eligible", self.eligible.bind(py).as_any()),
+            ("context_mtime_ns", self.context_mtime_ns.bind(py).as_any()),
+            ("context_size", self.context_size.bind(py).as_any()),
+        ]
+    }
+}
+
+#[pymethods]
+impl DirRow {
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, DirRow>) -> PyResult<bool> {
+        for ((_, a), (_, b)) in self.fields(py).iter().zip(other.get().fields(py).iter()) {
+            if !a.eq(b)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let fields: PyResult<Vec<String>> = self.fields(py).iter().map(|(k, v)| Ok(format!("{k}={}", v.repr()?))).collect();
+        Ok(format!("DirRow({})", fields?.join(", ")))
+    }
+}
+
+/// What a scan or a build left out, and why: a directory of the walk (its subtree with it; a
+/// name that is not UTF-8 written with `\xNN`), or a file a repository cache build skipped.
+#[pyclass(frozen, get_all, eq, str = "{path}: {reason}", module = "repoctx._core")]
+#[derive(PartialEq)]
+pub struct LeftOut {
+    pub path: String,
+    pub reason: String,
+}
+
+fn left_out<'a>(py: Python<'_>, items: impl IntoIterator<Item = (&'a str, &'a str)>) -> PyResult<Py<PyList>> {
+    let items: PyResult<Vec<Py<LeftOut>>> =
+        items.into_iter().map(|(path, reason)| Py::new(py, LeftOut { path: path.into(), reason: reason.into() })).collect();
+    Ok(PyList::new(py, items?)?.unbind())
+}
+
+/// The directory table of a tree: a cold walk's, or a live index's as of its last refresh.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct Table {
+    /// Sorted by the scope's bytes.
+    pub rows: Py<PyList>,
+    /// Included directories under the `min_tokens` threshold.
+    pub skipped: usize,
+    pub left_out: Py<PyList>,
+    /// A live index's generation (bumped by every change); 0 for a walk.
+    pub generation: u64,
+    /// A live index's generation at which each row (beside `rows`) last changed; None for a walk.
+    pub changed_at: Option<Py<PyList>>,
+}
+
+impl Table {
+    pub fn walked(py: Python<'_>, t: &walk::Table) -> PyResult<Table> {
+        let rows: PyResult<Vec<Py<DirRow>>> = t.rows.iter().map(|r| DirRow::of(py, r)).collect();
+        Ok(Table {
+            rows: PyList::new(py, rows?)?.unbind(),
+            skipped: t.skipped,
+            left_out: left_out(py, t.unreadable.iter().map(|(p, w)| (p.as_str(), w.as_str())))?,
+            generation: 0,
+            changed_at: None,
+        })
+    }
+}
+
+/// The last table a live index handed to Python, with private copies of its rows and their
+/// generations (Python may hold, but never changes, these), so the next table is made from
+/// the rows that changed since: after a touch, one new row object and two list copies.
+pub struct Shown {
+    table: Py<Table>,
+    rows: Py<PyList>,
+    changed_at: Py<PyList>,
+}
+
+/// Generations as Python ints, one object per value: a table's thousands of rows share a few.
+struct Ints<'py>(Python<'py>, std::collections::HashMap<u64, Bound<'py, PyInt>>);
+
+impl<'py> Ints<'py> {
+    fn get(&mut self, n: u64) -> Bound<'py, PyInt> {
+        self.1.entry(n).or_insert_with(|| int(self.0, n).into_bound(self.0)).clone()
+    }
+}
+
+/// The live index's table; `shown` (the last one made) is reused while nothing changed, and
+/// its row objects are reused where rows did not change.
+pub fn live_table(py: Python<'_>, index: &live::LiveIndex, shown: &mut Option<Shown>) -> PyResult<Py<Table>> {
+    if let Some(s) = shown.as_ref() {
+        if s.table.get().generation == index.generation {
+            return Ok(s.table.clone_ref(py));
+        }
+    }
+    let (now, skipped, unreadable) = index.table();
+    let changed_at = index.changed_at();
+    let mut ints = Ints(py, Default::default());
+    let (rows, at) = match shown.take() {
+        None => {
+            let rows: PyResult<Vec<Py<DirRow>>> = now.iter().map(|r| DirRow::of(py, r)).collect();
+            (PyList::new(py, rows?)?, PyList::new(py, changed_at.iter().map(|&g| ints.get(g)))?)
+        }
+        Some(before) => {
+            let since = before.table.get().generation;
+            let (old_rows, old_at) = (before.rows.into_bound(py), before.changed_at.into_bound(py));
+            match index.changes_since(since) {
+                // Rows changed in place: positions hold.
+                Some(changed) => {
+                    for (i, r) in changed {
+                        old_rows.set_item(i, DirRow::of(py, r)?)?;
+                        old_at.set_item(i, ints.get(changed_at[i]))?;
+                    }
+                    (old_rows, old_at)
+                }
+                // Rows came or went: an unchanged row is found by its scope (both in byte order).
+                None => {
+                    let mut old = old_rows.iter().peekable();
+                    let mut rows = Vec::with_capacity(now.len());
+                    for (r, &at) in now.iter().zip(changed_at) {
+                        let mut kept = None;
+                        while let Some(o) = old.peek().filter(|_| at <= since) {
+                            let o = o.cast::<DirRow>()?.clone();
+                            let order = o.get().scope.bind(py).to_str()?.as_bytes().cmp(r.scope.as_bytes());
+                            if order == Ordering::Greater {
+                                break;
+                            }
+                            old.next();
+                            if order == Ordering::Equal {
+                                kept = Some(o.unbind());
+                                break;
+                            }
+                        }
+                        rows.push(match kept {
+                            Some(o) => o,
+                            None => DirRow::of(py, r)?,
+                        });
+                    }
+                    (PyList::new(py, rows)?, PyList::new(py, changed_at.iter().map(|&g| ints.get(g)))?)
+                }
+            }
+        }
+    };
+    let table = Table {
+        rows: rows.get_slice(0, rows.len()).unbind(),
+        skipped,
+        left_out: left_out(py, unreadable.iter().map(|(p, w)| (p.as_str(), w.as_str())))?,
+        generation: index.generation,
+        changed_at: Some(at.get_slice(0, at.len()).unbind()),
+    };
+    let table = Py::new(py, table)?;
+    *shown = Some(Shown { table: table.clone_ref(py), rows: rows.unbind(), changed_at: at.unbind() });
+    Ok(table)
+}
+
+/// One annotation found in a source file.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct Annotation {
+    /// The file, relative to the root.
+    pub path: Py<PyString>,
+    /// 1-based.
+    pub line: Py<PyInt>,
+    /// spec, decision, norm or test.
+    pub kind: Py<PyString>,
+    /// The id with its optional `.anchor` or `/test-name`, as written.
+    pub target: Py<PyString>,
+    /// "function", "class", "struct", … of the symbol below, or "".
+    pub symbol_kind: Py<PyString>,
+    pub symbol: Py<PyString>,
+}
+
+/// Annotations as Python objects; consecutive ones of one file share its path's string.
+pub fn annotations(py: Python<'_>, found: impl IntoIterator<Item = (String, Found)>) -> PyResult<Vec<Py<Annotation>>> {
+    let mut last: Option<(String, Py<PyString>)> = None;
+    found
+        .into_iter()
+        .map(|(path, a)| {
+            let path = match &last {
+                Some((p, s)) if *p == path => s.clone_ref(py),
+                _ => {
+                    let s = string(py, &path);
+                    last = Some((path, s.clone_ref(py)));
+                    s
+                }
+            };
+            Py::new(
+                py,
+                Annotation {
+                    path,
+                    line: int(py, a.line),
+                    kind: PyString::intern(py, a.kind).unbind(),
+                    target: string(py, &a.target),
+                    symbol_kind: PyString::intern(py, a.symbol_kind).unbind(),
+                    symbol: string(py, &a.symbol),
+                },
+            )
+        })
+        .collect()
+}
+
+/// One file `read_yaml_many` was asked for: `kind` "json" (`text` the document as JSON),
+/// "missing", "too_large", "invalid" (`text` why it was not read) or "refused" (`text` JSON
+/// {reason, line, column} of YAML the reader refused).
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct YamlFile {
+    pub kind: Py<PyString>,
+    pub text: Py<PyString>,
+}
+
+pub fn yaml_file(py: Python<'_>, p: Parsed) -> PyResult<Py<YamlFile>> {
+    let (kind, text) = match p {
         Parsed::Json(s) => ("json", s),
         Parsed::Missing => ("missing", String::new()),
         Parsed::TooLarge => ("too_large", String::new()),
         Parsed::Invalid(e) => ("invalid", e),
         Parsed::Refused(r) => ("refused", serde_json::json!({"reason": r.reason, "line": r.line, "column": r.column}).to_string()),
+    };
+    Py::new(py, YamlFile { kind: PyString::intern(py, kind).unbind(), text: string(py, &text) })
+}
+
+/// What `jsonrpc_request_id` read of a line.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct RequestId {
+    /// Whether the line is one JSON object.
+    pub is_object: bool,
+    /// Its integer or string `id`, where one can be read; else None.
+    pub id: Option<Py<PyAny>>,
+}
+
+/// How the core was built.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct BuildInfo {
+    /// The crate's version.
+    pub version: &'static str,
+    /// "debug" or "release".
+    pub profile: &'static str,
+    /// "<arch>-<os>".
+    pub target: String,
+}
+
+/// A file of a module that says what it is.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct KeyFile {
+    /// Relative to the root.
+    pub path: String,
+    /// entry, config, core or test.
+    pub role: &'static str,
+}
+
+/// What `scan_modules` found in one module directory.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct ModuleScan {
+    /// Source files of a programming language (not docs or data).
+    pub code_files: u32,
+    /// In the order of their roles: entry, config, core, test.
+    pub key_files: Vec<Py<KeyFile>>,
+    /// Sorted, unique: "py:a.b", "js:spec", "rs:crate", "go:path", or "mod:N" for a relative
+    /// import that lands in the module dirs[N].
+    pub imports: Vec<String>,
+    /// The directory, or one above it, is ignored by the root's gitignore rules.
+    pub ignored: bool,
+}
+
+pub fn module_scan(py: Python<'_>, m: crate::project::modscan::ModuleScan) -> PyResult<Py<ModuleScan>> {
+    let key_files: PyResult<Vec<Py<KeyFile>>> =
+        m.key_files.into_iter().map(|(path, role)| Py::new(py, KeyFile { path, role })).collect();
+    Py::new(py, ModuleScan { code_files: m.code_files, key_files: key_files?, imports: m.imports, ignored: m.ignored })
+}
+
+/// One document of a built cache, as its manifest lists it.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct CacheEntry {
+    pub id: String,
+    /// "sha256:<hex>" of the content.
+    pub version: String,
+    /// "documents/<name>.json", relative to the cache.
+    pub file: String,
+}
+
+/// What `build_cache` wrote.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct BuiltCache {
+    /// Sorted by id.
+    pub entries: Vec<Py<CacheEntry>>,
+    /// Content bytes of the documents kept.
+    pub source_bytes: u64,
+    /// The files a repository build left out, sorted by path.
+    pub skipped: Py<PyList>,
+}
+
+pub fn built_cache(py: Python<'_>, b: cache::Built) -> PyResult<BuiltCache> {
+    let entries: PyResult<Vec<Py<CacheEntry>>> = b
+        .entries
+        .into_iter()
+        .map(|e| Py::new(py, CacheEntry { id: e.id, version: e.version, file: e.file }))
+        .collect();
+    Ok(BuiltCache {
+        entries: entries?,
+        source_bytes: b.bytes,
+        skipped: left_out(py, b.skipped.iter().map(|(p, w)| (p.as_str(), *w)))?,
+    })
+}
+
+/// A language of the tree and how many of its files.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct Language {
+    pub name: String,
+    pub files: u64,
+}
+
+/// An entry of a directory listed through the confined layer.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct DirEntry {
+    /// The name (bytes that are not UTF-8 as the file-system encoding gives them).
+    pub name: std::ffi::OsString,
+    /// "f" file, "d" directory, "l" link, "o" other, as the directory records it.
+    pub kind: &'static str,
+}
+
+/// A stat through the confined layer; times in nanoseconds.
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct Stat {
+    pub mode: u32,
+    pub ino: u64,
+    pub dev: u64,
+    pub nlink: u64,
+    pub uid: u32,
+    pub gid: u32,
+    pub size: u64,
+    pub atime_ns: i64,
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
+}
+
+impl Stat {
+    pub fn of(m: &Metadata) -> Stat {
+        let ns = |s: i64, n: i64| s * 1_000_000_000 + n;
+        Stat {
+            mode: m.mode(),
+            ino: m.ino(),
+            dev: m.dev(),
+            nlink: m.nlink(),
+            uid: m.uid(),
+            gid: m.gid(),
+            size: m.size(),
+            atime_ns: ns(m.atime(), m.atime_nsec()),
+            mtime_ns: ns(m.mtime(), m.mtime_nsec()),
+            ctime_ns: ns(m.ctime(), m.ctime_nsec()),
+        }
+    }
+}
+
+/// A cache path's stat key as Python hands it over: an `os.stat_result`, read by name.
+#[derive(FromPyObject)]
+pub struct StatResult {
+    #[pyo3(attribute("st_dev"))]
+    dev: u64,
+    #[pyo3(attribute("st_ino"))]
+    ino: u64,
+    #[pyo3(attribute("st_size"))]
+    size: u64,
+    #[pyo3(attribute("st_mtime_ns"))]
+    mtime_ns: i64,
+    #[pyo3(attribute("st_ctime_ns"))]
+    ctime_ns: i64,
+}
+
+impl StatResult {
+    pub fn key(&self) -> cache::StatKey {
+        cache::StatKey(self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns)
     }
 }
 

@@ -1,78 +1,269 @@
-"""Types of the Rust core (rust/lib.rs). Heavy calls release the GIL."""
+"""Types of the Rust core (rust/lib.rs binds, rust/py.rs shapes the results). Heavy calls
+release the GIL. Results of more than one value are named, frozen classes, read by field.
+
+Checked against the built module by `python -m mypy.stubtest repoctx._core` (scripts/test).
+"""
+
+import os
+from typing import ClassVar, final
+
+__all__ = [
+    "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheView", "CacheWatch", "DirEntry", "DirRow",
+    "FILE_LABELS", "Globs", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex", "ModuleScan",
+    "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "Table", "YamlFile", "annotate_file",
+    "build_cache", "build_info", "commit_staged", "count_tokens", "fingerprint", "fs_exchange", "fs_list",
+    "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
+    "fs_stat", "fs_write", "is_source_file", "jsonrpc_request_id", "load_cache", "read_yaml_many", "real_path",
+    "scan_modules", "stage_yaml", "to_yaml", "walk", "yaml_to_json",
+]
+
+# --- the tree (rust/tree/) ------------------------------------------------------------------
 
 SKIP_DIRS: list[str]
+"""Directory names no walk enters (.git, node_modules, …)."""
 
-Row = tuple[str, str, int, int, bool, bool, bool, int, int]
-LeftOut = tuple[str, str]  # (path, with bytes that are not UTF-8 written \xNN; why it was left out)
+@final
+class DirRow:
+    """One directory of the walk table. Compares equal to a row with the same fields."""
 
-def walk(root: str, extra_ignore: list[str], max_depth: int, min_tokens: int) -> tuple[list[Row], int, list[LeftOut]]:
-    """Scan `root` in parallel into directory rows sorted by scope bytes.
+    @property
+    def scope(self) -> str:
+        """"." for the root, else the path relative to it ("src/auth")."""
+    @property
+    def fingerprint(self) -> str:
+        """dotcontext's 8-hex stat fingerprint of the directory."""
+    @property
+    def source_bytes(self) -> int: ...
+    @property
+    def files(self) -> int: ...
+    @property
+    def has_context(self) -> bool: ...
+    @property
+    def included(self) -> bool:
+        """dotcontext's scan keeps the directory: it has source files or a kept child."""
+    @property
+    def eligible(self) -> bool:
+        """Included and over the `min_tokens` threshold (or an ancestor of one, or the root)."""
+    @property
+    def context_mtime_ns(self) -> int:
+        """mtime (ns) of `.context.yaml` (0 without one): a parsed copy holds while it and the size do."""
+    @property
+    def context_size(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
-    Each row is (scope, fingerprint, source_bytes, files, has_context, included, eligible,
-    context_mtime_ns, context_size).
-    Also returns the number of included directories skipped by `min_tokens`, and the
-    directories left out with their subtrees: unreadable ones, and those whose names are
-    not UTF-8 (they cannot be scopes). Raises OSError when the root cannot be read.
-    """
+@final
+class LeftOut:
+    """What a scan or a build left out, and why: a directory of the walk (its subtree with it;
+    a name that is not UTF-8 written with \\xNN), or a file a repository cache build skipped.
+    Compares equal to one with the same fields; str() is "path: reason"."""
 
+    @property
+    def path(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class Table:
+    """The directory table of a tree: a cold walk's, or a live index's as of its last refresh."""
+
+    @property
+    def rows(self) -> list[DirRow]:
+        """Sorted by the scope's bytes."""
+    @property
+    def skipped(self) -> int:
+        """Included directories under the `min_tokens` threshold."""
+    @property
+    def left_out(self) -> list[LeftOut]:
+        """Directories left out with their subtrees: unreadable ones, and those whose names are
+        not UTF-8 (they cannot be scopes)."""
+    @property
+    def generation(self) -> int:
+        """A live index's generation (bumped by every change); 0 for a walk."""
+    @property
+    def changed_at(self) -> list[int] | None:
+        """A live index's generation at which each row (beside `rows`) last changed; None for a walk."""
+
+def walk(root: str, extra_ignore: list[str], max_depth: int, min_tokens: int) -> Table:
+    """Scan `root` in parallel into its directory table. Raises OSError when the root cannot be read."""
+
+@final
 class LiveIndex:
     """The walk table kept in memory and kept true by inotify (Linux); elsewhere, or with
     watch=False, or past the watch limit, every refresh rescans."""
 
-    def __init__(self, root: str, extra_ignore: list[str], max_depth: int, min_tokens: int, watch: bool = True) -> None: ...
+    def __new__(cls, root: str, extra_ignore: list[str], max_depth: int, min_tokens: int, watch: bool = True) -> LiveIndex: ...
     def refresh(self) -> int:
         """Apply the changes queued so far; returns the table's generation."""
-    def table(self) -> tuple[list[Row], int, list[LeftOut], int, list[int]]:
-        """(rows, skipped, unreadable, generation, the generation at which each row last
-        changed) as of the last refresh."""
-    def changes_since(self, since: int) -> tuple[list[tuple[int, Row]] | None, int, list[LeftOut], int]:
-        """((position, row) of each row changed after generation `since`, or None when rows
-        came or went since: call table()), skipped, unreadable, generation."""
+    def table(self) -> Table:
+        """The table as of the last refresh: the same object while nothing changed; after a
+        change a new one, which keeps the row objects of the rows that did not change."""
     @property
     def watching(self) -> bool: ...
     @property
     def rescans(self) -> int: ...
 
-def count_tokens(encoding: str, texts: list[str]) -> list[int]:
-    """BPE token counts ("o200k" or "cl100k", ranks compiled in) of each text, in parallel."""
-
 def fingerprint(dir: str) -> str:
     """dotcontext's 8-hex stat fingerprint of one directory; raises OSError."""
-
-def build_info() -> list[tuple[str, str]]:
-    """How the core was built: ("version", …), ("profile", "debug"|"release"), ("target", "<arch>-<os>")."""
 
 def is_source_file(name: str) -> bool:
     """Whether dotcontext counts the file name as source for its token estimate."""
 
-def read_yaml_many(root: str, rels: list[str], max_bytes: int) -> list[tuple[str, str]]:
-    """Parse YAML files beneath `root` (through the confined layer: a link out is "invalid",
-    named) in parallel: ("json", text) | ("missing", "") | ("too_large", "") | ("invalid", why it was
-    not read) | ("refused", JSON {"reason", "line", "column"} of YAML the reader refused)."""
+def real_path(path: str) -> str | None:
+    """The path with every symlink resolved (realpath(3)); None when that fails."""
 
-def jsonrpc_request_id(line: bytes) -> tuple[bool, int | str | None]:
-    """(whether a JSON-RPC line is one JSON object, its integer or string `id` where one can be
-    read, even from a line cut short or nested past any parser's depth) (rust/jsonrpc.rs)."""
+# The confined file-system layer (rust/tree/fs.rs); wrapped by repoctx/base/fs.py, which says
+# the rules. Each takes the root (absolute) and a path relative to it; errors are OSErrors with
+# errno set.
+
+class LinkRefused(OSError):
+    """A link in the repository leads outside it: not followed. strerror names the link
+    relative to the root."""
+
+@final
+class DirEntry:
+    """An entry of a directory, as the directory records it (links not followed)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str:
+        """"f" file, "d" directory, "l" link, "o" other."""
+
+@final
+class Stat:
+    """A stat through the confined layer; times in nanoseconds."""
+
+    @property
+    def mode(self) -> int: ...
+    @property
+    def ino(self) -> int: ...
+    @property
+    def dev(self) -> int: ...
+    @property
+    def nlink(self) -> int: ...
+    @property
+    def uid(self) -> int: ...
+    @property
+    def gid(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def atime_ns(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
+    @property
+    def ctime_ns(self) -> int: ...
+
+def fs_read(root: str, rel: str, max_bytes: int) -> bytes: ...
+def fs_read_head(root: str, rel: str, n: int) -> bytes: ...
+def fs_write(root: str, rel: str, data: bytes) -> None: ...
+def fs_makedirs(root: str, rel: str) -> None: ...
+def fs_open_dir(root: str, rel: str) -> int: ...
+def fs_list(root: str, rel: str) -> list[DirEntry]: ...
+def fs_stat(root: str, rel: str, follow: bool) -> Stat | None: ...
+def fs_remove(root: str, rel: str) -> None: ...
+def fs_remove_tree(root: str, rel: str) -> None: ...
+def fs_rename(root: str, src: str, dst: str) -> None: ...
+def fs_exchange(root: str, a: str, b: str) -> None: ...
+
+# --- formats (rust/formats/) ----------------------------------------------------------------
+
+@final
+class YamlFile:
+    """One file read_yaml_many was asked for."""
+
+    @property
+    def kind(self) -> str:
+        """"json", "missing", "too_large", "invalid" or "refused"."""
+    @property
+    def text(self) -> str:
+        """For "json" the document as JSON; "invalid": why it was not read; "refused": JSON
+        {"reason", "line", "column"} of the YAML the reader refused; else ""."""
+
+def read_yaml_many(root: str, rels: list[str], max_bytes: int) -> list[YamlFile]:
+    """Parse YAML files beneath `root` (through the confined layer: a link out is "invalid",
+    named) in parallel. Raises OSError when the root cannot be opened."""
 
 def yaml_to_json(data: bytes) -> str:
-    """One YAML document as JSON text, bounded in depth and alias expansion (rust/yamlread.rs);
-    a refused one raises ValueError(reason, line, column, syntax)."""
+    """One YAML document as JSON text, bounded in depth and alias expansion
+    (rust/formats/yamlread.rs); a refused one raises ValueError(reason, line, column, syntax)."""
 
-def scan_modules(root: str, dirs: list[str]) -> list[tuple[int, list[tuple[str, str]], list[str], bool]]:
-    """For each module directory (relative, "" for the root): (code files, key files as
-    (repo-relative path, role) with role entry|config|core|test, sorted unique import specifiers
-    "py:a.b" | "js:spec" | "rs:crate" | "go:path" | "mod:N" (a relative import landing in
-    dirs[N]), whether the root's gitignore ignores the directory). Modules nested in another
-    are left to themselves."""
+def to_yaml(json: bytes) -> str:
+    """YAML text for a JSON object: keys in order, strings double-quoted; ValueError on bad JSON."""
 
-StatKey = tuple[int, int, int, int, int]  # (dev, inode, size, mtime ns, ctime ns)
+def stage_yaml(root: str, items: list[tuple[str, bytes]], raw: bool = False) -> list[str]:
+    """Write each (path under `root`, JSON) as YAML (raw: each (path, text) as is) to a new
+    temporary file beside it, through the confined layer; returns the temporary paths.
+    OSError (LinkRefused for a link out), with none left behind, on failure."""
 
+def commit_staged(root: str, pairs: list[tuple[str, str]]) -> None:
+    """Flush staged (temporary, final) pairs with one syncfs, rename each into place in order
+    beneath `root`, flush again."""
+
+@final
+class RequestId:
+    """What jsonrpc_request_id read of a line."""
+
+    @property
+    def is_object(self) -> bool:
+        """Whether the line is one JSON object."""
+    @property
+    def id(self) -> int | str | None:
+        """Its integer or string `id` where one can be read, even from a line cut short or
+        nested past any parser's depth."""
+
+def jsonrpc_request_id(line: bytes) -> RequestId:
+    """What a JSON-RPC line is (rust/formats/jsonrpc.rs)."""
+
+# --- scopes (rust/scopes/sources.rs) --------------------------------------------------------
+
+FILE_LABELS: list[str]
+"""Every label a file purpose can be when nothing more specific is known (e.g. "Python module")."""
+
+@final
+class Language:
+    """A language of the tree and how many of its files."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def files(self) -> int: ...
+
+@final
+class ScopeSources:
+    """What `.context.yaml` derives from the sources: built once over the directories of a walk
+    table, then asked for the facts of scopes, read in parallel."""
+
+    def __new__(cls, root: str, dirs: list[str], extra_ignore: list[str] = ...) -> ScopeSources:
+        """`extra_ignore`: the config's patterns; with .contextignore, nested .gitignore and
+        .git/info/exclude they keep ignored files out of every listing."""
+    def source_files(self, scopes: list[str]) -> list[list[str]]:
+        """For each scope, the files its context file lists: not hidden, source, not ignored."""
+    def extract(self, scopes: list[str]) -> str:
+        """One JSON array, an object per scope in order: files (name, purpose, test_file),
+        generic, exports, interfaces, internal, external, manifests, tests."""
+    def missing_exports(self, items: list[tuple[str, list[str]]]) -> list[list[str]]:
+        """For each (scope, names): the names that no file of the scope exports."""
+    @property
+    def languages(self) -> list[Language]:
+        """Over the whole table, most files first."""
+
+# --- caches (rust/caches/) ------------------------------------------------------------------
+
+def count_tokens(encoding: str, texts: list[str]) -> list[int]:
+    """BPE token counts ("o200k" or "cl100k", ranks compiled in) of each text, in parallel."""
+
+@final
 class CacheWatch:
     """An inotify watch on a cache's directories, begun before the cache is read; handed to
     load_cache. Inert where watching is impossible."""
 
-    def __init__(self, dirs: list[str]) -> None: ...
+    def __new__(cls, dirs: list[str]) -> CacheWatch: ...
 
+@final
 class CacheView:
     """A verified context-engine cache held in memory: its documents (sorted by id), their
     word index, and how to tell that none of its files changed since they were read."""
@@ -94,52 +285,97 @@ class CacheView:
     def __len__(self) -> int: ...
 
 def load_cache(
-    docs_dir: str, entries: list[tuple[str, str, str]], meta: list[tuple[str, StatKey]], watch: CacheWatch
+    docs_dir: str, entries: list[tuple[str, str, str]], stats: dict[str, os.stat_result], watch: CacheWatch
 ) -> CacheView:
     """Read and verify, in parallel, the documents a manifest lists as (id, version, file name in
-    docs_dir): each must parse, carry that id and version, and hash to it. `meta` are the cache's
-    own paths with the stat keys they had before anything was read; the view takes over `watch`.
-    Raises ValueError(code, message) or OSError."""
+    docs_dir): each must parse, carry that id and version, and hash to it. `stats` are the cache's
+    own paths with their lstat from before anything was read (the view keeps dev, inode, size,
+    mtime and ctime); the view takes over `watch`. Raises ValueError(code, message) or OSError."""
 
-def build_cache(
-    sources: str, root: str, rel: str, repository: bool
-) -> tuple[list[tuple[str, str, str]], int, list[tuple[str, str]]]:
+@final
+class CacheEntry:
+    """One document of a built cache, as its manifest lists it."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def version(self) -> str:
+        """"sha256:<hex>" of the content."""
+    @property
+    def file(self) -> str:
+        """"documents/<name>.json", relative to the cache."""
+
+@final
+class BuiltCache:
+    """What build_cache wrote."""
+
+    @property
+    def entries(self) -> list[CacheEntry]:
+        """Sorted by id."""
+    @property
+    def source_bytes(self) -> int:
+        """Content bytes of the documents kept."""
+    @property
+    def skipped(self) -> list[LeftOut]:
+        """The files a repository build left out, sorted by path."""
+
+def build_cache(sources: str, root: str, rel: str, repository: bool) -> BuiltCache:
     """Read, hash and write the documents of a cache into `documents/` (created) of the directory
     `rel` beneath `root`, through the confined layer: .md files, or with repository=True the text
     files a repository keeps (.gitignore honoured; hidden, secret-looking, binary, over 1 MiB and
-    duplicate-content files skipped). Returns ((id, version, file) sorted by id, content bytes,
-    (path, why) of each file skipped, sorted by path). Raises ValueError(code, message),
-    LinkRefused or OSError."""
+    duplicate-content files skipped). Raises ValueError(code, message), LinkRefused or OSError."""
 
-# (path, line, kind, target, symbol_kind, symbol): kind is spec|decision|norm|test, target the id with
-# its optional `.anchor` or `/test-name`, symbol_kind "function", "class", "struct", … or "".
-AnnotationRow = tuple[str, int, str, str, str, str]
+# --- artifacts (rust/artifacts/) ------------------------------------------------------------
 
-def annotate_file(path: str, rel: str, prefix: str) -> list[AnnotationRow]:
-    """The annotations of one file, read now (`rel` names it in the rows and picks its comment syntax)."""
+@final
+class Annotation:
+    """One annotation found in a source file."""
 
+    @property
+    def path(self) -> str:
+        """The file, relative to the root."""
+    @property
+    def line(self) -> int:
+        """1-based."""
+    @property
+    def kind(self) -> str:
+        """spec, decision, norm or test."""
+    @property
+    def target(self) -> str:
+        """The id with its optional `.anchor` or `/test-name`, as written."""
+    @property
+    def symbol_kind(self) -> str:
+        """"function", "class", "struct", … of the symbol the annotation is in or above, or ""."""
+    @property
+    def symbol(self) -> str: ...
+
+def annotate_file(path: str, rel: str, prefix: str) -> list[Annotation]:
+    """The annotations of one file, read now (`rel` names it in the results and picks its comment syntax)."""
+
+@final
 class Globs:
     """Glob patterns compiled once: `*` and `?` within a segment, `**` across, a trailing `/` for
     everything below, `./` dropped. Patterns that do not parse never match."""
 
-    def __init__(self, patterns: list[str]) -> None: ...
+    def __new__(cls, patterns: list[str]) -> Globs: ...
     def matches(self, path: str) -> list[int]:
         """Indices of the patterns matching `path`, ascending."""
     @property
     def invalid(self) -> list[int]: ...
     def __len__(self) -> int: ...
 
+@final
 class SourceIndex:
     """Every file under `scan_paths` (gitignore-aware, in parallel) and the annotations of those
     with a known comment syntax (scanned with `prefix`, e.g. "@"). Raises OSError."""
 
-    def __init__(self, root: str, prefix: str, scan_paths: list[str]) -> None: ...
+    def __new__(cls, root: str, prefix: str, scan_paths: list[str]) -> SourceIndex: ...
     def is_current(self, query: Globs | None = None) -> bool:
         """No directory (or ignore file) a query can see changed since the walk: those under its
         literal directories and above them; all of them when None. Racy stamps never count."""
     @property
     def file_count(self) -> int: ...
-    def annotations(self, query: Globs | None = None) -> list[AnnotationRow]:
+    def annotations(self, query: Globs | None = None) -> list[Annotation]:
         """Annotations of the files matching `query` (all when None), by path and line; each of those
         files is stat'ed and rescanned when it changed."""
     def match_counts(self, globs: Globs) -> list[int]:
@@ -147,55 +383,54 @@ class SourceIndex:
     def overlaps(self, query: Globs, globs: Globs) -> list[bool]:
         """For each pattern, whether some file matches both it and `query`."""
 
-FILE_LABELS: list[str]
-"""Every label a file purpose can be when nothing more specific is known (e.g. "Python module")."""
+# --- project (rust/project/modscan.rs) ------------------------------------------------------
 
-class ScopeSources:
-    """What `.context.yaml` derives from the sources (rust/extract.rs): built once over the
-    directories of a walk table, then asked for the facts of scopes, read in parallel."""
+@final
+class KeyFile:
+    """A file of a module that says what it is."""
 
-    def __init__(self, root: str, dirs: list[str], extra_ignore: list[str] = ...) -> None:
-        """`extra_ignore`: the config's patterns; with .contextignore, nested .gitignore and
-        .git/info/exclude they keep ignored files out of every listing."""
-    def source_files(self, scopes: list[str]) -> list[list[str]]:
-        """For each scope, the files its context file lists: not hidden, source, not ignored."""
-    def extract(self, scopes: list[str]) -> str:
-        """One JSON array, an object per scope in order: files (name, purpose, test_file),
-        generic, exports, interfaces, internal, external, manifests, tests."""
-    def missing_exports(self, items: list[tuple[str, list[str]]]) -> list[list[str]]:
-        """For each (scope, names): the names that no file of the scope exports."""
     @property
-    def languages(self) -> list[tuple[str, int]]:
-        """(language, files) over the whole table, most files first."""
+    def path(self) -> str:
+        """Relative to the root."""
+    @property
+    def role(self) -> str:
+        """entry, config, core or test."""
 
-def to_yaml(json: bytes) -> str:
-    """YAML text for a JSON object: keys in order, strings double-quoted; ValueError on bad JSON."""
+@final
+class ModuleScan:
+    """What scan_modules found in one module directory."""
 
-def stage_yaml(root: str, items: list[tuple[str, bytes]], raw: bool = False) -> list[str]:
-    """Write each (path under `root`, JSON) as YAML (raw: each (path, text) as is) to a new
-    temporary file beside it, through the confined layer; returns the temporary paths.
-    OSError (LinkRefused for a link out), with none left behind, on failure."""
+    @property
+    def code_files(self) -> int:
+        """Source files of a programming language (not docs or data)."""
+    @property
+    def key_files(self) -> list[KeyFile]:
+        """In the order of their roles: entry, config, core, test."""
+    @property
+    def imports(self) -> list[str]:
+        """Sorted, unique: "py:a.b", "js:spec", "rs:crate", "go:path", or "mod:N" for a relative
+        import that lands in the module dirs[N]."""
+    @property
+    def ignored(self) -> bool:
+        """The directory, or one above it, is ignored by the root's gitignore rules."""
 
-def commit_staged(root: str, pairs: list[tuple[str, str]]) -> None:
-    """Flush staged (temporary, final) pairs with one syncfs, rename each into place in order
-    beneath `root`, flush again."""
+def scan_modules(root: str, dirs: list[str]) -> list[ModuleScan]:
+    """For each module directory (relative, "" for the root), what it holds. Modules nested in
+    another are left to themselves."""
 
-class LinkRefused(OSError):
-    """A link in the repository leads outside it: not followed. strerror names the link
-    relative to the root."""
+# --- the build ------------------------------------------------------------------------------
 
-# The confined file-system layer (rust/fs.rs); wrapped by repoctx/fs.py, which says the rules.
-# Each takes the root (absolute) and a path relative to it; errors are OSErrors with errno set.
-StatTuple = tuple[int, int, int, int, int, int, int, int, int, int]  # mode, ino, dev, nlink, uid, gid, size, atime/mtime/ctime ns
+@final
+class BuildInfo:
+    """How the core was built."""
 
-def fs_read(root: str, rel: str, max_bytes: int) -> bytes: ...
-def fs_read_head(root: str, rel: str, n: int) -> bytes: ...
-def fs_write(root: str, rel: str, data: bytes) -> None: ...
-def fs_makedirs(root: str, rel: str) -> None: ...
-def fs_open_dir(root: str, rel: str) -> int: ...
-def fs_list(root: str, rel: str) -> list[tuple[str, str]]: ...
-def fs_stat(root: str, rel: str, follow: bool) -> StatTuple | None: ...
-def fs_remove(root: str, rel: str) -> None: ...
-def fs_remove_tree(root: str, rel: str) -> None: ...
-def fs_rename(root: str, src: str, dst: str) -> None: ...
-def fs_exchange(root: str, a: str, b: str) -> None: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def profile(self) -> str:
+        """"debug" or "release"."""
+    @property
+    def target(self) -> str:
+        """"<arch>-<os>"."""
+
+def build_info() -> BuildInfo: ...

@@ -431,25 +431,6 @@ fn read_regular(file: File, rel: &Path, n: u64) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// Stat fields for Python: (mode, ino, dev, nlink, uid, gid, size, atime, mtime, ctime in ns).
-pub type StatTuple = (u32, u64, u64, u64, u32, u32, u64, i64, i64, i64);
-
-pub fn stat_tuple(m: &Metadata) -> StatTuple {
-    let ns = |s: i64, n: i64| s * 1_000_000_000 + n;
-    (
-        m.mode(),
-        m.ino(),
-        m.dev(),
-        m.nlink(),
-        m.uid(),
-        m.gid(),
-        m.size(),
-        ns(m.atime(), m.atime_nsec()),
-        ns(m.mtime(), m.mtime_nsec()),
-        ns(m.ctime(), m.ctime_nsec()),
-    )
-}
-
 /// A directory's descriptor, opened for reading (so it can be listed, synced and locked);
 /// the caller closes it.
 pub fn dir_into_fd(dir: Dir) -> io::Result<RawFd> {

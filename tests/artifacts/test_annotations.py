@@ -84,10 +84,9 @@ def test_the_core_finds_exactly_the_annotations_in_comments(source):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"m.{ext}"
         path.write_text(text)
-        rows = _core.annotate_file(str(path), f"src/m.{ext}", prefix)
-    got = [(line, kind, target, symbol) for _p, line, kind, target, _sk, symbol in rows]
-    assert got == expected, text
-    assert all(sk == ("function" if sym else "") for *_, sk, sym in rows)
+        found = _core.annotate_file(str(path), f"src/m.{ext}", prefix)
+    assert [(a.line, a.kind, a.target, a.symbol) for a in found] == expected, text
+    assert all(a.path == f"src/m.{ext}" and a.symbol_kind == ("function" if a.symbol else "") for a in found)
 
 
 def test_the_index_walks_what_git_would_keep(tmp_path):
@@ -99,12 +98,12 @@ def test_the_index_walks_what_git_would_keep(tmp_path):
     for d in (root, root / "src"):  # old again: a stamp taken within a second of a change is never current
         os.utime(d, (1e9, 1e9))
     everything = _core.SourceIndex(str(root), "@", ["."])
-    paths = {row[0] for row in everything.annotations()}
+    paths = {a.path for a in everything.annotations()}
     assert "build/generated.py" not in paths  # .gitignore
     assert not any(p.startswith((".cache/", "src/node_modules/", ".contextia/")) for p in paths)
     assert {"README.md", "src/auth/login.py", "tests/login_checks.py", "web/src/legacy.js"} <= paths
     scoped = _core.SourceIndex(str(root), "@", ["src", "tests/"])
-    assert {row[0].split("/")[0] for row in scoped.annotations()} == {"src", "tests"}
+    assert {a.path.split("/")[0] for a in scoped.annotations()} == {"src", "tests"}
     assert scoped.is_current()
     (root / "src/new.py").write_text("")
     assert not scoped.is_current()

@@ -106,15 +106,15 @@ def test_walk_matches_oracle(tmp_path_factory, tree, max_depth, min_tokens):
     root = tmp_path_factory.mktemp("tree")
     files, ignored = tree
     build(root, files, ignored)
-    rows, skipped, unreadable = _core.walk(str(root), [], max_depth, min_tokens)
+    table = _core.walk(str(root), [], max_depth, min_tokens)
     expected = oracle_walk(str(root), ignored, max_depth, min_tokens)
-    got = {r[0]: (r[1], r[2], r[5], r[6]) for r in rows}
+    got = {r.scope: (r.fingerprint, r.source_bytes, r.included, r.eligible) for r in table.rows}
     assert got == expected
-    assert [r[0] for r in rows] == sorted(got, key=lambda s: s.encode())
-    assert skipped == sum(1 for fp, b, inc, kept in expected.values() if inc and not kept)
-    assert unreadable == []
-    for scope, fp, *_ in rows:
-        assert _core.fingerprint(str(root / scope)) == fp
+    assert [r.scope for r in table.rows] == sorted(got, key=lambda s: s.encode())
+    assert table.skipped == sum(1 for fp, b, inc, kept in expected.values() if inc and not kept)
+    assert table.left_out == [] and table.generation == 0 and table.changed_at is None
+    for r in table.rows:
+        assert _core.fingerprint(str(root / r.scope)) == r.fingerprint
 
 
 def test_walk_honours_nested_gitignore_contextignore_exclude_and_config(tmp_path):
@@ -126,8 +126,7 @@ def test_walk_honours_nested_gitignore_contextignore_exclude_and_config(tmp_path
     (tmp_path / ".git/info").mkdir(parents=True)
     (tmp_path / ".git/info/exclude").write_text("excluded\n")
     (tmp_path / ".gitignore").write_text("neg/*\n!neg/inner\n")
-    rows, _, _ = _core.walk(str(tmp_path), ["cfg"], 10, 0)
-    scopes = [r[0] for r in rows]
+    scopes = [r.scope for r in _core.walk(str(tmp_path), ["cfg"], 10, 0).rows]
     assert scopes == [".", "keep", "neg", "neg/inner", "sub", "sub/keep"]
 
 
@@ -141,8 +140,7 @@ def test_symlinks_are_neither_followed_nor_hashed(tmp_path):
     before = _core.fingerprint(str(repo))
     os.symlink(outside, repo / "link")
     os.symlink(outside / "secret.py", repo / "secret.py")
-    rows, _, _ = _core.walk(str(repo), [], 10, 0)
-    assert [r[0] for r in rows] == ["."]
+    assert [r.scope for r in _core.walk(str(repo), [], 10, 0).rows] == ["."]
     assert _core.fingerprint(str(repo)) == before
 
 
@@ -158,12 +156,13 @@ def test_unreadable_subdirectory_is_reported_not_fatal(tmp_path):
     (tmp_path / ".context.config.yaml").write_text("min_tokens: 0\n")
     (tmp_path / "locked").chmod(0)
     try:
-        rows, _, unreadable = _core.walk(str(tmp_path), [], 10, 0)
+        table = _core.walk(str(tmp_path), [], 10, 0)
         proc = run_cli("--json", "status", "--root", str(tmp_path))
     finally:
         (tmp_path / "locked").chmod(0o755)
-    assert [r[0] for r in rows] == [".", "open"]
-    assert [path for path, _ in unreadable] == ["locked"] and "Permission denied" in unreadable[0][1]
+    assert [r.scope for r in table.rows] == [".", "open"]
+    [gone] = table.left_out
+    assert gone.path == "locked" and "Permission denied" in gone.reason
     # The person is told; the JSON stays exactly the contract's.
     assert proc.returncode == 0
     assert "directory locked was left out of the scan: Permission denied" in proc.stderr
@@ -179,9 +178,10 @@ def test_a_directory_whose_name_is_not_utf8_is_left_out_and_named(tmp_path):
             fh.write(b"x" * 10)
     (tmp_path / "sub/m.py").write_text("m")
     (tmp_path / ".context.config.yaml").write_text("min_tokens: 0\n")
-    rows, _, unreadable = _core.walk(str(tmp_path), [], 10, 0)
-    assert [r[0] for r in rows] == [".", "sub"]
-    assert unreadable == [("caf\\xe9", "its name is not valid UTF-8"), ("sub/caf\\xe9", "its name is not valid UTF-8")]
+    table = _core.walk(str(tmp_path), [], 10, 0)
+    assert [r.scope for r in table.rows] == [".", "sub"]
+    assert [(gone.path, gone.reason) for gone in table.left_out] == [
+        ("caf\\xe9", "its name is not valid UTF-8"), ("sub/caf\\xe9", "its name is not valid UTF-8")]
     proc = run_cli("--json", "status", "--root", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert [e["scope"] for e in json.loads(proc.stdout)["entries"]] == [".", "sub"]

@@ -81,8 +81,7 @@ def test_walk_prunes_what_git_ignores(tmp_path):
     for seed, root, dirs in _repositories(tmp_path):
         ignored = _git_ignored(root, dirs)
         expected = {d for d in dirs if not any(d == i or d.startswith(i + "/") for i in ignored)}
-        rows, _skipped, _bad = _core.walk(root, [], 50, 0)
-        walked = {r[0] for r in rows} - {"."}
+        walked = {r.scope for r in _core.walk(root, [], 50, 0).rows} - {"."}
         for d in sorted(expected ^ walked):
             rules = {w: open(os.path.join(root, w, ".gitignore")).read() for w in [""] + dirs
                      if os.path.isfile(os.path.join(root, w, ".gitignore"))}
@@ -95,13 +94,13 @@ def test_walk_prunes_what_git_ignores(tmp_path):
 def test_listings_leave_out_the_files_git_ignores(tmp_path):
     disagreements = []
     for seed, root, _dirs in _repositories(tmp_path):
-        walked = sorted(r[0] for r in _core.walk(root, [], 50, 0)[0])
+        walked = sorted(r.scope for r in _core.walk(root, [], 50, 0).rows)
         files = [f"{d}/{n}" if d != "." else n for d in walked for n in os.listdir(os.path.join(root, d))
                  if n.endswith(".py")]
         expected = set(files) - _git_ignored(root, files)
         listed = _core.ScopeSources(root, walked).source_files(walked)
         by_extract = {f"{d}/{n}" if d != "." else n for d, names in zip(walked, listed) for n in names}
-        by_index = {row[0] for row in _core.SourceIndex(root, "@", ["."]).annotations()}
+        by_index = {a.path for a in _core.SourceIndex(root, "@", ["."]).annotations()}
         for name, got in (("extract", by_extract), ("srcindex", by_index)):
             for f in sorted(expected ^ got):
                 disagreements.append(f"seed {seed}: {name}: {f} git={'kept' if f in expected else 'ignored'}")

@@ -40,6 +40,11 @@ ops = st.one_of(
 needs_inotify = pytest.mark.skipif(sys.platform != "linux", reason="the live index watches with inotify, which only Linux has")
 
 
+def shape(table: _core.Table) -> tuple:
+    """What a live table and a cold walk must agree on."""
+    return table.rows, table.skipped, table.left_out
+
+
 def apply(root: Path, op) -> None:
     kind, d, name, arg = op
     base = root / d
@@ -83,9 +88,8 @@ def test_live_index_always_equals_a_cold_walk(tmp_path_factory, steps, min_token
         for op in batch:
             apply(root, op)
         index.refresh()
-        live_rows, live_skipped, live_bad, *_ = index.table()
-        cold_rows, cold_skipped, cold_bad = _core.walk(str(root), extra_ignore, max_depth, min_tokens)
-        assert (live_rows, live_skipped, live_bad) == (cold_rows, cold_skipped, cold_bad)
+        # Rows the index kept from its last table are checked too: they must still be true.
+        assert shape(index.table()) == shape(_core.walk(str(root), extra_ignore, max_depth, min_tokens))
 
 
 def _listing(ws: Workspace, live: index.Indexes | None) -> dict:
@@ -135,7 +139,7 @@ def test_without_watching_every_refresh_rescans(tmp_path):
     (tmp_path / "a/m.py").write_text("changed")
     index.refresh()
     assert index.rescans == 2
-    assert index.table()[0] == _core.walk(str(tmp_path), [], 10, 0)[0]
+    assert index.table().rows == _core.walk(str(tmp_path), [], 10, 0).rows
 
 
 @needs_inotify
@@ -159,11 +163,38 @@ def test_edits_and_new_directories_below_the_root_do_not_rescan(tmp_path):
     shutil.rmtree(tmp_path / "a/new")
     index.refresh()
     assert index.rescans == 1
-    assert index.table()[:3] == _core.walk(str(tmp_path), [], 10, 0)
+    assert shape(index.table()) == shape(_core.walk(str(tmp_path), [], 10, 0))
     (tmp_path / ".gitignore").write_text("b/\n")  # the root's rules: everything may change
     index.refresh()
     assert index.rescans == 2
-    assert index.table()[:3] == _core.walk(str(tmp_path), [], 10, 0)
+    assert shape(index.table()) == shape(_core.walk(str(tmp_path), [], 10, 0))
+
+
+@needs_inotify
+def test_a_new_table_keeps_the_row_objects_of_unchanged_rows(tmp_path):
+    """What a serving process built from a row holds while the row object is the same one."""
+    for d in ["a", "b", "c"]:
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "m.py").write_text("m")
+    index = _core.LiveIndex(str(tmp_path), [], 10, 0, True)
+    first = index.table()
+    assert index.table() is first and first.changed_at == [first.generation] * 4
+    (tmp_path / "b/m.py").write_text("changed")  # one row changes in place
+    index.refresh()
+    second = index.table()
+    assert second.generation > first.generation and index.table() is second
+    by_scope = {r.scope: r for r in first.rows}
+    assert [r is by_scope[r.scope] for r in second.rows] == [True, True, False, True]
+    assert second.changed_at == [first.generation, first.generation, second.generation, first.generation]
+    (tmp_path / "a/new").mkdir()  # a row comes: the others are found by scope
+    (tmp_path / "a/new/n.py").write_text("n")
+    index.refresh()
+    third = index.table()
+    assert [r.scope for r in third.rows] == [".", "a", "a/new", "b", "c"]
+    kept = {r.scope: r for r in second.rows}
+    reused = [r is kept.get(r.scope) for r in third.rows]
+    assert reused == [at <= second.generation for at in third.changed_at] and reused[3:] == [True, True]
+    assert shape(third) == shape(_core.walk(str(tmp_path), [], 10, 0))
 
 
 @pytest.mark.anyio

@@ -46,8 +46,8 @@ def test_yaml_written_reads_back_as_the_same_data(tmp_path, data):
     assert yaml.load(written, Loader=yaml.CSafeLoader) == data
     path = tmp_path / "c.yaml"
     path.write_text(written, encoding="utf-8")
-    [(kind, payload)] = _core.read_yaml_many(str(tmp_path), ["c.yaml"], 1 << 20)
-    assert kind == "json" and json.loads(payload) == data
+    [read] = _core.read_yaml_many(str(tmp_path), ["c.yaml"], 1 << 20)
+    assert read.kind == "json" and json.loads(read.text) == data
     assert list(yaml.load(written, Loader=yaml.CSafeLoader)) == list(data)  # keys keep their order
 
 

@@ -143,14 +143,14 @@ def _annotation_rules(project: Project, add, known: set[str], globs, owners) -> 
     index = store.source_index(project, fresh=True)
     annotated: set[str] = set()
     prefix = project.prefix
-    for path, line, kind, target, _sk, _sym in index.annotations():
-        artifact_id = store.target_id(target)
+    for ann in index.annotations():
+        artifact_id = store.target_id(ann.target)
         annotated.add(artifact_id)
-        where = f"{path}:{line} {prefix}{kind} {target}"
+        where = f"{ann.path}:{ann.line} {prefix}{ann.kind} {ann.target}"
         if artifact_id not in known:
-            add("unknown_annotation", f"{where}: {artifact_id} does not exist", path, line)
-        elif kind in KIND_PREFIX and not artifact_id.startswith(KIND_PREFIX[kind] + "-"):
-            add("annotation_kind", f"{where}: a {kind} annotation names {artifact_id}", path, line)
+            add("unknown_annotation", f"{where}: {artifact_id} does not exist", ann.path, ann.line)
+        elif ann.kind in KIND_PREFIX and not artifact_id.startswith(KIND_PREFIX[ann.kind] + "-"):
+            add("annotation_kind", f"{where}: a {ann.kind} annotation names {artifact_id}", ann.path, ann.line)
     invalid = set(globs.invalid)
     for i, ((a, pattern), count) in enumerate(zip(owners, index.match_counts(globs))):
         if count == 0 and i not in invalid:

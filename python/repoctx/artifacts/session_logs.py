@@ -88,7 +88,7 @@ def _read_entry(directory: str, number: int, name: str) -> Entry | None:
 
 def _session_dirs(base: str) -> list[str]:
     try:
-        names = sorted(n for n, kind in fs.scandir(*fs.split(base)) if not n.startswith(".") and kind == "d")
+        names = sorted(e.name for e in fs.scandir(*fs.split(base)) if not e.name.startswith(".") and e.kind == "d")
     except OSError:
         return []
     return [os.path.join(base, n) for n in names]

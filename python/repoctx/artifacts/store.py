@@ -309,8 +309,8 @@ def warm(ws: Workspace) -> None:
     source_index(project)
 
 
-def annotations_of_file(project: Project, rel: str, path: str) -> list[tuple]:
-    """Annotations of one file, read now: (path, line, kind, target, symbol_kind, symbol)."""
+def annotations_of_file(project: Project, rel: str, path: str) -> list[_core.Annotation]:
+    """Annotations of one file, read now."""
     return _core.annotate_file(path, rel, project.prefix)
 
 

@@ -430,10 +430,11 @@ def trace(ws: Workspace, p: TraceParams) -> TraceResult:
         return out
     out.prefix = project.prefix
     annotated = []
-    for _path, line, kind, target, sk, sym in store.annotations_of_file(project, rel, abs_path):
-        artifact_id = store.target_id(target)
+    for ann in store.annotations_of_file(project, rel, abs_path):
+        artifact_id = store.target_id(ann.target)
         annotated.append(artifact_id)
-        out.annotations.append(AnnotationData(line, kind, target, artifact_id in project.by_id, sk or None, sym or None))
+        out.annotations.append(AnnotationData(ann.line, ann.kind, ann.target, artifact_id in project.by_id,
+                                              ann.symbol_kind or None, ann.symbol or None))
     covering = _covering(project, rel)
     for artifact_id, patterns in covering.items():
         a = project.by_id[artifact_id]
@@ -527,8 +528,8 @@ def find_by_path(ws: Workspace, p: FindParams) -> FindResult:
         for artifact_id, own in _covering(project, rel).items():
             patterns[artifact_id] = own
         rows = store.annotations_of_file(project, rel, abs_path) if os.path.isfile(abs_path) else []
-    for path, line, _kind, target, _sk, _sym in rows:
-        annotations.setdefault(store.target_id(target), []).append(f"{path}:{line}")
+    for ann in rows:
+        annotations.setdefault(store.target_id(ann.target), []).append(f"{ann.path}:{ann.line}")
     for artifact_id in sorted(patterns.keys() | annotations.keys(), key=fa.id_sort_key):
         a = project.by_id.get(artifact_id)
         out.artifacts.append(Found(

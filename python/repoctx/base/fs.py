@@ -1,4 +1,4 @@
-"""The one way repoctx touches a repository's files (the core's rust/fs.rs).
+"""The one way repoctx touches a repository's files (the core's rust/tree/fs.rs).
 
 Each function takes the workspace root and a path relative to it, and opens that path
 beneath a directory handle of the root: a link inside the root that stays inside is
@@ -85,22 +85,23 @@ def open_dir(root: str, rel: str) -> int:
     return _core.fs_open_dir(root, rel)
 
 
-def scandir(root: str, rel: str) -> list[tuple[str, str]]:
-    """(name, kind) of each entry, unsorted; kind is "f" file, "d" directory, "l" link or
-    "o" other, as the directory records it (links not followed)."""
+def scandir(root: str, rel: str) -> list[_core.DirEntry]:
+    """The entries (name, kind) of a directory, unsorted; kind is "f" file, "d" directory,
+    "l" link or "o" other, as the directory records it (links not followed)."""
     return _core.fs_list(root, rel)
 
 
 def listdir(root: str, rel: str) -> list[str]:
-    return [name for name, _ in _core.fs_list(root, rel)]
+    return [entry.name for entry in _core.fs_list(root, rel)]
 
 
-def _stat_result(t: tuple | None) -> os.stat_result | None:
-    if t is None:
+def _stat_result(st: _core.Stat | None) -> os.stat_result | None:
+    if st is None:
         return None
-    mode, ino, dev, nlink, uid, gid, size, atime, mtime, ctime = t
-    return os.stat_result((mode, ino, dev, nlink, uid, gid, size, atime // 10**9, mtime // 10**9, ctime // 10**9,
-                           atime / 1e9, mtime / 1e9, ctime / 1e9, atime, mtime, ctime))
+    a, m, c = st.atime_ns, st.mtime_ns, st.ctime_ns
+    # The sequence os.stat_result is built from: its ten fields, then the float and ns times.
+    return os.stat_result((st.mode, st.ino, st.dev, st.nlink, st.uid, st.gid, st.size, a // 10**9, m // 10**9,
+                           c // 10**9, a / 1e9, m / 1e9, c / 1e9, a, m, c))
 
 
 def lstat(root: str, rel: str) -> os.stat_result | None:

@@ -1,6 +1,11 @@
 """Where directory tables come from: a cold walk for the CLI, or, in a serving
-process, a live index per root that follows file-system events (rust/live.rs)
-so a question costs the changes since the last one, not a walk of the tree."""
+process, a live index per root that follows file-system events (rust/tree/live.rs)
+so a question costs the changes since the last one, not a walk of the tree.
+
+A table is the core's `Table` (rows of `DirRow`, read by field name). A live index hands
+back the same table while nothing changed, and after a change a new one that keeps the row
+objects of the rows that did not: what was built from an older table need redo only the
+rows whose `changed_at` is past its generation."""
 
 from __future__ import annotations
 
@@ -13,18 +18,8 @@ from dataclasses import dataclass
 from repoctx import _core
 from repoctx.base.workspace import ScanConfig, Workspace, read_once
 
-Row = tuple[str, str, int, int, bool, bool, bool, int, int]
-
-
-@dataclass
-class Table:
-    rows: list[Row]
-    skipped: int
-    unreadable: list[tuple[str, str]]  # (path, reason): directories left out with their subtrees
-    generation: int = 0
-    # In a serving process, the generation at which each row last changed (beside rows), so
-    # what was built from an older table need redo only the rows that moved since.
-    changed_at: list[int] | None = None
+DirRow = _core.DirRow
+Table = _core.Table
 
 
 @dataclass
@@ -47,28 +42,14 @@ class Indexes:
             live = self._by_root.get(root)
             if live is None or live.config != cfg:
                 index = _core.LiveIndex(root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens, self.watch)
-                live = self._by_root[root] = _Live(index, cfg, _whole(index))
+                live = self._by_root[root] = _Live(index, cfg, index.table())
                 release_free_memory()
                 return _warn_left_out(root, live.table)
             if live.index.refresh() != live.table.generation:
-                live.table = _warn_left_out(root, _updated(live.index, live.table))
+                # A new Table (a caller may still be reading the old one), made of the rows
+                # that changed since and the old row objects of the others.
+                live.table = _warn_left_out(root, live.index.table())
             return live.table
-
-
-def _whole(index: _core.LiveIndex) -> Table:
-    return Table(*index.table())
-
-
-def _updated(index: _core.LiveIndex, before: Table) -> Table:
-    """`before` with the rows that changed since (after a touch: one), or the whole table
-    again when rows came or went. A new Table: a caller may still be reading the old one."""
-    changed, skipped, unreadable, generation = index.changes_since(before.generation)
-    if changed is None:
-        return _whole(index)
-    rows, changed_at = list(before.rows), list(before.changed_at)
-    for i, row in changed:
-        rows[i], changed_at[i] = row, generation
-    return Table(rows, skipped, unreadable, generation, changed_at)
 
 
 def _load_trim():
@@ -109,8 +90,7 @@ def scan(ws: Workspace, cfg: ScanConfig) -> Table:
 
 
 def _walk(ws: Workspace, cfg: ScanConfig) -> Table:
-    rows, skipped, unreadable = _core.walk(ws.root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens)
-    return _warn_left_out(ws.root, Table(rows, skipped, unreadable))
+    return _warn_left_out(ws.root, _core.walk(ws.root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens))
 
 
 _warned: set[tuple[str, str, str]] = set()
@@ -120,8 +100,8 @@ def _warn_left_out(root: str, table: Table) -> Table:
     """Name on stderr, once per process, each directory the scan left out: its scopes are
     missing from every answer, and a person would otherwise never learn why. stderr keeps
     `--json` output and the protocol's stdout as they are."""
-    for path, reason in table.unreadable:
-        if (root, path, reason) not in _warned:
-            _warned.add((root, path, reason))
-            print(f"repoctx: warning: directory {path} was left out of the scan: {reason}", file=sys.stderr)
+    for gone in table.left_out:
+        if (root, gone.path, gone.reason) not in _warned:
+            _warned.add((root, gone.path, gone.reason))
+            print(f"repoctx: warning: directory {gone.path} was left out of the scan: {gone.reason}", file=sys.stderr)
     return table

@@ -114,12 +114,6 @@ def locate(ws: Workspace, name: object) -> str:
 # --- reading a cache ---------------------------------------------------------
 
 
-def _key(st: os.stat_result) -> tuple[int, int, int, int, int]:
-    """The core's cache::StatKey (compared in Rust, so plain integers, not workspace.stat_key):
-    a changed file inside the cache shows on the watch begun before these keys were taken."""
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
 def _read_regular(path: str) -> bytes:
     """A regular file's bytes, never through a final symlink; CacheError otherwise."""
     try:
@@ -171,20 +165,21 @@ def load_view(directory: str) -> _core.CacheView:
     """Read and verify a whole cache: manifest, index, no orphans, every document's id and hash."""
     paths = [directory, *(os.path.join(directory, n) for n in ("manifest.json", "index.json", DOCUMENTS))]
     watch = _core.CacheWatch([directory, paths[3]])  # first: a change while reading shows on the next call
-    watched, problem = [], None
-    for path in paths:  # then the stat keys, for the same reason
+    # Then the stats, for the same reason (the core keeps their keys: dev, inode, size, mtime,
+    # ctime; not workspace.stat_key): a change after them shows on the watch.
+    watched: dict[str, os.stat_result] = {}
+    problem = None
+    for path in paths:
         try:
-            st = os.lstat(path)
+            watched[path] = os.lstat(path)
         except OSError as exc:
             problem = problem or ("cache_invalid" if isinstance(exc, FileNotFoundError) else "io_error")
-            continue
-        watched.append((path, _key(st)))
     # The manifest is read before any other check, as the engine does: an unreadable one is
     # io_error even when other files are missing too.
     raw_manifest = _read_regular(paths[1])
     if problem:
         raise CacheError(problem)
-    if not stat.S_ISDIR(st.st_mode):  # documents/ itself, never a symlink
+    if not stat.S_ISDIR(watched[paths[3]].st_mode):  # documents/ itself, never a symlink
         raise CacheError("cache_invalid")
     manifest = _decode(raw_manifest, fmt.Manifest)
     names = verify_manifest(manifest)
@@ -316,12 +311,12 @@ def list_caches(ws: Workspace, p: ListCachesParams) -> fmt.ListCachesResult | fm
     base, croot = _base(ws)
     caches = []
     try:
-        for name, kind in fs.scandir(base, croot):
-            if kind != "d":
+        for entry in fs.scandir(base, croot):
+            if entry.kind != "d":
                 continue
-            manifest = fs.lstat(base, os.path.join(croot, name, "manifest.json"))
+            manifest = fs.lstat(base, os.path.join(croot, entry.name, "manifest.json"))
             has_manifest = manifest is not None and stat.S_ISREG(manifest.st_mode)
-            caches.append(fmt.CacheEntry(os.fsencode(name).decode("utf-8", "replace"), has_manifest))
+            caches.append(fmt.CacheEntry(os.fsencode(entry.name).decode("utf-8", "replace"), has_manifest))
     except fs.LinkRefused as exc:
         raise CacheError("cache_missing", exc.strerror) from None
     except (FileNotFoundError, NotADirectoryError):
@@ -470,17 +465,17 @@ def _remove_stale_builds(base: str, parent: str) -> None:
 
 def _build_into(base: str, tmp: str, sources: str, p: BuildParams, rel: str) -> fmt.BuildResult:
     try:
-        rows, source_bytes, skipped = _core.build_cache(sources, base, tmp, p.repo)
+        built = _core.build_cache(sources, base, tmp, p.repo)
     except ValueError as exc:
         raise CacheError(*exc.args[:2]) from None
     except fs.LinkRefused:
         raise
     except OSError:
         raise CacheError("io_error") from None
-    entries = [fmt.ManifestEntry(i, v, f) for i, v, f in rows]
+    entries = [fmt.ManifestEntry(e.id, e.version, e.file) for e in built.entries]
     reasons: dict[str, int] = {}
-    for _path, why in skipped:
-        reasons[why] = reasons.get(why, 0) + 1
+    for left in built.skipped:
+        reasons[left.reason] = reasons.get(left.reason, 0) + 1
     manifest = fmt.Manifest(
         cache_version=fmt.cache_version(fmt.V0_CONFIG, entries),
         build_config=fmt.V0_CONFIG,
@@ -490,8 +485,8 @@ def _build_into(base: str, tmp: str, sources: str, p: BuildParams, rel: str) -> 
     )
     fs.write_atomic(base, os.path.join(tmp, "index.json"), fmt.pretty({e.id: e.file for e in entries}))
     fs.write_atomic(base, os.path.join(tmp, "manifest.json"), fmt.pretty(manifest))
-    listed = [fmt.SkippedFile(path, why) for path, why in skipped] if p.verbose else msgspec.UNSET
-    return fmt.BuildResult(rel, manifest.cache_version, len(entries), source_bytes, len(skipped),
+    listed = [fmt.SkippedFile(left.path, left.reason) for left in built.skipped] if p.verbose else msgspec.UNSET
+    return fmt.BuildResult(rel, manifest.cache_version, len(entries), built.source_bytes, len(built.skipped),
                            dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))), listed)
 
 

@@ -64,8 +64,10 @@ def self_report(catalog, ws: Workspace, p: NoParams) -> SelfReportResult:
         )
         for s in SURFACES
     ]
+    core = _core.build_info()
     return success(SelfReportResult, "self report", version=__version__, root=ws.root, surfaces=surfaces,
-                   core=dict(_core.build_info()), python=platform.python_version())
+                   core={"version": core.version, "profile": core.profile, "target": core.target},
+                   python=platform.python_version())
 
 
 def _render_self(r: SelfReportResult) -> str:

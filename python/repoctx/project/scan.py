@@ -376,14 +376,14 @@ def derive(ws: Workspace, now: str) -> pf.ProjectFile:
     scans = _core.scan_modules(root, [c.path for c in cands])
     manifests = {c.path: reader.at(c.path) for c in cands}
     kept: list[int] = []
-    for i, (c, (code_files, _keys, _imports, ignored)) in enumerate(zip(cands, scans)):
-        if not ignored and (code_files > 0 or c.declared):
+    for i, (c, scan) in enumerate(zip(cands, scans)):
+        if not scan.ignored and (scan.code_files > 0 or c.declared):
             kept.append(i)
     modules = [cands[i] for i in kept]
     for c in modules:
         c.keys = _import_keys(reader, c, manifests[c.path])
     index_of = {orig: new for new, orig in enumerate(kept)}
-    deps = _dependencies(modules, [scans[i][2] for i in kept], index_of)
+    deps = _dependencies(modules, [scans[i].imports for i in kept], index_of)
 
     languages: list[str] = []
     frameworks: list[str] = []
@@ -392,16 +392,16 @@ def derive(ws: Workspace, now: str) -> pf.ProjectFile:
         languages += _languages(m)
         frameworks += [FRAMEWORKS[d] for d in _framework_deps(m) if d in FRAMEWORKS]
     for i in kept:
-        for path, role in scans[i][1]:
-            lang = EXTENSION_LANGUAGES.get(path.rsplit(".", 1)[-1]) if "." in path else None
-            if lang and role != "config":
+        for key in scans[i].key_files:
+            lang = EXTENSION_LANGUAGES.get(key.path.rsplit(".", 1)[-1]) if "." in key.path else None
+            if lang and key.role != "config":
                 languages.append(lang)
     if "TypeScript" in languages and "JavaScript" in languages:
         languages.remove("JavaScript")
     stack = list(dict.fromkeys(languages + frameworks))
 
     members = [c for c in modules if c.declared]
-    entries = [p for i in kept for p, role in scans[i][1] if role == "entry"]
+    entries = [key.path for i in kept for key in scans[i].key_files if key.role == "entry"]
     runnable = any(os.path.basename(p) not in ("__init__.py", "lib.rs", "index.ts", "index.js", "index.tsx", "index.mjs")
                    for p in entries)
     if len(members) >= 2:
@@ -432,7 +432,7 @@ def derive(ws: Workspace, now: str) -> pf.ProjectFile:
             c.name: pf.Module(
                 description=_description(root, c, manifests[c.path]),
                 path=c.path or ".",
-                key_files=[pf.KeyFile(path=p, role=r) for p, r in scans[i][1]],
+                key_files=[pf.KeyFile(path=key.path, role=key.role) for key in scans[i].key_files],
                 dependencies=deps[n],
             )
             for n, (i, c) in enumerate(zip(kept, modules))

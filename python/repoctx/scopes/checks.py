@@ -19,7 +19,7 @@ def _check_context_files(ws: Workspace) -> CheckResult:
         rows = index.scan(ws, ws.scan_config()).rows
     except OSError:
         return CheckResult("fail", "The tree could not be scanned")
-    with_file = [row for row in rows if row[4]]
+    with_file = [row for row in rows if row.has_context]
     if not with_file:
         return CheckResult("skip", "No .context.yaml files")
     invalid, stale = [], []

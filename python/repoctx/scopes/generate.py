@@ -273,7 +273,7 @@ def testing(scope: str, facts: ScopeFacts, manifests: Manifests) -> list[str]:
     return list(out)
 
 
-def project(root: str, root_facts: ScopeFacts | None, manifests: Manifests, languages: list[tuple[str, int]]) -> cf.Project:
+def project(root: str, root_facts: ScopeFacts | None, manifests: Manifests, languages: list[_core.Language]) -> cf.Project:
     here = manifests.at(".")
     sections = here.sections()
     name = here.name or os.path.basename(root.rstrip("/")) or "project"
@@ -282,7 +282,7 @@ def project(root: str, root_facts: ScopeFacts | None, manifests: Manifests, lang
         readme = next((f.purpose for f in root_facts.files if f.name.lower().startswith("readme") and not is_generic(f.purpose)), None)
         description = readme
     description = first_sentence(description) if description else f"The {name} repository."
-    language = languages[0][0] if languages else next((e for e in ("python", "js", "rust", "go") if e in sections), "unknown")
+    language = languages[0].name if languages else next((e for e in ("python", "js", "rust", "go") if e in sections), "unknown")
     frameworks = [fw for eco, dep, fw in _FRAMEWORKS if (m := sections.get(eco)) and mf.norm(eco, dep) in m.main]
     out = cf.Project(name=name, description=description, language=language)
     if frameworks:

@@ -238,17 +238,17 @@ def _full_listing(ws: Workspace) -> _Listing:
     last = _listed.get(key) if table.generation else None
     if last is not None and last.generation == table.generation:
         return last
-    eligible = [row for row in table.rows if row[6]]
+    eligible = [row for row in table.rows if row.eligible]
     # An entry follows from its row alone (the row carries the context file's stamp), so only
     # rows that changed since the last listing are looked at again: after a touch, one.
     changed = eligible if last is None else [
-        row for row, at in zip(table.rows, table.changed_at) if row[6] and at > last.generation]
+        row for row, at in zip(table.rows, table.changed_at) if row.eligible and at > last.generation]
     judged = scope_state.judge_rows(ws.root, changed, every=last is None)
     redone = {scope: _entry(scope, j) for scope, j in judged.items()}
     listing = None if last is None else last.patched(table.generation, table.skipped, len(eligible), redone)
     if listing is None:  # the first listing, or scopes came or went
         before = {} if last is None else {e.scope: e for e in last.result.entries}
-        entries = [redone[row[0]] if row[0] in redone else before[row[0]] for row in eligible]
+        entries = [redone[row.scope] if row.scope in redone else before[row.scope] for row in eligible]
         tracked = sum(1 for e in entries if e.has_context)
         listing = _Listing.of(table.generation, ListContextsResult(ws.root, len(eligible), table.skipped, tracked, entries))
     if table.generation:

@@ -35,7 +35,7 @@ MAX_CONTEXT_BYTES = 16 << 20
 State = Literal["fresh", "stale", "missing", "invalid"]
 
 
-def read_contexts(paths: list[str]) -> list[tuple[str, str]]:
+def read_contexts(paths: list[str]) -> list[_core.YamlFile]:
     """Parse context files (absolute paths) beneath their workspace root, through the confined
     layer: a link on the way that leads out is read as invalid, never followed."""
     if not paths:
@@ -58,7 +58,7 @@ _refusal = msgspec.json.Decoder(_Refusal)
 
 
 def decode(kind: str, payload: str) -> cf.ContextFile | Invalid:
-    """A context file as the core read it ("json", text), or why it cannot be used."""
+    """A context file as the core read it (a YamlFile's kind and text), or why it cannot be used."""
     if kind == "refused":  # YAML the reader refused, and where
         r = _refusal.decode(payload)
         return Invalid("invalid", r.reason, line=r.line, column=r.column)
@@ -85,7 +85,7 @@ def read_files(root: str, scopes: list[str]) -> dict[str, cf.ContextFile | Inval
     """The context files of `scopes` (each had one when walked), parsed whole: for the
     commands that need every field (the writers, `scopes validate`)."""
     paths = [os.path.join(root, s, cf.CONTEXT_FILE) for s in scopes]
-    return {s: decode(kind, payload) for s, (kind, payload) in zip(scopes, read_contexts(paths))}
+    return {s: decode(read.kind, read.text) for s, read in zip(scopes, read_contexts(paths))}
 
 
 # Context files parsed by read_one, by path, valid while their stat key holds: an unchanged
@@ -101,8 +101,8 @@ def read_one(path: str, st: os.stat_result) -> cf.ContextFile | Invalid:
     held = _loaded.get(path)
     if held is not None and held[0] == key:
         return held[1]
-    [(kind, payload)] = read_contexts([path])
-    found = decode(kind, payload)
+    [read] = read_contexts([path])
+    found = decode(read.kind, read.text)
     if not isinstance(found, Invalid):
         _loaded[path] = (key, found)
     return found
@@ -141,12 +141,12 @@ def judge(root: str, found: dict[str, tuple[Head | Invalid | None, str]],
     return out
 
 
-def judge_rows(root: str, rows: list[index.Row], every: bool = True) -> dict[str, Judged]:
+def judge_rows(root: str, rows: list[index.DirRow], every: bool = True) -> dict[str, Judged]:
     """The state of each table row's scope (a serving process's live table, or a walk's).
     `every`: the rows are all the tree's, so the memo of heads forgets scopes not among them;
     else they are only rows that changed, and the memo keeps the others."""
-    found = _heads(root, [row for row in rows if row[4]], every)
-    return judge(root, {row[0]: (found.get(row[0]), row[1]) for row in rows})
+    found = _heads(root, [row for row in rows if row.has_context], every)
+    return judge(root, {row.scope: (found.get(row.scope), row.fingerprint) for row in rows})
 
 
 BULK_PARSE = 1000  # files parsed in one go after which the parser's garbage is handed back
@@ -157,7 +157,7 @@ BULK_PARSE = 1000  # files parsed in one go after which the parser's garbage is 
 _parsed: dict[str, heads.Memo] = {}
 
 
-def _heads(root: str, rows: list[index.Row], every: bool) -> dict[str, Head | Invalid]:
+def _heads(root: str, rows: list[index.DirRow], every: bool) -> dict[str, Head | Invalid]:
     """The head of each row's context file, or why it cannot be used, by scope."""
     known = _parsed.get(root)
     if known is None:
@@ -165,21 +165,21 @@ def _heads(root: str, rows: list[index.Row], every: bool) -> dict[str, Head | In
     out: dict[str, Head | Invalid] = {}
     todo = []
     for row in rows:
-        hit = known.get(row[0])
-        if hit is not None and hit[0] == row[7] and hit[1] == row[8]:
-            out[row[0]] = hit[2]
+        hit = known.get(row.scope)
+        if hit is not None and hit[0] == row.context_mtime_ns and hit[1] == row.context_size:
+            out[row.scope] = hit[2]
         else:
             todo.append(row)
-    current = {row[0]: known[row[0]] for row in rows if row[0] in known} if every else dict(known)
-    for row, (kind, payload) in zip(todo, read_contexts([os.path.join(root, row[0], cf.CONTEXT_FILE) for row in todo])):
-        found = decode(kind, payload)
-        out[row[0]] = head = found if isinstance(found, Invalid) else Head.of(found)
+    current = {row.scope: known[row.scope] for row in rows if row.scope in known} if every else dict(known)
+    for row, read in zip(todo, read_contexts([os.path.join(root, row.scope, cf.CONTEXT_FILE) for row in todo])):
+        found = decode(read.kind, read.text)
+        out[row.scope] = head = found if isinstance(found, Invalid) else Head.of(found)
         # What the content decides is kept; a file unreadable for now, or written so recently
         # that a rewrite may not change its stat, is read again next time.
-        if kind in ("json", "too_large") and not is_racy(row[7]):
-            current[row[0]] = (row[7], row[8], head)
+        if read.kind in ("json", "too_large") and not is_racy(row.context_mtime_ns):
+            current[row.scope] = (row.context_mtime_ns, row.context_size, head)
         else:
-            current.pop(row[0], None)
+            current.pop(row.scope, None)
     _parsed[root] = current
     if todo:
         heads.save(root, current)

@@ -67,7 +67,7 @@ class Tree:
     """A walk's table with the context files on it parsed."""
 
     root: str
-    rows: dict[str, tuple]
+    rows: dict[str, index.DirRow]
     order: list[str]  # every scope of the table, byte-ordered
     contexts: dict[str, cf.ContextFile]
     problems: dict[str, str]  # scope -> why its file cannot be used
@@ -75,12 +75,12 @@ class Tree:
 
     @property
     def eligible(self) -> list[str]:
-        return [s for s in self.order if self.rows[s][6]]
+        return [s for s in self.order if self.rows[s].eligible]
 
     def children(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for s in self.order:
-            if s != "." and self.rows[s][5]:
+            if s != "." and self.rows[s].included:
                 out.setdefault(posixpath.dirname(s) or ".", []).append(s)
         return out
 
@@ -88,11 +88,11 @@ class Tree:
 def load_tree(ws: Workspace) -> Tree:
     cfg = ws.scan_config()
     table = index.scan(ws, cfg)
-    rows = {r[0]: r for r in table.rows}
-    found = scope_state.read_files(ws.root, [r[0] for r in table.rows if r[4]])
+    rows = {r.scope: r for r in table.rows}
+    found = scope_state.read_files(ws.root, [r.scope for r in table.rows if r.has_context])
     contexts = {s: c for s, c in found.items() if not isinstance(c, Invalid)}
     problems = {s: _problem(c) for s, c in found.items() if isinstance(c, Invalid)}
-    return Tree(ws.root, rows, [r[0] for r in table.rows], contexts, problems, list(cfg.ignore))
+    return Tree(ws.root, rows, list(rows), contexts, problems, list(cfg.ignore))
 
 
 def _problem(bad: Invalid) -> str:
@@ -151,7 +151,7 @@ class GitView:
     def fresh(self, tree: Tree, among: list[str]) -> set[str]:
         """The scopes `among` these whose context file is fresh (scope_state's judgement, with
         git's answers from this view)."""
-        found = {s: (Head.of(tree.contexts[s]), tree.rows[s][1]) for s in among if s in tree.contexts}
+        found = {s: (Head.of(tree.contexts[s]), tree.rows[s].fingerprint) for s in among if s in tree.contexts}
         judged = scope_state.judge(self.root, found, self.unchanged_since)
         return {s for s, j in judged.items() if j.state == "fresh"}
 
@@ -204,7 +204,7 @@ class Generator:
             "structure": self._structure() or UNSET if root else UNSET,
             "evidence": self.git.evidence(old, scope, self.now) if "evidence" in mine else UNSET,
         }
-        ctx = generate.merge(old, mine, scope, self.tree.rows[scope][1], self.now, derived)
+        ctx = generate.merge(old, mine, scope, self.tree.rows[scope].fingerprint, self.now, derived)
         self.summaries[scope] = ctx.summary
         return ctx
 
@@ -212,9 +212,9 @@ class Generator:
         if scope in self.summaries:
             return generate.first_sentence(self.summaries[scope])
         row = self.tree.rows[scope]
-        if row[6]:
+        if row.eligible:
             return "No valid .context.yaml yet."
-        return f"{plural(row[3], 'file')}; below the min_tokens threshold, no .context.yaml."
+        return f"{plural(row.files, 'file')}; below the min_tokens threshold, no .context.yaml."
 
     def _subdirectories(self, scope: str) -> list[cf.Subdirectory]:
         return [cf.Subdirectory(name=posixpath.basename(c) + "/", summary=self._summary_of(c))
@@ -223,12 +223,12 @@ class Generator:
     def _structure(self) -> list[cf.StructureEntry]:
         out = []
         for top in self.children.get(".", []):
-            if not self.tree.rows[top][6]:
+            if not self.tree.rows[top].eligible:
                 continue
             out.append(cf.StructureEntry(path=top, summary=self._summary_of(top)))
-            if self.tree.rows[top][2] == 0:  # a container (packages/, crates/ …): its children too
+            if self.tree.rows[top].source_bytes == 0:  # a container (packages/, crates/ …): its children too
                 out += [cf.StructureEntry(path=c, summary=self._summary_of(c))
-                        for c in self.children.get(top, []) if self.tree.rows[c][6]]
+                        for c in self.children.get(top, []) if self.tree.rows[c].eligible]
         return out[: generate.MAX_STRUCTURE]
 
     def run(self, targets: list[str], fresh: set[str], quiet: bool, label: str) -> WriteResult:
@@ -396,7 +396,7 @@ def rehash(ws: Workspace, p: RehashParams) -> WriteResult:
         raw, converted = [], []
         for n, scope in enumerate(targets):
             old = tree.contexts[scope]
-            ctx = replace(old, fingerprint=tree.rows[scope][1], last_updated=now)
+            ctx = replace(old, fingerprint=tree.rows[scope].fingerprint, last_updated=now)
             if "evidence" in generate.owned(old):
                 evidence = git.evidence(old, scope, now)
                 listed = [e for e in (old.derived_fields or []) if e != "evidence"]
@@ -489,12 +489,12 @@ def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult
                 return fail(base, rel)
             data = msgspec.to_builtins(base)
         else:
-            [(kind, payload)] = scope_state.read_contexts([path])
+            [read] = scope_state.read_contexts([path])
             shown = cf.CONTEXT_FILE if rel == "." else f"{rel}/{cf.CONTEXT_FILE}"
-            if kind != "json":
-                bad = scope_state.decode(kind, payload)
+            if read.kind != "json":
+                bad = scope_state.decode(read.kind, read.text)
                 return fail(f"{bad.at(shown)}; fix or remove it first", rel)
-            data = msgspec.json.decode(payload)
+            data = msgspec.json.decode(read.text)
             if not isinstance(data, dict):
                 return fail(f'The .context.yaml at scope "{rel}" is not a mapping; fix or remove it first', rel)
             version = data.get("version")
@@ -614,10 +614,10 @@ def validate_contexts(ws: Workspace, strict: bool) -> ValidateResult:
         table = index.scan(ws, cfg)
     except OSError:
         return ValidateResult(ws.root, strict, 0, 0, 0, 0, [], error=f'Failed to scan project at "{ws.root}"')
-    missing = sum(1 for r in table.rows if r[6] and not r[4])
+    missing = sum(1 for r in table.rows if r.eligible and not r.has_context)
     reports: dict[str, ScopeReport] = {}
     valid: dict[str, cf.ContextFile] = {}
-    for scope, read in scope_state.read_files(ws.root, [r[0] for r in table.rows if r[4]]).items():
+    for scope, read in scope_state.read_files(ws.root, [r.scope for r in table.rows if r.has_context]).items():
         if not isinstance(read, Invalid):
             valid[scope] = read
         elif read.version is not None:
@@ -626,7 +626,7 @@ def validate_contexts(ws: Workspace, strict: bool) -> ValidateResult:
             reports[scope] = ScopeReport(scope, False, read.field or UNSET, _first_line(read))
     findings = 0
     if strict and valid:
-        found = _strict_findings(ws, _core.ScopeSources(ws.root, [r[0] for r in table.rows], list(cfg.ignore)), valid)
+        found = _strict_findings(ws, _core.ScopeSources(ws.root, [r.scope for r in table.rows], list(cfg.ignore)), valid)
         for scope, items in found.items():
             reports[scope] = ScopeReport(scope, True, findings=items)
             findings += len(items)

@@ -76,7 +76,7 @@ def _only(given: list[str] | None) -> list[str] | str:
 
 def _collect(catalog, ws: Workspace) -> dict:
     status = _call(catalog, ws, "list_contexts")
-    sizes = {row[0]: (row[2], row[3]) for row in index.scan(ws, ws.scan_config()).rows if row[6]}
+    sizes = {row.scope: (row.source_bytes, row.files) for row in index.scan(ws, ws.scan_config()).rows if row.eligible}
     # The state a person is shown, as `status` shows it: a file that cannot be used is invalid
     # (the contract calls it missing), with list_contexts' own words on why and where.
     scopes = [[e["scope"], "invalid" if e.get("invalid") else e["state"], sizes.get(e["scope"], (0, 0))[0] // 4,

@@ -416,11 +416,11 @@ async def _serve_stdio(server: Server) -> None:
                     line = lines.taken()
                     if isinstance(item, Exception):
                         log.warning("malformed message: %s", str(item).splitlines()[0])
-                        is_json, id_ = request_id(line)
-                        if is_json:
-                            await answer(types.INVALID_REQUEST, "Invalid request: not a JSON-RPC message this server reads", id_)
+                        head = request_id(line)
+                        if head.is_object:
+                            await answer(types.INVALID_REQUEST, "Invalid request: not a JSON-RPC message this server reads", head.id)
                         else:
-                            await answer(types.PARSE_ERROR, "Parse error: not a JSON-RPC message", id_)
+                            await answer(types.PARSE_ERROR, "Parse error: not a JSON-RPC message", head.id)
                     elif (dropped := lines.dropped(item.message)) is not None:
                         size, id_ = dropped
                         log.warning("dropped a message of %d bytes (limit %d)", size, MAX_MESSAGE_BYTES)

@@ -65,7 +65,7 @@ class CappedLines:
             dropped += len(chunk)
             if not chunk or chunk.endswith(b"\n"):
                 break
-        params = {"bytes": dropped, "token": self.token, "id": request_id(data)[1]}
+        params = {"bytes": dropped, "token": self.token, "id": request_id(data).id}
         notice = {"jsonrpc": "2.0", "method": OVERSIZED, "params": params}
         return json.dumps(notice) + "\n"
 
@@ -77,9 +77,10 @@ class CappedLines:
         return None
 
 
-def request_id(line: str | bytes) -> tuple[bool, int | str | None]:
-    """(whether `line` is one JSON object, its integer or string id where one can be read:
-    past any nesting depth, beside a lone surrogate escape, before the point a line breaks off)."""
+def request_id(line: str | bytes) -> _core.RequestId:
+    """Whether `line` is one JSON object (is_object), and its integer or string id where one can
+    be read: past any nesting depth, beside a lone surrogate escape, before the point a line
+    breaks off."""
     return _core.jsonrpc_request_id(line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass"))
 
 
