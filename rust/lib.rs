@@ -7,6 +7,7 @@ mod lang;
 mod project;
 mod py;
 mod scopes;
+mod tasks;
 #[cfg(test)]
 mod testing;
 mod tree;
@@ -441,6 +442,52 @@ fn count_tokens(py: Python<'_>, encoding: &str, texts: Vec<String>) -> PyResult<
         .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("unknown encoding {encoding:?}; known: o200k, cl100k")))
 }
 
+// --- task context (tasks/) ----------------------------------------------------------------
+
+/// The task index of a tree (tasks/index.rs): its files' terms, definitions, imports and
+/// annotations, the written context and git's history; kept true by `update`.
+#[pyclass(frozen, name = "TaskIndex", module = "repoctx._core")]
+struct TaskIndexPy {
+    inner: std::sync::Mutex<tasks::index::Index>,
+}
+
+#[pymethods]
+impl TaskIndexPy {
+    #[new]
+    #[pyo3(signature = (root, dirs, extra_ignore, prefix="@".to_string(), contextia=None))]
+    fn new(py: Python<'_>, root: PathBuf, dirs: Vec<String>, extra_ignore: Vec<String>, prefix: String, contextia: Option<PathBuf>) -> PyResult<Self> {
+        let opts = tasks::index::Options { extra_ignore, prefix, contextia };
+        let index = py.detach(|| tasks::index::Index::build(&root, opts, &dirs)).map_err(os_err)?;
+        Ok(TaskIndexPy { inner: std::sync::Mutex::new(index) })
+    }
+
+    /// List again the directories in `changed` and read their files whose stat changed; with
+    /// `all` (every directory of the table), also drop the ones gone and index the new ones.
+    #[pyo3(signature = (changed, all=None))]
+    fn update(&self, py: Python<'_>, changed: Vec<String>, all: Option<Vec<String>>) {
+        py.detach(|| self.inner.lock().unwrap().update(&changed, all.as_deref()))
+    }
+
+    /// The ranked files and the bundle for a task, as JSON (see tasks/rank.rs); ValueError
+    /// for an unknown tokenizer.
+    #[allow(clippy::too_many_arguments)]
+    fn query(&self, py: Python<'_>, task: &str, budget: usize, paths: Vec<String>, signals_off: Vec<String>, limit: usize, tokenizer: &str) -> PyResult<String> {
+        let ask = tasks::rank::Ask { task, budget, paths: &paths, off: &signals_off, limit };
+        py.detach(|| tasks::query_json(&mut self.inner.lock().unwrap(), &ask, tokenizer)).map_err(PyValueError::new_err)
+    }
+
+    #[getter]
+    fn file_count(&self) -> usize {
+        self.inner.lock().unwrap().file_count()
+    }
+
+    /// The index's own count of the bytes it holds.
+    #[getter]
+    fn heap_bytes(&self) -> usize {
+        self.inner.lock().unwrap().heap_bytes()
+    }
+}
+
 // --- project (project/modscan.rs) --------------------------------------------------------
 
 /// What each module directory holds (py::ModuleScan), in the order given.
@@ -516,5 +563,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add("FILE_LABELS", lang::labels())?;
     m.add("SKIP_DIRS", walk::SKIP_DIRS.to_vec())?;
+    m.add_class::<TaskIndexPy>()?;
+    m.add("TASK_SIGNALS", tasks::rank::SIGNALS.to_vec())?;
     Ok(())
 }

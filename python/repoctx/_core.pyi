@@ -10,7 +10,8 @@ from typing import ClassVar, final
 __all__ = [
     "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheView", "CacheWatch", "DirEntry", "DirRow",
     "FILE_LABELS", "Globs", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex", "ModuleScan",
-    "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "Table", "YamlFile", "annotate_file",
+    "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskIndex",
+    "YamlFile", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "fingerprint", "fs_exchange", "fs_list",
     "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
     "fs_stat", "fs_write", "is_source_file", "jsonrpc_request_id", "load_cache", "read_yaml_many", "real_path",
@@ -417,6 +418,33 @@ class ModuleScan:
 def scan_modules(root: str, dirs: list[str]) -> list[ModuleScan]:
     """For each module directory (relative, "" for the root), what it holds. Modules nested in
     another are left to themselves."""
+
+# --- task context (rust/tasks/) -------------------------------------------------------------
+
+TASK_SIGNALS: list[str]
+"""The signals of task context, by the names `TaskIndex.query(signals_off=…)` takes."""
+
+@final
+class TaskIndex:
+    """The task index of a tree (rust/tasks/index.rs): the terms, definitions, imports and
+    annotations of every file in `dirs` (the walk table's scopes), the written context
+    (.context.yaml, .contextia/, project.yaml) and git's history. `prefix` is the annotation
+    prefix ("@"). Raises OSError when the root cannot be read."""
+
+    def __new__(
+        cls, root: str, dirs: list[str], extra_ignore: list[str], prefix: str = ..., contextia: str | None = None
+    ) -> TaskIndex: ...
+    def update(self, changed: list[str], all: list[str] | None = None) -> None:
+        """List the directories in `changed` again and read their files whose stat changed;
+        with `all` (every directory of the table now), drop the gone ones and index the new ones."""
+    def query(self, task: str, budget: int, paths: list[str], signals_off: list[str], limit: int, tokenizer: str) -> str:
+        """The ranked files and the bundle as JSON: {task, budget, tokens, files, bundle}.
+        ValueError for an unknown tokenizer."""
+    @property
+    def file_count(self) -> int: ...
+    @property
+    def heap_bytes(self) -> int:
+        """The index's own count of the bytes it holds."""
 
 # --- the build ------------------------------------------------------------------------------
 

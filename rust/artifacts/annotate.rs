@@ -85,11 +85,7 @@ pub fn scan(text: &[u8], lang: Lang, prefix: &str, finder: &AhoCorasick) -> Vec<
     if found.is_empty() {
         return found;
     }
-    let spans = match lang {
-        Lang::Python => python_spans(&lines),
-        Lang::Rust | Lang::Go | Lang::Js => brace_spans(&lines, lang),
-        _ => Vec::new(),
-    };
+    let spans = spans(&lines, lang);
     for a in &mut found {
         if let Some(s) = enclosing(&lines, &spans, a.line as usize - 1) {
             a.symbol_kind = s.kind;
@@ -328,6 +324,17 @@ fn parse_target(s: &[u8]) -> Option<String> {
 }
 
 // --- symbols ---------------------------------------------------------------
+
+/// The definitions of a lexed file, nested ones included, in no particular order (Python by
+/// indentation; Rust, Go, TypeScript and JavaScript by braces; none for other languages).
+/// Task context (tasks/regions.rs) cuts files into regions along them.
+pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
+    match lang {
+        Lang::Python => python_spans(lines),
+        Lang::Rust | Lang::Go | Lang::Js => brace_spans(lines, lang),
+        _ => Vec::new(),
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Span {

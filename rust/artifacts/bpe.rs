@@ -21,6 +21,11 @@ pub fn count(name: &str, texts: &[String]) -> Option<Vec<usize>> {
     Some(texts.par_iter().map(|t| bpe.encode_ordinary(t).len()).collect())
 }
 
+/// The token count of one text in `name`'s encoding; None for an unknown name.
+pub fn count_one(name: &str, text: &str) -> Option<usize> {
+    Some(encoding(name)?.encode_ordinary(text).len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

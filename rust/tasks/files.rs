@@ -1,0 +1,191 @@
+//! Which files the task index reads, and what it keeps of each: its terms (code, comments,
+//! docstrings and its path), the names it defines, its imports as written and its
+//! annotations. One directory is listed with one `read_dir`; files are read through the
+//! confined layer (rust/tree/fs.rs), never through a link.
+
+use super::terms;
+use crate::artifacts::annotate;
+use crate::lang::imports::{self, Import};
+use crate::lang::{grammar, kind_of};
+use crate::tree::ignore::{Rules, Tree};
+use crate::tree::walk::{child_scope, is_source_file};
+use aho_corasick::AhoCorasick;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Files larger than this are not read (generated code, data, bundles).
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+/// Path terms count this many times each: a file named for a word is about it.
+const PATH_WEIGHT: u32 = 3;
+/// Names that are source by extension but never worth reading for a task.
+const SKIP_NAMES: &[&str] = &["package-lock.json", "yarn.lock", "pnpm-lock.yaml", "Cargo.lock", "poetry.lock", "go.sum"];
+
+/// What a file's metadata says of its content: (mtime ns, ctime ns, size, inode).
+pub type StatKey = (i64, i64, u64, u64);
+
+pub fn stat_key(m: &std::fs::Metadata) -> StatKey {
+    use std::os::unix::fs::MetadataExt;
+    (m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ctime() * 1_000_000_000 + m.ctime_nsec(), m.size(), m.ino())
+}
+
+/// The ignore rules of the walk, applied to files: `.contextignore` and the config's
+/// patterns first, then the nested `.gitignore` files and `.git/info/exclude`.
+pub struct Ignore {
+    pub priority: Option<Arc<Rules>>,
+    pub tree: Tree,
+}
+
+impl Ignore {
+    pub fn new(root: &Path, extra: &[String]) -> Ignore {
+        let budget = crate::tree::ignore::Budget::new();
+        let rules = crate::tree::ignore::root_rules(root, extra, &budget);
+        Ignore { priority: rules.priority, tree: Tree::new(root) }
+    }
+
+    pub fn ignores(&self, abs: &Path) -> bool {
+        if let Some(v) = self.priority.as_ref().and_then(|r| r.matched(abs, false)) {
+            return v;
+        }
+        self.tree.ignores(abs, false)
+    }
+}
+
+/// Whether a file name is one the index reads.
+pub fn wanted(name: &str) -> bool {
+    !name.starts_with('.') && is_source_file(name) && !SKIP_NAMES.contains(&name) && !name.ends_with(".min.js")
+}
+
+/// The files of directory `dir` (a scope of the walk table) the index reads: (path, stat key).
+pub fn list(root: &Path, dir: &str, ignore: &Ignore) -> Vec<(String, StatKey)> {
+    let abs = if dir == "." { root.to_path_buf() } else { root.join(dir) };
+    let Ok(entries) = std::fs::read_dir(&abs) else { return Vec::new() };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let Ok(ft) = entry.file_type() else { continue };
+        if !ft.is_file() {
+            continue; // links are never followed, directories are rows of their own
+        }
+        let Ok(name) = entry.file_name().into_string() else { continue };
+        if !wanted(&name) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.len() > MAX_FILE_BYTES || ignore.ignores(&abs.join(&name)) {
+            continue;
+        }
+        out.push((child_scope(dir, &name), stat_key(&meta)));
+    }
+    out.sort_unstable();
+    out
+}
+
+/// What the index keeps of one file.
+#[derive(Default)]
+pub struct Facts {
+    /// (term, count), sorted, and the number of terms counted.
+    pub counts: Vec<(String, u32)>,
+    pub len: u32,
+    /// Every name the file defines (nested definitions too), sorted, unique.
+    pub defs: Vec<String>,
+    pub imports: Vec<Import>,
+    /// (line, artifact id) of each annotation (`@spec SPEC-001.anchor` is SPEC-001).
+    pub annotations: Vec<(u32, String)>,
+}
+
+/// The terms of a path: its directories and its name without the extension.
+pub fn path_terms(path: &str) -> Vec<String> {
+    let stem = match path.rsplit_once('.') {
+        Some((s, ext)) if !ext.contains('/') => s,
+        _ => path,
+    };
+    terms::terms(stem)
+}
+
+/// Read what the index keeps of `text`, the content of `path`.
+pub fn facts(path: &str, text: &str, prefix: &str, finder: &AhoCorasick) -> Facts {
+    let mut all = terms::terms(text);
+    for t in path_terms(path) {
+        all.extend(std::iter::repeat_n(t, PATH_WEIGHT as usize));
+    }
+    let (counts, len) = super::bm25::counts(all);
+    let mut f = Facts { counts, len, ..Facts::default() };
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if let Some(lang) = super::regions::code_lang(path) {
+        let lines = annotate::lex(text.as_bytes(), lang);
+        f.defs = annotate::spans(&lines, lang).into_iter().map(|s| s.name).collect();
+        f.defs.sort_unstable();
+        f.defs.dedup();
+    }
+    if let Some(g) = grammar(kind_of(name).1) {
+        let lines: Vec<&str> = text.lines().collect();
+        f.imports = imports::of_lines(g, text, &lines);
+    }
+    if let Some(lang) = annotate::lang_of(path) {
+        f.annotations = annotate::scan(text.as_bytes(), lang, prefix, finder)
+            .into_iter()
+            .map(|a| (a.line, artifact_id(&a.target).to_string()))
+            .collect();
+    }
+    f
+}
+
+/// The artifact an annotation's target names: `SPEC-001.anchor` and `SPEC-001/test` are SPEC-001.
+pub fn artifact_id(target: &str) -> &str {
+    target.split(['.', '/']).next().unwrap_or(target)
+}
+
+/// The text of a file read through the confined layer, or None (gone, too large, a link
+/// out, not UTF-8 text: a NUL byte in its first 8 KiB).
+pub fn read_text(root: &crate::tree::fs::Root, path: &str) -> Option<String> {
+    let bytes = root.read(Path::new(path), MAX_FILE_BYTES).ok()?;
+    if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
+        return None;
+    }
+    Some(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::TempTree;
+
+    #[test]
+    fn facts_of_a_python_file() {
+        let src = "\"\"\"Load settings.\"\"\"\nimport os\nfrom .util import read_file\n\n# @spec SPEC-004.loading\ndef load_settings(path):\n    def inner():\n        pass\n    return read_file(path)\n\nclass Settings:\n    pass\n";
+        let f = facts("app/config_loader.py", src, "@", &annotate::finder("@"));
+        assert_eq!(f.defs, ["Settings", "inner", "load_settings"]);
+        assert_eq!(f.imports, [Import::Python(0, "os".into()), Import::Python(1, "util.read_file".into())]);
+        assert_eq!(f.annotations, [(5, "SPEC-004".to_string())]);
+        let count = |t: &str| f.counts.iter().find(|(x, _)| x == t).map_or(0, |c| c.1);
+        assert_eq!(count("setting"), 3, "docstring, def and class");
+        assert_eq!(count("loader"), PATH_WEIGHT, "the path's words count three times");
+        assert_eq!(count("app"), PATH_WEIGHT);
+        assert_eq!(count("py"), 0, "the extension is no word of the path");
+        assert_eq!(f.len as usize, f.counts.iter().map(|c| c.1 as usize).sum::<usize>());
+    }
+
+    #[test]
+    fn listing_skips_links_hidden_ignored_large_and_lock_files() {
+        let t = TempTree::with(
+            "task-files",
+            &[
+                (".gitignore", "*.gen.py\n"),
+                ("a.py", "x = 1\n"),
+                ("b.gen.py", "x = 1\n"),
+                (".hidden.py", "x = 1\n"),
+                ("Cargo.lock", "x"),
+                ("notes.bin", "x"),
+                ("sub/c.rs", "fn c() {}\n"),
+            ],
+        );
+        t.write("big.py", vec![b'#'; MAX_FILE_BYTES as usize + 1]);
+        std::os::unix::fs::symlink(t.path().join("a.py"), t.path().join("link.py")).unwrap();
+        let ig = Ignore::new(t.path(), &[]);
+        let names: Vec<String> = list(t.path(), ".", &ig).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(names, ["a.py"]);
+        let sub: Vec<String> = list(t.path(), "sub", &ig).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(sub, ["sub/c.rs"]);
+        let ig = Ignore::new(t.path(), &["sub/".to_string(), "a.py".to_string()]);
+        assert!(list(t.path(), ".", &ig).is_empty(), "the config's patterns hold for files too");
+    }
+}

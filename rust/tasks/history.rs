@@ -1,0 +1,200 @@
+//! What git's history says about files, read locally with one `git log` per commit checked
+//! out: which files change together (commits of at most `MAX_COMMIT_FILES` files, the
+//! last `MAX_COMMITS` that are not merges) and how recently each file changed. Read again
+//! only when HEAD moves; without git (or outside a repository) there is no history.
+//!
+//! git is asked with the environment's repository overrides removed, signatures off and
+//! no external diff or text conversion, so a repository's config runs nothing.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+pub const MAX_COMMITS: usize = 2000;
+/// Commits touching more files than this are sweeping changes (renames, formatting):
+/// they say nothing about which files belong together.
+pub const MAX_COMMIT_FILES: usize = 30;
+/// The most of git's output read (about 2,000 commits of a large repository fit).
+const MAX_OUTPUT: u64 = 64 << 20;
+
+#[derive(Default)]
+pub struct History {
+    /// The commit the history was read at ("" when there is none), and whether it was read.
+    pub head: String,
+    read: bool,
+    ids: HashMap<Box<str>, u32>,
+    /// By file: the newest commit (0 = HEAD's) that changed it, and how many did.
+    last: Vec<u32>,
+    changes: Vec<u32>,
+    /// By file: (other file, commits that changed both), most first.
+    with: Vec<Vec<(u32, u16)>>,
+    names: Vec<Box<str>>,
+}
+
+fn git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C").arg(root).args(["-c", "log.showSignature=false", "-c", "core.fsmonitor=false"]).args(args);
+    for var in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS", "GIT_EXTERNAL_DIFF"] {
+        cmd.env_remove(var);
+    }
+    cmd.env("LC_ALL", "C").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut child = cmd.spawn().ok()?;
+    let mut out = Vec::new();
+    child.stdout.take()?.take(MAX_OUTPUT).read_to_end(&mut out).ok()?;
+    let _ = child.kill(); // over the cap: stop it (a no-op when it is done)
+    let status = child.wait().ok()?;
+    (status.success() || out.len() as u64 >= MAX_OUTPUT).then_some(out)
+}
+
+/// The commit checked out at `root` ("" outside a repository or before the first commit).
+pub fn head(root: &Path) -> String {
+    git(root, &["rev-parse", "-q", "--verify", "HEAD^{commit}"])
+        .map(|o| String::from_utf8_lossy(&o).trim().to_string())
+        .unwrap_or_default()
+}
+
+/// The commits of `git log -z --name-only --format=%x1e…`: each commit's files, newest first.
+pub fn parse_log(out: &[u8]) -> Vec<Vec<String>> {
+    let mut commits: Vec<Vec<String>> = Vec::new();
+    for rec in out.split(|&b| b == 0) {
+        let rec = rec.strip_prefix(b"\n").unwrap_or(rec);
+        if rec.first() == Some(&0x1e) {
+            commits.push(Vec::new());
+        } else if !rec.is_empty() {
+            if let (Some(c), Ok(p)) = (commits.last_mut(), std::str::from_utf8(rec)) {
+                c.push(p.to_string());
+            }
+        }
+    }
+    commits
+}
+
+impl History {
+    /// The history of the commit checked out at `root` (read again only when HEAD moved).
+    pub fn refresh(&mut self, root: &Path) {
+        let now = head(root);
+        if now == self.head && self.read {
+            return;
+        }
+        let n = MAX_COMMITS.to_string();
+        let args = ["log", "-z", "--no-merges", "--no-renames", "--no-ext-diff", "--no-textconv", "--relative", "--name-only", "--format=%x1e", "-n", n.as_str(), "HEAD"];
+        let commits = if now.is_empty() { Vec::new() } else { git(root, &args).map(|o| parse_log(&o)).unwrap_or_default() };
+        *self = History::from_commits(&commits);
+        self.head = now;
+        self.read = true;
+    }
+
+    pub fn from_commits(commits: &[Vec<String>]) -> History {
+        let mut h = History::default();
+        let mut pairs: HashMap<(u32, u32), u16> = HashMap::new();
+        for (age, files) in commits.iter().enumerate() {
+            let ids: Vec<u32> = files.iter().map(|f| h.intern(f, age as u32)).collect();
+            if ids.len() > MAX_COMMIT_FILES {
+                continue;
+            }
+            for (i, &a) in ids.iter().enumerate() {
+                for &b in &ids[i + 1..] {
+                    if a != b {
+                        let e = pairs.entry((a.min(b), a.max(b))).or_default();
+                        *e = e.saturating_add(1);
+                    }
+                }
+            }
+        }
+        h.with = vec![Vec::new(); h.names.len()];
+        for ((a, b), n) in pairs {
+            h.with[a as usize].push((b, n));
+            h.with[b as usize].push((a, n));
+        }
+        for w in &mut h.with {
+            w.sort_by_key(|&(f, n)| (std::cmp::Reverse(n), f));
+        }
+        h
+    }
+
+    fn intern(&mut self, path: &str, age: u32) -> u32 {
+        if let Some(&id) = self.ids.get(path) {
+            self.changes[id as usize] += 1;
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.ids.insert(path.into(), id);
+        self.names.push(path.into());
+        self.last.push(age);
+        self.changes.push(1);
+        id
+    }
+
+    /// How recently `path` changed: 1 for HEAD's commit, falling towards 0 with age
+    /// (half at the 50th commit back); 0 when no commit read changed it.
+    pub fn recency(&self, path: &str) -> f32 {
+        self.ids.get(path).map_or(0.0, |&id| 50.0 / (50.0 + self.last[id as usize] as f32))
+    }
+
+    /// How many commits read changed `path`.
+    pub fn changes(&self, path: &str) -> u32 {
+        self.ids.get(path).map_or(0, |&id| self.changes[id as usize])
+    }
+
+    /// The files that changed together with `path`: (path, commits that changed both).
+    pub fn changed_with(&self, path: &str) -> Vec<(&str, u16)> {
+        let Some(&id) = self.ids.get(path) else { return Vec::new() };
+        self.with[id as usize].iter().map(|&(f, n)| (&*self.names[f as usize], n)).collect()
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.names.iter().map(|n| n.len() * 2 + 48).sum::<usize>() + self.with.iter().map(|w| w.capacity() * 8 + 24).sum::<usize>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::TempTree;
+
+    #[test]
+    fn log_records_parse() {
+        let out = b"\x1e\0\nsrc/a.py\0src/b.py\0\x1e\0\nREADME.md\0";
+        assert_eq!(parse_log(out), vec![vec!["src/a.py".to_string(), "src/b.py".to_string()], vec!["README.md".to_string()]]);
+        assert!(parse_log(b"").is_empty());
+    }
+
+    #[test]
+    fn co_change_and_recency() {
+        let c = |files: &[&str]| files.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut big: Vec<String> = (0..40).map(|i| format!("f{i}.py")).collect();
+        big.push("a.py".into());
+        let h = History::from_commits(&[c(&["a.py", "b.py"]), c(&["a.py", "b.py", "c.py"]), big, c(&["c.py"])]);
+        assert_eq!(h.changed_with("a.py"), [("b.py", 2), ("c.py", 1)], "the sweeping commit counts for recency, not pairs");
+        assert_eq!(h.changes("a.py"), 3);
+        assert_eq!(h.recency("a.py"), 1.0);
+        assert!(h.recency("c.py") > h.recency("f1.py") && h.recency("f1.py") > 0.0);
+        assert_eq!(h.recency("nowhere.py"), 0.0);
+    }
+
+    #[test]
+    fn reads_a_repository_and_follows_head() {
+        let t = TempTree::with("task-history", &[("a.py", "1\n"), ("b.py", "1\n")]);
+        let run = |args: &[&str]| {
+            let ok = Command::new("git").arg("-C").arg(t.path()).args(args)
+                .env("GIT_AUTHOR_NAME", "t").env("GIT_AUTHOR_EMAIL", "t@t").env("GIT_COMMITTER_NAME", "t").env("GIT_COMMITTER_EMAIL", "t@t")
+                .stdout(Stdio::null()).stderr(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
+            assert!(ok, "git {args:?}");
+        };
+        let mut h = History::default();
+        h.refresh(t.path());
+        assert_eq!(h.head, "", "not a repository yet");
+        run(&["init", "-q"]);
+        run(&["add", "."]);
+        run(&["commit", "-q", "-m", "one"]);
+        h.refresh(t.path());
+        assert_eq!(h.changed_with("a.py"), [("b.py", 1)]);
+        std::fs::write(t.path().join("c.py"), "x").unwrap();
+        run(&["add", "c.py"]);
+        run(&["commit", "-q", "-m", "two"]);
+        h.refresh(t.path());
+        assert_eq!(h.recency("c.py"), 1.0);
+        assert!(h.recency("a.py") < 1.0);
+    }
+}

@@ -1,0 +1,29 @@
+//! Task context: the files and regions of a repository that matter for a task, ranked, with
+//! one line each on why, and a bundle of their text within a token budget (issue 23; the MCP
+//! tool `task_context`, CLI `repoctx context`).
+//!
+//! `terms` splits code and task text into the same words; `bm25` scores them; `regions`
+//! cuts a file into line ranges along its definitions; `files` reads what the index keeps
+//! of a file; `graph` resolves imports to files; `written` holds the notes of scopes,
+//! artifacts and project.yaml; `history` reads git's; `index` keeps all of it for a tree and
+//! follows edits; `rank` answers a question and `bundle` cuts its text to the budget.
+
+pub mod bm25;
+pub mod bundle;
+pub mod files;
+pub mod graph;
+pub mod history;
+pub mod index;
+pub mod rank;
+pub mod regions;
+pub mod terms;
+pub mod written;
+
+/// The answer to one question as JSON (`rank::Answer`), the index made current first;
+/// Err for a tokenizer that is not known.
+pub fn query_json(ix: &mut index::Index, ask: &rank::Ask, tokenizer: &str) -> Result<String, String> {
+    let count = bundle::counter(tokenizer).ok_or_else(|| format!("unknown tokenizer {tokenizer:?}; known: bytes4, o200k, cl100k"))?;
+    ix.prepare(!ask.off.iter().any(|s| s == "history"));
+    let answer = rank::answer(ix, ask, &*count);
+    serde_json::to_string(&answer).map_err(|e| e.to_string())
+}

@@ -1,0 +1,509 @@
+//! One question: the files and regions that matter for a task, and the bundle.
+//!
+//! Every signal adds to a file's score on the scale of the best lexical match (1):
+//! - `lexical`: BM25 of the task's terms over each file's terms, divided by the best file's;
+//! - `symbols`: a definition named in the task (exact identifier) adds `W_SYMBOL`, shared
+//!   among the files defining that name (÷ √files; names defined in more than
+//!   `MAX_DEFINERS` files say nothing), half as much for a plain word (`render`) as for one
+//!   that reads as code (`render_page`, `renderPage`, `` `render` ``, `render()`);
+//! - `scopes`, `artifacts`, `project`: notes of the written context that match the task
+//!   (tasks/written.rs; each source's best note counts 1) lift the files they speak for;
+//! - `history`: the files that changed together with the top files (in the commits that
+//!   changed them), and a small prior for recent change;
+//! - `imports`: the top files share their score with the files they import and that import
+//!   them (÷ √neighbours).
+//!
+//! `paths` the agent gives lift those files and pull their import neighbours up, whatever
+//! signals are off. Regions of the top files are scored by the task's terms (BM25 with the
+//! file index's IDF), a definition the task names, and annotations of matching artifacts;
+//! a region's score is its file's, scaled by how it compares with the file's best region.
+
+use super::bm25::tf_weight;
+use super::bundle::{self, Count, Offer, Text};
+use super::index::Index;
+use super::regions::{self, Region};
+use super::terms;
+use super::written::{Source, Target};
+use crate::artifacts::srcindex::Globs;
+use crate::tree::fs::Root;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+
+/// The signals, by the names `signals_off` takes.
+pub const SIGNALS: &[&str] = &["lexical", "symbols", "imports", "scopes", "artifacts", "project", "history"];
+
+const W_SYMBOL: f32 = 0.6;
+const W_SCOPE: f32 = 0.3;
+const W_ARTIFACT: f32 = 0.5;
+const W_MODULE: f32 = 0.3;
+const W_RECENT: f32 = 0.05;
+const W_COCHANGE: f32 = 0.3;
+const W_IMPORT: f32 = 0.2;
+const W_PATH: f32 = 0.5;
+const MAX_DEFINERS: usize = 20;
+/// How many of the top files spread their score to co-changed files and import neighbours.
+const SPREAD_FROM: usize = 10;
+/// How many files are read for regions and offered to the bundle (at least `limit`).
+const REGION_FILES: usize = 20;
+/// A region nothing speaks for is worth this share of its file's score.
+const REGION_FLOOR: f32 = 0.1;
+/// Regions listed per file.
+const LISTED_REGIONS: usize = 3;
+
+pub struct Ask<'a> {
+    pub task: &'a str,
+    pub budget: usize,
+    pub paths: &'a [String],
+    pub off: &'a [String],
+    pub limit: usize,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct RegionOut {
+    pub start: u32,
+    pub end: u32,
+    pub symbol: String,
+    pub kind: &'static str,
+}
+
+#[derive(Serialize, Debug)]
+pub struct FileOut {
+    pub path: String,
+    pub score: f64,
+    pub why: String,
+    pub regions: Vec<RegionOut>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct PieceOut {
+    pub path: String,
+    pub start: u32,
+    pub end: u32,
+    pub text: String,
+}
+
+#[derive(Serialize, Debug)]
+pub struct Answer {
+    pub task: String,
+    pub budget: usize,
+    pub tokens: usize,
+    pub files: Vec<FileOut>,
+    pub bundle: Vec<PieceOut>,
+}
+
+struct Scores {
+    score: Vec<f32>,
+    why: HashMap<u32, Vec<(f32, String)>>,
+}
+
+impl Scores {
+    fn add(&mut self, id: u32, v: f32, why: impl FnOnce() -> String) {
+        if v > 0.0 && (id as usize) < self.score.len() {
+            self.score[id as usize] += v;
+            self.why.entry(id).or_default().push((v, why()));
+        }
+    }
+
+    fn top(&self, n: usize, index: &Index) -> Vec<u32> {
+        let mut ids: Vec<u32> = (0..self.score.len() as u32).filter(|&i| self.score[i as usize] > 0.0).collect();
+        let path = |i: u32| index.file(i).map_or("", |f| f.path.as_str());
+        ids.sort_by(|&a, &b| self.score[b as usize].total_cmp(&self.score[a as usize]).then_with(|| path(a).cmp(path(b))));
+        ids.truncate(n);
+        ids
+    }
+}
+
+fn has_glob(p: &str) -> bool {
+    p.contains(['*', '?', '[', '{'])
+}
+
+pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
+    let on = |s: &str| !ask.off.iter().any(|o| o == s);
+    let n = ix.files.len();
+    let mut sc = Scores { score: vec![0.0; n], why: HashMap::new() };
+
+    // The task's terms, each weighted by how often the task says it.
+    let task_terms = terms::terms(ask.task);
+    let mut qtf: HashMap<String, u32> = HashMap::new();
+    for t in &task_terms {
+        *qtf.entry(t.clone()).or_default() += 1;
+    }
+    let mut shown: HashMap<String, String> = HashMap::new(); // term -> the word the task used
+    for (_, w) in terms::words(ask.task) {
+        for p in terms::parts(w) {
+            if let Some(t) = terms::term(p) {
+                shown.entry(t).or_insert_with(|| p.to_ascii_lowercase());
+            }
+        }
+    }
+    // (Sorted: sums in one order, so two processes give the same scores to the last bit.)
+    let mut query: Vec<(u32, f32, String)> =
+        qtf.iter().filter_map(|(t, &c)| ix.lex.id(t).map(|id| (id, 1.0 + (c as f32).ln(), t.clone()))).collect();
+    query.sort_by(|a, b| a.2.cmp(&b.2));
+    let lexical = on("lexical");
+
+    // lexical
+    let mut lex_norm = vec![0f32; n];
+    if lexical && !query.is_empty() {
+        let raw = ix.lex.score(&query.iter().map(|q| (q.0, q.1)).collect::<Vec<_>>(), n);
+        let best = raw.iter().copied().fold(0f32, f32::max);
+        if best > 0.0 {
+            for (i, r) in raw.iter().enumerate().take(n) {
+                lex_norm[i] = r / best;
+                sc.score[i] += lex_norm[i];
+            }
+        }
+    }
+
+    // symbols
+    let mut named: HashSet<String> = HashSet::new();
+    if on("symbols") {
+        for (name, code) in terms::identifiers(ask.task) {
+            let Some(files) = ix.defs.get(name.as_str()) else { continue };
+            if files.is_empty() || files.len() > MAX_DEFINERS {
+                continue;
+            }
+            named.insert(name.clone());
+            let w = W_SYMBOL * if code { 1.0 } else { 0.5 } / (files.len() as f32).sqrt();
+            for &f in files {
+                sc.add(f, w, || format!("defines `{name}`"));
+            }
+        }
+    }
+
+    // written context: scopes, artifacts, project
+    let mut art_lines: HashMap<u32, Vec<(u32, f32)>> = HashMap::new();
+    let mut deferred: Vec<(Globs, f32, String)> = Vec::new(); // artifact globs, over the pool
+    let mut subtrees: Vec<(String, f32, String)> = Vec::new(); // module directories, over the pool
+    for (note, s) in ix.written.matches(&task_terms) {
+        match (&note.target, note.source) {
+            (Target::Dir(d), Source::Scope) if on("scopes") => {
+                for &f in ix.by_dir.get(d).into_iter().flatten() {
+                    sc.add(f, W_SCOPE * s, || format!("{} describes it", note.label));
+                }
+            }
+            (Target::File(p), Source::Scope) if on("scopes") => {
+                if let Some(&f) = ix.by_path.get(p) {
+                    sc.add(f, W_SCOPE * s, || format!("its purpose in {} matches", note.label));
+                }
+            }
+            (Target::Artifact { id, paths }, Source::Artifact) if on("artifacts") => {
+                for &(f, line) in ix.annotated.get(id.as_str()).into_iter().flatten() {
+                    art_lines.entry(f).or_default().push((line, s));
+                }
+                let mut lifted: HashSet<u32> = HashSet::new();
+                for &(f, _) in ix.annotated.get(id.as_str()).into_iter().flatten() {
+                    if lifted.insert(f) {
+                        sc.add(f, W_ARTIFACT * s, || format!("annotated with {}", note.label));
+                    }
+                }
+                let (globs, literal): (Vec<&String>, Vec<&String>) = paths.iter().partition(|p| has_glob(p));
+                for p in literal {
+                    let p = p.trim_start_matches("./").trim_end_matches('/');
+                    let ids: Vec<u32> = match ix.by_path.get(p) {
+                        Some(&f) => vec![f],
+                        None => ix.by_dir.get(p).cloned().unwrap_or_default(),
+                    };
+                    for f in ids {
+                        if lifted.insert(f) {
+                            sc.add(f, W_ARTIFACT * s * 0.5, || format!("in the paths of {}", note.label));
+                        }
+                    }
+                }
+                if !globs.is_empty() {
+                    let owned: Vec<String> = globs.into_iter().cloned().collect();
+                    deferred.push((Globs::new(&owned), s, note.label.clone()));
+                }
+            }
+            (Target::Module { path, key_files }, Source::Module) if on("project") => {
+                for k in key_files {
+                    if let Some(&f) = ix.by_path.get(k.as_str()) {
+                        sc.add(f, W_MODULE * s, || format!("key file of {}", note.label));
+                    }
+                }
+                subtrees.push((path.clone(), s, note.label.clone()));
+            }
+            _ => {}
+        }
+    }
+    if !deferred.is_empty() || !subtrees.is_empty() {
+        let pool: Vec<u32> = (0..n as u32).filter(|&i| sc.score[i as usize] > 0.0).collect();
+        for id in pool {
+            let Some(f) = ix.file(id) else { continue };
+            for (g, s, label) in &deferred {
+                if !g.matches(&f.path).is_empty() {
+                    sc.add(id, W_ARTIFACT * s * 0.5, || format!("in the paths of {label}"));
+                }
+            }
+            for (dir, s, label) in &subtrees {
+                if dir.is_empty() || dir == "." || f.path.starts_with(&format!("{dir}/")) {
+                    sc.add(id, W_MODULE * s * 0.3, || format!("in {label}"));
+                }
+            }
+        }
+    }
+
+    // history
+    if on("history") {
+        for id in 0..n as u32 {
+            if sc.score[id as usize] > 0.0 {
+                if let Some(f) = ix.file(id) {
+                    let r = ix.history.recency(&f.path);
+                    sc.add(id, W_RECENT * r, || "changed recently".to_string());
+                }
+            }
+        }
+        let top = sc.top(SPREAD_FROM, ix);
+        let best = top.first().map_or(0.0, |&t| sc.score[t as usize]);
+        // A file co-changed with several top files counts its strongest tie only (they are
+        // often the same commits); a tie is the share of the top file's commits that changed
+        // both, damped for files with few commits (1 of 1 is 0.5).
+        let mut ties: HashMap<u32, (f32, String)> = HashMap::new();
+        for &t in &top {
+            let Some(tf) = ix.file(t) else { continue };
+            let share = sc.score[t as usize] / best;
+            let total = ix.history.changes(&tf.path) as f32;
+            for (other, k) in ix.history.changed_with(&tf.path).into_iter().take(20) {
+                let Some(&o) = ix.by_path.get(other) else { continue };
+                let v = W_COCHANGE * share * k as f32 / (total + 1.0);
+                if ties.get(&o).is_none_or(|had| had.0 < v) {
+                    ties.insert(o, (v, format!("changed with {} in {k} commit{}", tf.path, if k == 1 { "" } else { "s" })));
+                }
+            }
+        }
+        for (o, (v, why)) in ties {
+            sc.add(o, v, || why);
+        }
+    }
+
+    // imports, and the paths the agent gave
+    let mut adds: Vec<(u32, f32, String)> = Vec::new();
+    if on("imports") {
+        let top = sc.top(SPREAD_FROM, ix);
+        let best = top.first().map_or(0.0, |&t| sc.score[t as usize]);
+        for &t in &top {
+            let Some(tf) = ix.file(t) else { continue };
+            let (out, inc) = ix.neighbours(t);
+            let w = W_IMPORT * sc.score[t as usize] / best / ((out.len() + inc.len()).max(1) as f32).sqrt();
+            adds.extend(out.iter().map(|&o| (o, w, format!("imported by {}", tf.path))));
+            adds.extend(inc.iter().map(|&o| (o, w, format!("imports {}", tf.path))));
+        }
+    }
+    for p in ask.paths {
+        let p = p.trim_start_matches("./").trim_end_matches('/');
+        let given: Vec<u32> = match ix.by_path.get(p) {
+            Some(&f) => vec![f],
+            None => ix.by_dir.get(if p.is_empty() { "." } else { p }).cloned().unwrap_or_default(),
+        };
+        for g in given {
+            adds.push((g, W_PATH * 0.5, format!("given: {p}")));
+            let (out, inc) = ix.neighbours(g);
+            let w = W_PATH / ((out.len() + inc.len()).max(1) as f32).sqrt();
+            let gp = ix.file(g).map_or(p.to_string(), |f| f.path.clone());
+            adds.extend(out.iter().map(|&o| (o, w, format!("imported by {gp} (given)"))));
+            adds.extend(inc.iter().map(|&o| (o, w, format!("imports {gp} (given)"))));
+        }
+    }
+    for (o, v, why) in adds {
+        sc.add(o, v, || why);
+    }
+
+    // The ranking, and the regions of its top files.
+    let top = sc.top(ask.limit.max(REGION_FILES), ix);
+    let confined = Root::open(&ix.root).ok();
+    let texts: Vec<Option<String>> = top
+        .par_iter()
+        .map(|&id| confined.as_ref().and_then(|r| super::files::read_text(r, &ix.file(id)?.path)))
+        .collect();
+    let idf: HashMap<&str, f32> = if lexical { query.iter().map(|(id, w, t)| (t.as_str(), ix.lex.idf(*id) * w)).collect() } else { HashMap::new() };
+    let scored: Vec<Vec<(Region, f32)>> = top
+        .par_iter()
+        .zip(&texts)
+        .map(|(&id, text)| {
+            let (Some(f), Some(text)) = (ix.file(id), text) else { return Vec::new() };
+            region_scores(&f.path, text, &idf, &named, art_lines.get(&id).map_or(&[][..], |v| v.as_slice()))
+        })
+        .collect();
+
+    let mut files = Vec::new();
+    for (rank, &id) in top.iter().enumerate().take(ask.limit) {
+        let Some(f) = ix.file(id) else { continue };
+        let mut whys = sc.why.remove(&id).unwrap_or_default();
+        if lex_norm[id as usize] > 0.0 {
+            let mut hit: Vec<(f32, &str)> = query
+                .iter()
+                .filter(|(q, _, _)| ix.lex.tf(*q, id) > 0)
+                .map(|(q, _, t)| (ix.lex.idf(*q), shown.get(t).map_or(t.as_str(), String::as_str)))
+                .collect();
+            hit.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+            let words: Vec<&str> = hit.iter().take(4).map(|h| h.1).collect();
+            whys.push((lex_norm[id as usize], format!("words: {}", words.join(", "))));
+        }
+        whys.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut seen = HashSet::new();
+        let why: Vec<String> = whys.into_iter().filter(|w| seen.insert(w.1.clone())).take(3).map(|w| w.1).collect();
+        let mut listed: Vec<&(Region, f32)> = scored[rank].iter().filter(|r| r.1 > 0.0).collect();
+        listed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.start.cmp(&b.0.start)));
+        listed.truncate(LISTED_REGIONS);
+        listed.sort_by_key(|r| r.0.start);
+        files.push(FileOut {
+            path: f.path.clone(),
+            score: (sc.score[id as usize] as f64 * 10_000.0).round() / 10_000.0,
+            why: why.join("; "),
+            regions: listed.into_iter().map(|(r, _)| RegionOut { start: r.start, end: r.end, symbol: r.symbol.clone(), kind: r.kind }).collect(),
+        });
+    }
+
+    // The bundle.
+    let paths: Vec<String> = top.iter().map(|&id| ix.file(id).map_or(String::new(), |f| f.path.clone())).collect();
+    let cut_texts: Vec<Text> = texts.iter().map(|t| Text::new(t.as_deref().unwrap_or(""))).collect();
+    let mut offers = Vec::new();
+    for (rank, regions) in scored.iter().enumerate() {
+        let fs = sc.score[top[rank] as usize];
+        let best = regions.iter().map(|r| r.1).fold(0f32, f32::max);
+        for (r, raw) in regions {
+            let rel = if best > 0.0 { raw / best } else { 0.0 };
+            offers.push(Offer { file: rank, start: r.start, end: r.end, score: fs * (REGION_FLOOR + (1.0 - REGION_FLOOR) * rel) });
+        }
+    }
+    let (pieces, tokens) = bundle::cut(&cut_texts, &offers, ask.budget, count);
+    let bundle = pieces
+        .into_iter()
+        .map(|p| PieceOut { path: paths[p.file].clone(), start: p.start, end: p.end, text: cut_texts[p.file].slice(p.start, p.end).to_string() })
+        .collect();
+    Answer { task: ask.task.to_string(), budget: ask.budget, tokens, files, bundle }
+}
+
+/// Each region of a file with how much the task speaks for it: BM25 of the task's terms in
+/// it (over the file's best region), 1 for a definition the task names, and the match of an
+/// artifact annotated inside it.
+fn region_scores(path: &str, text: &str, idf: &HashMap<&str, f32>, named: &HashSet<String>, art: &[(u32, f32)]) -> Vec<(Region, f32)> {
+    let regions = regions::regions(path, text);
+    let t = Text::new(text);
+    let counted: Vec<(u32, std::collections::BTreeMap<&str, u32>)> = regions
+        .iter()
+        .map(|r| {
+            let mut len = 0;
+            let mut hits = std::collections::BTreeMap::new();
+            terms::each_term(t.slice(r.start, r.end.min(t.lines())), |term| {
+                len += 1;
+                if let Some((k, _)) = idf.get_key_value(term.as_str()) {
+                    *hits.entry(*k).or_default() += 1;
+                }
+            });
+            (len, hits)
+        })
+        .collect();
+    let avg = counted.iter().map(|c| c.0 as f32).sum::<f32>() / counted.len().max(1) as f32;
+    let lex: Vec<f32> = counted
+        .iter()
+        .map(|(len, hits)| hits.iter().map(|(k, &tf)| idf[k] * tf_weight(tf as f32, *len as f32, avg)).sum())
+        .collect();
+    let best = lex.iter().copied().fold(0f32, f32::max);
+    regions
+        .into_iter()
+        .zip(lex)
+        .map(|(r, l)| {
+            let mut raw = if best > 0.0 { l / best } else { 0.0 };
+            if !r.symbol.is_empty() && r.kind != "lines" && named.contains(&r.symbol) {
+                raw += 1.0;
+            }
+            raw += art.iter().filter(|(line, _)| r.start <= *line && *line <= r.end).map(|(_, s)| 0.5 * s).fold(0f32, f32::max);
+            (r, raw)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::index::Options;
+    use crate::testing::TempTree;
+
+    fn ask<'a>(task: &'a str, paths: &'a [String], off: &'a [String]) -> Ask<'a> {
+        Ask { task, budget: 2000, paths, off, limit: 10 }
+    }
+
+    fn tree() -> TempTree {
+        let mut big = String::from("\"\"\"Orders: building, pricing and shipping.\"\"\"\nfrom shop.tax import tax_rate\n\n");
+        for i in 0..30 {
+            big.push_str(&format!("def helper_{i}(order):\n    return order.lines[{i}]\n\n\n"));
+        }
+        big.push_str("def apply_discount(order, coupon):\n    \"\"\"Take a coupon's percentage off the order total.\"\"\"\n    return order.total * (1 - coupon.percent / 100)\n\n\n");
+        for i in 30..60 {
+            big.push_str(&format!("def helper_{i}(order):\n    return order.lines[{i}]\n\n\n"));
+        }
+        TempTree::with(
+            "task-rank",
+            &[
+                ("shop/orders.py", &big),
+                ("shop/tax.py", "def tax_rate(country):\n    return 0.2\n"),
+                ("shop/cli.py", "from shop.orders import helper_1\n\ndef main():\n    helper_1(None)\n"),
+                ("docs/guide.md", "# Guide\n\nHow to ship an order.\n"),
+                ("web/page.ts", "export function renderPage(): string {\n  return 'coupon';\n}\n"),
+            ],
+        )
+    }
+
+    fn index(t: &TempTree) -> Index {
+        let dirs: Vec<String> = [".", "shop", "docs", "web"].iter().map(|s| s.to_string()).collect();
+        let mut ix = Index::build(t.path(), Options { extra_ignore: vec![], prefix: "@".into(), contextia: None }, &dirs).unwrap();
+        ix.prepare(false);
+        ix
+    }
+
+    #[test]
+    fn the_named_function_ranks_first_and_is_in_the_bundle() {
+        let t = tree();
+        let ix = index(&t);
+        let count: Count = &|s: &str| s.len().div_ceil(4);
+        let a = answer(&ix, &Ask { budget: 60, ..ask("Fix apply_discount: coupon percentages are wrong", &[], &[]) }, count);
+        assert_eq!(a.files[0].path, "shop/orders.py", "{:?}", a.files);
+        assert!(a.files[0].why.contains("defines `apply_discount`"), "{}", a.files[0].why);
+        assert_eq!(a.files[0].regions[0].symbol, "apply_discount");
+        // The region is chosen, with two lines of context on either side, not the head of the file.
+        assert!(!a.bundle.iter().any(|p| p.text.contains("def helper_")), "{:?}", a.bundle);
+        let b = &a.bundle[0];
+        assert_eq!(b.path, "shop/orders.py");
+        assert!(b.text.starts_with("\n\ndef apply_discount(order, coupon):\n"), "{b:?}");
+        assert!(a.tokens <= 60);
+    }
+
+    #[test]
+    fn imports_pull_neighbours_and_given_paths_pull_theirs() {
+        let t = tree();
+        let ix = index(&t);
+        let count: Count = &|s: &str| s.len().div_ceil(4);
+        let a = answer(&ix, &ask("apply_discount coupon", &[], &[]), count);
+        let tax = a.files.iter().find(|f| f.path == "shop/tax.py").expect("an imported neighbour of the top file");
+        assert!(tax.why.contains("imported by shop/orders.py"), "{}", tax.why);
+        let off = vec!["imports".to_string()];
+        let a = answer(&ix, &ask("apply_discount coupon", &[], &off), count);
+        assert!(a.files.iter().all(|f| f.path != "shop/tax.py"), "imports off: {:?}", a.files);
+        // A given path pulls the files it imports and that import it.
+        let given = vec!["shop/orders.py".to_string()];
+        let a = answer(&ix, &ask("render the page", &given, &off), count);
+        let paths: Vec<&str> = a.files.iter().map(|f| f.path.as_str()).collect();
+        assert!(paths.contains(&"shop/tax.py") && paths.contains(&"shop/cli.py"), "{paths:?}");
+    }
+
+    #[test]
+    fn budgets_hold_and_signals_switch_off() {
+        let t = tree();
+        let ix = index(&t);
+        let count: Count = &|s: &str| s.len().div_ceil(4);
+        for budget in [0, 1, 10, 50, 100, 333, 1000, 5000, 100_000] {
+            let a = answer(&ix, &Ask { task: "order coupon discount shipping", budget, paths: &[], off: &[], limit: 10 }, count);
+            let recount: usize = a.bundle.iter().map(|p| count(&p.text)).sum();
+            assert_eq!(recount, a.tokens);
+            assert!(a.tokens <= budget, "{budget}: {}", a.tokens);
+        }
+        let all: Vec<String> = SIGNALS.iter().map(|s| s.to_string()).collect();
+        let a = answer(&ix, &ask("apply_discount coupon", &[], &all), count);
+        assert!(a.files.is_empty() && a.bundle.is_empty());
+        let only_symbols: Vec<String> = SIGNALS.iter().filter(|s| **s != "symbols").map(|s| s.to_string()).collect();
+        let a = answer(&ix, &ask("apply_discount coupon", &[], &only_symbols), count);
+        assert_eq!(a.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["shop/orders.py"]);
+    }
+}

@@ -1,0 +1,217 @@
+//! A file cut into regions, the line ranges a task's bundle is made of: its top-level
+//! definitions (functions, classes, structs, impls, … found by the same spans as the
+//! annotation scan, rust/artifacts/annotate.rs), a definition longer than `SPLIT_OVER`
+//! lines cut along its members (an `impl` into its methods, a class into its methods,
+//! with the lines between them kept under the definition's name), the comments and
+//! decorators right above a definition kept with it, and everything else (imports,
+//! module-level code, files of languages without definitions, markdown) in windows of at
+//! most `WINDOW` lines, ended at a blank line where one is near.
+
+use crate::artifacts::annotate::{self, Lang, Line, Span};
+
+/// The longest window of lines outside definitions.
+pub const WINDOW: usize = 40;
+/// A definition longer than this is cut along its members.
+pub const SPLIT_OVER: usize = 80;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Region {
+    /// First and last line, 1-based, inclusive.
+    pub start: u32,
+    pub end: u32,
+    /// The definition's name ("" for a window).
+    pub symbol: String,
+    /// "function", "class", "struct", "enum", "trait", "impl", "interface", "module", or
+    /// "lines" for a window.
+    pub kind: &'static str,
+}
+
+/// The language whose definitions are found, if any.
+pub fn code_lang(path: &str) -> Option<Lang> {
+    annotate::lang_of(path).filter(|l| matches!(l, Lang::Python | Lang::Rust | Lang::Go | Lang::Js))
+}
+
+/// The number of lines of `text` (a final newline ends the last line, it starts none).
+pub fn line_count(text: &str) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    let n = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    if text.ends_with('\n') { n } else { n + 1 }
+}
+
+/// The regions of a file, in line order, covering every line once.
+pub fn regions(path: &str, text: &str) -> Vec<Region> {
+    let n = line_count(text);
+    if n == 0 {
+        return Vec::new();
+    }
+    let text_lines: Vec<&str> = text.split('\n').collect();
+    let Some(lang) = code_lang(path) else {
+        return windows(&text_lines, 0, n - 1, "", "lines");
+    };
+    let lines = annotate::lex(text.as_bytes(), lang);
+    let mut spans: Vec<Span> = annotate::spans(&lines, lang).into_iter().filter(|s| s.start < n).collect();
+    for s in &mut spans {
+        s.end = s.end.min(n - 1);
+    }
+    spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+    let mut out = Vec::new();
+    cut(&text_lines, &lines, &spans, 0, n - 1, None, &mut out, 0);
+    out
+}
+
+/// The spans directly inside [from, to] (not inside another of them), sorted.
+fn outermost(spans: &[Span], from: usize, to: usize, skip: Option<&Span>) -> Vec<Span> {
+    let mut out: Vec<Span> = Vec::new();
+    for s in spans {
+        if s.start < from || s.end > to || skip.is_some_and(|k| k.start == s.start && k.end == s.end) {
+            continue;
+        }
+        if out.last().is_some_and(|o| s.start <= o.end) {
+            continue; // inside (or overlapping) the one before
+        }
+        out.push(s.clone());
+    }
+    out
+}
+
+/// Whether line `i` belongs with the definition below it (a comment or a decorator).
+fn leads_in(lines: &[Line], text_lines: &[&str], i: usize) -> bool {
+    let raw = text_lines.get(i).map_or("", |l| l.trim());
+    if raw.is_empty() {
+        return false;
+    }
+    let code = String::from_utf8_lossy(&lines[i].code);
+    let code = code.trim();
+    code.is_empty() || code.starts_with('@') || code.starts_with("#[")
+}
+
+/// Cut lines [from, to] into regions: the definitions there, and the lines between them
+/// (named after `owner` when inside a definition that was split, else in windows).
+#[allow(clippy::too_many_arguments)]
+fn cut(text_lines: &[&str], lines: &[Line], spans: &[Span], from: usize, to: usize, owner: Option<&Span>, out: &mut Vec<Region>, depth: usize) {
+    let gap = |a: usize, b: usize, out: &mut Vec<Region>| match owner {
+        Some(o) => out.push(Region { start: a as u32 + 1, end: b as u32 + 1, symbol: o.name.clone(), kind: o.kind }),
+        None => out.extend(windows(text_lines, a, b, "", "lines")),
+    };
+    let mut at = from;
+    for d in &outermost(spans, from, to, owner) {
+        // Comments and decorators right above the definition go with it.
+        let mut start = d.start.max(at);
+        while start > at && leads_in(lines, text_lines, start - 1) {
+            start -= 1;
+        }
+        if start > at {
+            gap(at, start - 1, out);
+        }
+        let long = d.end - d.start + 1 > SPLIT_OVER;
+        if long && depth < 2 && !outermost(spans, d.start + 1, d.end, Some(d)).is_empty() {
+            // The head (leading comments, signature, fields) keeps the name; then its members.
+            cut(text_lines, lines, spans, start, d.end, Some(d), out, depth + 1);
+        } else {
+            out.push(Region { start: start as u32 + 1, end: d.end as u32 + 1, symbol: d.name.clone(), kind: d.kind });
+        }
+        at = d.end + 1;
+    }
+    if at <= to {
+        gap(at, to, out);
+    }
+}
+
+/// Lines [from, to] (0-based, inclusive) in windows of at most WINDOW lines, each ended at
+/// the last blank line of its second half where there is one.
+fn windows(lines: &[&str], from: usize, to: usize, symbol: &str, kind: &'static str) -> Vec<Region> {
+    let mut out = Vec::new();
+    let mut start = from;
+    while start <= to {
+        let mut end = (start + WINDOW - 1).min(to);
+        if end < to {
+            if let Some(blank) = (start + WINDOW / 2..=end).rev().find(|&i| lines.get(i).is_some_and(|l| l.trim().is_empty())) {
+                end = blank;
+            }
+        }
+        out.push(Region { start: start as u32 + 1, end: end as u32 + 1, symbol: symbol.to_string(), kind });
+        start = end + 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(path: &str, text: &str) -> Vec<(u32, u32, String, &'static str)> {
+        regions(path, text).into_iter().map(|r| (r.start, r.end, r.symbol, r.kind)).collect()
+    }
+
+    fn r(s: u32, e: u32, sym: &str, kind: &'static str) -> (u32, u32, String, &'static str) {
+        (s, e, sym.to_string(), kind)
+    }
+
+    fn covers_every_line_once(path: &str, text: &str) {
+        let regions = regions(path, text);
+        let mut next = 1;
+        for r in &regions {
+            assert_eq!(r.start, next, "{path}: {regions:?}");
+            assert!(r.end >= r.start);
+            next = r.end + 1;
+        }
+        assert_eq!(next as usize, line_count(text) + 1, "{path}: {regions:?}");
+    }
+
+    #[test]
+    fn python_definitions_with_their_decorators_and_comments() {
+        let src = "import os\n\n# Loads it.\n@cache\ndef load(path):\n    return open(path)\n\n\nclass Store:\n    def get(self):\n        pass\n\nX = 1\n";
+        assert_eq!(
+            shape("a.py", src),
+            [r(1, 2, "", "lines"), r(3, 6, "load", "function"), r(7, 8, "", "lines"), r(9, 11, "Store", "class"), r(12, 13, "", "lines")]
+        );
+        covers_every_line_once("a.py", src);
+    }
+
+    #[test]
+    fn rust_items_and_a_long_impl_cut_along_its_methods() {
+        let mut src = String::from("use std::fmt;\n\n/// A thing.\n#[derive(Debug)]\npub struct Thing {\n    x: u32,\n}\n\nimpl Thing {\n    pub fn new() -> Self {\n        Thing { x: 0 }\n    }\n\n");
+        src.push_str("    /// Grows it.\n    pub fn grow(&mut self) {\n");
+        for _ in 0..90 {
+            src.push_str("        self.x += 1;\n");
+        }
+        src.push_str("    }\n}\n\nfn main() {}\n");
+        let got = shape("t.rs", &src);
+        assert_eq!(got[0], r(1, 2, "", "lines"));
+        assert_eq!(got[1], r(3, 7, "Thing", "struct"));
+        assert_eq!(got[2], r(8, 8, "", "lines"));
+        assert_eq!(got[3], r(9, 9, "Thing", "impl"), "the impl's head");
+        assert_eq!(got[4], r(10, 12, "new", "function"));
+        assert_eq!(got[5], r(13, 13, "Thing", "impl"));
+        assert_eq!(got[6], r(14, 106, "grow", "function"), "the doc comment goes with the method");
+        assert_eq!(got[7], r(107, 107, "Thing", "impl"), "the impl's closing brace");
+        assert_eq!(*got.last().unwrap(), r(109, 109, "main", "function"));
+        covers_every_line_once("t.rs", &src);
+    }
+
+    #[test]
+    fn go_and_typescript_definitions() {
+        let go = "package x\n\n// Run runs.\nfunc Run() {\n}\n\ntype S struct {\n\tA int\n}\n";
+        assert_eq!(shape("x.go", go), [r(1, 2, "", "lines"), r(3, 5, "Run", "function"), r(6, 6, "", "lines"), r(7, 9, "S", "struct")]);
+        let ts = "import x from 'y';\n\nexport class Cart {\n  total(): number {\n    return 1;\n  }\n}\n\nexport const add = (a: number) => {\n  return a;\n};\n";
+        assert_eq!(shape("c.ts", ts), [r(1, 2, "", "lines"), r(3, 7, "Cart", "class"), r(8, 8, "", "lines"), r(9, 11, "add", "function")]);
+        covers_every_line_once("x.go", go);
+        covers_every_line_once("c.ts", ts);
+    }
+
+    #[test]
+    fn files_without_definitions_in_windows_ended_at_blank_lines() {
+        let mut md = String::new();
+        for i in 0..100 {
+            md.push_str(if i % 30 == 29 { "\n" } else { "text\n" });
+        }
+        let got = shape("README.md", &md);
+        assert_eq!(got[0], r(1, 30, "", "lines"), "ended at the blank line 30, in the window's second half");
+        assert!(got.iter().all(|g| g.1 - g.0 < WINDOW as u32));
+        covers_every_line_once("README.md", &md);
+        covers_every_line_once("a.py", "x = 1");
+        assert!(regions("a.py", "").is_empty());
+    }
+}

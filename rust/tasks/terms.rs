@@ -1,0 +1,218 @@
+//! The words of code and of a task, as the lexical index counts them.
+//!
+//! A word is a run of ASCII letters, digits and `_`. Each is split on `_` and on case
+//! (`parseHTTPResponse` is `parse`, `http`, `response`; digits stay with the part before
+//! them: `utf8`, `http2`), lower-cased and lightly stemmed (plural `s`, `ies`, `ing`,
+//! `ed`), so `Parsing configs` in a task finds `parse_config` in code. Parts shorter than
+//! two letters, pure numbers, parts over 40 bytes (hashes, base64) and a short list of
+//! English and keyword stopwords are dropped. The same function reads code, comments,
+//! docstrings, paths and the task, so both sides always agree.
+
+/// Words too common in code or prose to say anything about a task.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "for", "from", "has", "have", "if",
+    "in", "into", "is", "it", "its", "no", "not", "of", "on", "or", "so", "that", "the", "then", "there",
+    "these", "this", "those", "to", "was", "we", "were", "when", "which", "will", "with", "would", "you",
+    "your", "also", "all", "any", "should", "now", "use", "used", "using", "self", "fn", "def", "let", "var",
+    "const", "pub", "mut", "return", "import", "true", "false", "none", "null", "nil", "else", "elif",
+    "crate", "super", "impl", "func", "function", "package", "static", "void", "this", "new", "end", "get",
+    "set", "make", "add", "fix", "fixes", "fixed", "change", "changes", "update", "support", "allow",
+];
+
+const MAX_PART: usize = 40;
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Each word of `text` (a run of ASCII letters, digits and `_`) with its byte offset.
+pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() && !is_word_byte(bytes[i]) {
+            i += 1;
+        }
+        if i >= bytes.len() {
+            return None;
+        }
+        let start = i;
+        while i < bytes.len() && is_word_byte(bytes[i]) {
+            i += 1;
+        }
+        Some((start, &text[start..i]))
+    })
+}
+
+/// The parts of one word, split on `_` and on case, as they are written.
+pub fn parts(word: &str) -> Vec<&str> {
+    let b = word.as_bytes();
+    let mut out = Vec::new();
+    let mut start = None;
+    for i in 0..=b.len() {
+        let Some(&c) = b.get(i) else {
+            if let Some(s) = start.take() {
+                out.push(&word[s..i]);
+            }
+            break;
+        };
+        if c == b'_' {
+            if let Some(s) = start.take() {
+                out.push(&word[s..i]);
+            }
+            continue;
+        }
+        let Some(s) = start else {
+            start = Some(i);
+            continue;
+        };
+        let prev = b[i - 1];
+        // aB: a new part at B; ABc: a new part at B (the end of an acronym); digits stay.
+        let boundary = (c.is_ascii_uppercase() && prev.is_ascii_lowercase())
+            || (c.is_ascii_uppercase()
+                && prev.is_ascii_uppercase()
+                && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase())
+                && i > s + 1)
+            || (c.is_ascii_uppercase() && prev.is_ascii_digit());
+        if boundary {
+            out.push(&word[s..i]);
+            start = Some(i);
+        }
+    }
+    out
+}
+
+/// A light stemmer: plural and verb endings off, so `configs`, `parsing` and `parsed` meet
+/// `config` and `parse` (whose final `e` is also dropped, as `pars`).
+pub fn stem(w: &str) -> String {
+    let mut s = w.to_string();
+    let n = s.len();
+    if n > 4 && s.ends_with("ies") {
+        s.truncate(n - 3);
+        s.push('y');
+    } else if n > 4 && s.ends_with("sses") {
+        s.truncate(n - 2);
+    } else if n > 3 && s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is") {
+        s.truncate(n - 1);
+    } else if n > 5 && s.ends_with("ing") {
+        s.truncate(n - 3);
+    } else if n > 4 && s.ends_with("ed") && !s.ends_with("eed") {
+        s.truncate(n - 2);
+    }
+    if s.len() > 3 && s.ends_with('e') {
+        s.pop();
+    }
+    s
+}
+
+/// The term a part of a word counts as, or None when it is dropped.
+pub fn term(part: &str) -> Option<String> {
+    if part.len() < 2 || part.len() > MAX_PART || part.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let lower = part.to_ascii_lowercase();
+    if STOPWORDS.contains(&lower.as_str()) {
+        return None;
+    }
+    Some(stem(&lower))
+}
+
+/// Every term of `text`, in order, with repeats.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (_, w) in words(text) {
+        if w.len() > 4 * MAX_PART {
+            continue;
+        }
+        for p in parts(w) {
+            if let Some(t) = term(p) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// Call `f` with each term of `text` (no allocation for words that are dropped).
+pub fn each_term(text: &str, mut f: impl FnMut(String)) {
+    for (_, w) in words(text) {
+        if w.len() > 4 * MAX_PART {
+            continue;
+        }
+        for p in parts(w) {
+            if let Some(t) = term(p) {
+                f(t);
+            }
+        }
+    }
+}
+
+/// The names a task mentions that could be definitions: each word of three bytes or more
+/// as written, and whether it looks like code (`snake_case`, `camelCase`, a digit, or
+/// written in backticks or before `(`) rather than a plain English word.
+pub fn identifiers(task: &str) -> Vec<(String, bool)> {
+    let bytes = task.as_bytes();
+    let mut out: Vec<(String, bool)> = Vec::new();
+    for (at, w) in words(task) {
+        if w.len() < 3 || w.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let inner_upper = w.bytes().skip(1).any(|b| b.is_ascii_uppercase()) && w.bytes().any(|b| b.is_ascii_lowercase());
+        let quoted = at > 0 && bytes[at - 1] == b'`';
+        let called = bytes.get(at + w.len()) == Some(&b'(');
+        let pathy = (at > 0 && matches!(bytes[at - 1], b':' | b'.')) || matches!(bytes.get(at + w.len()), Some(b':' | b'.'))
+            && bytes.get(at + w.len() + 1).is_some_and(|b| is_word_byte(*b) || *b == b':');
+        let code = w.contains('_') || inner_upper || w.bytes().any(|b| b.is_ascii_digit()) || quoted || called || pathy;
+        match out.iter_mut().find(|(n, _)| n == w) {
+            Some(seen) => seen.1 |= code,
+            None => out.push((w.to_string(), code)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_on_case_and_underscores() {
+        assert_eq!(parts("parse_config"), ["parse", "config"]);
+        assert_eq!(parts("parseHTTPResponse"), ["parse", "HTTP", "Response"]);
+        assert_eq!(parts("HTTPServer"), ["HTTP", "Server"]);
+        assert_eq!(parts("__init__"), ["init"]);
+        assert_eq!(parts("utf8_decode"), ["utf8", "decode"]);
+        assert_eq!(parts("http2Client"), ["http2", "Client"]);
+        assert_eq!(parts("TaskIndex"), ["Task", "Index"]);
+        assert_eq!(parts("x"), ["x"]);
+    }
+
+    #[test]
+    fn terms_are_lowered_stemmed_and_filtered() {
+        assert_eq!(terms("fn parse_config(configs: &[Config]) -> Self"), ["pars", "config", "config", "config"]);
+        assert_eq!(terms("Parsing the configs, parsed"), ["pars", "config", "pars"]);
+        assert_eq!(terms("a 12 x9 ab"), ["x9", "ab"]);
+        assert_eq!(terms("libraries classes status"), ["library", "class", "status"]);
+        // Overlong parts (hashes) say nothing.
+        assert!(terms(&"f".repeat(60)).is_empty());
+        // Non-ASCII letters separate words.
+        assert_eq!(terms("größe_wert"), ["gr", "wert"]);
+    }
+
+    #[test]
+    fn task_and_code_meet_on_the_same_terms() {
+        let code = terms("def load_yaml_files(paths):\n    \"\"\"Read every YAML file.\"\"\"");
+        for t in terms("Loading YAML file paths") {
+            assert!(code.contains(&t), "{t} not in {code:?}");
+        }
+    }
+
+    #[test]
+    fn identifiers_tell_code_from_words() {
+        let ids = identifiers("Fix `render` so parse_config and TaskIndex::query() handle the cache");
+        let code: Vec<&str> = ids.iter().filter(|(_, c)| *c).map(|(n, _)| n.as_str()).collect();
+        let plain: Vec<&str> = ids.iter().filter(|(_, c)| !*c).map(|(n, _)| n.as_str()).collect();
+        assert_eq!(code, ["render", "parse_config", "TaskIndex", "query"]);
+        assert_eq!(plain, ["Fix", "and", "handle", "the", "cache"]);
+    }
+}

@@ -1,0 +1,317 @@
+//! What people and agents wrote about the code, as notes the task is matched against:
+//! `.context.yaml` scopes (a directory's summary, exports and interfaces count for the files
+//! directly in it; a file's purpose for that file), `.contextia/` specs, decisions and norms
+//! (they lift the files and lines annotated with their id, and the files their `paths`
+//! name), and `.repoctx/project.yaml` modules (description, patterns and rules lift the
+//! module's key files, and a little its other files). Every file is read by the one
+//! bounded YAML reader (rust/formats/yamlread.rs); notes are kept in a BM25 index of their
+//! own, each source re-read only when a file of it changes.
+
+use super::bm25::{counts, Inverted};
+use super::files::{stat_key, StatKey};
+use super::terms;
+use crate::formats::yamlread;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub const CONTEXT_FILE: &str = ".context.yaml";
+pub const PROJECT_FILE: &str = ".repoctx/project.yaml";
+const MAX_NOTE_FILE: u64 = 1 << 20;
+/// The artifact folders under `.contextia/` whose documents describe the code.
+const ARTIFACT_DIRS: &[&str] = &["system/specs", "system/rationale", "system/norms"];
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Source {
+    Scope,
+    Artifact,
+    Module,
+}
+
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// The files directly in a directory.
+    Dir(String),
+    File(String),
+    /// A module of project.yaml: its directory and key files.
+    Module { path: String, key_files: Vec<String> },
+    /// An artifact: its id (annotations name it) and its `paths` globs.
+    Artifact { id: String, paths: Vec<String> },
+}
+
+#[derive(Debug, Clone)]
+pub struct Note {
+    pub source: Source,
+    /// How the why line names it: "scope src/core", "SPEC-001 (Login flow)", "module core".
+    pub label: String,
+    pub target: Target,
+}
+
+#[derive(Default)]
+pub struct Written {
+    ix: Inverted,
+    notes: Vec<Option<Note>>,
+    terms_of: Vec<Vec<u32>>,
+    free: Vec<u32>,
+    scopes: HashMap<String, (StatKey, Vec<u32>)>,
+    project: Option<(StatKey, Vec<u32>)>,
+    artifacts: (Vec<(PathBuf, StatKey)>, Vec<u32>),
+}
+
+fn text_of(v: &Value, out: &mut String) {
+    match v {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Array(items) => items.iter().for_each(|i| text_of(i, out)),
+        Value::Object(map) => map.values().for_each(|i| text_of(i, out)),
+        _ => {}
+    }
+}
+
+fn field_text(v: &Value, fields: &[&str]) -> String {
+    let mut out = String::new();
+    for f in fields {
+        if let Some(x) = v.get(*f) {
+            text_of(x, &mut out);
+        }
+    }
+    out
+}
+
+fn parse_yaml(bytes: &[u8]) -> Option<Value> {
+    serde_json::from_str(&yamlread::to_json(bytes).ok()?).ok()
+}
+
+impl Written {
+    fn add(&mut self, note: Note, text: &str) -> Option<u32> {
+        let (c, len) = counts(terms::terms(text));
+        if len == 0 {
+            return None;
+        }
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.notes.push(None);
+                self.terms_of.push(Vec::new());
+                self.notes.len() as u32 - 1
+            }
+        };
+        self.terms_of[id as usize] = self.ix.add(id, &c, len);
+        self.notes[id as usize] = Some(note);
+        Some(id)
+    }
+
+    fn drop_all(&mut self, ids: &[u32]) {
+        for &id in ids {
+            let terms = std::mem::take(&mut self.terms_of[id as usize]);
+            self.ix.remove(id, &terms);
+            self.notes[id as usize] = None;
+            self.free.push(id);
+        }
+    }
+
+    /// Read (or drop) the context file of `dir` when its stat changed since it was read.
+    pub fn scope(&mut self, base: &Path, root: &crate::tree::fs::Root, dir: &str) {
+        let rel = if dir == "." { CONTEXT_FILE.to_string() } else { format!("{dir}/{CONTEXT_FILE}") };
+        let key = std::fs::symlink_metadata(base.join(&rel)).ok().filter(|m| m.is_file()).map(|m| stat_key(&m));
+        match (key, self.scopes.get(dir)) {
+            (Some(k), Some((had, _))) if *had == k => return,
+            (None, None) => return,
+            _ => {}
+        }
+        if let Some((_, ids)) = self.scopes.remove(dir) {
+            self.drop_all(&ids);
+        }
+        let Some(key) = key else { return };
+        let mut ids = Vec::new();
+        if let Some(v) = root.read(Path::new(&rel), MAX_NOTE_FILE).ok().and_then(|b| parse_yaml(&b)) {
+            let label = format!("scope {dir}");
+            let text = field_text(&v, &["summary", "exports", "interfaces", "data_models"]);
+            ids.extend(self.add(Note { source: Source::Scope, label: label.clone(), target: Target::Dir(dir.to_string()) }, &text));
+            for f in v.get("files").and_then(Value::as_array).into_iter().flatten() {
+                let (Some(name), Some(purpose)) = (f.get("name").and_then(Value::as_str), f.get("purpose").and_then(Value::as_str)) else {
+                    continue;
+                };
+                let path = crate::tree::walk::child_scope(dir, name);
+                ids.extend(self.add(Note { source: Source::Scope, label: label.clone(), target: Target::File(path) }, purpose));
+            }
+        }
+        self.scopes.insert(dir.to_string(), (key, ids));
+    }
+
+    /// Forget the scopes of directories that are gone.
+    pub fn forget_scope(&mut self, dir: &str) {
+        if let Some((_, ids)) = self.scopes.remove(dir) {
+            self.drop_all(&ids);
+        }
+    }
+
+    /// Re-read project.yaml when its stat changed.
+    pub fn project(&mut self, root: &Path) {
+        let abs = root.join(PROJECT_FILE);
+        let key = std::fs::symlink_metadata(&abs).ok().filter(|m| m.is_file()).map(|m| stat_key(&m));
+        if key == self.project.as_ref().map(|p| p.0) {
+            return;
+        }
+        if let Some((_, ids)) = self.project.take() {
+            self.drop_all(&ids);
+        }
+        let Some(key) = key else { return };
+        let mut ids = Vec::new();
+        let confined = crate::tree::fs::Root::open(root).ok();
+        let data = confined.and_then(|r| r.read(Path::new(PROJECT_FILE), MAX_NOTE_FILE).ok()).and_then(|b| parse_yaml(&b));
+        if let Some(modules) = data.as_ref().and_then(|v| v.get("modules")).and_then(Value::as_object) {
+            for (name, m) in modules {
+                let path = m.get("path").and_then(Value::as_str).unwrap_or("").trim_start_matches("./").trim_end_matches('/').to_string();
+                let key_files = m
+                    .get("key_files")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|k| k.get("path").and_then(Value::as_str).or_else(|| k.as_str()))
+                    .map(|p| p.trim_start_matches("./").to_string())
+                    .collect();
+                let mut text = format!("{name}\n");
+                text.push_str(&field_text(m, &["description", "patterns", "business_rules", "decisions", "known_issues"]));
+                let note = Note { source: Source::Module, label: format!("module {name}"), target: Target::Module { path, key_files } };
+                ids.extend(self.add(note, &text));
+            }
+        }
+        self.project = Some((key, ids));
+    }
+
+    /// Re-read the artifacts of `.contextia/` (at `dir`) when any of their files changed.
+    pub fn artifacts(&mut self, dir: Option<&Path>) {
+        let mut now: Vec<(PathBuf, StatKey)> = Vec::new();
+        for sub in dir.into_iter().flat_map(|d| ARTIFACT_DIRS.iter().map(move |s| d.join(s))) {
+            let Ok(entries) = std::fs::read_dir(&sub) else { continue };
+            for e in entries.flatten() {
+                let is_md = e.file_name().to_str().is_some_and(|n| n.ends_with(".md") && !n.starts_with('.'));
+                if let (true, Ok(ft), Ok(m)) = (is_md, e.file_type(), e.metadata()) {
+                    if ft.is_file() && m.len() <= MAX_NOTE_FILE {
+                        now.push((e.path(), stat_key(&m)));
+                    }
+                }
+            }
+        }
+        now.sort();
+        if now == self.artifacts.0 {
+            return;
+        }
+        let old = std::mem::take(&mut self.artifacts.1);
+        self.drop_all(&old);
+        let mut ids = Vec::new();
+        for (path, _) in &now {
+            let Ok(text) = std::fs::read_to_string(path) else { continue };
+            let Some((head, body)) = frontmatter(&text) else { continue };
+            let Some(meta) = parse_yaml(head.as_bytes()) else { continue };
+            let Some(id) = meta.get("id").and_then(Value::as_str) else { continue };
+            let title = meta.get("title").and_then(Value::as_str).unwrap_or("");
+            let paths = meta.get("paths").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(String::from).collect();
+            let tags = field_text(&meta, &["tags"]);
+            let note = Note {
+                source: Source::Artifact,
+                label: if title.is_empty() { id.to_string() } else { format!("{id} ({title})") },
+                target: Target::Artifact { id: id.to_string(), paths },
+            };
+            ids.extend(self.add(note, &format!("{title}\n{title}\n{tags}\n{body}")));
+        }
+        self.artifacts = (now, ids);
+    }
+
+    /// Each note matching the query terms: (note, score scaled so the best of its source is 1).
+    pub fn matches(&self, query: &[String]) -> Vec<(&Note, f32)> {
+        let q: Vec<(u32, f32)> = query.iter().filter_map(|t| self.ix.id(t)).map(|id| (id, 1.0)).collect();
+        let scores = self.ix.score(&q, self.notes.len());
+        let mut best: HashMap<u8, f32> = HashMap::new();
+        let mut out = Vec::new();
+        for (i, s) in scores.iter().enumerate() {
+            if *s <= 0.0 {
+                continue;
+            }
+            if let Some(n) = &self.notes[i] {
+                let b = best.entry(n.source as u8).or_default();
+                *b = b.max(*s);
+                out.push((n, *s));
+            }
+        }
+        for (n, s) in &mut out {
+            *s /= best[&(n.source as u8)];
+        }
+        // In an order of their own, not of their numbers (which edits reuse).
+        out.sort_by(|a, b| a.0.label.cmp(&b.0.label).then_with(|| format!("{:?}", a.0.target).cmp(&format!("{:?}", b.0.target))));
+        out
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.ix.heap_bytes() + self.notes.len() * 96 + self.terms_of.iter().map(|t| t.capacity() * 4 + 24).sum::<usize>()
+    }
+}
+
+/// (frontmatter, body) of a markdown document that starts with a `---` line.
+pub fn frontmatter(text: &str) -> Option<(&str, &str)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
+    let mut at = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            return Some((&rest[..at], &rest[at + line.len()..]));
+        }
+        at += line.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::TempTree;
+
+    #[test]
+    fn notes_from_scopes_project_and_artifacts() {
+        let t = TempTree::with(
+            "task-written",
+            &[
+                ("src/auth/.context.yaml", "version: 1\nsummary: \"OAuth login and session tokens.\"\nfiles:\n  - name: refresh.py\n    purpose: \"Rotates refresh tokens.\"\nexports: [\"login(user)\"]\n"),
+                (".repoctx/project.yaml", "version: 1\nmodules:\n  billing:\n    description: Invoices and payment providers.\n    path: ./src/billing/\n    key_files:\n      - path: src/billing/invoice.py\n        role: core\n"),
+                (".contextia/system/specs/SPEC-001.md", "---\nid: SPEC-001\ntitle: Token refresh\npaths: [src/auth/*]\n---\nRefresh tokens are single use.\n"),
+                (".contextia/system/specs/broken.md", "no frontmatter\n"),
+            ],
+        );
+        let root = crate::tree::fs::Root::open(t.path()).unwrap();
+        let mut w = Written::default();
+        w.scope(t.path(), &root, "src/auth");
+        w.project(t.path());
+        w.artifacts(Some(&t.path().join(".contextia")));
+        fn labels(w: &Written, q: &str) -> Vec<(String, String)> {
+            let mut v: Vec<(String, String)> = w.matches(&terms::terms(q)).into_iter().map(|(n, _)| (n.label.clone(), format!("{:?}", n.target))).collect();
+            v.sort();
+            v
+        }
+        let refresh = labels(&w, "refresh token");
+        assert!(refresh.contains(&("scope src/auth".into(), "File(\"src/auth/refresh.py\")".into())), "{refresh:?}");
+        assert!(refresh.contains(&("scope src/auth".into(), "Dir(\"src/auth\")".into())));
+        assert!(refresh.iter().any(|(l, t)| l == "SPEC-001 (Token refresh)" && t.contains("src/auth/*")));
+        let billing = labels(&w, "invoice payments");
+        assert_eq!(billing.len(), 1);
+        assert!(billing[0].1.contains("path: \"src/billing\"") && billing[0].1.contains("src/billing/invoice.py"), "{billing:?}");
+        // Scores are scaled per source: the best note of each is 1.
+        assert!(w.matches(&terms::terms("refresh token")).iter().any(|(_, s)| *s == 1.0));
+        // A change is seen; a removed file takes its notes with it.
+        std::fs::remove_file(t.path().join("src/auth/.context.yaml")).unwrap();
+        w.scope(t.path(), &root, "src/auth");
+        assert!(labels(&w, "refresh token").iter().all(|(l, _)| !l.starts_with("scope")));
+        std::fs::write(t.path().join(".contextia/system/specs/SPEC-001.md"), "---\nid: SPEC-001\ntitle: Billing cycles\n---\n").unwrap();
+        w.artifacts(Some(&t.path().join(".contextia")));
+        assert!(labels(&w, "refresh token").is_empty());
+    }
+
+    #[test]
+    fn frontmatter_split() {
+        assert_eq!(frontmatter("---\nid: X\n---\nbody\n"), Some(("id: X\n", "body\n")));
+        assert_eq!(frontmatter("---\nid: X\n"), None);
+        assert_eq!(frontmatter("body"), None);
+    }
+}
