@@ -108,8 +108,8 @@ def bench_build(work: Path, src: Path, source_bytes: int, repeat: int) -> tuple[
         repoctx_build.last = json.loads(proc.stdout)
 
     def in_process():
-        from repoctx.caches import engine as caches
         from repoctx.base.workspace import Workspace
+        from repoctx.caches import engine as caches
 
         ws = Workspace.open(work, cache_root=root)
         caches.build(ws, caches.BuildParams(sources=str(src), cache=f"c{next(counter)}", repo=True))

@@ -14,8 +14,8 @@ import time
 
 from benches import synth
 from repoctx.base import index
-from repoctx.scopes import read as scopes
 from repoctx.base.workspace import Workspace
+from repoctx.scopes import read as scopes
 
 
 def main() -> None:

@@ -37,13 +37,13 @@ def main() -> None:
     n = parser.parse_args().n
     sys.path.insert(0, str(HERE / "tests"))
     import msgspec
-    from sample_repo import build_sample_repo
 
     from repoctx import _core
     from repoctx.base import fs
-    from repoctx.scopes import state as scope_state
-    from repoctx.registry.catalog import all_commands
     from repoctx.base.workspace import Workspace
+    from repoctx.registry.catalog import all_commands
+    from repoctx.scopes import state as scope_state
+    from sample_repo import build_sample_repo
 
     tmp = Path(tempfile.mkdtemp())
     try:

@@ -6,7 +6,6 @@ import statistics
 import subprocess
 import sys
 
-
 # Linux carries a process's peak RSS across exec from the image it was forked from, so a
 # child of this (by then large) harness process would report the harness's peak as its own.
 # A small launcher forks and times the command; its peak is the launcher's (~9 MiB) at most.

@@ -80,8 +80,8 @@ def _fenced(text: str, lang: str) -> list[str]:
 
 def _replies(checkout: Path) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
     """(resource URI -> (example URI, sample reply), prompt -> sample text); empty without tests/."""
-    from repoctx.registry.catalog import all_prompts, all_resources
     from repoctx.base.workspace import Workspace
+    from repoctx.registry.catalog import all_prompts, all_resources
 
     tests = checkout / "tests"
     fixture = tests / "fixtures" / "contextia"
@@ -193,7 +193,6 @@ def _effect(cmd) -> str:
 
 
 def tools_md(checkout: Path = CHECKOUT) -> str:
-    from repoctx.base.command import _inline_schema
     from repoctx.registry.catalog import all_commands, all_prompts, all_resources
 
     examples = _examples(checkout)

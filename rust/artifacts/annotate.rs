@@ -336,6 +336,33 @@ pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     }
 }
 
+/// Words a definition line can start with, in any of the languages with spans.
+const DEF_STARTS: &[&str] = &[
+    "def", "class", "async", "fn", "pub", "struct", "enum", "trait", "mod", "impl", "union", "const", "unsafe",
+    "extern", "default", "func", "type", "function", "export", "declare", "abstract", "let", "var", "interface",
+];
+
+/// The definition one raw line starts, if it starts one (without the lexer: a line inside a
+/// string or a comment that reads like a definition counts too). For the names a file
+/// defines, where spans are not wanted (tasks/files.rs); `indented` JavaScript lines are
+/// read as class members.
+pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
+    let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
+    let rest = &line[start..];
+    let word = rest.iter().position(|b| !is_ident(*b)).map_or(rest, |e| &rest[..e]);
+    if !DEF_STARTS.iter().any(|d| d.as_bytes() == word) && !(lang == Lang::Js && start > 0) {
+        return None;
+    }
+    let t = tokens(rest);
+    match lang {
+        Lang::Python => python_def(&t),
+        Lang::Rust => rust_def(&t),
+        Lang::Go => go_def(&t),
+        Lang::Js => js_def(&t, start > 0),
+        _ => None,
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Span {
     /// 0-based first and last line, inclusive.

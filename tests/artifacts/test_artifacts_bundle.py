@@ -12,7 +12,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from repoctx.artifacts import tools as artifacts, bundle
+from repoctx.artifacts import bundle
+from repoctx.artifacts import tools as artifacts
 from repoctx.base import tokens
 from repoctx.base.workspace import Workspace
 

@@ -124,7 +124,8 @@ async def test_an_unexpected_failure_of_a_contextia_tool_is_plain_text(project, 
 def test_a_session_log_the_disk_refuses_is_a_plain_text_error(project, monkeypatch):
     import errno
 
-    from repoctx.artifacts import tools as artifacts, session_logs
+    from repoctx.artifacts import session_logs
+    from repoctx.artifacts import tools as artifacts
     from repoctx.base.workspace import Workspace
 
     def full(*_args):

@@ -12,7 +12,8 @@ import pytest
 
 from artifacts_fixture import copy_fixture
 from conftest import mcp_client
-from repoctx.artifacts import tools as artifacts, session_logs
+from repoctx.artifacts import session_logs
+from repoctx.artifacts import tools as artifacts
 from repoctx.base.workspace import Workspace
 
 

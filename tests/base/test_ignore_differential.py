@@ -29,9 +29,9 @@ def _pattern(rng: random.Random, dirs: list[str]) -> str:
     other = rng.choice(NAMES)
     pat = rng.choice([
         name, f"/{name}", f"{name}/", f"/{name}/", f"**/{name}", f"{name}/**", f"{other}/**/{name}",
-        f"{other}/{name}", f"[ab]*", f"x[0-9]", f"?", f"*b", f"[!a]*", f"{name[0]}*", "*", f"**/{other}/{name}/",
+        f"{other}/{name}", "[ab]*", "x[0-9]", "?", "*b", "[!a]*", f"{name[0]}*", "*", f"**/{other}/{name}/",
         rng.choice(dirs) if dirs else name, f"{name}*/", f"\\!{name}", f"{name} ", f"#{name}",
-        f"[[:upper:]]*", f"[[:digit:]]", f"[]a]*", f"[a-]b", f"***/{name}", f"{other}/***", f"{other}/**/{name}/**",
+        "[[:upper:]]*", "[[:digit:]]", "[]a]*", "[a-]b", f"***/{name}", f"{other}/***", f"{other}/**/{name}/**",
         f"*{name}.py", f"{name}?py", f"\\{name}", f"{name}\\ ", "**", f"{name}.*", f"/**/{name}",
     ])
     return ("!" + pat) if rng.random() < 0.3 else pat

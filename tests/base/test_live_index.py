@@ -9,17 +9,16 @@ import shutil
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import msgspec
-
 from conftest import mcp_client, run_cli
 from repoctx import _core
 from repoctx.base import index
-from repoctx.scopes import read as scopes
 from repoctx.base.workspace import Workspace
+from repoctx.scopes import read as scopes
 from sample_repo import write_context
 
 DIRS = ["", "a", "a/b", "a/b/c", "d", "d/e", "gen", "node_modules", ".hid"]

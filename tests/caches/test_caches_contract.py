@@ -17,9 +17,9 @@ import msgspec
 import pytest
 
 from conftest import mcp_client, run_cli, write
+from repoctx.base.workspace import Workspace
 from repoctx.caches import engine as caches
 from repoctx.formats import cache as fmt
-from repoctx.base.workspace import Workspace
 
 ERR = {code: json.dumps({"error": {"code": code, "message": msg}}, separators=(",", ":")) + "\n"
        for code, msg in fmt.MESSAGES.items()}

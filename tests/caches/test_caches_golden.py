@@ -163,8 +163,8 @@ def test_mcp_error_result_is_the_golden_byte_for_byte():
 
 
 def test_every_query_on_every_cache_validates_and_is_deterministic(tmp_path):
-    from repoctx.caches import engine as caches
     from repoctx.base.workspace import Workspace
+    from repoctx.caches import engine as caches
 
     ws = Workspace.open(tmp_path, cache_root=fixture("caches"))
     resolve = next(c for c in caches.COMMANDS if c.tool == "context_resolve")

@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from repoctx import _core
-from repoctx.caches import engine as caches
 from repoctx.base.workspace import Workspace
+from repoctx.caches import engine as caches
 
 WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 SPLIT = re.compile("[" + re.escape(WHITESPACE) + "]+")

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from artifacts_fixture import copy_fixture
 from conftest import run_cli, write
-
 from repoctx import _core
 from repoctx.base.tokens import bytes4
 

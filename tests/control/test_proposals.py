@@ -10,8 +10,8 @@ import os
 import pytest
 
 from conftest import mcp_client, run_cli, write
-from repoctx.control import proposals
 from repoctx.base.workspace import Workspace
+from repoctx.control import proposals
 from sample_repo import CONTEXT, build_sample_repo
 
 CORE = "src/core/.context.yaml"

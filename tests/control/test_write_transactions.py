@@ -34,8 +34,8 @@ import msgspec
 import pytest
 
 from conftest import REPOCTX, mcp_client, run_as_script, run_cli
-from repoctx.control import proposals
 from repoctx.base.workspace import Workspace
+from repoctx.control import proposals
 from sample_repo import CONTEXT, build_sample_repo
 
 KILLS = int(os.environ.get("REPOCTX_APPLY_KILLS", "0"))  # 0: every step of one proposal
@@ -164,8 +164,8 @@ def test_apply_killed_at_every_step_finishes_or_rolls_back(tmp_path):
 def _race(root: str, trials: int) -> dict[str, int]:
     """`trials` races in forked pairs released at once: apply of a proposal changing
     src/core/.context.yaml (and docs/.context.yaml) against update_context of src/core."""
-    from repoctx.views import server
     from repoctx.registry.catalog import all_commands
+    from repoctx.views import server
 
     ws = Workspace.open(root)
     update = next(c for c in all_commands() if c.tool == "update_context")

@@ -13,15 +13,14 @@ import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import msgspec
 import yaml
 
-from repoctx.views import server
-from repoctx.registry.catalog import all_commands
-from repoctx.base.workspace import Workspace
 from conftest import run_as_script
+from repoctx.base.workspace import Workspace
+from repoctx.registry.catalog import all_commands
+from repoctx.views import server
 from sample_repo import CONTEXT, build_sample_repo
 
 OPS = int(os.environ.get("REPOCTX_STRESS_OPS", "15"))

@@ -18,7 +18,6 @@ import os
 import random
 import signal
 import sqlite3
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,12 +26,12 @@ import msgspec
 import pytest
 import yaml
 
+from conftest import run_as_script
+from repoctx.base.workspace import Workspace, settle
 from repoctx.caches import engine as caches
 from repoctx.control import proposals
-from repoctx.views import server
 from repoctx.registry.catalog import all_commands
-from repoctx.base.workspace import Workspace, settle
-from conftest import run_as_script
+from repoctx.views import server
 from sample_repo import CONTEXT, build_sample_repo
 
 KILLS = int(os.environ.get("REPOCTX_CRASH_KILLS", "24"))

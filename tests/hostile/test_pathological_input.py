@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import mcp_client, run_cli, write
+from repoctx.base.workspace import Workspace
 from repoctx.registry import catalog
 from repoctx.views import report
-from repoctx.base.workspace import Workspace
 
 DIRS = ["src", "src/core", "out", "src/out", "n7", "n49999", "keep", "docs", "docs/gen"]
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPOCTX, mcp_client, run_cli
+from repoctx.base.workspace import Workspace
 from repoctx.caches import engine as caches
 from repoctx.views import cli
-from repoctx.base.workspace import Workspace
 from sample_repo import EXAMPLES, build_sample_repo
 
 SECRET = "LINKED-OUT-SECRET-91d2"

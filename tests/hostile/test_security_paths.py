@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import posixpath
-import shutil
 from pathlib import Path
 from urllib.parse import quote
 
@@ -21,11 +20,11 @@ import msgspec
 import pytest
 
 from conftest import run_cli, write
-from repoctx.views import server
 from repoctx.base.command import ResourceError
-from repoctx.registry.catalog import all_commands, all_resources
-from repoctx.project.store import Store
 from repoctx.base.workspace import Workspace
+from repoctx.project.store import Store
+from repoctx.registry.catalog import all_commands, all_resources
+from repoctx.views import server
 from sample_repo import EXAMPLES, build_sample_repo
 
 SECRET = "CANARY-7f3a9c-SECRET"

@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from test_security_links import secret_in_repo, snapshot
 
 from conftest import mcp_client
 from sample_repo import build_sample_repo
-from test_security_links import secret_in_repo, snapshot
 
 SECRET = "LINKED-OUT-SECRET-91d2"  # the one secret_in_repo looks for
 CALLS = int(os.environ.get("REPOCTX_RACE_CALLS", "120"))

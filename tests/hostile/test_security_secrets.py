@@ -9,12 +9,11 @@ import subprocess
 from pathlib import Path
 
 import msgspec
-import pytest
 
-from repoctx.caches import engine as caches
-from repoctx.views import server
-from repoctx.registry.catalog import all_commands
 from repoctx.base.workspace import Workspace
+from repoctx.caches import engine as caches
+from repoctx.registry.catalog import all_commands
+from repoctx.views import server
 from sample_repo import EXAMPLES, build_sample_repo
 
 SECRET = "SECRET-5b1e-DO-NOT-LEAK"

@@ -18,11 +18,13 @@ from hypothesis import strategies as st
 from conftest import run_cli, write
 from project_fixture import NOW, build_project_fixture, check_golden
 from repoctx.base import clock
-from repoctx.project import overview as project, render as project_render, sessions
 from repoctx.base.command import ResourceError
-from repoctx.formats import project_file as pf
-from repoctx.project.overview import AddDiscoveryParams, ProjectParams
 from repoctx.base.workspace import Workspace
+from repoctx.formats import project_file as pf
+from repoctx.project import overview as project
+from repoctx.project import render as project_render
+from repoctx.project import sessions
+from repoctx.project.overview import AddDiscoveryParams, ProjectParams
 
 
 @pytest.fixture

@@ -89,8 +89,8 @@ async def test_two_servers_on_one_repository_share_the_database(repo):
 
 
 def text_of_module(repo, name: str) -> str:
-    from repoctx.project import overview as project
     from repoctx.base.workspace import Workspace
+    from repoctx.project import overview as project
 
     return project.read_module(Workspace.open(repo), {"name": name})
 

@@ -18,10 +18,11 @@ import pytest
 
 from conftest import run_cli, write
 from project_fixture import check_golden
-from repoctx.project import overview as project, sessions, store
 from repoctx.base.command import ResourceError
-from repoctx.project.overview import AddDiscoveryParams
 from repoctx.base.workspace import Workspace
+from repoctx.project import overview as project
+from repoctx.project import sessions, store
+from repoctx.project.overview import AddDiscoveryParams
 from sample_repo import build_sample_repo
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)

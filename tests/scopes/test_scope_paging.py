@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import msgspec
 import pytest
@@ -15,8 +14,8 @@ from hypothesis import strategies as st
 
 from conftest import mcp_client
 from repoctx.base import index
-from repoctx.scopes import read as scopes
 from repoctx.base.workspace import Workspace
+from repoctx.scopes import read as scopes
 from sample_repo import write_context
 
 # Names that sort awkwardly by bytes: "src-x" falls between "src" and "src/a", "-x" before ".".

@@ -14,11 +14,11 @@ import pytest
 import yaml
 
 from conftest import mcp_client, run_cli, shared_path, write
-from repoctx.scopes import generate
-from repoctx.registry.catalog import by_tool_name
-from repoctx.formats import context_file as cf
-from repoctx.views.server import call
 from repoctx.base.workspace import Workspace
+from repoctx.formats import context_file as cf
+from repoctx.registry.catalog import by_tool_name
+from repoctx.scopes import generate
+from repoctx.views.server import call
 
 
 def polyglot(root: Path) -> Path:

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from repoctx import _core
+from repoctx.base.workspace import Workspace
 from repoctx.registry.catalog import by_tool_name
 from repoctx.views.server import call
-from repoctx.base.workspace import Workspace
 
 text = st.text(max_size=40)
 context = st.fixed_dictionaries(

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repoctx import _core
+from repoctx.base.workspace import Workspace
 from repoctx.registry.catalog import by_tool_name
 from repoctx.views.server import call
-from repoctx.base.workspace import Workspace
 from sample_repo import CONTEXT, write_context
 
 TRAVERSAL = "Invalid scope: path traversal detected"

@@ -11,10 +11,10 @@ from typing import Annotated
 from msgspec import Meta, Struct
 
 from repoctx.artifacts import store
-from repoctx.base import fs
 from repoctx.artifacts.store import Problem, Project, choose, load
-from repoctx.formats import artifact as fa
+from repoctx.base import fs
 from repoctx.base.workspace import Workspace, atomic_write, locked
+from repoctx.formats import artifact as fa
 
 TYPE_NAMES = tuple(fa.TYPES)
 

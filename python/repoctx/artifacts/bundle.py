@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from repoctx.artifacts import text as artifact_text
-from repoctx.base import tokens
-from repoctx.artifacts.store import Artifact, Project
 from repoctx.artifacts.session_logs import Session
+from repoctx.artifacts.store import Artifact, Project
+from repoctx.base import tokens
 
 DEGRADE_ORDER = ("norm", "decision", "identity", "spec", "log", "task")
 SHOWN_ORDER = ("task", "spec", "decision", "norm", "identity", "log")

@@ -8,8 +8,8 @@ import os
 from repoctx.artifacts import store
 from repoctx.artifacts.store import NoProject, Problem, in_project, load
 from repoctx.base.command import Prompt, Resource, ResourceError
-from repoctx.formats import artifact as fa
 from repoctx.base.workspace import Workspace
+from repoctx.formats import artifact as fa
 
 
 def read_identity(ws: Workspace, _fields: dict[str, str]) -> str:

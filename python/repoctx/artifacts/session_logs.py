@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import msgspec
 
 from repoctx.base import clock, fs
+from repoctx.base.workspace import Workspace, atomic_write, locked
 from repoctx.formats import artifact as fa
 from repoctx.formats import bounded
-from repoctx.base.workspace import Workspace, atomic_write, locked
 
 ENTRY_FILE = re.compile(r"^(\d+)\.md$")
 SESSION_FILE = "session.yaml"

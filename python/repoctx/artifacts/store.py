@@ -19,9 +19,9 @@ from functools import cached_property, lru_cache
 
 from repoctx import _core
 from repoctx.base import fs
+from repoctx.base.workspace import Workspace, read_once, stat_key
 from repoctx.formats import artifact as fa
 from repoctx.formats.artifact import ArtifactType, Config, Frontmatter
-from repoctx.base.workspace import Workspace, read_once, stat_key
 
 GLOB_CHARS = frozenset("*?[{")
 

@@ -16,17 +16,17 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx.artifacts import authoring
-from repoctx.artifacts import check as artifact_check, resources as artifact_resources, text as artifact_text, bundle, session_logs
-from repoctx.base import tokens
-from repoctx.artifacts import store
+from repoctx.artifacts import authoring, bundle, session_logs, store
+from repoctx.artifacts import check as artifact_check
+from repoctx.artifacts import resources as artifact_resources
+from repoctx.artifacts import text as artifact_text
 from repoctx.artifacts.store import Artifact, Problem, Project, choose, load
-from repoctx.base import command
+from repoctx.base import command, tokens
 from repoctx.base.command import Command
-from repoctx.formats import artifact as fa
-from repoctx.formats import config as config_format
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace
+from repoctx.formats import artifact as fa
+from repoctx.formats import config as config_format
 
 TYPE_NAMES = tuple(fa.TYPES)
 SEARCH_FIELDS = ("title", "tags", "body")

@@ -34,10 +34,10 @@ from msgspec import Meta, Struct
 from repoctx import _core
 from repoctx.base import clock, fs, local_state
 from repoctx.base.command import Check, CheckResult, Command, fixed_form
-from repoctx.formats import bounded
-from repoctx.formats import cache as fmt
 from repoctx.base.words import plural
 from repoctx.base.workspace import Workspace, locked
+from repoctx.formats import bounded
+from repoctx.formats import cache as fmt
 
 log = logging.getLogger("repoctx")
 

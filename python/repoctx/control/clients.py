@@ -21,10 +21,10 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import fs
 from repoctx.base.command import Command
-from repoctx.formats import bounded
 from repoctx.base.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.base.words import plural
 from repoctx.base.workspace import Workspace, atomic_write, locked
+from repoctx.formats import bounded
 
 MAX_CONFIG_BYTES = 16 << 20  # ~/.claude.json also holds history and can be large
 

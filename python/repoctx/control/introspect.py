@@ -19,14 +19,13 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import __version__
-from repoctx.base import fs
 from repoctx.base.command import Check, CheckResult, Command
-from repoctx.formats.config import SURFACES, ConfigError
-from repoctx.formats.config import load as load_config
-from repoctx.formats.run import Step
 from repoctx.base.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.base.words import plural
 from repoctx.base.workspace import Workspace
+from repoctx.formats.config import SURFACES, ConfigError
+from repoctx.formats.config import load as load_config
+from repoctx.formats.run import Step
 
 
 class NoParams(Struct):

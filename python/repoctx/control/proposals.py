@@ -28,6 +28,18 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from repoctx import _core
 from repoctx.base import clock, fs, journal, local_state
 from repoctx.base.command import Check, CheckResult, Command, fixed_form
+from repoctx.base.results import (
+    DEFAULT_MAX_BYTES,
+    Envelope,
+    MaxBytes,
+    cut_utf8,
+    failure,
+    is_failure,
+    success,
+    with_structured_invalid,
+)
+from repoctx.base.words import plural
+from repoctx.base.workspace import PathEscape, Workspace, atomic_write, locked
 from repoctx.formats import bounded
 from repoctx.formats import context_file as cf
 from repoctx.formats.proposal import (
@@ -41,18 +53,6 @@ from repoctx.formats.proposal import (
     kind_of,
     proposal_id,
 )
-from repoctx.base.results import (
-    DEFAULT_MAX_BYTES,
-    Envelope,
-    MaxBytes,
-    cut_utf8,
-    failure,
-    is_failure,
-    success,
-    with_structured_invalid,
-)
-from repoctx.base.words import plural
-from repoctx.base.workspace import PathEscape, Workspace, atomic_write, locked
 
 MAX_PROPOSAL_BYTES = 1 << 20
 MAX_FILE_BYTES = 4 << 20

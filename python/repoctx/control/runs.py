@@ -16,9 +16,6 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import clock, fs, local_state
 from repoctx.base.command import Command, fixed_form
-from repoctx.formats import bounded
-from repoctx.formats import config as config_format
-from repoctx.formats.run import RUNS_DIR, Run, Step
 from repoctx.base.results import (
     DEFAULT_MAX_BYTES,
     Envelope,
@@ -31,6 +28,9 @@ from repoctx.base.results import (
 )
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace, atomic_write, locked
+from repoctx.formats import bounded
+from repoctx.formats import config as config_format
+from repoctx.formats.run import RUNS_DIR, Run, Step
 
 RUN_ID = re.compile(r"^[0-9]{8}T[0-9]{6}[0-9]{6}Z(-[0-9]+)?$")
 MAX_RUN_BYTES = 8 << 20

@@ -12,7 +12,6 @@ by its stat, so a rewrite (always a new inode) is picked up at the next read.
 from __future__ import annotations
 
 import errno
-import os
 import threading
 from typing import Annotated
 from urllib.parse import quote
@@ -20,11 +19,11 @@ from urllib.parse import quote
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import clock, fs, local_state
-from repoctx.project import render
 from repoctx.base.command import Check, CheckResult, Command, Resource, ResourceError
-from repoctx.formats import project_file as pf
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace, atomic_write, locked, stat_key
+from repoctx.formats import project_file as pf
+from repoctx.project import render
 
 INVALID_PARAMS, INTERNAL_ERROR = -32602, -32603
 MAX_FILE_BYTES = 8 << 20

@@ -26,11 +26,11 @@ from typing import Annotated, Any
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import clock, fs, local_state
-from repoctx.project import render
 from repoctx.base.command import Check, CheckResult, Command, Resource, ResourceError
-from repoctx.formats.project_file import PROJECT_FILE
-from repoctx.project.store import DB_FILE, SessionRow, Store, StoreError
 from repoctx.base.workspace import PathEscape, Workspace
+from repoctx.formats.project_file import PROJECT_FILE
+from repoctx.project import render
+from repoctx.project.store import DB_FILE, SessionRow, Store, StoreError
 
 log = logging.getLogger("repoctx")
 

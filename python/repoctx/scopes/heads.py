@@ -17,9 +17,9 @@ import msgspec
 from msgspec import Struct
 
 from repoctx import __version__
-from repoctx.scopes import gitstate
-from repoctx.formats import context_file as cf
 from repoctx.base.workspace import is_racy
+from repoctx.formats import context_file as cf
+from repoctx.scopes import gitstate
 
 
 class Head(Struct, array_like=True, gc=False, tag=0):

@@ -19,12 +19,12 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import _core
 from repoctx.base import index
-from repoctx.scopes import state as scope_state
 from repoctx.base.command import Command, compact_json
-from repoctx.scopes.heads import Head, Invalid
-from repoctx.formats import context_file as cf
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, RootNotAllowed, Workspace
+from repoctx.formats import context_file as cf
+from repoctx.scopes import state as scope_state
+from repoctx.scopes.heads import Head, Invalid
 
 TRAVERSAL = "Invalid scope: path traversal detected"
 

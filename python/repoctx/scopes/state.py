@@ -22,11 +22,10 @@ from msgspec import Struct
 
 from repoctx import _core
 from repoctx.base import fs, index
-from repoctx.scopes import gitstate
-from repoctx.scopes import heads
-from repoctx.scopes.heads import Head, Invalid
-from repoctx.formats import context_file as cf
 from repoctx.base.workspace import is_racy, stat_key
+from repoctx.formats import context_file as cf
+from repoctx.scopes import gitstate, heads
+from repoctx.scopes.heads import Head, Invalid
 
 # The largest context file read or written: far above a real one (a file listing 10,000 files
 # is about 1 MiB), so a valid file is always read; a larger one is refused as invalid.

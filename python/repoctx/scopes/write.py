@@ -29,13 +29,15 @@ from msgspec.structs import replace
 
 from repoctx import _core
 from repoctx.base import clock, fs, index
-from repoctx.scopes import generate, gitstate, state as scope_state, read as scopes
 from repoctx.base.command import Command
-from repoctx.scopes.heads import Head, Invalid
-from repoctx.formats import context_file as cf
-from repoctx.scopes.generate import ScopeFacts
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace, atomic_write, locked
+from repoctx.formats import context_file as cf
+from repoctx.scopes import generate, gitstate
+from repoctx.scopes import read as scopes
+from repoctx.scopes import state as scope_state
+from repoctx.scopes.generate import ScopeFacts
+from repoctx.scopes.heads import Head, Invalid
 
 CHUNK = 256  # scopes read per call into the core: the unit of progress and of memory held
 

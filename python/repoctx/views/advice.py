@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 
 from repoctx.base import fs
-from repoctx.formats import bounded
 from repoctx.base.workspace import CONFIG_FILE, load_yaml_file
+from repoctx.formats import bounded
 
 VALIDATE = "`repoctx validate` lists every problem"
 

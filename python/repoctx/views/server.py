@@ -16,8 +16,8 @@ import sys
 from contextlib import asynccontextmanager
 
 import anyio
-import msgspec
 import mcp_types as types
+import msgspec
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import (
@@ -32,12 +32,12 @@ from mcp.shared.message import SessionMessage
 
 from repoctx import __version__
 from repoctx.base import index
-from repoctx.registry.allowlist import AllowlistError
 from repoctx.base.command import Command, Resource, ResourceError
-from repoctx.registry.catalog import all_prompts, connection_observers, select, warm_up
 from repoctx.base.results import Envelope, internal_failure
-from repoctx.views.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin, request_id
 from repoctx.base.workspace import Workspace, settle
+from repoctx.registry.allowlist import AllowlistError
+from repoctx.registry.catalog import all_prompts, connection_observers, select, warm_up
+from repoctx.views.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin, request_id
 
 log = logging.getLogger("repoctx")
 
