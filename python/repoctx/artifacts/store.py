@@ -4,7 +4,7 @@ Every call reads the project from disk (the contract is stateless per call), but
 a file is parsed again only when its stat changed, so an unchanged project costs
 a directory listing and a stat per artifact. The annotation index of the source
 tree is kept per server process while `SourceIndex.is_current()` holds (see
-rust/srcindex.rs); questions about one file read that file instead.
+rust/artifacts/srcindex.rs); questions about one file read that file instead.
 """
 
 from __future__ import annotations

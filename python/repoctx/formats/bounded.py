@@ -1,7 +1,7 @@
 """Bounded parsing: every YAML, JSON and TOML file repoctx reads is parsed here, so no
 input can crash the process or exhaust its memory (docs/security.md, "Bounded parsing").
 
-YAML goes through the core's one reader (rust/yamlread.rs): nesting deeper than 128
+YAML goes through the core's one reader (rust/formats/yamlread.rs): nesting deeper than 128
 levels, and aliases that would copy more than 1 MiB, are refused with the line and the
 reason. msgspec and tomllib stop deep nesting at Python's recursion limit with a
 RecursionError; here that becomes their own decode error, so a file nested too deep is

@@ -32,7 +32,7 @@ from repoctx.scopes.gitstate import recorded_commit
 
 
 class ScopeFacts(msgspec.Struct):
-    """One directory's sources as the core read them (rust/extract.rs `ScopeFacts`)."""
+    """One directory's sources as the core read them (rust/scopes/sources.rs `ScopeFacts`)."""
 
     files: list[cf.FileEntry]
     generic: list[str]  # files whose purpose is only a label for their kind
@@ -59,7 +59,7 @@ DERIVED = (
 )
 
 _LABELS = frozenset(_core.FILE_LABELS)
-MAX_TEXT = 300  # as the core's purposes (rust/extract.rs): a longer sentence is cut after a word
+MAX_TEXT = 300  # as the core's purposes (rust/lang/text.rs): a longer sentence is cut after a word
 MAX_STRUCTURE = 100
 
 
