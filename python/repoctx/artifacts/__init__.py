@@ -1,5 +1,5 @@
 """Artifacts (Contextia): specs, decisions, norms and tasks in `.contextia/`, traced to annotated source."""
 
 # What registry/catalog.py loads of this package.
-MODULES = {"commands": ("tools",), "resources": ("tools",), "prompts": ("tools",), "checks": ("tools",)}
+MODULES = {"commands": ("tools",), "resources": ("resources",), "prompts": ("resources",), "checks": ("tools",)}
 CLI_WORDS = {"artifacts": "tools"}

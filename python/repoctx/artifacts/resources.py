@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from repoctx.artifacts import store
-from repoctx.artifacts.store import NoProject, Problem, in_project, load
+from repoctx.artifacts.store import NoProject, Problem, find_artifact, in_project, load
 from repoctx.base.command import Prompt, Resource, ResourceError
 from repoctx.base.workspace import Workspace
 from repoctx.formats import artifact as fa
@@ -41,8 +41,6 @@ def read_index(ws: Workspace, _fields: dict[str, str]) -> str:
 
 
 def _task_line(ws: Workspace, task_id: str) -> str:
-    from repoctx.artifacts.tools import find_artifact
-
     try:
         a = find_artifact(load(ws), task_id, "task")
     except Problem as exc:

@@ -317,3 +317,18 @@ def annotations_of_file(project: Project, rel: str, path: str) -> list[_core.Ann
 def target_id(target: str) -> str:
     """`SPEC-012.token-refresh` or `SPEC-001/login-success` -> the artifact id."""
     return target.split(".", 1)[0].split("/", 1)[0]
+
+
+def find_artifact(project: Project, artifact_id: str, want: str | None = None) -> Artifact:
+    t = fa.type_of_id(artifact_id)
+    if want == "task" and (t is None or t.name != "task"):
+        raise Problem(f"Invalid task id '{artifact_id}'. Task ids look like TASK-001")
+    if t is None:
+        raise Problem(f"Invalid artifact id '{artifact_id}'. Ids look like SPEC-001, DEC-001, NORM-001 or TASK-001")
+    found = project.by_id.get(artifact_id)
+    if found is not None:
+        return found
+    broken = project.unreadable_by_id(artifact_id)
+    if broken is not None:
+        raise Problem(broken.message)
+    raise Problem(f"Artifact {artifact_id} not found. {project.available(t)}")

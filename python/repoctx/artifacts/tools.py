@@ -18,9 +18,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.artifacts import authoring, bundle, session_logs, store
 from repoctx.artifacts import check as artifact_check
-from repoctx.artifacts import resources as artifact_resources
 from repoctx.artifacts import text as artifact_text
-from repoctx.artifacts.store import Artifact, Problem, Project, choose, load
+from repoctx.artifacts.store import Artifact, Problem, Project, choose, find_artifact, load
 from repoctx.base import command, tokens
 from repoctx.base.command import Command
 from repoctx.base.words import plural
@@ -32,21 +31,6 @@ TYPE_NAMES = tuple(fa.TYPES)
 SEARCH_FIELDS = ("title", "tags", "body")
 DEFAULT_BUDGET = 8000
 READ_ONLY = "Refused: this server is read-only, so session logs cannot be written."
-
-
-def find_artifact(project: Project, artifact_id: str, want: str | None = None) -> Artifact:
-    t = fa.type_of_id(artifact_id)
-    if want == "task" and (t is None or t.name != "task"):
-        raise Problem(f"Invalid task id '{artifact_id}'. Task ids look like TASK-001")
-    if t is None:
-        raise Problem(f"Invalid artifact id '{artifact_id}'. Ids look like SPEC-001, DEC-001, NORM-001 or TASK-001")
-    found = project.by_id.get(artifact_id)
-    if found is not None:
-        return found
-    broken = project.unreadable_by_id(artifact_id)
-    if broken is not None:
-        raise Problem(broken.message)
-    raise Problem(f"Artifact {artifact_id} not found. {project.available(t)}")
 
 
 def _given(value):
@@ -905,8 +889,6 @@ COMMANDS = [
          positional=("task_id",), writes=True),
 ]
 
-RESOURCES = artifact_resources.RESOURCES
-PROMPTS = artifact_resources.PROMPTS
 
 
 def _check_artifacts(ws: Workspace) -> command.CheckResult:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from repoctx.base import fs
+from repoctx.base import fs, locks
 
 STATE_DIR = ".repoctx"
 IGNORE_FILE = f"{STATE_DIR}/.gitignore"
@@ -37,11 +37,9 @@ def ensure_ignored(root: str) -> None:
     """Add the RULES missing from `.repoctx/.gitignore`, keeping every other line (one read
     when none is missing). A `.gitignore` that is a link leading out raises LinkRefused,
     neither read nor written; one too large to be ours, or not a file, is left as it is."""
-    from repoctx.base.workspace import locked  # workspace imports the journal, which writes here
-
     if not _missing(_read(root)):
         return
-    with locked(root):
+    with locks.exclusive(root):
         text = _read(root)
         missing = _missing(text)
         if not missing:

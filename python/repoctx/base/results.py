@@ -14,6 +14,8 @@ from typing import Annotated, Literal, TypeVar
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from repoctx.base.fs import LinkRefused
+
 SCHEMA_VERSION = 1
 DEFAULT_MAX_BYTES = 12000
 
@@ -70,8 +72,6 @@ def internal_failure(command: str, exc: BaseException) -> Envelope:
     """The answer of a command that raised unexpectedly, the same in both views. It names the
     kind of failure, never the exception's text: that may hold absolute paths or code internals
     (the traceback goes to stderr instead)."""
-    from repoctx.base.workspace import LinkRefused
-
     if isinstance(exc, LinkRefused):  # the repository's doing, not a bug: its own message
         return failure(Envelope, command, "invalid_path", exc.strerror)
     detail = type(exc).__name__

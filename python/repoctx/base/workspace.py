@@ -10,7 +10,6 @@ is normalised.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 from repoctx import _core
-from repoctx.base import fs, journal
+from repoctx.base import fs, journal, locks
 from repoctx.formats import bounded
 
 CONFIG_FILE = ".context.config.yaml"
@@ -221,34 +220,18 @@ def read_once(key: tuple, read):
 LinkRefused = fs.LinkRefused
 
 
-_held = threading.local()  # the directories this thread holds the lock of
-
-
 @contextmanager
 def locked(directory: str) -> Iterator[None]:
-    """Hold the one write lock of the files under `directory`, which every writer of them
-    takes: the repository root for every repository file (context files, `.repoctx/`,
-    `.contextia/`, client configs), a cache root for its caches. An exclusive flock on the
-    directory itself, so no lock file is made and none can be a link; it goes when the block
-    ends or the process dies, and a thread that holds it may take it again.
+    """Hold the one write lock of the files under `directory` (base/locks.py), which every
+    writer of them takes: the repository root for every repository file (context files,
+    `.repoctx/`, `.contextia/`, client configs), a cache root for its caches.
 
     Taking it first finishes or rolls back a multi-file write a killed process left
     (journal.recover), so no writer works on a half-applied state."""
-    import fcntl  # POSIX only: imported where a lock is taken, so this module imports anywhere
-
-    held = _held.__dict__.setdefault("dirs", set())
-    if directory in held:
+    with locks.exclusive(directory) as first:
+        if first:
+            journal.recover(directory)
         yield
-        return
-    fd = fs.open_dir(*fs.split(directory))  # beneath its root: a cache root linked out is refused
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        held.add(directory)
-        journal.recover(directory)
-        yield
-    finally:
-        held.discard(directory)
-        os.close(fd)
 
 
 def settle(root: str) -> None:

@@ -115,3 +115,14 @@ def warm_up(ws, listed: dict[str, Command]) -> None:
         cmd.handler(ws, cmd.parse({}))
     if "mcp_find_by_path" in listed:
         _module("artifacts.store").warm(ws)
+
+
+def record_run(ws, name: str, steps: list, started: float, ms: float) -> str | None:
+    """Keep a CI-mode check (`--check`, `--ci`) as a run under .repoctx/runs/, as `validate
+    --run` does; None when kept, else why not."""
+    runs = _module("control.runs")
+    try:
+        runs.record(ws, name, steps, started, ms)
+    except (runs.RunsError, OSError) as exc:
+        return str(exc)
+    return None

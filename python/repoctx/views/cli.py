@@ -301,16 +301,14 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
 
 def _record_ci_run(ws, cmd, failed: bool, text: str, started: float, ms: float) -> None:
     """A check in CI mode (`--check`, `--ci`) is kept as a run under .repoctx/runs/, as `validate --run` is."""
-    from repoctx.control import runs
     from repoctx.formats.run import Step
+    from repoctx.registry.catalog import record_run
 
     lines = text.splitlines()
     step = Step(name=cmd.name, surface=cmd.surface, status="fail" if failed else "pass",
                 message=lines[-1] if lines else "", duration_ms=round(ms, 3), problems=lines[:-1][:200])
-    try:
-        runs.record(ws, cmd.name, [step], started, ms)
-    except (runs.RunsError, OSError) as exc:
-        print(f"repoctx: the run was not recorded ({exc})", file=sys.stderr)
+    if (why := record_run(ws, cmd.name, [step], started, ms)) is not None:
+        print(f"repoctx: the run was not recorded ({why})", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
