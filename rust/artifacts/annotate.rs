@@ -350,7 +350,8 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
     let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
     let rest = &line[start..];
     let word = rest.iter().position(|b| !is_ident(*b)).map_or(rest, |e| &rest[..e]);
-    if !DEF_STARTS.iter().any(|d| d.as_bytes() == word) && !(lang == Lang::Js && start > 0) {
+    let member = lang == Lang::Js && start > 0 && rest.trim_ascii_end().ends_with(b"{");
+    if !member && !DEF_STARTS.iter().any(|d| d.as_bytes() == word) {
         return None;
     }
     let t = tokens(rest);
@@ -358,7 +359,7 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Python => python_def(&t),
         Lang::Rust => rust_def(&t),
         Lang::Go => go_def(&t),
-        Lang::Js => js_def(&t, start > 0),
+        Lang::Js => js_def(&t, member),
         _ => None,
     }
 }

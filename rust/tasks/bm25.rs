@@ -133,6 +133,14 @@ impl Inverted {
         out
     }
 
+    /// Give back the spare capacity of the posting lists (after a bulk build).
+    pub fn shrink(&mut self) {
+        for l in &mut self.postings {
+            l.shrink_to_fit();
+        }
+        self.lens.shrink_to_fit();
+    }
+
     /// Bytes held, roughly: the postings, the vocabulary and the lengths.
     pub fn heap_bytes(&self) -> usize {
         let postings: usize = self.postings.iter().map(|l| l.capacity() * std::mem::size_of::<Posting>() + 24).sum();

@@ -10,6 +10,7 @@ use crate::lang::{grammar, kind_of};
 use crate::tree::ignore::{Rules, Tree};
 use crate::tree::walk::{child_scope, is_source_file};
 use aho_corasick::AhoCorasick;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -101,21 +102,43 @@ pub fn path_terms(path: &str) -> Vec<String> {
     terms::terms(stem)
 }
 
+/// (term, count) pairs of a text and of a path (each path term counting `PATH_WEIGHT` times),
+/// sorted, and the number of terms counted.
+pub fn count_terms(text: &str, path: &str) -> (Vec<(String, u32)>, u32) {
+    let mut map: HashMap<String, u32> = HashMap::with_capacity(256);
+    let mut len = 0u32;
+    let mut add = |t: &str, n: u32| {
+        len += n;
+        match map.get_mut(t) {
+            Some(c) => *c += n,
+            None => {
+                map.insert(t.to_string(), n);
+            }
+        }
+    };
+    terms::each_term(text, |t| add(t, 1));
+    for t in path_terms(path) {
+        add(&t, PATH_WEIGHT);
+    }
+    let mut v: Vec<(String, u32)> = map.into_iter().collect();
+    v.sort_unstable();
+    (v, len)
+}
+
+/// The names a file defines, by the definition lines of its language (annotate::line_def).
+pub fn definitions(path: &str, text: &str) -> Vec<String> {
+    let Some(lang) = super::regions::code_lang(path) else { return Vec::new() };
+    let mut defs: Vec<String> = text.lines().filter_map(|l| annotate::line_def(lang, l.as_bytes())).map(|d| d.1).collect();
+    defs.sort_unstable();
+    defs.dedup();
+    defs
+}
+
 /// Read what the index keeps of `text`, the content of `path`.
 pub fn facts(path: &str, text: &str, prefix: &str, finder: &AhoCorasick) -> Facts {
-    let mut all = terms::terms(text);
-    for t in path_terms(path) {
-        all.extend(std::iter::repeat_n(t, PATH_WEIGHT as usize));
-    }
-    let (counts, len) = super::bm25::counts(all);
-    let mut f = Facts { counts, len, ..Facts::default() };
+    let (counts, len) = count_terms(text, path);
+    let mut f = Facts { counts, len, defs: definitions(path, text), ..Facts::default() };
     let name = path.rsplit('/').next().unwrap_or(path);
-    if let Some(lang) = super::regions::code_lang(path) {
-        let lines = annotate::lex(text.as_bytes(), lang);
-        f.defs = annotate::spans(&lines, lang).into_iter().map(|s| s.name).collect();
-        f.defs.sort_unstable();
-        f.defs.dedup();
-    }
     if let Some(g) = grammar(kind_of(name).1) {
         let lines: Vec<&str> = text.lines().collect();
         f.imports = imports::of_lines(g, text, &lines);

@@ -36,7 +36,8 @@ pub struct File {
     pub path: String,
     key: StatKey,
     terms: Vec<u32>,
-    pub defs: Vec<Box<str>>,
+    /// The names it defines, by their numbers in `Index::def_ids`.
+    defs: Vec<u32>,
     pub imports: Vec<Import>,
     /// The files its imports resolve to.
     pub out: Vec<u32>,
@@ -53,7 +54,10 @@ pub struct Index {
     pub by_dir: HashMap<String, Vec<u32>>,
     dirs: HashSet<String>,
     pub lex: Inverted,
-    pub defs: HashMap<Box<str>, Vec<u32>>,
+    /// Defined names by number, and the files defining each (a name defined in more than
+    /// `COMMON` files is only counted from then on: it says nothing of a task).
+    def_ids: HashMap<Box<str>, u32>,
+    defined: Vec<Defined>,
     /// Artifact id -> (file, line) of each annotation naming it.
     pub annotated: HashMap<Box<str>, Vec<(u32, u32)>>,
     modules: Modules,
@@ -64,6 +68,22 @@ pub struct Index {
     reverse_stale: bool,
     pub written: Written,
     pub history: History,
+    /// History's recency of each file by number, made again when HEAD moves or files come or go.
+    recency: Vec<f32>,
+    recency_stale: bool,
+}
+
+/// Files read and put in the index at a time.
+const CHUNK: usize = 4096;
+
+/// A name defined in more files than this is common: its files are no longer kept.
+pub const COMMON: usize = 64;
+
+#[derive(Default)]
+struct Defined {
+    files: Vec<u32>,
+    count: u32,
+    common: bool,
 }
 
 fn parent_dir(path: &str) -> &str {
@@ -84,7 +104,8 @@ impl Index {
             by_dir: HashMap::new(),
             dirs: HashSet::new(),
             lex: Inverted::default(),
-            defs: HashMap::new(),
+            def_ids: HashMap::new(),
+            defined: Vec::new(),
             annotated: HashMap::new(),
             modules: Modules::default(),
             unresolved: HashSet::new(),
@@ -93,6 +114,8 @@ impl Index {
             reverse_stale: true,
             written: Written::default(),
             history: History::default(),
+            recency: Vec::new(),
+            recency_stale: true,
         };
         Root::open(root)?; // the root must be readable
         ix.update(dirs, Some(dirs));
@@ -139,23 +162,31 @@ impl Index {
             }
             self.dirs.insert(dir.clone());
         }
-        let (prefix, finder) = (&self.opts.prefix, &self.finder);
-        let read: Vec<(String, StatKey, Option<Facts>)> = to_read
-            .into_par_iter()
-            .map(|(p, k)| {
-                let f = files::read_text(&confined, &p).map(|t| files::facts(&p, &t, prefix, finder));
-                (p, k, f)
-            })
-            .collect();
-        for (p, k, f) in read {
-            let had = self.by_path.get(&p).copied();
-            // An edit keeps the file's number and its module: only its own imports move.
-            if let Some(id) = had {
-                self.remove(id, f.is_none());
+        // In chunks: what is read of a chunk is in the index before the next is read, so a
+        // first build never holds every file's words at once.
+        let bulk = to_read.len() > CHUNK;
+        for chunk in to_read.chunks(CHUNK) {
+            let (prefix, finder) = (&self.opts.prefix, &self.finder);
+            let read: Vec<(&String, StatKey, Option<Facts>)> = chunk
+                .par_iter()
+                .map(|(p, k)| (p, *k, files::read_text(&confined, p).map(|t| files::facts(p, &t, prefix, finder))))
+                .collect();
+            for (p, k, f) in read {
+                let had = self.by_path.get(p).copied();
+                // An edit keeps the file's number and its module: only its own imports move.
+                if let Some(id) = had {
+                    self.remove(id, f.is_none());
+                }
+                if let Some(f) = f {
+                    let id = self.insert(p.clone(), k, f, had.is_none());
+                    self.unresolved.insert(id);
+                }
             }
-            if let Some(f) = f {
-                let id = self.insert(p, k, f, had.is_none());
-                self.unresolved.insert(id);
+        }
+        if bulk {
+            self.lex.shrink();
+            for d in &mut self.defined {
+                d.files.shrink_to_fit();
             }
         }
         for (dir, _) in &listed {
@@ -177,8 +208,27 @@ impl Index {
             }
         };
         let terms = self.lex.add(id, &f.counts, f.len);
+        let mut defs = Vec::with_capacity(f.defs.len());
         for d in &f.defs {
-            self.defs.entry(d.as_str().into()).or_default().push(id);
+            let n = match self.def_ids.get(d.as_str()) {
+                Some(&n) => n,
+                None => {
+                    self.defined.push(Defined::default());
+                    let n = self.defined.len() as u32 - 1;
+                    self.def_ids.insert(d.as_str().into(), n);
+                    n
+                }
+            };
+            let e = &mut self.defined[n as usize];
+            e.count += 1;
+            if !e.common {
+                e.files.push(id);
+                if e.files.len() > COMMON {
+                    e.common = true;
+                    e.files = Vec::new();
+                }
+            }
+            defs.push(n);
         }
         for (line, target) in &f.annotations {
             self.annotated.entry(target.as_str().into()).or_default().push((id, *line));
@@ -190,13 +240,14 @@ impl Index {
             path,
             key,
             terms,
-            defs: f.defs.into_iter().map(Into::into).collect(),
+            defs,
             imports: f.imports,
             out: Vec::new(),
             annotations: f.annotations.into_iter().map(|(l, t)| (l, t.into())).collect(),
         });
         // A new module may answer imports of other files.
         self.resolve_all |= reshaped;
+        self.recency_stale |= reshaped;
         id
     }
 
@@ -204,13 +255,10 @@ impl Index {
     fn remove(&mut self, id: u32, reshaped: bool) {
         let Some(f) = self.files.get_mut(id as usize).and_then(Option::take) else { return };
         self.lex.remove(id, &f.terms);
-        for d in &f.defs {
-            if let Some(list) = self.defs.get_mut(d) {
-                list.retain(|&x| x != id);
-                if list.is_empty() {
-                    self.defs.remove(d);
-                }
-            }
+        for &d in &f.defs {
+            let e = &mut self.defined[d as usize];
+            e.count -= 1;
+            e.files.retain(|&x| x != id);
         }
         for (_, t) in &f.annotations {
             if let Some(list) = self.annotated.get_mut(t) {
@@ -227,6 +275,7 @@ impl Index {
         }
         self.free.push(id);
         self.resolve_all |= reshaped;
+        self.recency_stale |= reshaped;
     }
 
     /// Make what a query reads current: imports resolved, the reverse graph, the written
@@ -275,8 +324,25 @@ impl Index {
         let contextia = self.opts.contextia.clone();
         self.written.artifacts(contextia.as_deref());
         if history {
+            let head = self.history.head.clone();
             self.history.refresh(&self.root);
+            if self.recency_stale || head != self.history.head {
+                let h = &self.history;
+                self.recency = self.files.par_iter().map(|f| f.as_ref().map_or(0.0, |f| h.recency(&f.path))).collect();
+                self.recency_stale = false;
+            }
         }
+    }
+
+    /// How recently git's history changed a file (0 without history; see History::recency).
+    pub fn recency(&self, id: u32) -> f32 {
+        self.recency.get(id as usize).copied().unwrap_or(0.0)
+    }
+
+    /// The files defining `name`; None when none does or too many do (`COMMON`).
+    pub fn definers(&self, name: &str) -> Option<&[u32]> {
+        let e = &self.defined[*self.def_ids.get(name)? as usize];
+        (!e.common && !e.files.is_empty()).then_some(e.files.as_slice())
     }
 
     /// The files a file imports and the files that import it.
@@ -304,13 +370,14 @@ impl Index {
                 std::mem::size_of::<File>()
                     + f.path.len() * 3 // the path, and its copies as keys of by_path and by_dir
                     + f.terms.capacity() * 4
-                    + f.defs.iter().map(|d| d.len() + 16).sum::<usize>()
+                    + f.defs.capacity() * 4
                     + f.imports.len() * 48
                     + f.out.capacity() * 4
                     + f.annotations.len() * 24
             })
             .sum();
-        let defs: usize = self.defs.iter().map(|(k, v)| k.len() + 40 + v.capacity() * 4).sum();
+        let defs: usize = self.def_ids.keys().map(|k| k.len() + 28).sum::<usize>()
+            + self.defined.iter().map(|d| 40 + d.files.capacity() * 4).sum::<usize>();
         files + defs + self.lex.heap_bytes() + self.modules.heap_bytes() + self.written.heap_bytes() + self.history.heap_bytes()
             + self.reverse.iter().map(|r| r.capacity() * 4 + 24).sum::<usize>()
     }
@@ -343,7 +410,7 @@ mod tests {
         let store = ix.by_path["app/store.py"];
         assert_eq!(ix.neighbours(main).0, [store]);
         assert_eq!(ix.neighbours(store).1, [main]);
-        assert_eq!(ix.defs["save_order"], [store]);
+        assert_eq!(ix.definers("save_order"), Some(&[store][..]));
         // An edit re-reads that file only; a new file and a removed one are followed.
         std::thread::sleep(std::time::Duration::from_millis(10));
         std::fs::write(t.path().join("app/store.py"), "def persist_order():\n    pass\n").unwrap();
@@ -351,13 +418,63 @@ mod tests {
         std::fs::remove_file(t.path().join("lib/other.py")).unwrap();
         ix.update(&["app".to_string(), "lib".to_string()], None);
         ix.prepare(false);
-        assert!(ix.defs.contains_key("persist_order"));
-        assert_eq!(ix.defs["save_order"].iter().map(|&i| ix.file(i).unwrap().path.clone()).collect::<Vec<_>>(), ["lib/new.py"]);
+        assert!(ix.definers("persist_order").is_some());
+        assert_eq!(ix.definers("save_order").unwrap().iter().map(|&i| ix.file(i).unwrap().path.clone()).collect::<Vec<_>>(), ["lib/new.py"]);
         assert!(!ix.by_path.contains_key("lib/other.py"));
         assert_eq!(ix.lex.docs, 3);
         // A directory gone from the table takes its files with it.
         ix.update(&[], Some(&[".".to_string(), "app".to_string()]));
         assert_eq!(ix.file_count(), 2);
         assert!(ix.heap_bytes() > 0);
+    }
+}
+
+#[cfg(test)]
+mod profile {
+    /// `REPOCTX_PROFILE_ROOT=… cargo test --release --lib tasks::index::profile -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn phases() {
+        use super::*;
+        let Ok(root) = std::env::var("REPOCTX_PROFILE_ROOT") else { return };
+        let root = PathBuf::from(root);
+        let t = std::time::Instant::now();
+        let opts = crate::tree::walk::Options { extra_ignore: vec![], max_depth: 10, min_tokens: 0 };
+        let table = crate::tree::walk::walk(&root, &opts, None).unwrap();
+        let dirs: Vec<String> = table.rows.iter().map(|r| r.scope.clone()).collect();
+        eprintln!("walk {:?}", t.elapsed());
+        let ignore = Ignore::new(&root, &[]);
+        let t = std::time::Instant::now();
+        let listed: Vec<(String, StatKey)> = dirs.par_iter().flat_map(|d| files::list(&root, d, &ignore)).collect();
+        eprintln!("list {} files {:?}", listed.len(), t.elapsed());
+        let confined = Root::open(&root).unwrap();
+        let t = std::time::Instant::now();
+        let texts: Vec<(String, String)> = listed.par_iter().filter_map(|(p, _)| files::read_text(&confined, p).map(|t| (p.clone(), t))).collect();
+        eprintln!("read {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        let n: usize = texts.par_iter().map(|(_, t)| super::super::terms::terms(t).len()).sum();
+        eprintln!("terms {n} {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        let n: usize = texts.par_iter().map(|(p, t)| files::definitions(p, t).len()).sum();
+        eprintln!("defs {n} {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        let finder = annotate::finder("@");
+        let facts: Vec<Facts> = texts.par_iter().map(|(p, t)| files::facts(p, t, "@", &finder)).collect();
+        eprintln!("facts {:?}", t.elapsed());
+        drop(facts);
+        let t = std::time::Instant::now();
+        let ix = Index::build(&root, Options { extra_ignore: vec![], prefix: "@".into(), contextia: None }, &dirs).unwrap();
+        eprintln!("build {} {:?} heap {}", ix.file_count(), t.elapsed(), ix.heap_bytes());
+        let mut ix = ix;
+        let t = std::time::Instant::now();
+        ix.prepare(true);
+        eprintln!("prepare {:?}", t.elapsed());
+        let count = crate::tasks::bundle::counter("bytes4").unwrap();
+        for task in ["func_12 returns the wrong value in module f4711", "Func3 should add one more", "fix the paragraph 7 of the documentation", "synthetic package regenerate module"] {
+            let t = std::time::Instant::now();
+            let ask = crate::tasks::rank::Ask { task, budget: 8000, paths: &[], off: &[], limit: 10 };
+            let a = crate::tasks::rank::answer(&ix, &ask, &*count);
+            eprintln!("query {:?} {} files {} pieces: {task}", t.elapsed(), a.files.len(), a.bundle.len());
+        }
     }
 }

@@ -94,21 +94,42 @@ pub struct Answer {
 
 struct Scores {
     score: Vec<f32>,
-    why: HashMap<u32, Vec<(f32, String)>>,
+    /// The distinct lines of why, and each contribution as (file, value, line): a note that
+    /// speaks for thousands of files makes one line, not thousands.
+    reasons: Vec<String>,
+    contributions: Vec<(u32, f32, u32)>,
 }
 
 impl Scores {
-    fn add(&mut self, id: u32, v: f32, why: impl FnOnce() -> String) {
+    fn reason(&mut self, text: String) -> u32 {
+        self.reasons.push(text);
+        self.reasons.len() as u32 - 1
+    }
+
+    fn add(&mut self, id: u32, v: f32, reason: u32) {
         if v > 0.0 && (id as usize) < self.score.len() {
             self.score[id as usize] += v;
-            self.why.entry(id).or_default().push((v, why()));
+            self.contributions.push((id, v, reason));
         }
     }
 
+    /// A prior: no line of why.
+    fn bump(&mut self, id: u32, v: f32) {
+        if let Some(s) = self.score.get_mut(id as usize) {
+            *s += v.max(0.0);
+        }
+    }
+
+    /// The `n` best files, best first (ties by path).
     fn top(&self, n: usize, index: &Index) -> Vec<u32> {
         let mut ids: Vec<u32> = (0..self.score.len() as u32).filter(|&i| self.score[i as usize] > 0.0).collect();
         let path = |i: u32| index.file(i).map_or("", |f| f.path.as_str());
-        ids.sort_by(|&a, &b| self.score[b as usize].total_cmp(&self.score[a as usize]).then_with(|| path(a).cmp(path(b))));
+        let order = |a: &u32, b: &u32| self.score[*b as usize].total_cmp(&self.score[*a as usize]).then_with(|| path(*a).cmp(path(*b)));
+        if ids.len() > n && n > 0 {
+            ids.select_nth_unstable_by(n - 1, order);
+            ids.truncate(n);
+        }
+        ids.sort_by(order);
         ids.truncate(n);
         ids
     }
@@ -121,7 +142,7 @@ fn has_glob(p: &str) -> bool {
 pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     let on = |s: &str| !ask.off.iter().any(|o| o == s);
     let n = ix.files.len();
-    let mut sc = Scores { score: vec![0.0; n], why: HashMap::new() };
+    let mut sc = Scores { score: vec![0.0; n], reasons: Vec::new(), contributions: Vec::new() };
 
     // The task's terms, each weighted by how often the task says it.
     let task_terms = terms::terms(ask.task);
@@ -160,32 +181,35 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     let mut named: HashSet<String> = HashSet::new();
     if on("symbols") {
         for (name, code) in terms::identifiers(ask.task) {
-            let Some(files) = ix.defs.get(name.as_str()) else { continue };
-            if files.is_empty() || files.len() > MAX_DEFINERS {
+            let Some(files) = ix.definers(&name) else { continue };
+            if files.len() > MAX_DEFINERS {
                 continue;
             }
             named.insert(name.clone());
             let w = W_SYMBOL * if code { 1.0 } else { 0.5 } / (files.len() as f32).sqrt();
+            let r = sc.reason(format!("defines `{name}`"));
             for &f in files {
-                sc.add(f, w, || format!("defines `{name}`"));
+                sc.add(f, w, r);
             }
         }
     }
 
     // written context: scopes, artifacts, project
     let mut art_lines: HashMap<u32, Vec<(u32, f32)>> = HashMap::new();
-    let mut deferred: Vec<(Globs, f32, String)> = Vec::new(); // artifact globs, over the pool
-    let mut subtrees: Vec<(String, f32, String)> = Vec::new(); // module directories, over the pool
+    let mut deferred: Vec<(Globs, f32, u32)> = Vec::new(); // artifact globs, over the pool
+    let mut subtrees: Vec<(String, f32, u32)> = Vec::new(); // module directories, over the pool
     for (note, s) in ix.written.matches(&task_terms) {
         match (&note.target, note.source) {
             (Target::Dir(d), Source::Scope) if on("scopes") => {
+                let r = sc.reason(format!("{} describes it", note.label));
                 for &f in ix.by_dir.get(d).into_iter().flatten() {
-                    sc.add(f, W_SCOPE * s, || format!("{} describes it", note.label));
+                    sc.add(f, W_SCOPE * s, r);
                 }
             }
             (Target::File(p), Source::Scope) if on("scopes") => {
                 if let Some(&f) = ix.by_path.get(p) {
-                    sc.add(f, W_SCOPE * s, || format!("its purpose in {} matches", note.label));
+                    let r = sc.reason(format!("its purpose in {} matches", note.label));
+                    sc.add(f, W_SCOPE * s, r);
                 }
             }
             (Target::Artifact { id, paths }, Source::Artifact) if on("artifacts") => {
@@ -193,11 +217,13 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                     art_lines.entry(f).or_default().push((line, s));
                 }
                 let mut lifted: HashSet<u32> = HashSet::new();
+                let r = sc.reason(format!("annotated with {}", note.label));
                 for &(f, _) in ix.annotated.get(id.as_str()).into_iter().flatten() {
                     if lifted.insert(f) {
-                        sc.add(f, W_ARTIFACT * s, || format!("annotated with {}", note.label));
+                        sc.add(f, W_ARTIFACT * s, r);
                     }
                 }
+                let r = sc.reason(format!("in the paths of {}", note.label));
                 let (globs, literal): (Vec<&String>, Vec<&String>) = paths.iter().partition(|p| has_glob(p));
                 for p in literal {
                     let p = p.trim_start_matches("./").trim_end_matches('/');
@@ -207,22 +233,24 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                     };
                     for f in ids {
                         if lifted.insert(f) {
-                            sc.add(f, W_ARTIFACT * s * 0.5, || format!("in the paths of {}", note.label));
+                            sc.add(f, W_ARTIFACT * s * 0.5, r);
                         }
                     }
                 }
                 if !globs.is_empty() {
                     let owned: Vec<String> = globs.into_iter().cloned().collect();
-                    deferred.push((Globs::new(&owned), s, note.label.clone()));
+                    deferred.push((Globs::new(&owned), s, r));
                 }
             }
             (Target::Module { path, key_files }, Source::Module) if on("project") => {
+                let r = sc.reason(format!("key file of {}", note.label));
                 for k in key_files {
                     if let Some(&f) = ix.by_path.get(k.as_str()) {
-                        sc.add(f, W_MODULE * s, || format!("key file of {}", note.label));
+                        sc.add(f, W_MODULE * s, r);
                     }
                 }
-                subtrees.push((path.clone(), s, note.label.clone()));
+                let r = sc.reason(format!("in {}", note.label));
+                subtrees.push((path.clone(), s, r));
             }
             _ => {}
         }
@@ -231,14 +259,15 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         let pool: Vec<u32> = (0..n as u32).filter(|&i| sc.score[i as usize] > 0.0).collect();
         for id in pool {
             let Some(f) = ix.file(id) else { continue };
-            for (g, s, label) in &deferred {
+            for (g, s, r) in &deferred {
                 if !g.matches(&f.path).is_empty() {
-                    sc.add(id, W_ARTIFACT * s * 0.5, || format!("in the paths of {label}"));
+                    sc.add(id, W_ARTIFACT * s * 0.5, *r);
                 }
             }
-            for (dir, s, label) in &subtrees {
-                if dir.is_empty() || dir == "." || f.path.starts_with(&format!("{dir}/")) {
-                    sc.add(id, W_MODULE * s * 0.3, || format!("in {label}"));
+            for (dir, s, r) in &subtrees {
+                let inside = f.path.strip_prefix(dir.as_str()).is_some_and(|rest| rest.starts_with('/'));
+                if dir.is_empty() || dir == "." || inside {
+                    sc.add(id, W_MODULE * s * 0.3, *r);
                 }
             }
         }
@@ -248,10 +277,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     if on("history") {
         for id in 0..n as u32 {
             if sc.score[id as usize] > 0.0 {
-                if let Some(f) = ix.file(id) {
-                    let r = ix.history.recency(&f.path);
-                    sc.add(id, W_RECENT * r, || "changed recently".to_string());
-                }
+                sc.bump(id, W_RECENT * ix.recency(id));
             }
         }
         let top = sc.top(SPREAD_FROM, ix);
@@ -272,8 +298,11 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                 }
             }
         }
+        let mut ties: Vec<(u32, (f32, String))> = ties.into_iter().collect();
+        ties.sort_by_key(|t| t.0);
         for (o, (v, why)) in ties {
-            sc.add(o, v, || why);
+            let r = sc.reason(why);
+            sc.add(o, v, r);
         }
     }
 
@@ -306,7 +335,8 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         }
     }
     for (o, v, why) in adds {
-        sc.add(o, v, || why);
+        let r = sc.reason(why);
+        sc.add(o, v, r);
     }
 
     // The ranking, and the regions of its top files.
@@ -326,10 +356,17 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         })
         .collect();
 
+    let listed_ids: HashSet<u32> = top.iter().take(ask.limit).copied().collect();
+    let mut mine: HashMap<u32, Vec<(f32, String)>> = HashMap::new();
+    for &(id, v, r) in &sc.contributions {
+        if listed_ids.contains(&id) {
+            mine.entry(id).or_default().push((v, sc.reasons[r as usize].clone()));
+        }
+    }
     let mut files = Vec::new();
     for (rank, &id) in top.iter().enumerate().take(ask.limit) {
         let Some(f) = ix.file(id) else { continue };
-        let mut whys = sc.why.remove(&id).unwrap_or_default();
+        let mut whys: Vec<(f32, String)> = mine.remove(&id).unwrap_or_default();
         if lex_norm[id as usize] > 0.0 {
             let mut hit: Vec<(f32, &str)> = query
                 .iter()
@@ -388,7 +425,7 @@ fn region_scores(path: &str, text: &str, idf: &HashMap<&str, f32>, named: &HashS
             let mut hits = std::collections::BTreeMap::new();
             terms::each_term(t.slice(r.start, r.end.min(t.lines())), |term| {
                 len += 1;
-                if let Some((k, _)) = idf.get_key_value(term.as_str()) {
+                if let Some((k, _)) = idf.get_key_value(term) {
                     *hits.entry(*k).or_default() += 1;
                 }
             });

@@ -44,21 +44,14 @@ pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-/// The parts of one word, split on `_` and on case, as they are written.
-pub fn parts(word: &str) -> Vec<&str> {
+/// Call `f` with each part of one word, split on `_` and on case, as it is written.
+pub fn each_part<'a>(word: &'a str, mut f: impl FnMut(&'a str)) {
     let b = word.as_bytes();
-    let mut out = Vec::new();
-    let mut start = None;
-    for i in 0..=b.len() {
-        let Some(&c) = b.get(i) else {
-            if let Some(s) = start.take() {
-                out.push(&word[s..i]);
-            }
-            break;
-        };
+    let mut start: Option<usize> = None;
+    for (i, &c) in b.iter().enumerate() {
         if c == b'_' {
             if let Some(s) = start.take() {
-                out.push(&word[s..i]);
+                f(&word[s..i]);
             }
             continue;
         }
@@ -67,25 +60,31 @@ pub fn parts(word: &str) -> Vec<&str> {
             continue;
         };
         let prev = b[i - 1];
-        // aB: a new part at B; ABc: a new part at B (the end of an acronym); digits stay.
-        let boundary = (c.is_ascii_uppercase() && prev.is_ascii_lowercase())
-            || (c.is_ascii_uppercase()
-                && prev.is_ascii_uppercase()
-                && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase())
-                && i > s + 1)
-            || (c.is_ascii_uppercase() && prev.is_ascii_digit());
+        // aB: a new part at B; ABc: a new part at B (the end of an acronym); 2B: at B.
+        let boundary = c.is_ascii_uppercase()
+            && (prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && i > s + 1 && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase())));
         if boundary {
-            out.push(&word[s..i]);
+            f(&word[s..i]);
             start = Some(i);
         }
     }
+    if let Some(s) = start {
+        f(&word[s..]);
+    }
+}
+
+/// The parts of one word, split on `_` and on case, as they are written.
+pub fn parts(word: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    each_part(word, |p| out.push(p));
     out
 }
 
-/// A light stemmer: plural and verb endings off, so `configs`, `parsing` and `parsed` meet
-/// `config` and `parse` (whose final `e` is also dropped, as `pars`).
-pub fn stem(w: &str) -> String {
-    let mut s = w.to_string();
+/// A light stemmer, in place: plural and verb endings off, so `configs`, `parsing` and
+/// `parsed` meet `config` and `parse` (whose final `e` is also dropped, as `pars`).
+fn stem_in_place(s: &mut String) {
     let n = s.len();
     if n > 4 && s.ends_with("ies") {
         s.truncate(n - 3);
@@ -102,49 +101,54 @@ pub fn stem(w: &str) -> String {
     if s.len() > 3 && s.ends_with('e') {
         s.pop();
     }
-    s
+}
+
+fn stopword(w: &str) -> bool {
+    static SET: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
+        std::sync::LazyLock::new(|| STOPWORDS.iter().copied().collect());
+    SET.contains(w)
+}
+
+/// The term of a part into `buf` (cleared first); false when the part is dropped.
+fn term_into(part: &str, buf: &mut String) -> bool {
+    if part.len() < 2 || part.len() > MAX_PART || part.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    buf.clear();
+    buf.extend(part.bytes().map(|b| b.to_ascii_lowercase() as char));
+    if stopword(buf) {
+        return false;
+    }
+    stem_in_place(buf);
+    true
 }
 
 /// The term a part of a word counts as, or None when it is dropped.
 pub fn term(part: &str) -> Option<String> {
-    if part.len() < 2 || part.len() > MAX_PART || part.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+    let mut buf = String::new();
+    term_into(part, &mut buf).then_some(buf)
+}
+
+/// Call `f` with each term of `text`, in order (one buffer, reused: no allocation per term).
+pub fn each_term(text: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::with_capacity(MAX_PART);
+    for (_, w) in words(text) {
+        if w.len() > 4 * MAX_PART {
+            continue;
+        }
+        each_part(w, |p| {
+            if term_into(p, &mut buf) {
+                f(&buf);
+            }
+        });
     }
-    let lower = part.to_ascii_lowercase();
-    if STOPWORDS.contains(&lower.as_str()) {
-        return None;
-    }
-    Some(stem(&lower))
 }
 
 /// Every term of `text`, in order, with repeats.
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for (_, w) in words(text) {
-        if w.len() > 4 * MAX_PART {
-            continue;
-        }
-        for p in parts(w) {
-            if let Some(t) = term(p) {
-                out.push(t);
-            }
-        }
-    }
+    each_term(text, |t| out.push(t.to_string()));
     out
-}
-
-/// Call `f` with each term of `text` (no allocation for words that are dropped).
-pub fn each_term(text: &str, mut f: impl FnMut(String)) {
-    for (_, w) in words(text) {
-        if w.len() > 4 * MAX_PART {
-            continue;
-        }
-        for p in parts(w) {
-            if let Some(t) = term(p) {
-                f(t);
-            }
-        }
-    }
 }
 
 /// The names a task mentions that could be definitions: each word of three bytes or more
