@@ -182,4 +182,6 @@ EXAMPLES: dict[str, dict] = {
     "mcp_read_log": {"task_id": "TASK-001", "latest": False, "n": 2},
     "mcp_write_log": {"task_id": "TASK-001", "body": "Wired helper() into run()."},
     "mcp_close_log": {"task_id": "TASK-002"},  # no open session: the same error both ways
+    "task_context": {"task": "Call helper() from the engine's run()", "budget": 600, "paths": ["src/core/engine.py"],
+                     "signals_off": ["history"], "limit": 5},
 }

@@ -95,7 +95,7 @@ def test_self_report_names_version_root_surfaces_and_core(repo):
 
     status, out = cli_json(repo, "self", "report")
     assert status == 0 and out["version"] == __version__ and out["root"] == str(repo.resolve())
-    assert [s["name"] for s in out["surfaces"]] == ["scopes", "caches", "artifacts", "project", "control"]
+    assert [s["name"] for s in out["surfaces"]] == ["scopes", "caches", "artifacts", "project", "tasks", "control"]
     assert {s["name"] for s in out["surfaces"] if s["has_data"]} >= {"scopes", "project", "control"}
     assert out["core"]["version"] and out["core"]["profile"] in ("debug", "release")
 

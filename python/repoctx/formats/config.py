@@ -15,7 +15,7 @@ from repoctx.base import fs
 from repoctx.formats import bounded
 
 CONFIG_FILE = ".repoctx/config.yaml"
-SURFACES = ("scopes", "caches", "artifacts", "project", "control")
+SURFACES = ("scopes", "caches", "artifacts", "project", "tasks", "control")
 # A profile serves one surface's tools; `propose` serves propose_change, which no contract lists.
 PROFILES = (*SURFACES, "propose", "all")
 # How tools are listed: safe names (context_resolve, accepted by every host) or the contracts'
@@ -23,7 +23,7 @@ PROFILES = (*SURFACES, "propose", "all")
 NAMINGS = ("safe", "contract")
 MAX_CONFIG_BYTES = 1 << 20
 
-Profile = Literal["scopes", "caches", "artifacts", "project", "control", "propose", "all"]
+Profile = Literal["scopes", "caches", "artifacts", "project", "tasks", "control", "propose", "all"]
 Naming = Literal["safe", "contract"]
 Tokenizer = Literal["bytes4", "o200k", "cl100k"]
 TOKENIZERS = ("bytes4", "o200k", "cl100k")

@@ -13,7 +13,7 @@ resource, prompt) is neither listed nor callable nor readable.
 
 What it lists is what it accepts, except by default: then only the surfaces that have
 data in this repository are listed (a short tool list is worth a lot to an agent), and
-always scopes and control. A call to an accepted tool that is not listed gets its
+always scopes, tasks (any repository has source to rank) and control. A call to an accepted tool that is not listed gets its
 contract's own answer (cache_missing, "No Contextia project found…"), and when the data
 appears the server lists the surface and says so (server.py).
 """
@@ -27,13 +27,13 @@ from repoctx.formats.artifact import find_project_dir
 from repoctx.formats.config import NAMINGS, PROFILES, SURFACES, ConfigError, load
 
 # Where each surface keeps its data, relative to the root; caches live under the cache root;
-# control is always on.
+# tasks (whose data is the source itself) and control are always on.
 DATA_MARKERS = {
     "scopes": (".context.yaml", ".context.config.yaml", ".contextignore"),
     "project": (".repoctx/project.yaml",),
 }
 # Listed by default whatever the repository holds.
-ALWAYS_SERVED = ("scopes", "control")
+ALWAYS_SERVED = ("scopes", "tasks", "control")
 DEFAULT_CACHE_ROOT = ".repoctx/caches"  # when neither --cache-root nor $CONTEXT_CACHE_ROOT is given
 
 
@@ -81,10 +81,10 @@ class Listing:
 
 
 def surfaces_with_data(ws) -> tuple[str, ...]:
-    """The surfaces whose files exist in this repository (control always)."""
+    """The surfaces whose files exist in this repository (tasks and control always)."""
     found = []
     for surface in SURFACES:
-        if surface == "control":
+        if surface in ("tasks", "control"):
             found.append(surface)
         elif surface == "caches":
             if os.path.isdir(ws.cache_root or os.path.join(ws.root, DEFAULT_CACHE_ROOT)):

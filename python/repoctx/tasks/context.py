@@ -1,0 +1,221 @@
+"""task_context (`repoctx context "TASK" [--budget N] [--path P]… [--json]`): the files and
+regions that matter for a task, and a bundle of their text within a token budget.
+
+The ranking is the Rust core's (rust/tasks/): one index per tree of every file the walk
+reaches (the same ignore policy and depth as the scopes table), built on first use. A
+serving process keeps it and follows the live index's change feed: a directory whose row
+changed is listed again and only its files whose stat changed are read again, so an edit
+costs that file. A CLI call builds the index it needs and drops it.
+
+Signals, each of which `signals_off` can switch off (see docs/tasks.md): `lexical`, `symbols`,
+`imports`, `scopes`, `artifacts`, `project`, `history`. The bundle never holds more than
+`budget` tokens as the `tokenizer` of `.repoctx/config.yaml` counts them (base/tokens.py);
+`tokens` is the sum of its pieces' counts.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta, Struct
+
+from repoctx import _core
+from repoctx.base import fs
+from repoctx.base import index as tables
+from repoctx.base.command import Command
+from repoctx.base.workspace import PathEscape, Workspace
+from repoctx.formats import config as config_format
+from repoctx.formats.artifact import CONFIG_FILE as CONTEXTIA_CONFIG
+from repoctx.formats.artifact import DocumentError, find_project_dir, parse_config
+
+SIGNALS: tuple[str, ...] = tuple(_core.TASK_SIGNALS)
+DEFAULT_BUDGET = 8000
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 100
+
+
+class ContextParams(Struct):
+    task: Annotated[str, Meta(description="The task in words: an issue, a bug report, a commit message")]
+    budget: Annotated[
+        int,
+        Meta(description="Token budget of the bundle, never exceeded (counted by the tokenizer of "
+                         ".repoctx/config.yaml: bytes / 4 unless o200k or cl100k is set)"),
+    ] = DEFAULT_BUDGET
+    paths: Annotated[
+        list[str],
+        Meta(description="Files (or directories) you already know matter: they and the files they import "
+                         "or are imported by are pulled up"),
+    ] = []
+    signals_off: Annotated[
+        list[str],
+        Meta(description="Signals to switch off (to measure what each adds): " + ", ".join(SIGNALS),
+             extra_json_schema={"items": {"enum": list(SIGNALS)}}),
+    ] = []
+    limit: Annotated[int, Meta(description=f"How many files to list (1 to {MAX_LIMIT})")] = DEFAULT_LIMIT
+
+
+class Region(Struct):
+    start: int  # first line, 1-based
+    end: int  # last line, inclusive
+    symbol: str  # the definition's name ("" for lines outside definitions)
+    kind: str  # function, class, struct, enum, trait, impl, interface, module, or lines
+
+
+class RankedFile(Struct):
+    path: str
+    score: float
+    why: str
+    regions: list[Region]
+
+
+class Piece(Struct):
+    path: str
+    start: int
+    end: int
+    text: str  # lines start..end of the file, as they are
+
+
+class TaskContextResult(Struct):
+    task: str
+    budget: int
+    tokens: int  # the bundle's tokens: the sum of its pieces' counts, never over the budget
+    files: list[RankedFile]
+    bundle: list[Piece]
+
+
+class ErrorDetail(Struct):
+    code: str  # invalid_argument, invalid_path, config_error, io_error
+    message: str
+
+
+class TaskContextError(Struct):
+    error: ErrorDetail
+
+
+def _fail(code: str, message: str) -> TaskContextError:
+    return TaskContextError(ErrorDetail(code, message))
+
+
+# --- the index ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Held:
+    index: _core.TaskIndex
+    generation: int
+
+
+_lock = threading.Lock()
+_held: dict[str, tuple[tuple, _Held]] = {}  # root -> (what it was built with, the index)
+
+
+def _prefix(contextia: str | None) -> str:
+    """The annotation prefix of `.contextia/config.yaml` ("@" without one, or when it is unreadable)."""
+    if contextia is None:
+        return "@"
+    try:
+        return parse_config(fs.read_text(contextia, CONTEXTIA_CONFIG, 1 << 20)).annotation_prefix
+    except (OSError, DocumentError):
+        return "@"
+
+
+def task_index(ws: Workspace) -> _core.TaskIndex:
+    """The task index of `ws.root` as the files are now: kept and followed in a serving process
+    (the live table's change feed), built anew otherwise. Raises OSError when the root cannot be read."""
+    cfg = ws.scan_config()
+    table = tables.scan(ws, cfg)
+    contextia = find_project_dir(ws.root)
+    made_with = (cfg, contextia, _prefix(contextia))
+    if table.changed_at is None:  # a cold walk: not a serving process
+        return _core.TaskIndex(ws.root, [r.scope for r in table.rows], list(cfg.ignore), made_with[2], contextia)
+    with _lock:
+        had = _held.get(ws.root)
+        if had is None or had[0] != made_with:
+            scopes = [r.scope for r in table.rows]
+            held = _Held(_core.TaskIndex(ws.root, scopes, list(cfg.ignore), made_with[2], contextia), table.generation)
+            _held[ws.root] = (made_with, held)
+            tables.release_free_memory()
+            return held.index
+        held = had[1]
+        if table.generation != held.generation:
+            changed = [r.scope for r, at in zip(table.rows, table.changed_at) if at > held.generation]
+            held.index.update(changed, [r.scope for r in table.rows])
+            held.generation = table.generation
+        return held.index
+
+
+def warm(ws: Workspace) -> None:
+    """Build the index of a serving process before the first question (registry/catalog.warm_up)."""
+    task_index(ws)
+
+
+# --- the command ----------------------------------------------------------------------------
+
+
+def task_context(ws: Workspace, p: ContextParams) -> TaskContextResult | TaskContextError:
+    if not p.task.strip():
+        return _fail("invalid_argument", "task must say what the task is (it is empty)")
+    if p.budget < 1:
+        return _fail("invalid_argument", f"Invalid budget {p.budget}: 1 token or more")
+    if not 1 <= p.limit <= MAX_LIMIT:
+        return _fail("invalid_argument", f"Invalid limit {p.limit}: 1 to {MAX_LIMIT}")
+    unknown = [s for s in p.signals_off if s not in SIGNALS]
+    if unknown:
+        return _fail("invalid_argument", f"Unknown signals: {', '.join(unknown)}; signals: {', '.join(SIGNALS)}")
+    paths = []
+    for given in p.paths:
+        try:
+            paths.append(ws.resolve(given)[0])
+        except PathEscape:
+            return _fail("invalid_path", f"Path {given!r} is outside the repository")
+    try:
+        tokenizer = config_format.load(ws.root).tokenizer
+    except config_format.ConfigError as exc:
+        return _fail("config_error", str(exc))
+    try:
+        found = task_index(ws).query(p.task, p.budget, paths, list(p.signals_off), p.limit, tokenizer)
+    except OSError as exc:
+        return _fail("io_error", f"The repository cannot be read: {exc}")
+    return msgspec.json.decode(found, type=TaskContextResult)
+
+
+def _render(r: TaskContextResult | TaskContextError) -> str:
+    if isinstance(r, TaskContextError):
+        return f"{r.error.code}: {r.error.message}"
+    if not r.files:
+        return "No file matches this task."
+    lines = []
+    for i, f in enumerate(r.files, 1):
+        lines.append(f"{i:>2}. {f.path}  ({f.score:.2f})  {f.why}")
+        for g in f.regions:
+            name = f" {g.symbol}" if g.symbol else ""
+            lines.append(f"      {g.start}-{g.end}{name} ({g.kind})")
+    pieces = len(r.bundle)
+    lines.append(f"\nBundle: {pieces} piece{'' if pieces == 1 else 's'}, {r.tokens} of {r.budget} tokens")
+    for b in r.bundle:
+        lines.append(f"\n── {b.path}:{b.start}-{b.end} ──")
+        lines.append(b.text.rstrip("\n"))
+    return "\n".join(lines)
+
+
+COMMANDS = [
+    Command(
+        name="context",
+        tool="task_context",
+        summary="The files and regions that matter for a task, ranked with why, and their text within a token budget.",
+        description="Give the task in words (an issue, a bug report). Files are ranked by the words and names of the "
+        "task in the code, the import graph, what .context.yaml scopes, .contextia/ specs and project.yaml say of "
+        "the code, and git history; each file lists its regions (the functions or classes that matter). The bundle "
+        "holds those regions' text, best first, never over the budget. paths you already know pull their "
+        "neighbourhood up. Default budget 8000 tokens, 10 files.",
+        params=ContextParams,
+        result=TaskContextResult | TaskContextError,
+        handler=task_context,
+        is_error=lambda r: isinstance(r, TaskContextError),
+        positional=("task",),
+        render=_render,
+    ),
+]

@@ -1,0 +1,174 @@
+"""Black-box: `task_context` through `repoctx serve` and the official MCP client, on a small
+repository built here, where the file and the function a task is about are known."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import mcp_client, run_cli, write
+from repoctx import _core
+
+HELPERS = "".join(f"def line_total_{i}(order):\n    return sum(l.price for l in order.lines[{i}:])\n\n\n" for i in range(40))
+DISCOUNT = (
+    "def apply_discount(order, coupon):\n"
+    '    """Take the coupon\'s percentage off the order total."""\n'
+    "    rate = coupon.percent / 100\n"
+    "    return order.total * (1 - rate)\n"
+)
+ORDERS = (
+    '"""Orders: building, totals and discounts."""\n'
+    "from shop.tax import tax_rate\n\n\n"
+    + HELPERS
+    + DISCOUNT
+    + "\n\n"
+    + HELPERS.replace("line_total_", "line_weight_")
+)
+FILES = {
+    "shop/orders.py": ORDERS,
+    "shop/tax.py": "def tax_rate(country):\n    return {'fr': 0.2}.get(country, 0.0)\n",
+    "shop/cli.py": "from shop.orders import line_total_1\n\n\ndef main():\n    print(line_total_1(None))\n",
+    "shop/cart_view.py": "def render_cart(cart):\n    return '<ul>' + ''.join(f'<li>{i}</li>' for i in cart) + '</ul>'\n",
+    "web/page.ts": "export function renderPage(title: string): string {\n  return `<h1>${title}</h1>`;\n}\n",
+    "README.md": "# Shop\n\nA small shop: carts, orders, taxes.\n",
+}
+DISCOUNT_START = ORDERS.splitlines().index("def apply_discount(order, coupon):") + 1
+DISCOUNT_END = DISCOUNT_START + DISCOUNT.count("\n") - 1
+
+
+def build(root: Path, tokenizer: str = "bytes4") -> Path:
+    for rel, text in FILES.items():
+        write(root, rel, text)
+    if tokenizer != "bytes4":
+        write(root, ".repoctx/config.yaml", f"tokenizer: {tokenizer}\n")
+    return root
+
+
+def count(text: str, tokenizer: str) -> int:
+    return -(-len(text.encode()) // 4) if tokenizer == "bytes4" else _core.count_tokens(tokenizer, [text])[0]
+
+
+async def call(client, **args) -> tuple[dict, bool]:
+    result = await client.call_tool("task_context", args)
+    return json.loads(result.content[0].text), bool(result.is_error)
+
+
+@pytest.mark.anyio
+async def test_the_function_a_task_names_ranks_first_and_is_in_the_bundle(tmp_path):
+    repo = build(tmp_path / "repo")
+    async with mcp_client("--root", str(repo)) as client:
+        answer, failed = await call(client, task="apply_discount gives the wrong total for percentage coupons", budget=400)
+        tight, _ = await call(client, task="apply_discount gives the wrong total for percentage coupons", budget=80)
+    assert not failed, answer
+    assert list(answer) == ["task", "budget", "tokens", "files", "bundle"]
+    top = answer["files"][0]
+    assert list(top) == ["path", "score", "why", "regions"]
+    assert top["path"] == "shop/orders.py", answer["files"]
+    assert "defines `apply_discount`" in top["why"]
+    assert {"start": DISCOUNT_START, "end": DISCOUNT_END, "symbol": "apply_discount", "kind": "function"} in top["regions"]
+    first = answer["bundle"][0]
+    assert list(first) == ["path", "start", "end", "text"]
+    shown = [b for b in answer["bundle"] if b["path"] == "shop/orders.py" and b["start"] <= DISCOUNT_START and DISCOUNT_END <= b["end"]]
+    assert shown, answer["bundle"]
+    lines = ORDERS.splitlines(keepends=True)
+    assert shown[0]["text"] == "".join(lines[shown[0]["start"] - 1:shown[0]["end"]]), "the file's lines as they are"
+    assert answer["tokens"] == sum(count(b["text"], "bytes4") for b in answer["bundle"]) <= 400
+    # A tight budget holds the region (and two lines around it), not the top of a 340-line file.
+    assert [(b["start"], b["end"]) for b in tight["bundle"] if b["path"] == "shop/orders.py"] == [(DISCOUNT_START - 2, DISCOUNT_END + 2)]
+    assert tight["bundle"][0]["path"] == "shop/orders.py", "the top file's piece comes first"
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    budgets=st.lists(st.one_of(st.integers(1, 120), st.integers(1, 20_000)), min_size=4, max_size=12),
+    tokenizer=st.sampled_from(["bytes4", "o200k"]),
+    task=st.sampled_from(["apply_discount coupon", "order totals and taxes", "render the cart page", "zzz nothing"]),
+)
+def test_the_bundle_never_exceeds_the_budget(tmp_path_factory, budgets, tokenizer, task):
+    repo = build(tmp_path_factory.mktemp("repo"), tokenizer)
+
+    async def check() -> None:
+        async with mcp_client("--root", str(repo)) as client:
+            for budget in budgets:
+                answer, failed = await call(client, task=task, budget=budget)
+                assert not failed, answer
+                counted = sum(count(b["text"], tokenizer) for b in answer["bundle"])
+                assert answer["tokens"] == counted <= budget, (budget, answer["tokens"], counted)
+                assert answer["budget"] == budget
+
+    anyio.run(check)
+
+
+@pytest.mark.anyio
+async def test_given_paths_pull_their_imported_neighbours_up(tmp_path):
+    repo = build(tmp_path / "repo")
+    async with mcp_client("--root", str(repo)) as client:
+        alone, _ = await call(client, task="render the cart page")
+        pulled, _ = await call(client, task="render the cart page", paths=["shop/orders.py"])
+    ranked = [f["path"] for f in alone["files"]]
+    assert "shop/tax.py" not in ranked, ranked
+    by_path = {f["path"]: f for f in pulled["files"]}
+    assert "shop/tax.py" in by_path, pulled["files"]
+    assert "imported by shop/orders.py (given)" in by_path["shop/tax.py"]["why"]
+    assert "imports shop/orders.py (given)" in by_path["shop/cli.py"]["why"]
+
+
+@pytest.mark.anyio
+async def test_an_edit_between_two_calls_is_followed(tmp_path):
+    repo = build(tmp_path / "repo")
+    task = "refund_shipping_fee when an order is cancelled"
+    async with mcp_client("--root", str(repo)) as client:
+        before, _ = await call(client, task=task)
+        assert all(f["path"] != "shop/tax.py" or "defines" not in f["why"] for f in before["files"])
+        write(repo, "shop/tax.py", FILES["shop/tax.py"] + "\n\ndef refund_shipping_fee(order):\n    return order.shipping\n")
+        write(repo, "shop/returns/policy.py", "def cancel_order(order):\n    return refund_shipping_fee(order)\n")
+        after, _ = await call(client, task=task)
+        (repo / "shop/tax.py").write_text(FILES["shop/tax.py"])
+        gone, _ = await call(client, task=task)
+    assert after["files"][0]["path"] == "shop/tax.py", after["files"]
+    assert "defines `refund_shipping_fee`" in after["files"][0]["why"]
+    assert any(b["path"] == "shop/tax.py" and "def refund_shipping_fee" in b["text"] for b in after["bundle"])
+    assert "shop/returns/policy.py" in [f["path"] for f in after["files"]], "a new directory's file is read"
+    assert not any("def refund_shipping_fee" in b["text"] for b in gone["bundle"]), "the edit back is followed too"
+
+
+@pytest.mark.anyio
+async def test_wrong_arguments_fail_with_a_code(tmp_path):
+    repo = build(tmp_path / "repo")
+    async with mcp_client("--root", str(repo)) as client:
+        for args, code in [
+            ({"task": "x", "budget": 0}, "invalid_argument"),
+            ({"task": "  "}, "invalid_argument"),
+            ({"task": "x", "signals_off": ["vibes"]}, "invalid_argument"),
+            ({"task": "x", "limit": 0}, "invalid_argument"),
+            ({"task": "x", "paths": ["../outside.py"]}, "invalid_path"),
+        ]:
+            answer, failed = await call(client, **args)
+            assert failed and answer["error"]["code"] == code, (args, answer)
+
+
+@pytest.mark.anyio
+async def test_signals_switch_off_by_name(tmp_path):
+    repo = build(tmp_path / "repo")
+    async with mcp_client("--root", str(repo)) as client:
+        on, _ = await call(client, task="apply_discount")
+        off, _ = await call(client, task="apply_discount", signals_off=["symbols"])
+        nothing, _ = await call(client, task="apply_discount", signals_off=list(_core.TASK_SIGNALS))
+    assert "defines `apply_discount`" in on["files"][0]["why"]
+    assert all("defines" not in f["why"] for f in off["files"])
+    assert nothing["files"] == [] and nothing["bundle"] == [] and nothing["tokens"] == 0
+
+
+def test_the_cli_takes_the_task_and_repeated_paths(tmp_path):
+    repo = build(tmp_path / "repo")
+    proc = run_cli("context", "render the cart page", "--path", "shop/orders.py", "--budget", "300", "--json",
+                   "--root", str(repo), check=True)
+    answer = json.loads(proc.stdout)
+    assert answer["budget"] == 300 and "shop/tax.py" in [f["path"] for f in answer["files"]]
+    human = run_cli("context", "apply_discount", "--root", str(repo), check=True).stdout
+    assert human.startswith(" 1. shop/orders.py") and "def apply_discount(order, coupon):" in human
