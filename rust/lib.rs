@@ -14,7 +14,7 @@ mod tree;
 
 use artifacts::{annotate, bpe, srcindex};
 use caches::{cache, select};
-use formats::{jsonrpc, yamlread, yamlwrite};
+use formats::{gomod, jsonrpc, yamlread, yamlwrite};
 use scopes::sources;
 use project::modscan;
 use tree::{fingerprint, fs, live, walk};
@@ -212,6 +212,22 @@ fn jsonrpc_request_id(py: Python<'_>, line: &[u8]) -> PyResult<py::RequestId> {
         None => None,
     };
     Ok(py::RequestId { is_object, id })
+}
+
+/// What a go.mod or go.work declares (formats/gomod.rs: the one parser of their syntax). A
+/// string that is not valid Unicode (a lone surrogate) is read with U+FFFD in its place.
+#[pyfunction]
+fn parse_go(py: Python<'_>, text: &Bound<'_, pyo3::types::PyString>) -> PyResult<py::GoFile> {
+    let text = match text.to_str() {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => {
+            let units = text.call_method1("encode", ("utf-16-le", "surrogatepass"))?;
+            let units: Vec<u16> = units.extract::<Vec<u8>>()?.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+            std::borrow::Cow::Owned(String::from_utf16_lossy(&units))
+        }
+    };
+    let parsed = py.detach(|| gomod::parse(&text));
+    py::go_file(py, parsed)
 }
 
 // --- scopes (scopes/sources.rs) ----------------------------------------------------------
@@ -518,6 +534,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_yaml_many, m)?)?;
     m.add_function(wrap_pyfunction!(yaml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(jsonrpc_request_id, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_go, m)?)?;
     m.add_function(wrap_pyfunction!(scan_modules, m)?)?;
     m.add_class::<CacheViewPy>()?;
     m.add_class::<CacheWatchPy>()?;
@@ -533,6 +550,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py::LeftOut>()?;
     m.add_class::<py::YamlFile>()?;
     m.add_class::<py::RequestId>()?;
+    m.add_class::<py::GoFile>()?;
+    m.add_class::<py::GoRequire>()?;
     m.add_class::<py::BuildInfo>()?;
     m.add_class::<py::ModuleScan>()?;
     m.add_class::<py::KeyFile>()?;

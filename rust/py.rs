@@ -303,6 +303,38 @@ pub struct RequestId {
     pub id: Option<Py<PyAny>>,
 }
 
+/// A `require` of a go.mod (formats/gomod.rs).
+#[pyclass(frozen, get_all, eq, module = "repoctx._core")]
+#[derive(PartialEq)]
+pub struct GoRequire {
+    pub path: String,
+    pub version: String,
+    /// `// indirect` (or `// indirect; why`) on its line, as Go reads it.
+    pub indirect: bool,
+}
+
+/// What a go.mod or go.work declares (formats/gomod.rs).
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct GoFile {
+    /// The last `module` directive's path; "" without one.
+    pub module: String,
+    /// The last `go` directive's version.
+    pub go: Option<String>,
+    /// Every `require` with a path and a version, in order.
+    pub requires: Vec<Py<GoRequire>>,
+    /// The directories of every `use` (go.work), as written, in order.
+    pub uses: Vec<String>,
+}
+
+pub fn go_file(py: Python<'_>, g: crate::formats::gomod::GoFile) -> PyResult<GoFile> {
+    let requires: PyResult<Vec<Py<GoRequire>>> = g
+        .requires
+        .into_iter()
+        .map(|r| Py::new(py, GoRequire { path: r.path, version: r.version, indirect: r.indirect }))
+        .collect();
+    Ok(GoFile { module: g.module, go: g.go, requires: requires?, uses: g.uses })
+}
+
 /// How the core was built.
 #[pyclass(frozen, get_all, module = "repoctx._core")]
 pub struct BuildInfo {

@@ -9,13 +9,13 @@ from typing import ClassVar, final
 
 __all__ = [
     "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheView", "CacheWatch", "DirEntry", "DirRow",
-    "FILE_LABELS", "Globs", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex", "ModuleScan",
-    "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskIndex",
+    "FILE_LABELS", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
+    "ModuleScan", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskIndex",
     "YamlFile", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "fingerprint", "fs_exchange", "fs_list",
     "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
-    "fs_stat", "fs_write", "is_source_file", "jsonrpc_request_id", "load_cache", "read_yaml_many", "real_path",
-    "scan_modules", "stage_yaml", "to_yaml", "walk", "yaml_to_json",
+    "fs_stat", "fs_write", "is_source_file", "jsonrpc_request_id", "load_cache", "parse_go", "read_yaml_many",
+    "real_path", "scan_modules", "stage_yaml", "to_yaml", "walk", "yaml_to_json",
 ]
 
 # --- the tree (rust/tree/) ------------------------------------------------------------------
@@ -218,6 +218,43 @@ class RequestId:
 
 def jsonrpc_request_id(line: bytes) -> RequestId:
     """What a JSON-RPC line is (rust/formats/jsonrpc.rs)."""
+
+@final
+class GoRequire:
+    """A `require` of a go.mod. Compares equal to one with the same fields."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def indirect(self) -> bool:
+        """`// indirect` (or `// indirect; why`) on its line, as Go reads it."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class GoFile:
+    """What a go.mod or go.work declares."""
+
+    @property
+    def module(self) -> str:
+        """The last `module` directive's path; "" without one."""
+    @property
+    def go(self) -> str | None:
+        """The last `go` directive's version."""
+    @property
+    def requires(self) -> list[GoRequire]:
+        """Every `require` with a path and a version, in order."""
+    @property
+    def uses(self) -> list[str]:
+        """The directories of every `use` (go.work), as written, in order."""
+
+def parse_go(text: str) -> GoFile:
+    """What a go.mod or go.work declares, read with Go's grammar (rust/formats/gomod.rs, the one
+    parser of their syntax): directives and blocks, `//` comments, quoted and back-quoted
+    arguments, a leading byte-order mark dropped; lenient (what does not parse is skipped line
+    by line). A lone surrogate in `text` is read as U+FFFD."""
 
 # --- scopes (rust/scopes/sources.rs) --------------------------------------------------------
 

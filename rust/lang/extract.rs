@@ -9,8 +9,7 @@
 use super::imports::{self, Import};
 use super::text::{clean, line_comment_header, markdown_header, rst_header, slash_header, split_lines};
 use super::{go, grammar, is_code, js, kind_of, python, rust, Lang};
-use std::fs;
-use std::io::Read;
+use crate::tree::fs::Root;
 use std::path::Path;
 
 /// Code files larger than this are listed with a purpose but not scanned for exports.
@@ -136,22 +135,22 @@ pub fn scan_file(name: &str, lang: Lang, text: &str, scan_code: bool, want_names
     sc.out
 }
 
-/// Read and scan one file of directory `abs`, wanting at most `budget` signatures.
-pub fn scan_one(abs: &Path, name: &str, want_names: bool, budget: usize) -> FileScan {
-    let (_, lang, _) = kind_of(name);
+/// Read and scan one file (`rel`, beneath `root`, through the confined layer: a link that
+/// leads out of the root is not followed, and what is not a regular file is not read),
+/// wanting at most `budget` signatures.
+pub fn scan_one(root: &Root, rel: &Path, want_names: bool, budget: usize) -> FileScan {
+    let name = rel.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let (_, lang, _) = kind_of(&name);
     let cap = if is_code(lang) || name == "package.json" { MAX_CODE_BYTES + 1 } else { MAX_TEXT_BYTES };
-    let text = read_capped(&abs.join(name), cap).unwrap_or_default();
+    let text = read_head_text(root, rel, cap).unwrap_or_default();
     let scan_code = is_code(lang) && (text.len() as u64) <= MAX_CODE_BYTES;
-    scan_file(name, lang, &text, scan_code, want_names, budget)
+    scan_file(&name, lang, &text, scan_code, want_names, budget)
 }
 
-/// At most `cap` bytes of a file as text (bytes that are not UTF-8 replaced).
-pub fn read_capped(path: &Path, cap: u64) -> Option<String> {
-    let file = fs::File::open(path).ok()?;
-    // Sized from the file, so the read takes one call rather than a growing series.
-    let len = file.metadata().map(|m| m.len().min(cap)).unwrap_or(0);
-    let mut buf = Vec::with_capacity(len as usize + 1);
-    file.take(cap).read_to_end(&mut buf).ok()?;
+/// At most `cap` bytes of a file beneath `root` as text (bytes that are not UTF-8 replaced);
+/// None when it cannot be read through the confined layer.
+pub fn read_head_text(root: &Root, rel: &Path, cap: u64) -> Option<String> {
+    let buf = root.read_head(rel, cap).ok()?;
     Some(match String::from_utf8(buf) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),

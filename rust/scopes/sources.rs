@@ -3,15 +3,16 @@
 //! to directories of the same repository or to external package names. Results come back
 //! per directory, never per file object.
 
-use crate::lang::extract::{read_capped, scan_one, MAX_CODE_BYTES, MAX_TEXT_BYTES};
+use crate::formats::gomod;
+use crate::lang::extract::{read_head_text, scan_one, FileScan, MAX_CODE_BYTES, MAX_TEXT_BYTES};
 use crate::lang::imports::{self, Import};
 use crate::lang::{is_code, is_test_name, kind_of, test_names, Lang};
+use crate::tree::fs::{Kind, Root};
 use crate::tree::ignore::{self, Budget, RootRules};
 use crate::tree::walk::{child_scope, is_source_file, parent_scope};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -29,8 +30,13 @@ fn quoted(s: &str) -> Option<String> {
 
 /// What is known of the whole tree before any scope is read: which directories exist,
 /// and where the Python packages, npm packages, crates and Go modules of the repository are.
+///
+/// Every file is listed and read through the confined layer (tree/fs.rs): a link that leads
+/// out of the root is not followed, and only regular files are read.
 pub struct Index {
     root: PathBuf,
+    /// None when the root cannot be opened: then nothing is listed or read.
+    confined: Option<Root>,
     dirs: HashSet<String>,
     py_modules: HashMap<String, Vec<String>>,
     js_packages: HashMap<String, String>,
@@ -86,6 +92,8 @@ fn parent(dir: &str) -> Option<String> {
     (dir != ".").then(|| parent_scope(dir).to_string())
 }
 
+/// A Cargo.toml's `[package] name`, by a line scanner: the core has no TOML reader (Python's
+/// manifest reader parses the whole file; this reads what import resolution needs).
 fn cargo_package_name(text: &str) -> Option<String> {
     let mut in_package = false;
     for line in text.lines() {
@@ -104,7 +112,25 @@ fn cargo_package_name(text: &str) -> Option<String> {
     None
 }
 
-fn dir_info(root: &Path, dir: &str, budget: &Budget) -> DirInfo {
+/// The first `cap` bytes of a line-based file, less a last line the cap cut (as Python's
+/// manifest reader reads go.mod).
+fn head_lines(root: &Root, rel: &Path, cap: u64) -> Option<String> {
+    let mut buf = root.read_head(rel, cap + 1).ok()?;
+    if buf.len() as u64 > cap {
+        let keep = buf[..cap as usize].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        buf.truncate(keep);
+    }
+    Some(String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+/// The package name of a package.json (as Python's reader: a string, stripped, not blank).
+fn package_json_name(root: &Root, rel: &Path) -> Option<String> {
+    let raw = root.read(rel, MAX_CODE_BYTES).ok()?;
+    let value = serde_json::from_slice::<serde_json::Value>(&raw).ok()?;
+    Some(value.get("name")?.as_str()?.trim().to_string()).filter(|n| !n.is_empty())
+}
+
+fn dir_info(root: &Path, confined: Option<&Root>, dir: &str, budget: &Budget) -> DirInfo {
     let mut info = DirInfo {
         dir: dir.to_string(),
         py_files: false,
@@ -115,37 +141,34 @@ fn dir_info(root: &Path, dir: &str, budget: &Budget) -> DirInfo {
         gitignore: None,
         languages: HashMap::new(),
     };
+    let Some(confined) = confined else { return info };
     let abs = root.join(dir);
-    let Ok(reader) = fs::read_dir(&abs) else { return info };
-    for entry in reader.flatten() {
-        if !entry.file_type().map(|t| t.is_file()).unwrap_or(false) {
-            continue;
-        }
-        let name = entry.file_name();
+    let Ok(entries) = confined.list(Path::new(dir)) else { return info };
+    for (name, kind) in entries {
         let name = name.to_string_lossy();
+        let rel = PathBuf::from(child_scope(dir, &name));
+        // A manifest may be a link to one (followed only inside the root, as Python's reader
+        // does); every other name counts only as a regular file.
+        let manifest = matches!(name.as_ref(), "pyproject.toml" | "setup.py" | "setup.cfg" | "package.json" | "Cargo.toml" | "go.mod");
+        match kind {
+            Kind::File => {}
+            Kind::Link if manifest => {}
+            _ => continue,
+        }
         match name.as_ref() {
-            "pyproject.toml" | "setup.py" | "setup.cfg" => info.py_project = true,
+            "pyproject.toml" | "setup.py" | "setup.cfg" => {
+                info.py_project |= kind == Kind::File || confined.stat(&rel, true).is_ok_and(|m| m.is_some_and(|m| m.is_file()));
+            }
             ".gitignore" => info.gitignore = ignore::from_file(&abs, &abs.join(".gitignore"), budget),
-            "package.json" => {
-                info.package_name = read_capped(&abs.join("package.json"), MAX_CODE_BYTES)
-                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                    .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(|s| s.to_string()));
-            }
+            "package.json" => info.package_name = package_json_name(confined, &rel),
             "Cargo.toml" => {
-                info.crate_name = Some(
-                    read_capped(&abs.join("Cargo.toml"), MAX_TEXT_BYTES * 4)
-                        .and_then(|t| cargo_package_name(&t))
-                        .unwrap_or_default(),
-                );
+                // Read as absent when it cannot be read; a crate without a name is still a crate.
+                info.crate_name = read_head_text(confined, &rel, MAX_TEXT_BYTES * 4).map(|t| cargo_package_name(&t).unwrap_or_default());
             }
-            "go.mod" => {
-                info.go_module = read_capped(&abs.join("go.mod"), MAX_TEXT_BYTES).and_then(|t| {
-                    t.lines().find_map(|l| l.trim().strip_prefix("module ").map(|m| m.trim().trim_matches('"').to_string()))
-                });
-            }
+            "go.mod" => info.go_module = head_lines(confined, &rel, MAX_TEXT_BYTES).and_then(|t| gomod::module_path(&t)),
             _ => {}
         }
-        if name.starts_with('.') || !is_source_file(&name) {
+        if kind != Kind::File || name.starts_with('.') || !is_source_file(&name) {
             continue;
         }
         let (_, lang, language) = kind_of(&name);
@@ -163,7 +186,8 @@ impl Index {
     pub fn build(root: &Path, dirs: Vec<String>, extra_ignore: &[String]) -> Index {
         let budget = Budget::new();
         let RootRules { priority, exclude } = ignore::root_rules(root, extra_ignore, &budget);
-        let mut infos: Vec<DirInfo> = dirs.par_iter().map(|d| dir_info(root, d, &budget)).collect();
+        let confined = Root::open(root).ok();
+        let mut infos: Vec<DirInfo> = dirs.par_iter().map(|d| dir_info(root, confined.as_ref(), d, &budget)).collect();
         let nested = infos.iter_mut().filter_map(|i| i.gitignore.take().map(|g| (i.dir.clone(), g))).collect();
         let rules = Rules { priority, nested, exclude };
         let dir_set: HashSet<String> = dirs.into_iter().collect();
@@ -217,7 +241,18 @@ impl Index {
         }
         let mut languages: Vec<(String, u64)> = languages.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         languages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        Index { root: root.to_path_buf(), dirs: dir_set, py_modules, js_packages, crates, cargo_dirs, go_modules, rules, languages }
+        Index {
+            root: root.to_path_buf(),
+            confined,
+            dirs: dir_set,
+            py_modules,
+            js_packages,
+            crates,
+            cargo_dirs,
+            go_modules,
+            rules,
+            languages,
+        }
     }
 
     fn longest_dir(&self, base: &str, segs: &[&str]) -> String {
@@ -342,26 +377,28 @@ impl Index {
         items
             .par_iter()
             .map(|(scope, names)| {
-                let abs = self.root.join(scope);
                 let all = self.list_files(scope);
-                let found: HashSet<String> =
-                    self.sources(scope, &all).flat_map(|n| scan_one(&abs, n, true, 0).names).collect();
+                let found: HashSet<String> = self.sources(scope, &all).flat_map(|n| self.scan(scope, n, true, 0).names).collect();
                 names.iter().filter(|n| !found.contains(*n)).cloned().collect()
             })
             .collect()
     }
 
+    /// The regular files of a directory (links are not listed), sorted.
     fn list_files(&self, dir: &str) -> Vec<String> {
-        let mut names: Vec<String> = match fs::read_dir(self.root.join(dir)) {
-            Ok(r) => r
-                .flatten()
-                .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect(),
-            Err(_) => Vec::new(),
-        };
+        let listed = self.confined.as_ref().and_then(|r| r.list(Path::new(dir)).ok()).unwrap_or_default();
+        let mut names: Vec<String> =
+            listed.into_iter().filter(|(_, k)| *k == Kind::File).map(|(n, _)| n.to_string_lossy().into_owned()).collect();
         names.sort();
         names
+    }
+
+    /// What one file of a scope says, read through the confined layer.
+    fn scan(&self, scope: &str, name: &str, want_names: bool, budget: usize) -> FileScan {
+        match &self.confined {
+            Some(root) => scan_one(root, Path::new(&child_scope(scope, name)), want_names, budget),
+            None => FileScan::default(),
+        }
     }
 
     /// The files of a scope's listing that a context file describes: not hidden, counted
@@ -384,7 +421,6 @@ impl Index {
 
     fn scope_facts(&self, scope: &str) -> ScopeFacts {
         let all = self.list_files(scope);
-        let abs = self.root.join(scope);
         let present: HashSet<&str> = all.iter().map(|s| s.as_str()).collect();
         let test_dirs: Vec<(&str, Vec<String>)> = ["tests", "test", "__tests__"]
             .into_iter()
@@ -398,7 +434,7 @@ impl Index {
         let mut tests = BTreeSet::new();
         let mut seen = HashSet::new();
         for name in self.sources(scope, &all) {
-            let scan = scan_one(&abs, name, false, MAX_EXPORTS - facts.exports.len());
+            let scan = self.scan(scope, name, false, MAX_EXPORTS - facts.exports.len());
             let (label, lang, _) = kind_of(name);
             for import in &scan.imports {
                 match self.resolve(scope, name, import) {
@@ -549,6 +585,86 @@ mod tests {
         let dirs = vec![".".to_string(), "src".to_string(), "src/sub".to_string()];
         let index = Index::build(&root, dirs, &["extra.py".to_string()]);
         assert_eq!(index.source_files(&["src/sub".to_string()]), vec![vec!["a.py".to_string(), "keep.py".to_string()]]);
+    }
+
+    /// The internal and external dependencies `extract` gives one scope.
+    fn deps(index: &Index, scope: &str) -> (Vec<String>, Vec<(String, String)>) {
+        let facts: serde_json::Value = serde_json::from_str(&index.extract(&[scope.to_string()])).unwrap();
+        let internal = facts[0]["internal"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+        let external = facts[0]["external"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_str().unwrap().to_string()))
+            .collect();
+        (internal, external)
+    }
+
+    fn scopes(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn go_modules_are_read_by_the_one_parser() {
+        // A tab after `module`, a trailing comment, the block form, a quoted path, and two
+        // `module` lines (the last holds) resolve as the plain form does.
+        let root = TempTree::with(
+            "sources-gomod",
+            &[
+                ("plain/go.mod", "module ex.com/plain\n\ngo 1.22\n"),
+                ("tab/go.mod", "module\tex.com/tab // the module\n"),
+                ("block/go.mod", "// Code generated.\nmodule (\n\tex.com/block\n)\n"),
+                ("quoted/go.mod", "\u{feff}module \"ex.com/quoted\" // q\r\n"),
+                ("twice/go.mod", "module ex.com/old\nmodule ex.com/twice\n"),
+                ("cmd/main.go", "package main\n\nimport (\n\t\"ex.com/plain/util\"\n\t\"ex.com/tab/util\"\n\t\"ex.com/block/util\"\n\t\"ex.com/quoted/util\"\n\t\"ex.com/twice/util\"\n\t\"ex.com/old/util\"\n)\n"),
+            ],
+        );
+        let mut dirs = scopes(&[".", "cmd"]);
+        for m in ["plain", "tab", "block", "quoted", "twice"] {
+            root.write(format!("{m}/util/u.go"), "package util\n");
+            dirs.extend([m.to_string(), format!("{m}/util")]);
+        }
+        let index = Index::build(&root, dirs, &[]);
+        let (internal, external) = deps(&index, "cmd");
+        assert_eq!(internal, ["block/util", "plain/util", "quoted/util", "tab/util", "twice/util"]);
+        assert_eq!(external, [("go".to_string(), "ex.com/old/util".to_string())]);
+    }
+
+    #[test]
+    fn manifests_are_read_through_the_confined_layer() {
+        // Manifests that are links out of the root are not read (their names would make the
+        // imports internal); links inside the root are followed, as Python's reader does.
+        let base = TempTree::with(
+            "sources-links",
+            &[
+                ("out/go.mod", "module ex.com/leak\n"),
+                ("out/package.json", "{\"name\": \"@leak/ui\"}"),
+                ("out/Cargo.toml", "[package]\nname = \"leak\"\n"),
+                ("root/cmd/main.go", "package main\n\nimport \"ex.com/leak/util\"\nimport \"ex.com/in/util\"\n"),
+                ("root/web/index.ts", "import { x } from '@leak/ui';\nimport { y } from '@in/ui';\n"),
+                ("root/web/lib.rs", "use leak::Thing;\nuse inside::Other;\n"),
+                ("root/util/u.go", "package util\n"),
+                ("root/in/util/u.go", "package util\n"),
+                ("root/in/real/go.mod.txt", "module ex.com/in\n"),
+                ("root/in/real/package.json.txt", "{\"name\": \" @in/ui \"}"),
+                ("root/in/real/Cargo.toml.txt", "[package]\nname = \"inside\"\n"),
+            ],
+        );
+        let root = base.join("root");
+        for name in ["go.mod", "package.json", "Cargo.toml"] {
+            std::os::unix::fs::symlink(base.join("out").join(name), root.join(name)).unwrap();
+            std::os::unix::fs::symlink(format!("real/{name}.txt"), root.join("in").join(name)).unwrap();
+        }
+        let dirs = scopes(&[".", "cmd", "web", "util", "in", "in/util", "in/real"]);
+        let index = Index::build(&root, dirs, &[]);
+        let (internal, external) = deps(&index, "cmd");
+        assert_eq!(internal, ["in/util"]);
+        assert_eq!(external, [("go".to_string(), "ex.com/leak/util".to_string())]);
+        let (internal, external) = deps(&index, "web");
+        assert_eq!(internal, ["in"]);
+        assert!(external.contains(&("js".to_string(), "@leak/ui".to_string())), "{external:?}");
+        assert!(external.contains(&("rust".to_string(), "leak".to_string())), "{external:?}");
+        assert!(!index.cargo_dirs.contains("."), "a Cargo.toml linked out is read as absent");
     }
 
     #[test]

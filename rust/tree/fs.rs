@@ -149,8 +149,12 @@ impl Root {
             let target = self.dir.read_link_contents(&prefix).ok()?;
             let real = self.real.get_or_init(|| std::fs::canonicalize(&self.path).ok()).as_ref()?;
             let from = real.join(prefix.parent().unwrap_or(Path::new("")));
+            // (the rest joined only when there is one: joining an empty path would end the path
+            // with a separator, and a link to a file would then be opened as a directory)
+            let rest: PathBuf = parts[i + 1..].iter().collect();
             return Some(match lexical(&from.join(&target)).strip_prefix(real) {
-                Ok(inside) => Ok(inside.join(parts[i + 1..].iter().collect::<PathBuf>())),
+                Ok(inside) if rest.as_os_str().is_empty() => Ok(inside.to_path_buf()),
+                Ok(inside) => Ok(inside.join(rest)),
                 Err(_) => Err(prefix),
             });
         }
@@ -491,6 +495,12 @@ mod tests {
         symlink("in/file", t.base.join("root/chain")).unwrap();
         assert_eq!(root.read(Path::new("abs_in/a.txt"), 100).unwrap(), b"inside");
         assert_eq!(root.read(Path::new("back_in/a.txt"), 100).unwrap(), b"inside");
+        // A link to a file inside, by an absolute path or one climbing out and back, is read.
+        symlink(t.base.join("root/in/a.txt"), t.base.join("root/abs_file")).unwrap();
+        symlink("../root/in/a.txt", t.base.join("root/back_file")).unwrap();
+        assert_eq!(root.read(Path::new("abs_file"), 100).unwrap(), b"inside");
+        assert_eq!(root.read_head(Path::new("back_file"), 100).unwrap(), b"inside");
+        assert!(root.stat(Path::new("abs_file"), true).unwrap().unwrap().is_file());
         root.write_atomic(Path::new("abs_in/b.txt"), b"b").unwrap();
         root.create_dir_all(Path::new("abs_in/made/deep")).unwrap();
         assert!(root.stat(Path::new("abs_in/made/deep"), true).unwrap().unwrap().is_dir());

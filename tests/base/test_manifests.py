@@ -1,6 +1,7 @@
-"""The one manifest reader (repoctx.base.manifests): the go.mod parser against a plain oracle
-and against go.mod files built from known contents; what each manifest declares, what is
-read as absent; and `project init` and `init` seeing the same project from the same files."""
+"""The one manifest reader (repoctx.base.manifests): the go.mod parser (the core's,
+rust/formats/gomod.rs) against a plain oracle and against go.mod files built from known
+contents; what each manifest declares, what is read as absent; and `project init` and `init`
+seeing the same project from the same files."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import run_cli, write
+from repoctx import _core
 from repoctx.base import fs
 from repoctx.base import manifests as mf
 
@@ -52,10 +54,14 @@ def oracle(text: str) -> tuple[str, str | None, list[tuple[str, str, bool]]]:
 
 
 def parsed(text: str) -> tuple[str, str | None, list[tuple[str, str, bool]]] | None:
+    """The core's parser, read as the oracle reads; checked to be what the manifest reader says."""
+    got = _core.parse_go(text)
+    core = (got.module, got.go, [(r.path, r.version, r.indirect) for r in got.requires]) if got.module else None
     go = mf.parse_go_mod(text)
-    if go is None:
-        return None
-    return go.module, go.go, [(d.name, d.spec.split(" ", 1)[1], d.kind == "indirect") for d in go.dependencies]
+    assert core == (None if go is None else (
+        go.module, go.go, [(d.name, d.spec.split(" ", 1)[1], d.kind == "indirect") for d in go.dependencies]))
+    assert mf.parse_go_work(text) == tuple(got.uses)
+    return core
 
 
 _PATH = st.from_regex(r"[a-zA-Z0-9][a-zA-Z0-9._~/-]{0,24}", fullmatch=True).filter(lambda p: "//" not in p)
@@ -144,6 +150,7 @@ def test_go_mod_parser_takes_any_text(text):
     got = mf.parse_go_mod(text)
     assert got is None or got.module
     mf.parse_go_work(text)
+    parsed(text)
 
 
 def test_go_mod_edge_cases():
@@ -152,6 +159,14 @@ def test_go_mod_edge_cases():
     assert parsed("module `ex.com/raw`\n") == ("ex.com/raw", None, [])
     assert parsed("\ufeffmodule ex.com/bom\n") == ("ex.com/bom", None, [])
     assert parsed("module (\n\tex.com/block\n)\n") == ("ex.com/block", None, [])
+    assert parsed("module\tex.com/m // comment\n") == ("ex.com/m", None, [])
+    assert parsed("module ex.com/first\nmodule ex.com/last\n") == ("ex.com/last", None, [])
+    assert parsed('module "a\\x41"\n') == ("a\\x41", None, [])  # not an escape JSON shares: as written
+    assert parsed('module "a\\ud800"\n') == ("a\\ud800", None, [])  # a lone surrogate: as written
+    assert parsed("module ex.com/\ud800\n") == ("ex.com/\ufffd", None, [])  # not Unicode: U+FFFD
+    (req,) = _core.parse_go("module m\nrequire a v1 // indirect\n").requires
+    assert (req.path, req.version, req.indirect) == ("a", "v1", True) and isinstance(req, _core.GoRequire)
+    assert req == _core.parse_go("require (\n\ta v1 //indirect\n)\n").requires[0]
     assert parsed("go 1.22\nrequire a v1\n") is None  # no module path: not a go.mod
     assert parsed('module ""\n') is None
     assert parsed("module a\nrequire b\nrequire (\n\tc\n\td v1 extra\n)\n") == ("a", None, [("d", "v1", False)])

@@ -7,8 +7,10 @@ with no space, a restricted `pub(super) use`, a one-line Rust use tree, TypeScri
 
 from __future__ import annotations
 
+import os
 import subprocess
 
+import pytest
 import yaml
 
 from conftest import run_cli, write
@@ -83,3 +85,78 @@ def test_init_and_project_scan_name_the_same_dependencies(tmp_path):
 
     assert by_scan == EXPECTED
     assert by_init == EXPECTED
+
+
+# --- go.mod and package.json as init's index reads them (the core's, rust/scopes/sources.rs) ---
+
+SECRET = "OUTSIDE-MANIFEST-SECRET-5e0c7a"
+
+GO_MODS = {
+    "plain": "module ex.com/m\n\ngo 1.22\n",
+    "tab-and-comment": "module\tex.com/m // comment\n\ngo 1.22\n",
+    "block": "// Generated.\nmodule (\n\tex.com/m // the module\n)\n",
+    "quoted-bom-crlf": '\ufeffmodule "ex.com/m"\r\ngo 1.22\r\n',
+    "last-wins": "module ex.com/old\nmodule ex.com/m\n",
+}
+
+
+def internal_deps(root, scope: str) -> list[str]:
+    ctx = yaml.safe_load((root / scope / ".context.yaml").read_text())
+    return (ctx.get("dependencies") or {}).get("internal") or []
+
+
+def go_repo(root, go_mod: str | None) -> None:
+    write(root, ".context.config.yaml", "min_tokens: 0\n")
+    if go_mod is not None:
+        write(root, "go.mod", go_mod)
+    write(root, "util/util.go", "package util\n\n// X is x.\nconst X = 1\n")
+    write(root, "cmd/main.go", 'package main\n\nimport "ex.com/m/util"\n\nfunc main() { _ = util.X }\n')
+    write(root, "web/index.js", "import { x } from '@acme/ui';\nexport const y = x;\n")
+    write(root, "ui/index.js", "export const x = 1;\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+
+
+@pytest.mark.parametrize("form", list(GO_MODS))
+def test_every_go_mod_form_resolves_imports_as_the_plain_one(tmp_path, form):
+    """A tab after `module`, a trailing comment, the block form, a quoted path after a byte-order
+    mark, two `module` lines: init resolves `ex.com/m/util` to the directory util, as for
+    `module ex.com/m`; and `project init` (Python's reader, the same core parser) names the module."""
+    go_repo(tmp_path, GO_MODS[form])
+    run_cli("init", cwd=tmp_path, check=True)
+    assert internal_deps(tmp_path, "cmd") == ["util"]
+    run_cli("project", "init", cwd=tmp_path, check=True)
+    project = yaml.safe_load((tmp_path / ".repoctx" / "project.yaml").read_text())
+    assert project["project"]["name"] == "m"
+
+
+@pytest.mark.parametrize("where", ["out", "in"])
+def test_init_reads_no_manifest_linked_out(tmp_path, where):
+    """go.mod and package.json that are links to files outside the repository are not read by
+    init (neither by the core's index nor by the manifest reader): their module path and package
+    name resolve nothing, and a secret in them reaches no output and no file; init succeeds.
+    Links to files inside the repository are followed, by both."""
+    repo, out = tmp_path / "repo", tmp_path / "out"
+    go_repo(repo, None)
+    out.mkdir()
+    manifests = {
+        "go.mod": f"module ex.com/m\n// {SECRET}\nrequire {SECRET}.example/dep v1.0.0\n",
+        "ui/package.json": f'{{"name": "@acme/ui", "description": "{SECRET}", "dependencies": {{"{SECRET}": "1"}}}}',
+    }
+    for rel, text in manifests.items():
+        if where == "out":
+            target = out / rel.replace("/", "_")
+            target.write_text(text)
+        else:
+            target = repo / "real" / (rel.replace("/", "_") + ".txt")
+            write(repo, target.relative_to(repo).as_posix(), text.replace(SECRET, "inside"))
+        os.symlink(target, repo / rel)
+    proc = run_cli("init", "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert SECRET not in proc.stdout + proc.stderr
+    for rel in manifests:
+        assert (repo / rel).is_symlink()
+    written = list(repo.rglob(".context.yaml"))
+    assert written and not [p for p in written if SECRET in p.read_text()]
+    followed = where == "in"
+    assert ("util" in internal_deps(repo, "cmd")) is followed
+    assert ("ui" in internal_deps(repo, "web")) is followed

@@ -2,8 +2,9 @@
 
 pyproject.toml (PEP 621 and Poetry), requirements.txt, setup.py and setup.cfg (present
 or not), Cargo.toml (the package and its [workspace]), package.json (and the packages of
-pnpm-workspace.yaml), go.mod and go.work (one parser for their shared syntax), and whether
-a Makefile has a `test` target. `project scan` (`project init`) and the scopes' generator
+pnpm-workspace.yaml), go.mod and go.work (the core's one parser of their shared syntax,
+rust/formats/gomod.rs, which the scopes' index also resolves Go imports by), and whether a
+Makefile has a `test` target. `project scan` (`project init`) and the scopes' generator
 (`init`, `regen`) both read here, through a `Reader` that reads each directory once.
 
 Every file is read through the confined layer (`base.fs`: a link that leads out of the
@@ -20,7 +21,6 @@ go.mod without a module path) declares nothing: it is read as absent, and its na
 
 from __future__ import annotations
 
-import json as _json
 import os
 import posixpath
 import re
@@ -29,6 +29,7 @@ from functools import cached_property
 from stat import S_ISLNK, S_ISREG
 from typing import ClassVar
 
+from repoctx import _core
 from repoctx.base import fs
 from repoctx.formats import bounded
 
@@ -411,96 +412,21 @@ def _js(data: dict) -> Js:
 
 
 # --- Go ------------------------------------------------------------------------
-
-
-def go_directives(text: str):
-    """(verb, arguments, comment) of each directive of a go.mod or go.work, in order.
-
-    The syntax is Go's (golang.org/x/mod/modfile): a directive per line, or `verb (` opening
-    a block whose lines are that verb's arguments until `)`; `//` to the end of the line is
-    a comment; an argument is a run of characters other than white space and parentheses, a
-    double-quoted string (Go escapes) or a back-quoted one. Lenient where Go refuses the file:
-    what does not parse is skipped line by line. `comment` is the text after `//`, or None."""
-    block: str | None = None
-    for line in text.removeprefix("\ufeff").split("\n"):
-        tokens, comment = _go_tokens(line)
-        if block is not None:
-            if tokens and tokens[0] == ")":
-                block = None
-            elif tokens:
-                yield block, tokens, comment
-        elif tokens:
-            if tokens[1:2] == ["("]:
-                if tokens[2:3] != [")"]:  # `require ()` is an empty block
-                    block = tokens[0]
-            else:
-                yield tokens[0], tokens[1:], comment
-
-
-def _go_tokens(line: str) -> tuple[list[str], str | None]:
-    tokens: list[str] = []
-    i, n = 0, len(line)
-    while i < n:
-        c = line[i]
-        if c.isspace():
-            i += 1
-        elif line.startswith("//", i):
-            return tokens, line[i + 2:]
-        elif c in "()":
-            tokens.append(c)
-            i += 1
-        elif c == '"':
-            j = i + 1
-            while j < n and line[j] != '"':
-                j += 2 if line[j] == "\\" else 1
-            tokens.append(_unquote(line[i + 1: min(j, n)]))
-            i = j + 1
-        elif c == "`":
-            j = line.find("`", i + 1)
-            j = n if j < 0 else j
-            tokens.append(line[i + 1: j])
-            i = j + 1
-        else:
-            j = i
-            while j < n and not line[j].isspace() and line[j] not in "()" and not line.startswith("//", j):
-                j += 1
-            tokens.append(line[i:j])
-            i = j
-    return tokens, None
-
-
-def _unquote(inner: str) -> str:
-    """A double-quoted string's value: its escapes read as Go's (those JSON shares), else as written."""
-    if "\\" not in inner:
-        return inner
-    try:
-        value = _json.loads(f'"{inner}"')
-    except ValueError:
-        return inner
-    return value if isinstance(value, str) else inner
-
-
-def _indirect(comment: str | None) -> bool:
-    """Go's reading of a requirement's comment: `// indirect`, or `// indirect; why`."""
-    words = (comment or "").split()
-    return words == ["indirect"] or (len(words) > 1 and words[0] == "indirect;")
+# The one parser of go.mod and go.work is the core's (rust/formats/gomod.rs: Go's grammar,
+# lenient line by line); the scopes' index resolves Go imports by the same module path.
 
 
 def parse_go_mod(text: str) -> Go | None:
     """A go.mod's module path, `go` version and requirements (`// indirect` ones of kind
     "indirect"); None without a module path. A directive given twice: the last one holds."""
-    module, version, deps = "", None, []
-    for verb, args, comment in go_directives(text):
-        if verb == "module" and args:
-            module = args[0]
-        elif verb == "go" and args:
-            version = args[0]
-        elif verb == "require" and len(args) >= 2:
-            kind = "indirect" if _indirect(comment) else "runtime"
-            deps.append(Dependency(args[0], f"{args[0]} {args[1]}", kind))
-    return Go(dependencies=tuple(deps), module=module, go=version) if module else None
+    got = _core.parse_go(text)
+    if not got.module:
+        return None
+    deps = tuple(Dependency(r.path, f"{r.path} {r.version}", "indirect" if r.indirect else "runtime")
+                 for r in got.requires)
+    return Go(dependencies=deps, module=got.module, go=got.go)
 
 
 def parse_go_work(text: str) -> tuple[str, ...]:
     """The directories a go.work `use`s, as written."""
-    return tuple(args[0] for verb, args, _ in go_directives(text) if verb == "use" and args)
+    return tuple(_core.parse_go(text).uses)
