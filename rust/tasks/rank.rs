@@ -382,8 +382,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         let why: Vec<String> = whys.into_iter().filter(|w| seen.insert(w.1.clone())).take(3).map(|w| w.1).collect();
         let mut listed: Vec<&(Region, f32)> = scored[rank].iter().filter(|r| r.1 > 0.0).collect();
         listed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.start.cmp(&b.0.start)));
-        listed.truncate(LISTED_REGIONS);
-        listed.sort_by_key(|r| r.0.start);
+        listed.truncate(LISTED_REGIONS); // best first
         files.push(FileOut {
             path: f.path.clone(),
             score: (sc.score[id as usize] as f64 * 10_000.0).round() / 10_000.0,
