@@ -107,8 +107,8 @@ def test_links_in_the_docs_resolve():
 
 def test_readme_shows_every_surface_and_links_its_document():
     readme = (CHECKOUT / "README.md").read_text(encoding="utf-8")
-    for doc in ("scopes", "caches", "artifacts", "project-file", "sessions", "control", "formats", "tools", "cli"):
+    for doc in ("scopes", "caches", "artifacts", "project-file", "sessions", "tasks", "control", "formats", "tools", "cli"):
         assert f"](docs/{doc}.md" in readme, doc
     for command in ("repoctx status", "repoctx cache build", "repoctx artifacts new", "repoctx project init",
-                    "repoctx validate --run"):
+                    "repoctx context", "repoctx validate --run"):
         assert f"$ {command}" in readme, command

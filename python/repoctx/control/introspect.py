@@ -307,7 +307,7 @@ def commands(catalog) -> list[Command]:
             name="self report",
             tool="ctxt_self_report",
             summary="What this repoctx is: version, root, which surfaces have data, the core's build.",
-            description="Start here to see which of scopes, caches, artifacts, project and control hold data "
+            description="Start here to see which of scopes, caches, artifacts, project, tasks and control hold data "
             "in this repository and how many tools and resources each registers.",
             params=NoParams,
             result=SelfReportResult,

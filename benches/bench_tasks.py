@@ -1,0 +1,163 @@
+"""Task context at scale: what `task_context` costs on a large tree (issue 23).
+
+    python -m benches.bench_tasks [--files 100000] [--seed 0] [--nogit] [--repo PATH] [--n 40]
+
+Measures, on the synthetic tree of benches/synth.py (or an existing repository, read-only):
+- the index, built in this process as a cold CLI call builds it: wall time, the growth of this
+  process's RSS over the build (the memory a serving process holds for it) and the index's own
+  count of its bytes, each per indexed file; then warm queries in process (no MCP);
+- warm `task_context` round trips through the official MCP client over stdio, interleaved call
+  by call with the SDK's no-op (`REPOCTX_BENCH_NOOP=1`) as in the `mcp` suite, p50/p95/p99;
+- `task_context` after an edit (a line appended to one file, then taken out again: the index
+  reads that file again), p50;
+- the cold CLI, `repoctx context TASK --json` as a whole process (median of `--repeat`).
+
+Tasks on a synthetic tree name its functions, modules and documentation words (`func_12`,
+`Func3`, "paragraph of the documentation"); with --repo, the subjects of the last commits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+
+from benches import measure, synth
+from benches.mcp_rtt import _rss_mib, _server_pid, _settled_rss_mib
+
+
+def synthetic_tasks(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    shapes = [
+        lambda: f"func_{rng.randrange(200)} returns the wrong value in module f{rng.randrange(100000)}",
+        lambda: f"Func{rng.randrange(200)} should add one more",
+        lambda: f"fix the paragraph {rng.randrange(50)} of the documentation",
+        lambda: f"func{rng.randrange(300)} in pkg{rng.randrange(9000)} number handling",
+        lambda: "synthetic package regenerate module",
+    ]
+    return [rng.choice(shapes)() for _ in range(n)]
+
+
+def commit_tasks(root: Path, n: int) -> list[str]:
+    out = subprocess.run(["git", "-C", str(root), "log", "--no-merges", f"-n{n}", "--format=%s"],
+                         capture_output=True, text=True).stdout
+    return [s for s in out.splitlines() if s.strip()] or ["fix the parser"]
+
+
+def in_process(root: Path, tasks: list[str]) -> dict:
+    from repoctx import _core
+    from repoctx.base.workspace import Workspace
+    from repoctx.formats.artifact import find_project_dir
+
+    ws = Workspace.open(root)
+    cfg = ws.scan_config()
+    table = _core.walk(str(root), list(cfg.ignore), cfg.max_depth, cfg.min_tokens)
+    scopes = [r.scope for r in table.rows]
+    rss0 = _rss_mib(os.getpid())
+    start = time.perf_counter()
+    index = _core.TaskIndex(str(root), scopes, list(cfg.ignore), "@", find_project_dir(str(root)))
+    build = time.perf_counter() - start
+    from repoctx.base.index import release_free_memory
+
+    release_free_memory()  # as a serving process does after building
+    rss1 = _rss_mib(os.getpid())
+    files = index.file_count
+    first = time.perf_counter()
+    index.query(tasks[0], 8000, [], [], 10, "bytes4")  # git's history and the notes are read here
+    first = time.perf_counter() - first
+    samples = []
+    for t in tasks:
+        start = time.perf_counter()
+        index.query(t, 8000, [], [], 10, "bytes4")
+        samples.append(time.perf_counter() - start)
+    return {"files": files, "build_s": build, "first_query_s": first,
+            "rss_growth_bytes_per_file": (rss1 - rss0) * 2**20 / max(files, 1),
+            "heap_bytes_per_file": index.heap_bytes / max(files, 1),
+            "query": measure.percentiles(samples)}
+
+
+async def _mcp(root: Path, tasks: list[str], n: int, budget: int) -> dict:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "repoctx", "serve", "--root", str(root)],
+                                   env={**os.environ, "REPOCTX_BENCH_NOOP": "1"})
+    async with Client(params, mode="2026-07-28") as client:
+        pid = _server_pid(root)
+        start = time.perf_counter()
+        first = await client.call_tool("task_context", {"task": tasks[0], "budget": budget})
+        first_s = time.perf_counter() - start
+        assert not first.is_error, first.content[0].text[:500]
+        rss = await _settled_rss_mib(pid)
+        noop, warm = [], []
+        for i in range(n):
+            start = time.perf_counter()
+            await client.call_tool("noop", {})
+            noop.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            result = await client.call_tool("task_context", {"task": tasks[i % len(tasks)], "budget": budget})
+            warm.append(time.perf_counter() - start)
+            assert not result.is_error
+        # After an edit: a line appended to one of the top files, then taken out again.
+        top = json.loads(first.content[0].text)["files"]
+        edited = []
+        if top:
+            target = root / top[0]["path"]
+            was = target.read_bytes()
+            try:
+                for i in range(min(n, 20)):
+                    target.write_bytes(was + f"\n# edit {i}\n".encode() if i % 2 == 0 else was)
+                    start = time.perf_counter()
+                    await client.call_tool("task_context", {"task": tasks[0], "budget": budget})
+                    edited.append(time.perf_counter() - start)
+            finally:
+                target.write_bytes(was)
+        return {"first_call_s": first_s, "server_rss_mib": rss, "noop": measure.percentiles(noop),
+                "task_context": measure.percentiles(warm), "after_an_edit": measure.percentiles(edited) if edited else None}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benches.bench_tasks", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--nogit", action="store_true", help="a synthetic tree without a git repository")
+    parser.add_argument("--repo", type=Path, help="an existing repository instead (read-only but for the edit, undone)")
+    parser.add_argument("--n", type=int, default=40, help="measured warm calls")
+    parser.add_argument("--budget", type=int, default=8000)
+    parser.add_argument("--repeat", type=int, default=3, help="cold CLI runs")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
+    args = parser.parse_args(argv)
+    root = args.repo.resolve() if args.repo else synth.tree(args.files, args.seed, git=not args.nogit)
+    tasks = commit_tasks(root, args.n) if args.repo else synthetic_tasks(args.n, args.seed)
+    report = {"tree": str(root),
+              "date": time.strftime("%Y-%m-%dT%H%M%SZ", time.gmtime())}
+    print("in process…", file=sys.stderr)
+    report["in_process"] = in_process(root, tasks)
+    print("over MCP…", file=sys.stderr)
+    report["mcp"] = anyio.run(_mcp, root, tasks, args.n, args.budget)
+    print("cold CLI…", file=sys.stderr)
+    report["cold_cli"] = measure.command("repoctx context", [sys.executable, "-m", "repoctx", "context", tasks[0], "--json"],
+                                         str(root), repeat=args.repeat, warmup=0)
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"tasks-{report['date']}.json"
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    ip, m = report["in_process"], report["mcp"]
+    ms = lambda d: f"p50 {d['p50'] * 1000:.1f} ms, p95 {d['p95'] * 1000:.1f} ms"  # noqa: E731
+    print(f"{ip['files']:,} files indexed in {ip['build_s']:.2f} s; {ip['rss_growth_bytes_per_file']:.0f} bytes/file of RSS "
+          f"({ip['heap_bytes_per_file']:.0f} by the index's own count); in process {ms(ip['query'])}")
+    print(f"MCP: task_context {ms(m['task_context'])} beside the no-op {ms(m['noop'])}; first call {m['first_call_s']:.2f} s; "
+          f"server RSS {m['server_rss_mib']:.0f} MiB" + (f"; after an edit {ms(m['after_an_edit'])}" if m["after_an_edit"] else ""))
+    print(f"cold CLI: {report['cold_cli']['wall_s'] * 1000:.0f} ms wall" if "wall_s" in report["cold_cli"] else report["cold_cli"])
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
