@@ -50,9 +50,8 @@ class ContextParams(Struct):
                          "or are imported by are pulled up"),
     ] = []
     signals_off: Annotated[
-        list[str],
-        Meta(description="Signals to switch off (to measure what each adds): " + ", ".join(SIGNALS),
-             extra_json_schema={"items": {"enum": list(SIGNALS)}}),
+        list[Annotated[str, Meta(extra_json_schema={"enum": list(SIGNALS)})]],
+        Meta(description="Signals to switch off (to measure what each adds): " + ", ".join(SIGNALS)),
     ] = []
     limit: Annotated[int, Meta(description=f"How many files to list (1 to {MAX_LIMIT})")] = DEFAULT_LIMIT
 
