@@ -115,9 +115,9 @@ def add_control_data(root: Path) -> None:
     """A pending proposal and a recorded run, as an agent and `validate --run` leave them."""
     import time
 
+    from repoctx.base.workspace import Workspace
     from repoctx.control import proposals, runs
     from repoctx.formats.run import Step
-    from repoctx.base.workspace import Workspace
 
     ws = Workspace.open(root)
     made = proposals.propose(ws, proposals.ProposeParams(
@@ -135,8 +135,8 @@ def add_control_data(root: Path) -> None:
 
 def add_cache(root: Path) -> None:
     """A context cache of the docs under the default cache root: .repoctx/caches/docs."""
-    from repoctx.caches import engine as caches
     from repoctx.base.workspace import Workspace
+    from repoctx.caches import engine as caches
 
     built = caches.build(Workspace.open(root), caches.BuildParams(sources=str(root / "docs"), cache="docs"))
     assert built.document_count == 1, built

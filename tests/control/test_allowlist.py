@@ -12,8 +12,8 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from conftest import mcp_client, run_cli, write
-from repoctx.registry.catalog import all_commands, all_prompts, all_resources
 from repoctx.formats.config import PROFILES, SURFACES
+from repoctx.registry.catalog import all_commands, all_prompts, all_resources
 from sample_repo import build_sample_repo, write_context
 
 TOOLS = {c.tool: c for c in all_commands() if c.tool}

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import run_cli, write
-from repoctx.control import proposals
-from repoctx.registry.catalog import all_commands
 from repoctx.base.results import cut_utf8
 from repoctx.base.workspace import Workspace
+from repoctx.control import proposals
+from repoctx.registry.catalog import all_commands
 from sample_repo import EXAMPLES, build_sample_repo
 
 CONTROL = [c for c in all_commands() if c.surface == "control"]
