@@ -113,8 +113,9 @@ async def _run(root: Path, calls: list[tuple[str, str, dict]], large: list[tuple
             rss_before = await _settled_rss_mib(_server_pid(Path(empty)))
 
     async with Client(params(root), mode="2026-07-28") as client:
-        pid = _server_pid(root)
+        # This era has no handshake: the server process is certain to run once a call returned.
         await client.call_tool("noop", {})
+        pid = _server_pid(root)
         # The scan (index, parsed context files, the cached listing) behind a one-entry page,
         # so the figure is the server's state and not the buffers of a multi-megabyte reply.
         start = time.perf_counter()
