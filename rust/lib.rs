@@ -6,6 +6,7 @@ mod cache;
 mod extract;
 mod fingerprint;
 mod fs;
+mod gitview;
 mod ignorerules;
 mod imports;
 mod jsonrpc;
@@ -20,6 +21,8 @@ mod yamlwrite;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
+use std::collections::HashSet;
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// One row of the walk table: (scope, fingerprint, source_bytes, files, has_context,
@@ -492,6 +495,60 @@ fn fs_exchange(py: Python<'_>, root: PathBuf, a: PathBuf, b: PathBuf) -> PyResul
     in_root(py, &root, |r| r.exchange(&a, &b))
 }
 
+// --- git's view (gitview.rs) ------------------------------------------------------
+
+/// git's view of one root, kept between questions (see gitview.rs).
+#[pyclass(frozen, name = "GitRepo")]
+struct GitRepoPy(gitview::Handle);
+
+/// What a GitRepo has done so far.
+#[pyclass(frozen, get_all, name = "GitStats")]
+struct GitStatsPy {
+    opens: u64,
+    index_reads: u64,
+    trees_read: u64,
+    files_hashed: u64,
+    hashes_reused: u64,
+    ignore_files_read: u64,
+}
+
+#[pymethods]
+impl GitRepoPy {
+    #[new]
+    fn new(root: PathBuf) -> Self {
+        GitRepoPy(gitview::Handle::new(&root))
+    }
+
+    /// The commit checked out (full hex), or None outside a repository or before the first commit.
+    fn head(&self, py: Python<'_>) -> Option<String> {
+        py.detach(|| self.0.head())
+    }
+
+    /// The directories among or under `scopes` holding a file that differs from `commit` or
+    /// that git neither tracks nor ignores; None when git cannot tell.
+    fn changed_dirs(&self, py: Python<'_>, commit: &str, scopes: Vec<String>) -> Option<HashSet<OsString>> {
+        py.detach(|| self.0.changed_dirs(commit, &scopes)).map(|dirs| dirs.into_iter().map(PathBuf::into_os_string).collect())
+    }
+
+    /// The scopes among `scopes` whose own files are as at `commit`; None when git cannot tell.
+    fn unchanged(&self, py: Python<'_>, commit: &str, scopes: Vec<String>) -> Option<HashSet<String>> {
+        py.detach(|| self.0.unchanged(commit, &scopes)).map(|s| s.into_iter().collect())
+    }
+
+    #[getter]
+    fn stats(&self) -> GitStatsPy {
+        let s = self.0.stats();
+        GitStatsPy {
+            opens: s.opens,
+            index_reads: s.index_reads,
+            trees_read: s.trees_read,
+            files_hashed: s.files_hashed,
+            hashes_reused: s.hashes_reused,
+            ignore_files_read: s.ignore_files_read,
+        }
+    }
+}
+
 // --- scope writes (extract.rs, yamlwrite.rs) ---------------------------------
 
 /// What `.context.yaml` derives from the sources of a tree: built once over the
@@ -572,6 +629,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<GlobsPy>()?;
     m.add_class::<SourceIndexPy>()?;
     m.add_class::<ScopeSourcesPy>()?;
+    m.add_class::<GitRepoPy>()?;
+    m.add_class::<GitStatsPy>()?;
     m.add_function(wrap_pyfunction!(to_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(stage_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(commit_staged, m)?)?;

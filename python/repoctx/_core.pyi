@@ -168,6 +168,41 @@ class ScopeSources:
     def languages(self) -> list[tuple[str, int]]:
         """(language, files) over the whole table, most files first."""
 
+class GitStats:
+    """What a GitRepo has done so far (counts since it was made)."""
+
+    @property
+    def opens(self) -> int: ...
+    @property
+    def index_reads(self) -> int: ...
+    @property
+    def trees_read(self) -> int: ...
+    @property
+    def files_hashed(self) -> int: ...
+    @property
+    def hashes_reused(self) -> int: ...
+    @property
+    def ignore_files_read(self) -> int: ...
+
+class GitRepo:
+    """git's view of the repository holding `root`, read in process (rust/gitview.rs): the
+    index (read again when its stat changes), commits and trees from loose objects and packs
+    (kept by id), worktree files hashed as blobs (kept by stat key). Each answer is what `git
+    diff --name-only --no-renames COMMIT` and `git ls-files --others --exclude-standard` would
+    give; None where git cannot tell (no repository, no commit, an unknown commit, anything
+    unsound or unreadable). Opens nothing until asked; never raises."""
+
+    def __init__(self, root: str) -> None: ...
+    def head(self) -> str | None:
+        """The commit checked out (full hex), None outside a repository or before the first commit."""
+    def changed_dirs(self, commit: str, scopes: list[str]) -> set[str] | None:
+        """The directories ("." for the root) among or under `scopes` holding a file that
+        differs from `commit` (a full hex id) or that git neither tracks nor ignores."""
+    def unchanged(self, commit: str, scopes: list[str]) -> set[str] | None:
+        """The scopes among `scopes` whose own files (those directly in them) are as at `commit`."""
+    @property
+    def stats(self) -> GitStats: ...
+
 def to_yaml(json: bytes) -> str:
     """YAML text for a JSON object: keys in order, strings double-quoted; ValueError on bad JSON."""
 
