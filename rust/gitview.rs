@@ -550,6 +550,7 @@ impl Repo {
         let mut perms = gix::open::Permissions::default();
         perms.config.git_binary = false; // never run git to find its installation's config
         perms.config.includes = false; // no config file the repository names (it could be anything)
+        perms.env.git_prefix = gix::sec::Permission::Deny; // GIT_WORK_TREE, GIT_INDEX_FILE: gitstate.py never let git see them
         let opts = gix::open::Options::default().permissions(perms).bail_if_untrusted(true).with(trust);
         let repo = gix::ThreadSafeRepository::open_opts(git_dir, opts).map_err(cannot)?.to_thread_local();
         let workdir = fs::canonicalize(&workdir).map_err(cannot)?;
@@ -568,8 +569,10 @@ impl Repo {
         };
         let mut watched = vec![(workdir.join(".git"), dot_git_key(&workdir.join(".git")))];
         for config in [repo.git_dir().join("config"), repo.common_dir().join("config"), repo.git_dir().join("config.worktree")] {
-            let key = stat_key(&config);
-            watched.push((config, key));
+            if !watched.iter().any(|(p, _)| *p == config) {
+                let key = stat_key(&config);
+                watched.push((config, key));
+            }
         }
         for dir in real_root.ancestors().take_while(|d| *d != workdir) {
             watched.push((dir.join(".git"), None));
@@ -1020,7 +1023,7 @@ impl<'a> Ask<'a> {
         let (parent, name) = split(dir);
         let r = if self.reach(parent) != Reach::Yes
             || name == b".git"
-            || !fs::symlink_metadata(self.abs(dir)).is_ok_and(|m| m.file_type().is_dir())
+            || !self.leading_path_is_plain(dir)
             || self.index.is_gitlink(dir)
             || self.dir_ignored(dir)
         {
@@ -1051,13 +1054,18 @@ impl<'a> Ask<'a> {
 
     /// Whether `dir` (reached) holds a file or symlink git neither tracks nor ignores.
     fn has_untracked(&mut self, dir: &[u8], listing: &[(Vec<u8>, bool, bool)]) -> bool {
-        let index = self.index.clone();
-        for (name, _, file) in listing {
-            if *file && **name != *CONTEXT_FILE && index.entry(&join(dir, name)).is_none() && !self.ignored(&join(dir, name), false) {
-                return true;
-            }
-        }
-        false
+        let candidates = self.not_tracked(dir, listing);
+        candidates.into_iter().any(|path| !self.ignored(&path, false))
+    }
+
+    /// The files and symlinks of a listing that the index does not hold (`.context.yaml` aside).
+    fn not_tracked(&self, dir: &[u8], listing: &[(Vec<u8>, bool, bool)]) -> Vec<Vec<u8>> {
+        listing
+            .iter()
+            .filter(|(name, _, file)| *file && **name != *CONTEXT_FILE)
+            .map(|(name, _, _)| join(dir, name))
+            .filter(|path| self.index.entry(path).is_none())
+            .collect()
     }
 
     /// Whether the files directly in `dir` are as at the commit, git's way.
@@ -1065,13 +1073,15 @@ impl<'a> Ask<'a> {
         if self.dir_differs(dir)? {
             return Ok(true);
         }
+        // Most directories hold only tracked files: then no ignore rule needs asking.
+        let listing = self.list(dir);
+        if self.index.tracked_dirs.contains(dir) && self.not_tracked(dir, &listing).is_empty() {
+            return Ok(false);
+        }
         Ok(match self.reach(dir) {
             Reach::No => false,
             Reach::ItsOwnRepository => true,
-            Reach::Yes => {
-                let listing = self.list(dir);
-                self.has_untracked(dir, &listing)
-            }
+            Reach::Yes => self.has_untracked(dir, &listing),
         })
     }
 

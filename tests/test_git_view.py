@@ -311,6 +311,24 @@ def test_a_linked_worktree_and_a_root_below_the_top(tmp_path):
         forget(at)
 
 
+def test_the_environment_names_no_other_index_or_worktree(tmp_path, monkeypatch):
+    """gitstate.py took GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE out of git's environment (a
+    hook or an agent may have them set): the core does not read them either."""
+    root = tmp_path / "r"
+    history = _repo_with_history(root)
+    elsewhere = tmp_path / "elsewhere"
+    _repo_with_history(elsewhere)
+    monkeypatch.setenv("GIT_DIR", str(elsewhere / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(elsewhere))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "no-index"))
+    forget(root)
+    _write(root / "c" / "x.py", b"changed\n")
+    assert gitstate.head(str(root)) == history[-1]
+    monkeypatch.undo()
+    assert gitstate.changed_dirs(str(root), history[0], ["."]) == oracle(root, history[0], ["."])
+    forget(root)
+
+
 def test_outside_a_repository_or_before_the_first_commit_git_cannot_tell(tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()
