@@ -71,6 +71,50 @@ const MAX_CACHED_HASHES: usize = 2_000_000;
 const RACY_NS: i64 = 2_000_000_000;
 const CONTEXT_FILE: &[u8] = b".context.yaml";
 
+/// One stat record, from std's metadata or from `fstatat` beneath a directory handle.
+#[derive(Clone, Copy, Debug, Default)]
+struct St {
+    dev: u64,
+    ino: u64,
+    mode: u32,
+    uid: u32,
+    gid: u32,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl St {
+    fn of(m: &Metadata) -> St {
+        St {
+            dev: m.dev(),
+            ino: m.ino(),
+            mode: m.mode(),
+            uid: m.uid(),
+            gid: m.gid(),
+            size: m.size(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        }
+    }
+
+    fn kind(&self) -> u32 {
+        self.mode & libc::S_IFMT
+    }
+
+    fn is_dir(&self) -> bool {
+        self.kind() == libc::S_IFDIR
+    }
+
+    fn is_file(&self) -> bool {
+        self.kind() == libc::S_IFREG
+    }
+
+    fn is_symlink(&self) -> bool {
+        self.kind() == libc::S_IFLNK
+    }
+}
+
 /// What a path's stat says, for telling whether what was read from it still holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct Key {
@@ -84,14 +128,12 @@ struct Key {
 
 impl Key {
     fn of(m: &Metadata) -> Key {
-        Key {
-            dev: m.dev(),
-            ino: m.ino(),
-            size: m.size(),
-            mode: m.mode(),
-            mtime: m.mtime().saturating_mul(1_000_000_000).saturating_add(m.mtime_nsec()),
-            ctime: m.ctime().saturating_mul(1_000_000_000).saturating_add(m.ctime_nsec()),
-        }
+        Key::of_st(&St::of(m))
+    }
+
+    fn of_st(s: &St) -> Key {
+        let ns = |(secs, nanos): (i64, i64)| secs.saturating_mul(1_000_000_000).saturating_add(nanos);
+        Key { dev: s.dev, ino: s.ino, size: s.size, mode: s.mode, mtime: ns(s.mtime), ctime: ns(s.ctime) }
     }
 
     /// Changed so recently that it may change again without its stat changing.
@@ -228,7 +270,7 @@ impl IndexView {
     /// Whether the entry's blob is the file's without reading it (git's stat cache): the stat
     /// it recorded still holds, it is not racily clean, and git did not smudge it (size 0 for
     /// a file that is not empty, git's mark for "racily clean, content changed").
-    fn vouches(&self, e: &IndexEntry, md: &Metadata) -> bool {
+    fn vouches(&self, e: &IndexEntry, md: &St) -> bool {
         stat_matches(&e.stat, md) && !self.racy(&e.stat) && (e.stat.size != 0 || e.id.as_bytes() == EMPTY_BLOB)
     }
 
@@ -253,15 +295,15 @@ fn index_kind(mode: gix::index::entry::Mode) -> Option<Kind> {
 /// Whether the stat an index entry recorded still holds for the file, as git's
 /// `ce_match_stat_basic` tells it (nanoseconds too where the index has them: more files are
 /// hashed than git hashes, never fewer). The type and executable bit are checked apart.
-fn stat_matches(s: &gix::index::entry::Stat, m: &Metadata) -> bool {
+fn stat_matches(s: &gix::index::entry::Stat, m: &St) -> bool {
     let nanos = s.mtime.nsecs != 0 || s.ctime.nsecs != 0;
-    s.mtime.secs == m.mtime() as u32
-        && s.ctime.secs == m.ctime() as u32
-        && (!nanos || (s.mtime.nsecs == m.mtime_nsec() as u32 && s.ctime.nsecs == m.ctime_nsec() as u32))
-        && s.ino == m.ino() as u32
-        && s.uid == m.uid()
-        && s.gid == m.gid()
-        && s.size == m.size() as u32
+    s.mtime.secs == m.mtime.0 as u32
+        && s.ctime.secs == m.ctime.0 as u32
+        && (!nanos || (s.mtime.nsecs == m.mtime.1 as u32 && s.ctime.nsecs == m.ctime.1 as u32))
+        && s.ino == m.ino as u32
+        && s.uid == m.uid
+        && s.gid == m.gid
+        && s.size == m.size as u32
 }
 
 const EMPTY_BLOB: [u8; 20] = [
@@ -323,19 +365,15 @@ fn read_regular(path: &Path, max: u64) -> std::io::Result<(Vec<u8>, Metadata)> {
     Ok((data, md))
 }
 
-/// The file's blob id, or None when it cannot be hashed (gone, too large, not regular any
-/// more, changed while read): the caller then takes it as changed.
-fn hash_file(path: &Path, seen: &Metadata) -> Option<ObjectId> {
-    if seen.len() > MAX_HASH_BYTES {
+/// The blob id of file `name` in directory `dir`, or None when it cannot be hashed (gone, too
+/// large, not regular any more, changed while read): the caller then takes it as changed.
+fn hash_file(dir: &Dir, name: &[u8], seen: &St) -> Option<ObjectId> {
+    if seen.size > MAX_HASH_BYTES {
         return None;
     }
-    let mut file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
-        .open(path)
-        .ok()?;
+    let mut file = dir.open_file(name)?;
     let md = file.metadata().ok()?;
-    if !md.is_file() || md.ino() != seen.ino() || md.dev() != seen.dev() || md.len() != seen.len() {
+    if !md.is_file() || md.ino() != seen.ino || md.dev() != seen.dev || md.len() != seen.size {
         return None;
     }
     let mut hasher = gix::hash::hasher(gix::hash::Kind::Sha1);
@@ -359,13 +397,189 @@ fn hash_file(path: &Path, seen: &Metadata) -> Option<ObjectId> {
     hasher.try_finalize().ok()
 }
 
-fn hash_link(path: &Path) -> Option<ObjectId> {
-    let target = fs::read_link(path).ok()?;
-    let bytes = target.as_os_str().as_bytes();
+fn hash_link(dir: &Dir, name: &[u8]) -> Option<ObjectId> {
+    let target = dir.read_link(name)?;
+    let bytes = &target[..];
     let mut hasher = gix::hash::hasher(gix::hash::Kind::Sha1);
     hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
     hasher.update(bytes);
     hasher.try_finalize().ok()
+}
+
+/// A directory of the worktree, opened beneath its top with no symlink on the way: what git's
+/// `has_symlink_leading_path` asks (a tracked path through a link is not there), in one call
+/// where the kernel has `openat2`. Its files are then looked at by name, relative to it.
+struct Dir(std::os::fd::OwnedFd);
+
+impl Dir {
+    /// The worktree's top (links above it followed, as git follows them).
+    fn top(path: &Path) -> Option<Dir> {
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)
+            .ok()?;
+        Some(Dir(file.into()))
+    }
+
+    /// `rel` ("" for the top itself) beneath `top`; None when it is missing, not a directory,
+    /// or reached through a symlink.
+    fn open(top: &Dir, rel: &[u8]) -> Option<Dir> {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC;
+        if rel.is_empty() {
+            let fd = unsafe { libc::openat(top.0.as_raw_fd(), c".".as_ptr(), flags) };
+            return (fd >= 0).then(|| Dir(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }));
+        }
+        let path = std::ffi::CString::new(rel).ok()?;
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: open_how is plain data; zeroed is its documented initial state.
+            let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+            how.flags = flags as u64;
+            how.resolve = libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_BENEATH;
+            let fd = unsafe {
+                libc::syscall(libc::SYS_openat2, top.0.as_raw_fd(), path.as_ptr(), &how as *const libc::open_how, std::mem::size_of::<libc::open_how>())
+            };
+            if fd >= 0 {
+                return Some(Dir(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) }));
+            }
+            let err = std::io::Error::last_os_error().raw_os_error();
+            if !matches!(err, Some(libc::ENOSYS | libc::EPERM | libc::EINVAL | libc::E2BIG)) {
+                return None; // missing, not a directory, or a link on the way
+            }
+        }
+        // Without openat2: one component at a time, none of them followed if a link.
+        let mut dir = Dir::open(top, b"")?;
+        for name in rel.split(|&c| c == b'/') {
+            let name = std::ffi::CString::new(name).ok()?;
+            let fd = unsafe { libc::openat(dir.0.as_raw_fd(), name.as_ptr(), flags | libc::O_NOFOLLOW) };
+            if fd < 0 {
+                return None;
+            }
+            dir = Dir(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) });
+        }
+        Some(dir)
+    }
+
+    /// The stat of `name` in this directory (a link itself, not followed).
+    fn stat(&self, name: &[u8]) -> Option<St> {
+        use std::os::fd::AsRawFd;
+        let name = std::ffi::CString::new(name).ok()?;
+        // SAFETY: a zeroed stat is a valid out-buffer for fstatat.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstatat(self.0.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+            return None;
+        }
+        Some(St {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            mode: st.st_mode as u32,
+            uid: st.st_uid as u32,
+            gid: st.st_gid as u32,
+            size: st.st_size as u64,
+            mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+        })
+    }
+
+    /// File `name` of this directory opened for reading: never a link followed, never blocking
+    /// on a FIFO.
+    fn open_file(&self, name: &[u8]) -> Option<fs::File> {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let name = std::ffi::CString::new(name).ok()?;
+        let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+        let fd = unsafe { libc::openat(self.0.as_raw_fd(), name.as_ptr(), flags) };
+        (fd >= 0).then(|| fs::File::from(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// The target of symlink `name` of this directory, as bytes.
+    fn read_link(&self, name: &[u8]) -> Option<Vec<u8>> {
+        use std::os::fd::AsRawFd;
+        let name = std::ffi::CString::new(name).ok()?;
+        let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
+        let n = unsafe { libc::readlinkat(self.0.as_raw_fd(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 || n as usize >= buf.len() {
+            return None;
+        }
+        buf.truncate(n as usize);
+        Some(buf)
+    }
+
+    /// The entries of this directory but `.git`: (name, is a directory, is a file or symlink).
+    fn list(&self) -> Vec<(Vec<u8>, bool, bool)> {
+        let mut out = Vec::new();
+        self.each_entry(|name, d_type| {
+            if matches!(name, b"." | b".." | b".git") {
+                return;
+            }
+            let (is_dir, is_file) = match d_type {
+                libc::DT_DIR => (true, false),
+                libc::DT_REG | libc::DT_LNK => (false, true),
+                libc::DT_UNKNOWN => match self.stat(name) {
+                    Some(st) => (st.is_dir(), st.is_file() || st.is_symlink()),
+                    None => return,
+                },
+                _ => (false, false),
+            };
+            out.push((name.to_vec(), is_dir, is_file));
+        });
+        out
+    }
+
+    /// Each entry's name and d_type, read with getdents64 from the start of the handle.
+    #[cfg(target_os = "linux")]
+    fn each_entry(&self, mut f: impl FnMut(&[u8], u8)) {
+        use std::os::fd::AsRawFd;
+        let fd = self.0.as_raw_fd();
+        if unsafe { libc::lseek(fd, 0, libc::SEEK_SET) } < 0 {
+            return;
+        }
+        let mut buf = vec![0u8; 32 << 10];
+        loop {
+            let n = unsafe { libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len()) };
+            if n <= 0 {
+                return;
+            }
+            // linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name NUL-terminated.
+            let mut at = 0usize;
+            while at + 19 < n as usize {
+                let reclen = u16::from_ne_bytes([buf[at + 16], buf[at + 17]]) as usize;
+                if reclen < 20 || at + reclen > n as usize {
+                    return;
+                }
+                let d_type = buf[at + 18];
+                let name = &buf[at + 19..at + reclen];
+                let name = &name[..name.iter().position(|&c| c == 0).unwrap_or(name.len())];
+                f(name, d_type);
+                at += reclen;
+            }
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn each_entry(&self, mut f: impl FnMut(&[u8], u8)) {
+        use std::os::fd::IntoRawFd;
+        let Ok(dup) = self.0.try_clone() else { return };
+        let raw = dup.into_raw_fd();
+        // SAFETY: fdopendir takes over `raw` (closed by closedir); each entry is read before
+        // the next readdir.
+        let stream = unsafe { libc::fdopendir(raw) };
+        if stream.is_null() {
+            unsafe { libc::close(raw) };
+            return;
+        }
+        unsafe { libc::rewinddir(stream) }; // the duplicate shares the offset of an earlier listing
+        loop {
+            let entry = unsafe { libc::readdir(stream) };
+            if entry.is_null() {
+                break;
+            }
+            let name = unsafe { std::ffi::CStr::from_ptr((*entry).d_name.as_ptr()) }.to_bytes();
+            f(name, unsafe { (*entry).d_type });
+        }
+        unsafe { libc::closedir(stream) };
+    }
 }
 
 /// The files of a git directory that opening a repository and resolving HEAD read: each must
@@ -483,6 +697,7 @@ struct Repo {
     repo: gix::Repository,
     /// The worktree's top, and the root asked about relative to it ("" or "a/b").
     workdir: PathBuf,
+    top: Dir,
     prefix: Vec<u8>,
     /// What must keep its stat for this handle to stay right: `<top>/.git`, the configuration
     /// files, and that no directory from the root up to the top grew a `.git` of its own.
@@ -578,6 +793,7 @@ impl Repo {
             watched.push((dir.join(".git"), None));
         }
         Ok(Repo {
+            top: Dir::top(&workdir).ok_or(CannotTell)?,
             info_exclude: repo.common_dir().join("info").join("exclude"),
             index_path: repo.index_path(),
             repo,
@@ -805,7 +1021,7 @@ impl<'a> Ask<'a> {
 
     /// Whether a file of directory `dir` differs from the commit (deleted, added, another
     /// kind or content), `.context.yaml` aside.
-    fn dir_differs(&mut self, dir: &[u8]) -> Answer<bool> {
+    fn dir_differs(&mut self, dir: &[u8], fd: Option<&Dir>) -> Answer<bool> {
         let tree = self.repo.tree_dir(&self.tree.clone(), dir, self.stats)?;
         let index = self.index.clone();
         let entries = index.entries(dir);
@@ -827,8 +1043,8 @@ impl<'a> Ask<'a> {
             }
             let differs = match (te, ie) {
                 (Some(_), None) => true, // deleted
-                (None, Some(ie)) => self.worktree(dir, ie, None)?.is_some(), // added, unless gone
-                (Some(te), Some(ie)) => match self.worktree(dir, ie, te.kind)? {
+                (None, Some(ie)) => self.worktree(dir, fd, ie, None)?.is_some(), // added, unless gone
+                (Some(te), Some(ie)) => match self.worktree(dir, fd, ie, te.kind)? {
                     None => true,
                     Some((kind, id)) => Some(kind) != te.kind || id != Some(te.id),
                 },
@@ -844,34 +1060,27 @@ impl<'a> Ask<'a> {
     /// gone; else its kind and blob id (None when unknown: it differs). The blob is looked for
     /// only when the kind is `want`, the commit's (otherwise it differs anyway).
     #[allow(clippy::type_complexity)]
-    fn worktree(&mut self, dir: &[u8], e: &IndexEntry, want: Option<Kind>) -> Answer<Option<(Kind, Option<ObjectId>)>> {
+    fn worktree(&mut self, dir: &[u8], fd: Option<&Dir>, e: &IndexEntry, want: Option<Kind>) -> Answer<Option<(Kind, Option<ObjectId>)>> {
         if e.flags & ASSUMED != 0 {
             return Ok(Some((e.kind, Some(e.id))));
         }
-        let rel = join(dir, &e.name);
-        let path = self.abs(&rel);
-        if !self.leading_path_is_plain(dir) {
-            return Ok(None); // git: a path through a symlink is removed
-        }
-        let md = match fs::symlink_metadata(&path) {
-            Ok(md) => md,
-            Err(_) => return Ok(None),
-        };
-        let ft = md.file_type();
-        if ft.is_dir() {
+        // No handle: the directory is gone, or a symlink lies on the way (git: removed).
+        let Some(fd) = fd else { return Ok(None) };
+        let Some(md) = fd.stat(&e.name) else { return Ok(None) };
+        if md.is_dir() {
             return Ok(match e.kind {
                 Kind::Gitlink => Some((Kind::Gitlink, Some(e.id))),
                 // A directory in a file's place: removed, unless it is a repository (a type change).
-                _ if holds_repository(&path) => Some((Kind::Gitlink, None)),
+                _ if holds_repository(&self.abs(&join(dir, &e.name))) => Some((Kind::Gitlink, None)),
                 _ => None,
             });
         }
-        let kind = if ft.is_symlink() {
+        let kind = if md.is_symlink() {
             Kind::Link
-        } else if ft.is_file() {
+        } else if md.is_file() {
             match (self.repo.file_mode, e.kind) {
                 (true, _) => {
-                    if md.mode() & 0o100 != 0 {
+                    if md.mode & 0o100 != 0 {
                         Kind::Exec
                     } else {
                         Kind::File
@@ -889,19 +1098,20 @@ impl<'a> Ask<'a> {
         if kind == e.kind && e.flags & UNMERGED == 0 && self.index.vouches(e, &md) {
             return Ok(Some((kind, Some(e.id))));
         }
-        Ok(Some((kind, self.hash(&rel, &path, &md, kind))))
+        Ok(Some((kind, self.hash(dir, fd, &e.name, &md, kind))))
     }
 
-    fn hash(&mut self, rel: &[u8], path: &Path, md: &Metadata, kind: Kind) -> Option<ObjectId> {
-        let key = Key::of(md);
-        if let Some((k, id)) = self.repo.hashes.get(rel) {
+    fn hash(&mut self, dir: &[u8], fd: &Dir, name: &[u8], md: &St, kind: Kind) -> Option<ObjectId> {
+        let key = Key::of_st(md);
+        let rel = join(dir, name);
+        if let Some((k, id)) = self.repo.hashes.get(&*rel) {
             if *k == key {
                 self.stats.hashes_reused += 1;
                 return Some(*id);
             }
         }
         self.stats.files_hashed += 1;
-        let id = if kind == Kind::Link { hash_link(path) } else { hash_file(path, md) }?;
+        let id = if kind == Kind::Link { hash_link(fd, name) } else { hash_file(fd, name, md) }?;
         if !key.racy(self.now) {
             if self.repo.hashes.len() >= MAX_CACHED_HASHES {
                 self.repo.hashes.clear();
@@ -911,18 +1121,29 @@ impl<'a> Ask<'a> {
         Some(id)
     }
 
+    /// Directory `dir` opened with no symlink on the way (also noted for `reach`), or None.
+    fn open_dir(&mut self, dir: &[u8]) -> Option<Dir> {
+        let fd = Dir::open(&self.repo.top, dir);
+        if fd.is_some() {
+            let mut d = dir;
+            while !d.is_empty() && self.plain.insert(d.into(), true).is_none() {
+                d = split(d).0;
+            }
+        } else {
+            self.plain.insert(dir.into(), false);
+        }
+        fd
+    }
+
     /// No component of `dir` is a symlink or other non-directory (git's has_symlink_leading_path).
     fn leading_path_is_plain(&mut self, dir: &[u8]) -> bool {
         if dir.is_empty() {
             return true;
         }
-        if let Some(plain) = self.plain.get(dir) {
-            return *plain;
+        match self.plain.get(dir) {
+            Some(plain) => *plain,
+            None => self.open_dir(dir).is_some(),
         }
-        let plain = self.leading_path_is_plain(split(dir).0)
-            && fs::symlink_metadata(self.abs(dir)).is_ok_and(|m| m.file_type().is_dir());
-        self.plain.insert(dir.into(), plain);
-        plain
     }
 
     // --- the untracked side ---
@@ -1037,21 +1258,6 @@ impl<'a> Ask<'a> {
         r
     }
 
-    /// The entries of a directory: (name, is a directory, is a file or symlink).
-    fn list(&self, dir: &[u8]) -> Vec<(Vec<u8>, bool, bool)> {
-        let Ok(read) = fs::read_dir(self.abs(dir)) else { return Vec::new() };
-        let mut out = Vec::new();
-        for entry in read.flatten() {
-            let name = entry.file_name().as_bytes().to_vec();
-            if name == b".git" {
-                continue;
-            }
-            let Ok(ft) = entry.file_type() else { continue };
-            out.push((name, ft.is_dir(), ft.is_file() || ft.is_symlink()));
-        }
-        out
-    }
-
     /// Whether `dir` (reached) holds a file or symlink git neither tracks nor ignores.
     fn has_untracked(&mut self, dir: &[u8], listing: &[(Vec<u8>, bool, bool)]) -> bool {
         let candidates = self.not_tracked(dir, listing);
@@ -1070,11 +1276,13 @@ impl<'a> Ask<'a> {
 
     /// Whether the files directly in `dir` are as at the commit, git's way.
     fn dir_changed(&mut self, dir: &[u8]) -> Answer<bool> {
-        if self.dir_differs(dir)? {
+        let fd = self.open_dir(dir);
+        if self.dir_differs(dir, fd.as_ref())? {
             return Ok(true);
         }
-        // Most directories hold only tracked files: then no ignore rule needs asking.
-        let listing = self.list(dir);
+        // Most directories hold only tracked files: then no ignore rule needs asking. Without a
+        // handle (gone, or reached through a link) git lists nothing there.
+        let listing = fd.map(|fd| fd.list()).unwrap_or_default();
         if self.index.tracked_dirs.contains(dir) && self.not_tracked(dir, &listing).is_empty() {
             return Ok(false);
         }
@@ -1105,8 +1313,11 @@ impl<'a> Ask<'a> {
             }
         }
         for dir in dirs {
-            if !out.contains(&dir) && self.dir_differs(&dir)? {
-                out.insert(dir);
+            if !out.contains(&dir) {
+                let fd = self.open_dir(&dir);
+                if self.dir_differs(&dir, fd.as_ref())? {
+                    out.insert(dir);
+                }
             }
         }
         // The untracked side: git's walk from `top`.
@@ -1123,7 +1334,7 @@ impl<'a> Ask<'a> {
             if depth > MAX_DEPTH {
                 return Err(CannotTell);
             }
-            let listing = self.list(&dir);
+            let listing = self.open_dir(&dir).map(|fd| fd.list()).unwrap_or_default();
             if !out.contains(&dir) && self.has_untracked(&dir, &listing) {
                 out.insert(dir.clone());
             }
@@ -1256,19 +1467,19 @@ mod tests {
     use gix::index::entry::stat::Time;
     use gix::index::entry::Stat;
 
-    fn meta_of(path: &Path) -> Metadata {
-        fs::symlink_metadata(path).unwrap()
+    fn meta_of(path: &Path) -> St {
+        St::of(&fs::symlink_metadata(path).unwrap())
     }
 
-    fn stat_of(m: &Metadata) -> Stat {
+    fn stat_of(m: &St) -> Stat {
         Stat {
-            mtime: Time { secs: m.mtime() as u32, nsecs: m.mtime_nsec() as u32 },
-            ctime: Time { secs: m.ctime() as u32, nsecs: m.ctime_nsec() as u32 },
-            dev: m.dev() as u32,
-            ino: m.ino() as u32,
-            uid: m.uid(),
-            gid: m.gid(),
-            size: m.size() as u32,
+            mtime: Time { secs: m.mtime.0 as u32, nsecs: m.mtime.1 as u32 },
+            ctime: Time { secs: m.ctime.0 as u32, nsecs: m.ctime.1 as u32 },
+            dev: m.dev as u32,
+            ino: m.ino as u32,
+            uid: m.uid,
+            gid: m.gid,
+            size: m.size as u32,
         }
     }
 
@@ -1331,8 +1542,8 @@ mod tests {
         // The entry names a blob that is not the file's: only the stat cache could say otherwise.
         let other = ObjectId::from_hex(b"ce013625030ba8dba906f756967f9e9ca394464a").unwrap();
         let entry = |stat| IndexEntry { name: b"f"[..].into(), kind: Kind::File, id: other, stat, flags: 0 };
-        let written_after = IndexView { stamp: (m.mtime() as u32 + 1, 0), ..Default::default() };
-        let written_with = IndexView { stamp: (m.mtime() as u32, 999_999_999), ..Default::default() };
+        let written_after = IndexView { stamp: (m.mtime.0 as u32 + 1, 0), ..Default::default() };
+        let written_with = IndexView { stamp: (m.mtime.0 as u32, 999_999_999), ..Default::default() };
         // The index was written a second after the file: the entry's stat vouches for it.
         assert!(written_after.vouches(&entry(stat_of(&m)), &m));
         // Written in the same second as the file: racily clean, the file must be read.
@@ -1347,7 +1558,7 @@ mod tests {
         let em = meta_of(&empty);
         let mut smudged = entry(stat_of(&em));
         smudged.stat.size = 0;
-        let after_empty = IndexView { stamp: (em.mtime() as u32 + 1, 0), ..Default::default() };
+        let after_empty = IndexView { stamp: (em.mtime.0 as u32 + 1, 0), ..Default::default() };
         assert!(!after_empty.vouches(&smudged, &em), "size 0 and not the empty blob");
         smudged.id = ObjectId::from_bytes_or_panic(&EMPTY_BLOB);
         assert!(after_empty.vouches(&smudged, &em), "an empty file recorded as empty");
@@ -1371,16 +1582,17 @@ mod tests {
         fs::write(dir.join("hello"), "hello\n").unwrap();
         fs::write(dir.join("empty"), "").unwrap();
         std::os::unix::fs::symlink("target/file", dir.join("link")).unwrap();
-        let id = |p: &str| hash_file(&dir.join(p), &meta_of(&dir.join(p))).unwrap().to_string();
+        let handle = Dir::top(&dir).unwrap();
+        let id = |p: &str| hash_file(&handle, p.as_bytes(), &meta_of(&dir.join(p))).unwrap().to_string();
         assert_eq!(id("hello"), "ce013625030ba8dba906f756967f9e9ca394464a");
         assert_eq!(id("empty"), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
         assert_eq!(ObjectId::from_bytes_or_panic(&EMPTY_BLOB).to_string(), id("empty"));
         // `printf target/file | git hash-object --stdin`
-        assert_eq!(hash_link(&dir.join("link")).unwrap().to_string(), "c29deff6f4a0e273a803f77d7605e317e3552ee8");
+        assert_eq!(hash_link(&handle, b"link").unwrap().to_string(), "c29deff6f4a0e273a803f77d7605e317e3552ee8");
         // A file that grew since its stat was taken is not hashed.
         let before = meta_of(&dir.join("hello"));
         fs::write(dir.join("hello"), "hello, world\n").unwrap();
-        assert!(hash_file(&dir.join("hello"), &before).is_none());
+        assert!(hash_file(&handle, b"hello", &before).is_none());
         fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1398,6 +1610,25 @@ mod tests {
         let fifo = std::ffi::CString::new(git.join("refs/heads/main").as_os_str().as_bytes()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         assert!(!git_dir_is_sound(&git, &git), "HEAD's branch is a FIFO");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_directory_is_opened_only_with_no_symlink_on_the_way() {
+        let dir = scratch("dirs");
+        fs::create_dir_all(dir.join("a/b")).unwrap();
+        fs::write(dir.join("a/b/f"), "x").unwrap();
+        std::os::unix::fs::symlink("a", dir.join("link")).ok();
+        let top = Dir::top(&dir).unwrap();
+        let b = Dir::open(&top, b"a/b").unwrap();
+        assert!(b.stat(b"f").is_some_and(|s| s.is_file()));
+        assert!(Dir::open(&top, b"link/b").is_none(), "through a symlink");
+        assert!(Dir::open(&top, b"a/b/f").is_none(), "not a directory");
+        assert!(Dir::open(&top, b"a/missing").is_none());
+        // A handle lists again from the start, however often it was listed.
+        let names = |d: &Dir| d.list().into_iter().map(|(n, _, _)| n).collect::<Vec<_>>();
+        assert_eq!(names(&b), vec![b"f".to_vec()]);
+        assert_eq!(names(&b), vec![b"f".to_vec()]);
         fs::remove_dir_all(&dir).unwrap();
     }
 
