@@ -98,6 +98,20 @@ impl St {
         }
     }
 
+    #[allow(clippy::unnecessary_cast)] // the field types differ from target to target
+    fn of_raw(st: &libc::stat) -> St {
+        St {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            mode: st.st_mode as u32,
+            uid: st.st_uid as u32,
+            gid: st.st_gid as u32,
+            size: st.st_size as u64,
+            mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+        }
+    }
+
     fn kind(&self) -> u32 {
         self.mode & libc::S_IFMT
     }
@@ -376,23 +390,20 @@ fn hash_file(dir: &Dir, name: &[u8], seen: &St) -> Option<ObjectId> {
     if !md.is_file() || md.ino() != seen.ino || md.dev() != seen.dev || md.len() != seen.size {
         return None;
     }
+    // Its size in bytes, as git reads it (a file shorter by then: None; one that grew since has
+    // a new stat, so it is hashed again next time).
     let mut hasher = gix::hash::hasher(gix::hash::Kind::Sha1);
     hasher.update(format!("blob {}\0", md.len()).as_bytes());
-    let mut buf = vec![0u8; 64 << 10];
-    let mut total = 0u64;
-    loop {
-        let n = file.read(&mut buf).ok()?;
+    let mut buf = vec![0u8; (md.len() as usize).clamp(1, 64 << 10)];
+    let mut left = md.len();
+    while left > 0 {
+        let want = buf.len().min(left as usize);
+        let n = file.read(&mut buf[..want]).ok()?;
         if n == 0 {
-            break;
-        }
-        total += n as u64;
-        if total > md.len() {
             return None;
         }
+        left -= n as u64;
         hasher.update(&buf[..n]);
-    }
-    if total != md.len() {
-        return None;
     }
     hasher.try_finalize().ok()
 }
@@ -471,16 +482,18 @@ impl Dir {
         if unsafe { libc::fstatat(self.0.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
             return None;
         }
-        Some(St {
-            dev: st.st_dev as u64,
-            ino: st.st_ino as u64,
-            mode: st.st_mode as u32,
-            uid: st.st_uid as u32,
-            gid: st.st_gid as u32,
-            size: st.st_size as u64,
-            mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
-            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
-        })
+        Some(St::of_raw(&st))
+    }
+
+    /// The directory's own stat key.
+    fn key(&self) -> Option<Key> {
+        use std::os::fd::AsRawFd;
+        // SAFETY: as above.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(self.0.as_raw_fd(), &mut st) } != 0 {
+            return None;
+        }
+        Some(Key::of_st(&St::of_raw(&st)))
     }
 
     /// File `name` of this directory opened for reading: never a link followed, never blocking
@@ -710,6 +723,9 @@ struct Repo {
     index_trusted: bool,
     trees: Trees,
     hashes: HashMap<Box<[u8]>, (Key, ObjectId)>,
+    /// Directories found to hold only tracked files, with their stat key and the index's then:
+    /// while both hold, no entry came or went and none is untracked (git's untracked cache).
+    all_tracked: HashMap<Box<[u8]>, (Key, Key)>,
     ignores: Ignores,
 }
 
@@ -782,8 +798,14 @@ impl Repo {
             };
             (snapshot.boolean("core.fileMode").unwrap_or(true), excludes_file)
         };
+        // git reads config.worktree only with extensions.worktreeConfig (set in a config watched here).
+        let worktree_config = repo.config_snapshot().boolean("extensions.worktreeConfig").unwrap_or(false);
         let mut watched = vec![(workdir.join(".git"), dot_git_key(&workdir.join(".git")))];
-        for config in [repo.git_dir().join("config"), repo.common_dir().join("config"), repo.git_dir().join("config.worktree")] {
+        let mut configs = vec![repo.git_dir().join("config"), repo.common_dir().join("config")];
+        if worktree_config {
+            configs.push(repo.git_dir().join("config.worktree"));
+        }
+        for config in configs {
             if !watched.iter().any(|(p, _)| *p == config) {
                 let key = stat_key(&config);
                 watched.push((config, key));
@@ -806,6 +828,7 @@ impl Repo {
             index_trusted: false,
             trees: Trees::default(),
             hashes: HashMap::new(),
+            all_tracked: HashMap::new(),
             ignores: Ignores::default(),
         })
     }
@@ -1280,10 +1303,24 @@ impl<'a> Ask<'a> {
         if self.dir_differs(dir, fd.as_ref())? {
             return Ok(true);
         }
-        // Most directories hold only tracked files: then no ignore rule needs asking. Without a
-        // handle (gone, or reached through a link) git lists nothing there.
+        // Most directories hold only tracked files: then no ignore rule needs asking, and while
+        // neither the directory nor the index changes, no listing either. Without a handle (gone,
+        // or reached through a link) git lists nothing there.
+        let index_key = self.index.key.filter(|_| self.repo.index_trusted);
+        let dir_key = fd.as_ref().and_then(Dir::key);
+        if let (Some(d), Some(i)) = (dir_key, index_key) {
+            if self.repo.all_tracked.get(dir) == Some(&(d, i)) {
+                return Ok(false);
+            }
+        }
         let listing = fd.map(|fd| fd.list()).unwrap_or_default();
         if self.index.tracked_dirs.contains(dir) && self.not_tracked(dir, &listing).is_empty() {
+            if let (Some(d), Some(i)) = (dir_key.filter(|k| !k.racy(self.now)), index_key) {
+                if self.repo.all_tracked.len() >= MAX_CACHED_HASHES {
+                    self.repo.all_tracked.clear();
+                }
+                self.repo.all_tracked.insert(dir.into(), (d, i));
+            }
             return Ok(false);
         }
         Ok(match self.reach(dir) {

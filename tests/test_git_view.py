@@ -374,6 +374,11 @@ def test_a_second_question_costs_stats_and_a_touch_hashes_only_the_touched_file(
     touched.write_bytes(b"LATER\n")
     os.utime(touched, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert gitstate.unchanged_since(str(root), {s: head for s in scopes}) == set(scopes) - {"a"}
+    # A new file where every file was tracked (the listing was not read again while the
+    # directory's stat held): seen at once.
+    other = next(s for s in scopes if s.split("/")[0] != "a")
+    _write(root / other / "new.py", b"untracked\n")
+    assert gitstate.unchanged_since(str(root), {s: head for s in scopes}) == set(scopes) - {"a", other}
     agree(root, [head], [["."]])
     forget(root)
 
