@@ -132,20 +132,31 @@ async def _run(root: Path, calls: list[tuple[str, str, dict]], large: list[tuple
             rows += await _interleaved(client, [call, (f"no-op replaying {label}", "noop", {"replay": tool})], n)
         after_touch = {}
         if touch is not None:
-            stale, listing = 0, []
+            stale, by_git, checks, floor, listing = 0, 0, [], [], []
             was = touch.stat()
             try:
-                for i in range(n):
+                # check_freshness after each touch, interleaved call by call with the no-op (a
+                # small reply: four times the rounds, as above); then a full listing after each.
+                for i in range(4 * n):
+                    start = time.perf_counter()
+                    await client.call_tool("noop", {})
+                    floor.append(time.perf_counter() - start)
                     os.utime(touch, ns=(10**18 + i * 10**6, 10**18 + i * 10**6))
+                    start = time.perf_counter()
                     result = await client.call_tool("check_freshness", {"scope": scope})
+                    checks.append(time.perf_counter() - start)
                     stale += result.structured_content.get("state") == "stale"
+                    by_git += result.structured_content.get("fresh_by") == "git"
+                for i in range(n):
                     os.utime(touch, ns=(2 * 10**18 + i * 10**6,) * 2)
                     start = time.perf_counter()
                     await client.call_tool("list_contexts", {})
                     listing.append(time.perf_counter() - start)
             finally:
                 os.utime(touch, ns=(was.st_atime_ns, was.st_mtime_ns))  # the file's times as they were
-            after_touch = {"touches": n, "check_freshness_stale": stale,
+            after_touch = {"touches": 4 * n, "check_freshness_stale": stale, "check_freshness_fresh_by_git": by_git,
+                           "check_freshness_after_touch": measure.percentiles(checks),
+                           "noop_beside_check_freshness_after_touch": measure.percentiles(floor),
                            "list_contexts_after_touch": measure.percentiles(listing)}
             if grow:
                 after_touch["list_contexts_after_a_new_directory"] = measure.percentiles(

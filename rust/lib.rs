@@ -17,11 +17,13 @@ use caches::{cache, select};
 use formats::{gomod, jsonrpc, yamlread, yamlwrite};
 use scopes::sources;
 use project::modscan;
-use tree::{fingerprint, fs, live, walk};
+use tree::{fingerprint, fs, git, live, walk};
 
 use py::{cache_err, in_root, os_err, LinkRefused};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
+use std::collections::HashSet;
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 // --- the tree (tree/): the walk, the live index, fingerprints ----------------------------
@@ -101,6 +103,60 @@ fn is_source_file(name: &str) -> bool {
 #[pyfunction]
 fn real_path(path: PathBuf) -> Option<std::ffi::OsString> {
     std::fs::canonicalize(path).ok().map(PathBuf::into_os_string) // str, as os.path gives
+}
+
+// --- git's view (tree/git.rs) -----------------------------------------------------------
+
+/// git's view of one root, kept between questions (see tree/git.rs).
+#[pyclass(frozen, name = "GitRepo")]
+struct GitRepoPy(git::Handle);
+
+/// What a GitRepo has done so far.
+#[pyclass(frozen, get_all, name = "GitStats")]
+struct GitStatsPy {
+    opens: u64,
+    index_reads: u64,
+    trees_read: u64,
+    files_hashed: u64,
+    hashes_reused: u64,
+    ignore_files_read: u64,
+}
+
+#[pymethods]
+impl GitRepoPy {
+    #[new]
+    fn new(root: PathBuf) -> Self {
+        GitRepoPy(git::Handle::new(&root))
+    }
+
+    /// The commit checked out (full hex), or None outside a repository or before the first commit.
+    fn head(&self, py: Python<'_>) -> Option<String> {
+        py.detach(|| self.0.head())
+    }
+
+    /// The directories among or under `scopes` holding a file that differs from `commit` or
+    /// that git neither tracks nor ignores; None when git cannot tell.
+    fn changed_dirs(&self, py: Python<'_>, commit: &str, scopes: Vec<String>) -> Option<HashSet<OsString>> {
+        py.detach(|| self.0.changed_dirs(commit, &scopes)).map(|dirs| dirs.into_iter().map(PathBuf::into_os_string).collect())
+    }
+
+    /// The scopes among `scopes` whose own files are as at `commit`; None when git cannot tell.
+    fn unchanged(&self, py: Python<'_>, commit: &str, scopes: Vec<String>) -> Option<HashSet<String>> {
+        py.detach(|| self.0.unchanged(commit, &scopes)).map(|s| s.into_iter().collect())
+    }
+
+    #[getter]
+    fn stats(&self) -> GitStatsPy {
+        let s = self.0.stats();
+        GitStatsPy {
+            opens: s.opens,
+            index_reads: s.index_reads,
+            trees_read: s.trees_read,
+            files_hashed: s.files_hashed,
+            hashes_reused: s.hashes_reused,
+            ignore_files_read: s.ignore_files_read,
+        }
+    }
 }
 
 // --- the confined file-system layer (tree/fs.rs) -----------------------------------------
@@ -544,6 +600,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<GlobsPy>()?;
     m.add_class::<SourceIndexPy>()?;
     m.add_class::<ScopeSourcesPy>()?;
+    m.add_class::<GitRepoPy>()?;
+    m.add_class::<GitStatsPy>()?;
     // The named results: their types, for the stub and for isinstance.
     m.add_class::<py::Table>()?;
     m.add_class::<py::DirRow>()?;

@@ -9,7 +9,7 @@ from typing import ClassVar, final
 
 __all__ = [
     "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheView", "CacheWatch", "DirEntry", "DirRow",
-    "FILE_LABELS", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
+    "FILE_LABELS", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
     "ModuleScan", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskIndex",
     "YamlFile", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "fingerprint", "fs_exchange", "fs_list",
@@ -420,6 +420,45 @@ class SourceIndex:
         """For each pattern, how many files it matches."""
     def overlaps(self, query: Globs, globs: Globs) -> list[bool]:
         """For each pattern, whether some file matches both it and `query`."""
+
+# --- git's view (rust/tree/git.rs) -------------------------------------------------------
+
+@final
+class GitStats:
+    """What a GitRepo has done so far (counts since it was made)."""
+
+    @property
+    def opens(self) -> int: ...
+    @property
+    def index_reads(self) -> int: ...
+    @property
+    def trees_read(self) -> int: ...
+    @property
+    def files_hashed(self) -> int: ...
+    @property
+    def hashes_reused(self) -> int: ...
+    @property
+    def ignore_files_read(self) -> int: ...
+
+@final
+class GitRepo:
+    """git's view of the repository holding `root`, read in process (rust/tree/git.rs): the
+    index (read again when its stat changes), commits and trees from loose objects and packs
+    (kept by id), worktree files hashed as blobs (kept by stat key). Each answer is what `git
+    diff --name-only --no-renames COMMIT` and `git ls-files --others --exclude-standard` would
+    give; None where git cannot tell (no repository, no commit, an unknown commit, anything
+    unsound or unreadable). Opens nothing until asked; never raises."""
+
+    def __new__(cls, root: str) -> GitRepo: ...
+    def head(self) -> str | None:
+        """The commit checked out (full hex), None outside a repository or before the first commit."""
+    def changed_dirs(self, commit: str, scopes: list[str]) -> set[str] | None:
+        """The directories ("." for the root) among or under `scopes` holding a file that
+        differs from `commit` (a full hex id) or that git neither tracks nor ignores."""
+    def unchanged(self, commit: str, scopes: list[str]) -> set[str] | None:
+        """The scopes among `scopes` whose own files (those directly in them) are as at `commit`."""
+    @property
+    def stats(self) -> GitStats: ...
 
 # --- project (rust/project/modscan.rs) ------------------------------------------------------
 

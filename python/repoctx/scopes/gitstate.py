@@ -7,71 +7,49 @@ context describes (repoctx records one only when that holds) is still right when
 git finds those files unchanged since that commit, whatever their mtimes.
 
 "The scope's files" are the files directly in its directory, as the fingerprint
-counts them, less `.context.yaml` and what git ignores. Questions are batched: one
-`git diff` and one `git ls-files` per commit asked about, whatever the number of scopes.
+counts them, less `.context.yaml` and what git ignores. The core answers in process
+(rust/tree/git.rs: the index and the objects read with gix, as `git diff
+--name-only --no-renames COMMIT` and `git ls-files --others --exclude-standard`
+would answer): one handle per root, kept, so a second question costs stats, not
+reads. Questions are batched: one call per commit asked about, whatever the number
+of scopes.
 """
 
 from __future__ import annotations
 
-import os
-import posixpath
-import subprocess
+import threading
 
 import msgspec
 
+from repoctx import _core
+
 CONTEXT_FILE = ".context.yaml"
 OUR_EVIDENCE = frozenset({"collected_at", "commit_sha"})
-# Beyond this many scopes, one question about the whole tree beats a long pathspec.
-_PATHSPEC_LIMIT = 64
+
+# One handle per root for the life of the process (a serving process asks again and again).
+_repos: dict[str, _core.GitRepo] = {}
+_lock = threading.Lock()
 
 
-def _git(root: str, *args: str) -> bytes | None:
-    # git may refresh its index's stat cache as it goes (as `git status` does): without that,
-    # every question after a checkout or a touch would hash the touched files again.
-    env = {**os.environ, "LC_ALL": "C"}
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
-        env.pop(var, None)
-    try:
-        proc = subprocess.run(["git", "-C", root, *args], capture_output=True, env=env, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return proc.stdout if proc.returncode == 0 else None
+def repo(root: str) -> _core.GitRepo:
+    """The core's handle on the repository holding `root` (opened on first use, kept)."""
+    held = _repos.get(root)
+    if held is None:
+        with _lock:
+            held = _repos.setdefault(root, _core.GitRepo(root))
+    return held
 
 
 def head(root: str) -> str | None:
     """The commit checked out at `root`, or None outside a repository or before the first commit."""
-    out = _git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
-    return out.decode().strip() if out else None
-
-
-def _dirs_of(paths: bytes) -> set[str]:
-    dirs = set()
-    for raw in paths.split(b"\0"):
-        if raw:
-            path = raw.decode("utf-8", "surrogateescape")
-            if posixpath.basename(path) != CONTEXT_FILE:
-                dirs.add(posixpath.dirname(path) or ".")
-    return dirs
-
-
-def _pathspec(scopes: list[str]) -> list[str]:
-    if "." in scopes or len(scopes) > _PATHSPEC_LIMIT:
-        return []
-    return ["--", *(f":(literal){s}" for s in scopes)]
+    return repo(root).head()
 
 
 def changed_dirs(root: str, commit: str, scopes: list[str]) -> set[str] | None:
     """Directories among or under `scopes` holding a file that differs from `commit`
     or that git neither tracks nor ignores; None when git cannot tell (no repository,
     unknown commit)."""
-    spec = _pathspec(scopes)
-    diff = _git(root, "diff", "--name-only", "-z", "--no-renames", "--relative", commit, *spec)
-    if diff is None:
-        return None
-    untracked = _git(root, "ls-files", "--others", "--exclude-standard", "-z", *spec)
-    if untracked is None:
-        return None
-    return _dirs_of(diff) | _dirs_of(untracked)
+    return repo(root).changed_dirs(commit, scopes)
 
 
 def unchanged_since(root: str, wanted: dict[str, str]) -> set[str]:
@@ -81,9 +59,10 @@ def unchanged_since(root: str, wanted: dict[str, str]) -> set[str]:
         by_commit.setdefault(commit, []).append(scope)
     fresh: set[str] = set()
     for commit, scopes in by_commit.items():
-        changed = changed_dirs(root, commit, scopes)
-        if changed is not None:
-            fresh.update(s for s in scopes if s not in changed)
+        # Only the scopes' own files decide (changed_dirs(...) asked about them alone).
+        same = repo(root).unchanged(commit, scopes)
+        if same is not None:
+            fresh.update(same)
     return fresh
 
 
