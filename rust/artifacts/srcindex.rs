@@ -13,11 +13,11 @@
 //! may hide a later change) and never counts as current.
 
 use crate::artifacts::annotate::{self, Annotation};
-use crate::tree::ignore::Tree;
+use crate::tree::ignore::{self as ignore_rules, Tree};
 use crate::tree::walk::SKIP_DIRS;
 use aho_corasick::AhoCorasick;
 use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
-use ignore::{WalkBuilder, WalkState};
+use ignore::WalkState;
 use rayon::prelude::*;
 use std::fs;
 use std::io::Read;
@@ -238,14 +238,7 @@ impl Index {
         let filter_paths = scan_paths.clone();
         // The ignore rules come from tree/ignore.rs (as git matches them), not from the walker.
         let rules = Tree::new(root);
-        let walker = WalkBuilder::new(root)
-            .hidden(true)
-            .parents(false)
-            .ignore(false)
-            .git_ignore(false)
-            .git_global(false)
-            .git_exclude(false)
-            .follow_links(false)
+        let walker = ignore_rules::lister(root)
             .filter_entry(move |e| {
                 let is_dir = e.file_type().is_some_and(|t| t.is_dir());
                 if e.depth() == 0 {

@@ -6,10 +6,10 @@
 //! them); source files are then read in parallel, at most `HEAD_BYTES` each,
 //! since imports sit at the top. Results come back per module, never per file.
 
-use crate::tree::ignore::Tree;
+use crate::tree::ignore::{self as ignore_rules, Tree};
 use crate::lang::imports::{self, Grammar, Import};
 use crate::tree::walk::SKIP_DIRS;
-use ignore::{WalkBuilder, WalkState};
+use ignore::WalkState;
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -214,14 +214,7 @@ impl Drop for Collector<'_> {
 fn list_files(root: &Path, dir: &str, others: Arc<Vec<PathBuf>>, rules: Arc<Tree>) -> Vec<FileInfo> {
     let abs = if dir.is_empty() { root.to_path_buf() } else { root.join(dir) };
     // The ignore rules come from `rules`, shared by every module's walk: each file read once.
-    let walker = WalkBuilder::new(&abs)
-        .hidden(true)
-        .parents(false)
-        .ignore(false)
-        .git_ignore(false)
-        .git_global(false)
-        .git_exclude(false)
-        .follow_links(false)
+    let walker = ignore_rules::lister(&abs)
         .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
             if e.depth() == 0 {

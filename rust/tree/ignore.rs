@@ -528,6 +528,15 @@ pub fn root_rules(root: &Path, config_patterns: &[String], budget: &Budget) -> R
     }
 }
 
+/// The `ignore` crate's walker as every listing beside the table walk uses it: none of the
+/// crate's own ignore sources (the rules of this module decide, as git matches them), hidden
+/// entries skipped, links not followed.
+pub fn lister(path: &Path) -> ignore::WalkBuilder {
+    let mut walker = ignore::WalkBuilder::new(path);
+    walker.standard_filters(false).hidden(true).follow_links(false);
+    walker
+}
+
 /// The `.gitignore` rules of a tree for a walker that meets entries in any order (the
 /// `ignore` crate's parallel walker, told not to read ignore files itself, asks from its
 /// `filter_entry`): each directory's file is read once, on first use, and kept to the
