@@ -152,6 +152,20 @@ pub fn is_test_name(name: &str, lang: Lang) -> bool {
     }
 }
 
+/// Directories whose files are tests.
+const TEST_DIRS: &[&str] = &["tests", "test", "__tests__", "spec", "testing"];
+
+/// Whether a file holds tests, by its path (`rel`, with `/`), in any language: a name such as
+/// `test_x.py`, `x_test.go`, `x.test.ts` or `x.spec.js`, or a directory such as `tests/`.
+pub fn is_test_path(rel: &str) -> bool {
+    let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+    let stem = name.split('.').next().unwrap_or(name);
+    if name.starts_with("test_") || stem.ends_with("_test") || name.contains(".test.") || name.contains(".spec.") {
+        return true;
+    }
+    dirs.split('/').any(|d| TEST_DIRS.contains(&d))
+}
+
 /// The names a test file of `name` would have, by its language's convention (None: the
 /// language has none).
 pub fn test_names(name: &str, lang: Lang) -> Option<Vec<String>> {
@@ -162,4 +176,19 @@ pub fn test_names(name: &str, lang: Lang) -> Option<Vec<String>> {
         Lang::TypeScript | Lang::JavaScript => vec![format!("{}.test.{}", stem, ext), format!("{}.spec.{}", stem, ext)],
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_paths_by_name_or_directory() {
+        for t in ["tests/a.rs", "pkg/tests/fixtures/x.py", "test_a.py", "a/b_test.go", "web/x.test.ts", "x.spec.js", "src/testing/h.rs", "__tests__/a.js"] {
+            assert!(is_test_path(t), "{t}");
+        }
+        for t in ["src/latest.rs", "contest/a.py", "testdata.py", "a/tested.go", "src/spec.rs"] {
+            assert!(!is_test_path(t), "{t}");
+        }
+    }
 }

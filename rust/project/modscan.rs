@@ -43,7 +43,6 @@ const CONFIG_NAMES: &[&str] = &[
     "tsconfig.json", "settings.py", "config.py", "config.ts", "config.js", "Dockerfile",
 ];
 
-const TEST_DIRS: &[&str] = &["tests", "test", "__tests__", "spec", "testing"];
 
 #[derive(Debug, Default, PartialEq)]
 pub struct ModuleScan {
@@ -74,12 +73,7 @@ fn is_code(name: &str) -> bool {
 }
 
 fn is_test(f: &FileInfo) -> bool {
-    let n = f.name.as_str();
-    let stem = n.split('.').next().unwrap_or(n);
-    if n.starts_with("test_") || stem.ends_with("_test") || n.contains(".test.") || n.contains(".spec.") {
-        return true;
-    }
-    f.rel.split('/').rev().skip(1).any(|d| TEST_DIRS.contains(&d))
+    crate::lang::is_test_path(&f.rel)
 }
 
 fn rank(names: &[&str], name: &str) -> usize {

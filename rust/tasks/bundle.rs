@@ -1,8 +1,9 @@
 //! The bundle: regions of the top files cut to a token budget.
 //!
 //! Each region is widened by `CONTEXT` lines on either side and offered with its score.
-//! Offers are taken greedily by score per token (a region counts at least `MIN_TOKENS`, so
-//! a one-line window does not outbid a function), each taken only when the bundle still
+//! Offers are taken greedily by score per √token (a region counts at least `MIN_TOKENS`, so
+//! a one-line window does not outbid a function; the square root, because a longer region
+//! holds more of what a task changes, though not in proportion), each taken only when the bundle still
 //! fits: regions of a file that touch or overlap are merged into one piece, and the piece
 //! is counted again as merged. An offer that does not fit whole is cut to its first lines
 //! that do, when at least `MIN_TOKENS` are left. The budget is never exceeded: `tokens` is
@@ -84,7 +85,7 @@ pub fn cut(texts: &[Text], offers: &[Offer], budget: usize, count: Count) -> (Ve
             let start = o.start.saturating_sub(CONTEXT).max(1);
             let end = (o.end + CONTEXT).min(n);
             let tokens = count(texts[o.file].slice(start, end)).max(MIN_TOKENS);
-            (Offer { start, end, ..o.clone() }, o.score / tokens as f32)
+            (Offer { start, end, ..o.clone() }, o.score / (tokens as f32).sqrt())
         })
         .collect();
     let mut order: Vec<usize> = (0..widened.len()).collect();

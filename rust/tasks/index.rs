@@ -356,6 +356,26 @@ impl Index {
         self.files.get(id as usize).and_then(|f| f.as_ref())
     }
 
+    /// The files a task's `name` may mean: the file at that path, else those whose path ends
+    /// with it after a `/` (`rank.rs` is `rust/tasks/rank.rs`), else the files of the
+    /// directory of that name.
+    pub fn named(&self, name: &str) -> Vec<u32> {
+        if let Some(&id) = self.by_path.get(name) {
+            return vec![id];
+        }
+        let mut ids: Vec<u32> = self
+            .by_path
+            .iter()
+            .filter(|(p, _)| p.len() > name.len() && p.ends_with(name) && p.as_bytes()[p.len() - name.len() - 1] == b'/')
+            .map(|(_, &id)| id)
+            .collect();
+        if ids.is_empty() {
+            ids = self.by_dir.get(name).cloned().unwrap_or_default();
+        }
+        ids.sort_unstable();
+        ids
+    }
+
     pub fn file_count(&self) -> usize {
         self.by_path.len()
     }

@@ -5,7 +5,9 @@
 //! - `symbols`: a definition named in the task (exact identifier) adds `W_SYMBOL`, shared
 //!   among the files defining that name (÷ √files; names defined in more than
 //!   `MAX_DEFINERS` files say nothing), half as much for a plain word (`render`) as for one
-//!   that reads as code (`render_page`, `renderPage`, `` `render` ``, `render()`);
+//!   that reads as code (`render_page`, `renderPage`, `` `render` ``, `render()`); a file
+//!   the task names (`tasks/rank.rs`, `rank.rs`) adds the same, shared among the files the
+//!   name may mean;
 //! - `scopes`, `artifacts`, `project`: notes of the written context that match the task
 //!   (tasks/written.rs; each source's best note counts 1) lift the files they speak for;
 //! - `history`: the files that changed together with the top files (in the commits that
@@ -13,10 +15,13 @@
 //! - `imports`: the top files share their score with the files they import and that import
 //!   them (÷ √neighbours).
 //!
+//! A file that is a test or not code counts half its score (`NOT_CODE`).
+//!
 //! `paths` the agent gives lift those files and pull their import neighbours up, whatever
 //! signals are off. Regions of the top files are scored by the task's terms (BM25 with the
 //! file index's IDF), a definition the task names, and annotations of matching artifacts;
-//! a region's score is its file's, scaled by how it compares with the file's best region.
+//! a region's score is its file's (over the best file's, cubed: `FILE_FOCUS`), scaled by
+//! how it compares with the file's best region.
 
 use super::bm25::tf_weight;
 use super::bundle::{self, Count, Offer, Text};
@@ -48,6 +53,12 @@ const SPREAD_FROM: usize = 10;
 const REGION_FILES: usize = 20;
 /// A region nothing speaks for is worth this share of its file's score.
 const REGION_FLOOR: f32 = 0.1;
+/// A file's offers to the bundle weigh its score over the best file's to this power: the
+/// budget goes to the top files' regions first, not to the best-matching lines of twenty.
+const FILE_FOCUS: i32 = 3;
+/// Tests and files that are not code (docs, config) count this share of their score: a task
+/// is done in the code, and its tests and docs follow it.
+const NOT_CODE: f32 = 0.5;
 /// Regions listed per file.
 const LISTED_REGIONS: usize = 3;
 
@@ -135,6 +146,12 @@ impl Scores {
     }
 }
 
+/// Whether a file is code and not a test (by its path).
+fn is_source(path: &str) -> bool {
+    use crate::artifacts::annotate::{lang_of, Lang};
+    matches!(lang_of(path), Some(Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::CLike)) && !crate::lang::is_test_path(path)
+}
+
 fn has_glob(p: &str) -> bool {
     p.contains(['*', '?', '[', '{'])
 }
@@ -189,6 +206,17 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
             let w = W_SYMBOL * if code { 1.0 } else { 0.5 } / (files.len() as f32).sqrt();
             let r = sc.reason(format!("defines `{name}`"));
             for &f in files {
+                sc.add(f, w, r);
+            }
+        }
+        for p in terms::paths(ask.task) {
+            let files = ix.named(p);
+            if files.is_empty() || files.len() > MAX_DEFINERS {
+                continue;
+            }
+            let w = W_SYMBOL / (files.len() as f32).sqrt();
+            let r = sc.reason(format!("named in the task: {p}"));
+            for f in files {
                 sc.add(f, w, r);
             }
         }
@@ -339,6 +367,11 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         sc.add(o, v, r);
     }
 
+    for (id, s) in sc.score.iter_mut().enumerate() {
+        if ix.file(id as u32).is_some_and(|f| !is_source(&f.path)) {
+            *s *= NOT_CODE;
+        }
+    }
     // The ranking, and the regions of its top files.
     let top = sc.top(ask.limit.max(REGION_FILES), ix);
     let confined = Root::open(&ix.root).ok();
@@ -396,7 +429,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     let cut_texts: Vec<Text> = texts.iter().map(|t| Text::new(t.as_deref().unwrap_or(""))).collect();
     let mut offers = Vec::new();
     for (rank, regions) in scored.iter().enumerate() {
-        let fs = sc.score[top[rank] as usize];
+        let fs = (sc.score[top[rank] as usize] / sc.score[top[0] as usize]).powi(FILE_FOCUS);
         let best = regions.iter().map(|r| r.1).fold(0f32, f32::max);
         for (r, raw) in regions {
             let rel = if best > 0.0 { raw / best } else { 0.0 };
@@ -494,7 +527,7 @@ mod tests {
         let t = tree();
         let ix = index(&t);
         let count: Count = &|s: &str| s.len().div_ceil(4);
-        let a = answer(&ix, &Ask { budget: 60, ..ask("Fix apply_discount: coupon percentages are wrong", &[], &[]) }, count);
+        let a = answer(&ix, &Ask { budget: 40, ..ask("Fix apply_discount: coupon percentages are wrong", &[], &[]) }, count);
         assert_eq!(a.files[0].path, "shop/orders.py", "{:?}", a.files);
         assert!(a.files[0].why.contains("defines `apply_discount`"), "{}", a.files[0].why);
         assert_eq!(a.files[0].regions[0].symbol, "apply_discount");
@@ -503,7 +536,7 @@ mod tests {
         let b = &a.bundle[0];
         assert_eq!(b.path, "shop/orders.py");
         assert!(b.text.starts_with("\n\ndef apply_discount(order, coupon):\n"), "{b:?}");
-        assert!(a.tokens <= 60);
+        assert!(a.tokens <= 40);
     }
 
     #[test]
@@ -522,6 +555,30 @@ mod tests {
         let a = answer(&ix, &ask("render the page", &given, &off), count);
         let paths: Vec<&str> = a.files.iter().map(|f| f.path.as_str()).collect();
         assert!(paths.contains(&"shop/tax.py") && paths.contains(&"shop/cli.py"), "{paths:?}");
+    }
+
+    #[test]
+    fn a_named_file_ranks_first_and_code_comes_before_its_tests_and_docs() {
+        let t = tree();
+        let ix = index(&t);
+        let count: Count = &|s: &str| s.len().div_ceil(4);
+        let a = answer(&ix, &ask("The rate in tax.py is wrong for orders with a coupon", &[], &[]), count);
+        assert_eq!(a.files[0].path, "shop/tax.py", "{:?}", a.files);
+        assert!(a.files[0].why.contains("named in the task: tax.py"), "{}", a.files[0].why);
+        let words = "Shipping weight rounding: ship parcels by weight\n";
+        let t = TempTree::with(
+            "task-kinds",
+            &[("src/ship.py", words), ("tests/test_ship.py", words), ("docs/ship.md", words), ("src/other.py", "x = 1\n")],
+        );
+        let ix = {
+            let dirs: Vec<String> = [".", "src", "tests", "docs"].iter().map(|s| s.to_string()).collect();
+            let mut ix = Index::build(t.path(), Options { extra_ignore: vec![], prefix: "@".into(), contextia: None }, &dirs).unwrap();
+            ix.prepare(false);
+            ix
+        };
+        let a = answer(&ix, &ask("ship parcels by weight", &[], &[]), count);
+        assert_eq!(a.files[0].path, "src/ship.py", "{:?}", a.files);
+        assert!(a.files[0].score > a.files[1].score * 1.5, "tests and docs count half: {:?}", a.files);
     }
 
     #[test]

@@ -175,9 +175,39 @@ pub fn identifiers(task: &str) -> Vec<(String, bool)> {
     out
 }
 
+/// The file paths a task names, as written: words with a `/` or a file name's extension
+/// (`tasks/rank.rs`, `_core.pyi`, `docs/`; a name of at least four bytes), trimmed of quotes, brackets and the punctuation
+/// that ends a sentence; a trailing `/` is kept off. Each once, in the task's order.
+pub fn paths(task: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for w in task.split(|c: char| c.is_whitespace() || matches!(c, '`' | '\'' | '"' | '(' | ')' | '[' | ']' | '<' | '>' | ',' | ';')) {
+        let w = w.trim_end_matches(['.', ':', '!', '?']).trim_start_matches("./").trim_end_matches('/');
+        let name = w.rsplit('/').next().unwrap_or(w);
+        let ext = name.rsplit_once('.');
+        let file_like = ext.is_some_and(|(stem, ext)| {
+            !stem.is_empty() && (1..=5).contains(&ext.len()) && ext.bytes().all(|b| b.is_ascii_alphanumeric()) && ext.bytes().any(|b| b.is_ascii_alphabetic())
+        });
+        let pathy = w.contains('/') && !w.contains("://");
+        let plain = w.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-'));
+        if (file_like || pathy) && plain && name.len() >= 4 && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_named_in_a_task() {
+        assert_eq!(
+            paths("Fix `tasks/rank.rs` and _core.pyi (see python/repoctx/cli.py). Then src/, e.g. https://x.io/a.md"),
+            ["tasks/rank.rs", "_core.pyi", "python/repoctx/cli.py"]
+        );
+        assert!(paths("Version 1.2 is out: v2.0 and 3.14.").is_empty(), "numbers are not file names");
+    }
 
     #[test]
     fn words_split_on_case_and_underscores() {
