@@ -110,6 +110,25 @@ def summarise(name: str, rows: list[dict], budgets: list[int]) -> dict:
     }
 
 
+LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go"} | dict.fromkeys(
+    (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript")
+
+
+def language(gold: dict) -> str:
+    """The language of a task's gold files, or "mixed" when they are of more than one."""
+    found = {LANGUAGES.get(os.path.splitext(p)[1], "other") for p in gold}
+    return found.pop() if len(found) == 1 else "mixed"
+
+
+def by_language(rows: list[dict], names: list[str], budgets: list[int]) -> dict:
+    """The summaries again, for the tasks of each gold language, most tasks first."""
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(language(r["gold"]), []).append(r)
+    ordered = sorted(groups.items(), key=lambda g: (-len(g[1]), g[0]))
+    return {lang: {n: summarise(n, group, budgets) for n in names} for lang, group in ordered}
+
+
 # --- the walk --------------------------------------------------------------------
 
 
@@ -222,19 +241,44 @@ def _f(value, spec: str = ".3f") -> str:
     return "n/a" if value is None else format(value, spec)
 
 
+def _table(rankers: dict, budgets: list[int]) -> list[str]:
+    lines = ["| ranker | recall@5 | recall@10 | MRR | " + " | ".join(f"coverage@{_k(b)}" for b in budgets)
+             + " | p50 ms |",
+             "|---|---|---|---|" + "---|" * len(budgets) + "---|"]
+    for name, s in rankers.items():
+        lines.append(f"| {name} | {_f(s['recall@5'])} | {_f(s['recall@10'])} | {_f(s['mrr'])} | "
+                     + " | ".join(_f(s["coverage"][str(b)]) for b in budgets) + f" | {_f(s['p50_ms'], '.1f')} |")
+    return lines
+
+
+def _against_bm25(rankers: dict, budgets: list[int]) -> list[str]:
+    """The issue's bar, read off the table: task_context's recall@10 over BM25's, its coverage at
+    the smallest budget and that as a multiple of BM25's whole-file bundle."""
+    ours, bm25 = rankers.get("task_context"), rankers.get("bm25")
+    if not ours or not bm25 or ours["recall@10"] is None or bm25["recall@10"] is None:
+        return []
+    b = str(budgets[0])
+    mine, theirs = ours["coverage"][b], bm25["coverage"][b]
+    times = "n/a" if not mine or not theirs else f"{mine / theirs:.2f} ×"
+    return ["", f"task_context against BM25: recall@10 {ours['recall@10'] - bm25['recall@10']:+.3f}; "
+                f"coverage@{_k(budgets[0])} {_f(mine)}, {times} BM25's whole-file bundle."]
+
+
 def markdown(report: dict) -> str:
     budgets = report["budgets"]
     lines = [f"# Quality — {report['machine']['date']}", "",
              f"Repository `{report['repo']}` at {report['rev'][:10]}: {report['tasks']} tasks of the "
              f"{report['half']} half ({report['selected']} commits selected, "
              f"{report['range']['oldest'][:10]}..{report['range']['newest'][:10]}); "
-             f"tokens counted by {report['tokenizer']}.", "",
-             "| ranker | recall@5 | recall@10 | MRR | " + " | ".join(f"coverage@{_k(b)}" for b in budgets)
-             + " | p50 ms |",
-             "|---|---|---|---|" + "---|" * len(budgets) + "---|"]
-    for name, s in report["rankers"].items():
-        lines.append(f"| {name} | {_f(s['recall@5'])} | {_f(s['recall@10'])} | {_f(s['mrr'])} | "
-                     + " | ".join(_f(s["coverage"][str(b)]) for b in budgets) + f" | {_f(s['p50_ms'], '.1f')} |")
+             f"tokens counted by {report['tokenizer']}.", "", *_table(report["rankers"], budgets),
+             *_against_bm25(report["rankers"], budgets)]
+    languages = report.get("languages", {})
+    if len(languages) > 1:
+        for lang, rankers in languages.items():
+            tasks = next(iter(rankers.values()))["tasks"] if rankers else 0
+            what = "of more than one language" if lang == "mixed" else lang
+            lines += ["", f"## Tasks whose gold files are {what}: {tasks}", "", *_table(rankers, budgets),
+                      *_against_bm25(rankers, budgets)]
     for name, why in report["skipped"].items():
         lines.append(f"\n{name}: {why}")
     return "\n".join(lines)
@@ -358,6 +402,7 @@ def run(args: argparse.Namespace) -> dict:
         "definitions": DEFINITIONS,
         "walk_s": time.monotonic() - started,
         "rankers": {n: summarise(n, rows, budgets) for n in ranked},
+        "languages": by_language(rows, ranked, budgets),
         "skipped": skipped,
         "commits": rows,
     }

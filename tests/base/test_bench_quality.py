@@ -135,6 +135,26 @@ def test_metrics_on_constructed_answers():
         "parse", "http", "response", "task", "context", "repoctx", "base"]
 
 
+def test_figures_by_the_language_of_the_gold_and_against_bm25():
+    def row(gold, ours, theirs):
+        scored = lambda rr, cov: {"recall@5": rr, "recall@10": rr, "rr": rr, "coverage": {"8000": cov},  # noqa: E731
+                                  "tokens": {"8000": 1}, "ms": [1.0]}
+        return {"gold": gold, "rankers": {"task_context": scored(*ours), "bm25": scored(*theirs)}}
+
+    rows = [row({"a.rs": []}, (1.0, 0.6), (0.5, 0.2)), row({"b.rs": [], "c.rs": []}, (0.0, 0.4), (0.5, 0.2)),
+            row({"x.py": [], "y.pyi": []}, (1.0, 0.5), (1.0, 0.5)), row({"x.py": [], "m.rs": []}, (0.0, 0.0), (0.0, 0.0))]
+    assert [quality.language(r["gold"]) for r in rows] == ["Rust", "Rust", "Python", "mixed"]
+    langs = quality.by_language(rows, ["task_context", "bm25"], [8000])
+    assert list(langs) == ["Rust", "Python", "mixed"], "most tasks first"
+    assert langs["Rust"]["task_context"]["recall@10"] == 0.5 and langs["Rust"]["bm25"]["coverage"]["8000"] == 0.2
+    report = {"machine": {"date": "d"}, "repo": "r", "rev": "0" * 40, "tasks": 4, "half": "tuning", "selected": 8,
+              "range": {"oldest": "a", "newest": "b"}, "tokenizer": "bytes4", "budgets": [8000], "skipped": {},
+              "rankers": quality.by_language(rows[:3], ["task_context", "bm25"], [8000])["Rust"], "languages": langs}
+    text = quality.markdown(report)
+    assert "task_context against BM25: recall@10 +0.000; coverage@8k 0.500, 2.50 × BM25's whole-file bundle." in text
+    assert "## Tasks whose gold files are Rust: 2" in text and "of more than one language: 1" in text
+
+
 def _snapshot(repo: Path) -> dict:
     """Every file of the repository, .git included, with its size and mtime."""
     out = {}
