@@ -4,7 +4,7 @@
 //! confined layer (rust/tree/fs.rs), never through a link.
 
 use super::terms;
-use crate::artifacts::annotate;
+use crate::artifacts::annotate::{self, Lang};
 use crate::lang::imports::{self, Import};
 use crate::lang::{grammar, kind_of};
 use crate::tree::ignore::{Rules, Tree};
@@ -91,6 +91,11 @@ pub struct Facts {
     pub imports: Vec<Import>,
     /// (line, artifact id) of each annotation (`@spec SPEC-001.anchor` is SPEC-001).
     pub annotations: Vec<(u32, String)>,
+}
+
+/// Whether a file is code (a language with definitions or C-like comments) and not a test.
+pub fn is_code_not_test(path: &str) -> bool {
+    matches!(annotate::lang_of(path), Some(Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::CLike)) && !crate::lang::is_test_path(path)
 }
 
 /// The terms of a path: its directories and its name without the extension.

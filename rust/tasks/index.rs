@@ -34,6 +34,8 @@ pub struct Options {
 
 pub struct File {
     pub path: String,
+    /// Code and not a test (files::is_code_not_test).
+    pub code: bool,
     key: StatKey,
     terms: Vec<u32>,
     /// The names it defines, by their numbers in `Index::def_ids`.
@@ -237,6 +239,7 @@ impl Index {
         self.by_path.insert(path.clone(), id);
         self.by_dir.entry(parent_dir(&path).to_string()).or_default().push(id);
         self.files[id as usize] = Some(File {
+            code: files::is_code_not_test(&path),
             path,
             key,
             terms,

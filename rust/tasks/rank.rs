@@ -146,12 +146,6 @@ impl Scores {
     }
 }
 
-/// Whether a file is code and not a test (by its path).
-fn is_source(path: &str) -> bool {
-    use crate::artifacts::annotate::{lang_of, Lang};
-    matches!(lang_of(path), Some(Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::CLike)) && !crate::lang::is_test_path(path)
-}
-
 fn has_glob(p: &str) -> bool {
     p.contains(['*', '?', '[', '{'])
 }
@@ -368,7 +362,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     }
 
     for (id, s) in sc.score.iter_mut().enumerate() {
-        if ix.file(id as u32).is_some_and(|f| !is_source(&f.path)) {
+        if *s > 0.0 && ix.file(id as u32).is_some_and(|f| !f.code) {
             *s *= NOT_CODE;
         }
     }
