@@ -34,6 +34,11 @@ class NoProject(Exception):
         )
 
 
+def has_data(ws: Workspace) -> bool:
+    """Whether a `.contextia/` serves the root (registry/catalog.surfaces_with_data)."""
+    return fa.find_project_dir(ws.root) is not None
+
+
 def in_project(fn):
     """`fn(ws, arg)` run on the Contextia project serving `ws`: the root's, or the nearest
     parent's as Contextia finds it (then that directory is the root its paths are confined to)."""

@@ -61,6 +61,11 @@ def cache_root(ws: Workspace) -> str:
     return ws.cache_root or os.path.join(ws.root, DEFAULT_CACHE_ROOT)
 
 
+def has_data(ws: Workspace) -> bool:
+    """Whether there is a cache root (registry/catalog.surfaces_with_data)."""
+    return os.path.isdir(cache_root(ws))
+
+
 def _base(ws: Workspace) -> tuple[str, str]:
     """(root, path of the cache root relative to it) for the confined layer: the repository
     when the cache root is inside it (the default `.repoctx/caches`), so a link out on the

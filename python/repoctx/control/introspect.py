@@ -162,7 +162,7 @@ def capabilities(catalog, ws: Workspace, p: NoParams) -> CapabilitiesResult:
         sel = catalog.select(ws)
     except catalog.AllowlistError as exc:
         return failure(CapabilitiesResult, name, "config_error", str(exc))
-    shown = sel.listed(ws)
+    shown = sel.listed(catalog.surfaces_with_data(ws))
     return success(
         CapabilitiesResult, name,
         profile=sel.profile,
@@ -288,7 +288,7 @@ def _check_config(catalog, ws: Workspace) -> CheckResult:
         sel = catalog.select(ws)
     except (ConfigError, catalog.AllowlistError) as exc:
         return CheckResult("fail", str(exc))
-    shown = sel.listed(ws)
+    shown = sel.listed(catalog.surfaces_with_data(ws))
     return CheckResult("pass", f"{plural(len(shown.commands), 'tool')} listed ({', '.join(shown.surfaces)})")
 
 

@@ -12,6 +12,7 @@ by its stat, so a rewrite (always a new inode) is picked up at the next read.
 from __future__ import annotations
 
 import errno
+import os
 import threading
 from typing import Annotated
 from urllib.parse import quote
@@ -32,6 +33,11 @@ INIT_HINT = "run `repoctx project init` to create it"
 
 class NotInitialized(Exception):
     pass
+
+
+def has_data(ws: Workspace) -> bool:
+    """Whether there is a project file, or a link in its place (registry/catalog.surfaces_with_data)."""
+    return os.path.lexists(os.path.join(ws.root, pf.PROJECT_FILE))
 
 
 def file_path(ws: Workspace) -> str:

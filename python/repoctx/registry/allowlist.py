@@ -20,21 +20,12 @@ appears the server lists the surface and says so (server.py).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
-from repoctx.formats.artifact import find_project_dir
 from repoctx.formats.config import NAMINGS, PROFILES, SURFACES, ConfigError, load
 
-# Where each surface keeps its data, relative to the root; caches live under the cache root;
-# tasks (whose data is the source itself) and control are always on.
-DATA_MARKERS = {
-    "scopes": (".context.yaml", ".context.config.yaml", ".contextignore"),
-    "project": (".repoctx/project.yaml",),
-}
 # Listed by default whatever the repository holds.
 ALWAYS_SERVED = ("scopes", "tasks", "control")
-DEFAULT_CACHE_ROOT = ".repoctx/caches"  # when neither --cache-root nor $CONTEXT_CACHE_ROOT is given
 
 
 class AllowlistError(ValueError):
@@ -50,11 +41,12 @@ class Selection:
     names: str  # "safe" (context_resolve) or "contract" (context.resolve): how tools are listed
     by_data: bool  # list only the surfaces with data (no tools list and no profile given)
 
-    def listed(self, ws) -> Listing:
-        """What to list now: everything accepted, or by default the surfaces with data."""
+    def listed(self, with_data: tuple[str, ...]) -> Listing:
+        """What to list now: everything accepted, or by default the surfaces `with_data` (the
+        catalog's surfaces_with_data) and those always served."""
         if not self.by_data:
             return Listing(self.surfaces, self.commands, self.resources, self.names)
-        shown = set(surfaces_with_data(ws)) | set(ALWAYS_SERVED)
+        shown = set(with_data) | set(ALWAYS_SERVED)
         return Listing(
             tuple(s for s in self.surfaces if s in shown),
             tuple(c for c in self.commands if c.surface in shown),
@@ -78,23 +70,6 @@ class Listing:
     def aliases(self) -> list[str]:
         """The other names the listed tools answer to."""
         return [n for c in self.commands for n in (c.tool, *c.aliases) if n != c.listed_name(self.names)]
-
-
-def surfaces_with_data(ws) -> tuple[str, ...]:
-    """The surfaces whose files exist in this repository (tasks and control always)."""
-    found = []
-    for surface in SURFACES:
-        if surface in ("tasks", "control"):
-            found.append(surface)
-        elif surface == "caches":
-            if os.path.isdir(ws.cache_root or os.path.join(ws.root, DEFAULT_CACHE_ROOT)):
-                found.append(surface)
-        elif surface == "artifacts":
-            if find_project_dir(ws.root) is not None:
-                found.append(surface)
-        elif any(os.path.lexists(os.path.join(ws.root, m)) for m in DATA_MARKERS[surface]):
-            found.append(surface)
-    return tuple(found)
 
 
 def _surfaces_of(profiles) -> tuple[str, ...]:

@@ -3,7 +3,7 @@
 The views (cli.py, server.py) ask it for every command, resource, prompt and check; surfaces
 never import it. Each package names in its `__init__.py` the modules that declare what it
 serves (`MODULES`: "commands" in the order the CLI lists them, "resources", "prompts",
-"checks") and the module of each of its first CLI words (`CLI_WORDS`), so adding a tool,
+"checks", and "data": the modules whose `has_data(ws)` says the repository holds its files) and the module of each of its first CLI words (`CLI_WORDS`), so adding a tool,
 resource, prompt or check touches its own package only, and one CLI command imports only its
 own module. A module declares module-level lists (`COMMANDS`, `RESOURCES`, `PROMPTS`,
 `CHECKS`) or, when what it serves is about the registry itself (control's capabilities and
@@ -88,7 +88,23 @@ def all_checks(strict: bool = False) -> list[Check]:
 
 
 AllowlistError = allowlist.AllowlistError
-surfaces_with_data = allowlist.surfaces_with_data
+
+
+def surfaces_with_data(ws) -> tuple[str, ...]:
+    """The surfaces whose files exist in this repository: each package's "data" modules say,
+    by `has_data(ws)`; a package that names none (tasks, whose data is the source itself, and
+    control) always has data."""
+    found = []
+    for surface in SURFACES:
+        modules = _module(surface).MODULES.get("data", ())
+        if not modules or any(_module(f"{surface}.{m}").has_data(ws) for m in modules):
+            found.append(surface)
+    return tuple(found)
+
+
+def listed(ws) -> allowlist.Listing:
+    """What a server on `ws` lists now (raises allowlist.AllowlistError)."""
+    return select(ws).listed(surfaces_with_data(ws))
 
 
 @functools.cache

@@ -21,7 +21,7 @@ from repoctx import _core
 from repoctx.base import index
 from repoctx.base.command import Command, compact_json
 from repoctx.base.words import plural
-from repoctx.base.workspace import PathEscape, RootNotAllowed, Workspace
+from repoctx.base.workspace import CONFIG_FILE, PathEscape, RootNotAllowed, Workspace
 from repoctx.formats import context_file as cf
 from repoctx.scopes import state as scope_state
 from repoctx.scopes.heads import Head, Invalid
@@ -36,6 +36,15 @@ RootOverride = Annotated[
     Meta(description="Project root path override. Defaults to the server's configured root; "
          "other roots must be allowed with --allow-root."),
 ]
+
+
+# The files of this surface anywhere at the root: a context file, the config, the ignore file.
+DATA_FILES = (cf.CONTEXT_FILE, CONFIG_FILE, ".contextignore")
+
+
+def has_data(ws: Workspace) -> bool:
+    """Whether the root holds a file of this surface (registry/catalog.surfaces_with_data)."""
+    return any(os.path.lexists(os.path.join(ws.root, name)) for name in DATA_FILES)
 
 
 def _missing(scope: str) -> str:

@@ -36,7 +36,7 @@ from repoctx.base.command import Command, Resource, ResourceError
 from repoctx.base.results import Envelope, internal_failure
 from repoctx.base.workspace import Workspace, settle
 from repoctx.registry.allowlist import AllowlistError
-from repoctx.registry.catalog import all_prompts, connection_observers, select, warm_up
+from repoctx.registry.catalog import all_prompts, connection_observers, listed, select, warm_up
 from repoctx.views.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin, request_id
 
 log = logging.getLogger("repoctx")
@@ -162,7 +162,7 @@ class _Shown:
 
     def __init__(self, ws: Workspace, selection) -> None:
         self.ws, self.selection = ws, selection
-        self.listing = selection.listed(ws)
+        self.listing = listed(ws)
         self.prompts = all_prompts()
         self.bus = InMemorySubscriptionBus()
         self.session = None  # the connection's, from its first request
@@ -190,7 +190,7 @@ class _Shown:
             await self._look()
 
     async def _look(self) -> None:
-        new = await anyio.to_thread.run_sync(self.selection.listed, self.ws)
+        new = await anyio.to_thread.run_sync(listed, self.ws)
         old, self.listing = self.listing, new
         events = []
         if new.commands != old.commands:
@@ -442,7 +442,7 @@ def _warm_up(ws: Workspace) -> None:
     finds them built rather than waiting for the walk (catalog.warm_up)."""
     import threading
 
-    tools = {c.tool: c for c in select(ws).listed(ws).commands}  # the surfaces with data
+    tools = {c.tool: c for c in listed(ws).commands}  # the surfaces with data
 
     def warm() -> None:
         try:
