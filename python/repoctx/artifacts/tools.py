@@ -38,10 +38,6 @@ def _given(value):
     return UNSET if value is None else value
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else plural or word + 's'}"
-
-
 def _unreadable_count(project: Project, type_names: tuple[str, ...]) -> int:
     """Files of these types that could not be read (the list and search texts say so)."""
     dirs = {f"{fa.CONTEXTIA_DIR}/{fa.TYPES[t].directory}" for t in type_names}
@@ -49,7 +45,7 @@ def _unreadable_count(project: Project, type_names: tuple[str, ...]) -> int:
 
 
 def _unreadable_line(n: int) -> list[str]:
-    return [f"({_plural(n, 'file')} could not be read; mcp_check says why)"] if n else []
+    return [f"({plural(n, 'file')} could not be read; mcp_check says why)"] if n else []
 
 
 Id = Annotated[str, Meta(description="An artifact id, e.g. SPEC-012, DEC-006, NORM-003 or TASK-042")]
@@ -651,7 +647,7 @@ def _text_check(r: CheckResult) -> str:
     lines = [f"{CHECK_TITLES[r.baseline]}:"]
     for severity, count, noun in (("error", r.errors, "error"), ("warning", r.warnings, "warning"),
                                   ("info", r.infos, "info")):
-        label = _plural(count, noun, "info" if noun == "info" else None)
+        label = plural(count, noun)
         lines.append(f"  {label}" + (":" if count else ""))
         lines += [f"    - {f.message}" for f in r.findings if f.severity == severity]
     return "\n".join(lines)
@@ -738,7 +734,7 @@ def read_log(ws: Workspace, p: ReadLogParams) -> ReadLogResult:
 
 
 def _minutes(n: int) -> str:
-    return _plural(n, "minute")
+    return plural(n, "minute")
 
 
 def _text_read_log(r: ReadLogResult) -> str:

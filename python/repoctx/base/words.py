@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 # Nouns whose plural is not the noun and an "s".
-_IRREGULAR = {"directory": "directories", "entry": "entries", "match": "matches", "summary": "summaries"}
+_IRREGULAR = {"directory": "directories", "entry": "entries", "info": "info", "match": "matches",
+              "summary": "summaries"}
 
 
 def plural(n: int, noun: str) -> str:
