@@ -6,7 +6,7 @@
 //! FIFOs; a non-regular file is never read. Errors are reported for the first
 //! failing document in id order, so the same cache always fails the same way.
 
-use crate::tree::ignore::Tree;
+use crate::tree::ignore::{lister, Tree};
 use crate::caches::select::Doc;
 use crate::tree::watch::{Drained, Inotify, Interest};
 use ignore::WalkBuilder;
@@ -173,11 +173,12 @@ pub type Skipped = Vec<(String, &'static str)>;
 
 /// The source files of a build, in no particular order, and those left out with why.
 fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, Skipped), Fail> {
-    let mut walker = WalkBuilder::new(root);
-    walker.follow_links(false);
-    match mode {
+    let walker = match mode {
+        // Every file, hidden ones included: the reference engine reads them.
         Mode::Markdown => {
-            walker.standard_filters(false);
+            let mut w = WalkBuilder::new(root);
+            w.standard_filters(false).follow_links(false);
+            w
         }
         Mode::Repository => {
             // git's rules from the repository's top down, matched by tree/ignore.rs (the
@@ -185,11 +186,11 @@ fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, Skipped), Fail> {
             // gigabytes); no per-user global ignores, so the same sources give the same cache
             // on any machine.
             let rules = Tree::above(root);
-            walker.standard_filters(false).hidden(true).filter_entry(move |e| {
-                e.depth() == 0 || !rules.ignores(e.path(), e.file_type().is_some_and(|t| t.is_dir()))
-            });
+            let mut w = lister(root);
+            w.filter_entry(move |e| e.depth() == 0 || !rules.ignores(e.path(), e.file_type().is_some_and(|t| t.is_dir())));
+            w
         }
-    }
+    };
     let mut sources = Vec::new();
     let mut skipped = Vec::new();
     for entry in walker.build().filter_map(Result::ok) {
