@@ -298,9 +298,9 @@ struct ScopeSourcesPy {
 #[pymethods]
 impl ScopeSourcesPy {
     #[new]
-    #[pyo3(signature = (root, dirs, extra_ignore=Vec::new()))]
-    fn new(py: Python<'_>, root: PathBuf, dirs: Vec<String>, extra_ignore: Vec<String>) -> Self {
-        ScopeSourcesPy { inner: py.detach(|| sources::Index::build(&root, dirs, &extra_ignore)) }
+    #[pyo3(signature = (root, dirs, extra_ignore=Vec::new(), manifests=Vec::new()))]
+    fn new(py: Python<'_>, root: PathBuf, dirs: Vec<String>, extra_ignore: Vec<String>, manifests: Vec<String>) -> Self {
+        ScopeSourcesPy { inner: py.detach(|| sources::Index::build(&root, dirs, &extra_ignore, manifests)) }
     }
 
     /// For each scope, the files its context file lists (not hidden, source, not ignored).

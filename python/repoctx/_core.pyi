@@ -275,9 +275,10 @@ class ScopeSources:
     """What `.context.yaml` derives from the sources: built once over the directories of a walk
     table, then asked for the facts of scopes, read in parallel."""
 
-    def __new__(cls, root: str, dirs: list[str], extra_ignore: list[str] = ...) -> ScopeSources:
+    def __new__(cls, root: str, dirs: list[str], extra_ignore: list[str] = ..., manifests: list[str] = ...) -> ScopeSources:
         """`extra_ignore`: the config's patterns; with .contextignore, nested .gitignore and
-        .git/info/exclude they keep ignored files out of every listing."""
+        .git/info/exclude they keep ignored files out of every listing. `manifests`: the file
+        names a scope's facts list as its manifests (none when not given)."""
     def source_files(self, scopes: list[str]) -> list[list[str]]:
         """For each scope, the files its context file lists: not hidden, source, not ignored."""
     def extract(self, scopes: list[str]) -> str:

@@ -44,6 +44,8 @@ pub struct Index {
     cargo_dirs: HashSet<String>,
     go_modules: Vec<(String, String)>,
     rules: Rules,
+    /// The file names a scope's facts list as its manifests (the caller's: base/manifests.py).
+    manifests: HashSet<String>,
     /// Files per language over every directory of the table, most first.
     pub languages: Vec<(String, u64)>,
 }
@@ -183,7 +185,7 @@ fn dir_info(root: &Path, confined: Option<&Root>, dir: &str, budget: &Budget) ->
 }
 
 impl Index {
-    pub fn build(root: &Path, dirs: Vec<String>, extra_ignore: &[String]) -> Index {
+    pub fn build(root: &Path, dirs: Vec<String>, extra_ignore: &[String], manifests: Vec<String>) -> Index {
         let budget = Budget::new();
         let RootRules { priority, exclude } = ignore::root_rules(root, extra_ignore, &budget);
         let confined = Root::open(root).ok();
@@ -251,6 +253,7 @@ impl Index {
             cargo_dirs,
             go_modules,
             rules,
+            manifests: manifests.into_iter().collect(),
             languages,
         }
     }
@@ -427,7 +430,7 @@ impl Index {
             .filter(|d| self.dirs.contains(&child_scope(scope, d)))
             .map(|d| (d, self.list_files(&child_scope(scope, d))))
             .collect();
-        let manifests = all.iter().filter(|n| MANIFESTS.contains(&n.as_str())).cloned().collect();
+        let manifests = all.iter().filter(|n| self.manifests.contains(n.as_str())).cloned().collect();
         let mut facts = ScopeFacts { manifests, ..ScopeFacts::default() };
         let mut internal = BTreeSet::new();
         let mut external = BTreeSet::new();
@@ -489,12 +492,6 @@ impl Index {
         facts
     }
 }
-
-/// Files that say how a directory is built and tested.
-const MANIFESTS: &[&str] = &[
-    "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pytest.ini", "tox.ini", "Cargo.toml",
-    "package.json", "go.mod", "Makefile",
-];
 
 fn nearest(cands: &[String], dir: &str) -> String {
     let shared = |c: &String| c.split('/').zip(dir.split('/')).take_while(|(a, b)| a == b).count();
@@ -583,7 +580,7 @@ mod tests {
             root.write(Path::new("src/sub").join(f), "x = 1\n");
         }
         let dirs = vec![".".to_string(), "src".to_string(), "src/sub".to_string()];
-        let index = Index::build(&root, dirs, &["extra.py".to_string()]);
+        let index = Index::build(&root, dirs, &["extra.py".to_string()], vec!["Cargo.toml".to_string()]);
         assert_eq!(index.source_files(&["src/sub".to_string()]), vec![vec!["a.py".to_string(), "keep.py".to_string()]]);
     }
 
@@ -624,7 +621,7 @@ mod tests {
             root.write(format!("{m}/util/u.go"), "package util\n");
             dirs.extend([m.to_string(), format!("{m}/util")]);
         }
-        let index = Index::build(&root, dirs, &[]);
+        let index = Index::build(&root, dirs, &[], Vec::new());
         let (internal, external) = deps(&index, "cmd");
         assert_eq!(internal, ["block/util", "plain/util", "quoted/util", "tab/util", "twice/util"]);
         assert_eq!(external, [("go".to_string(), "ex.com/old/util".to_string())]);
@@ -656,7 +653,7 @@ mod tests {
             std::os::unix::fs::symlink(format!("real/{name}.txt"), root.join("in").join(name)).unwrap();
         }
         let dirs = scopes(&[".", "cmd", "web", "util", "in", "in/util", "in/real"]);
-        let index = Index::build(&root, dirs, &[]);
+        let index = Index::build(&root, dirs, &[], Vec::new());
         let (internal, external) = deps(&index, "cmd");
         assert_eq!(internal, ["in/util"]);
         assert_eq!(external, [("go".to_string(), "ex.com/leak/util".to_string())]);

@@ -330,11 +330,18 @@ CASES = {
 }
 
 
+# A lock file in some cases: (file, the project file's package manager, init's).
+LOCKED = {"pep621": ("pdm.lock", "PDM", "pdm"), "poetry": ("poetry.lock", "Poetry", "poetry"),
+          "npm": ("yarn.lock", "Yarn", "yarn")}
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_project_init_and_init_see_the_same_project(tmp_path, case):
     files, name, framework = CASES[case]
     for rel, text in files.items():
         write(tmp_path, rel, text)
+    if case in LOCKED:
+        write(tmp_path, LOCKED[case][0], "")
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     run_cli("project", "init", cwd=tmp_path, check=True)
     run_cli("init", cwd=tmp_path, check=True)
@@ -353,3 +360,13 @@ def test_project_init_and_init_see_the_same_project(tmp_path, case):
     assert context["project"]["framework"] == framework
     stack = {s.lower().replace(" ", "-") for s in project["tech"]["stack"]}
     assert framework in stack
+    if case in LOCKED:  # both read the one table of lock files
+        assert (project["tech"]["package_manager"], context["project"]["package_manager"]) == LOCKED[case][1:]
+
+
+def test_lock_files_name_the_package_manager(root):
+    for name in ("yarn.lock", "uv.lock", "Pipfile", "package.json"):
+        write(root, name, "{}")
+    m = mf.read(str(root))
+    assert (m.locked_by(), m.locked_by("js"), m.locked_by("python"), m.locked_by("go")) == ("uv", "yarn", "uv", None)
+    assert mf.read(str(root / "nowhere")).locked_by() is None

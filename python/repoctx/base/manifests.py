@@ -38,11 +38,19 @@ LINES_CAP = 1 << 20  # go.mod, go.work, requirements.txt, Makefile: their first 
 YAML_CAP = 1 << 20  # pnpm-workspace.yaml (as workspace.load_yaml_file)
 
 PYTHON_FILES = ("pyproject.toml", "requirements.txt", "setup.py", "setup.cfg")
-# Every name a directory is searched for. tsconfig.json, pytest.ini and tox.ini are only
-# noted as present (in `files`), never read.
+# The files that say which package manager a directory uses: (name, ecosystem, manager), in
+# the order they are looked for.
+LOCK_FILES = (
+    ("uv.lock", "python", "uv"), ("poetry.lock", "python", "poetry"), ("pdm.lock", "python", "pdm"),
+    ("Pipfile.lock", "python", "pipenv"), ("Pipfile", "python", "pipenv"),
+    ("pnpm-lock.yaml", "js", "pnpm"), ("yarn.lock", "js", "yarn"), ("bun.lockb", "js", "bun"),
+    ("bun.lock", "js", "bun"), ("package-lock.json", "js", "npm"),
+)
+# Every name a directory is searched for. tsconfig.json, pytest.ini, tox.ini and the lock
+# files are only noted as present (in `files`), never read.
 NAMES = frozenset({
     *PYTHON_FILES, "Cargo.toml", "package.json", "pnpm-workspace.yaml", "go.mod", "go.work",
-    "Makefile", "pytest.ini", "tox.ini", "tsconfig.json",
+    "Makefile", "pytest.ini", "tox.ini", "tsconfig.json", *(name for name, _, _ in LOCK_FILES),
 })
 
 # Dependency kinds. MAIN kinds are what the code uses; the others are declared for
@@ -156,6 +164,11 @@ class Manifests:
     def sections(self) -> dict[str, Section]:
         """The ecosystems present, in the order python, rust, js, go."""
         return {e: s for e in ECOSYSTEMS if (s := getattr(self, e)) is not None}
+
+    def locked_by(self, ecosystem: str | None = None) -> str | None:
+        """The package manager the directory's first lock file names (of `ecosystem`, when
+        given): "uv", "poetry", "pdm", "pipenv", "pnpm", "yarn", "bun" or "npm"."""
+        return next((pm for name, eco, pm in LOCK_FILES if name in self.files and ecosystem in (None, eco)), None)
 
     def section(self, ecosystem: str) -> Section | None:
         """One ecosystem's section ("python", "rust", "js", "go"), None when absent or unknown."""

@@ -344,25 +344,23 @@ def _runtime(manifests: list[mf.Manifests], root: str) -> list[str]:
     return list(found.values())
 
 
-def _package_managers(manifests: list[mf.Manifests], root: str) -> list[str]:
-    has = lambda n: os.path.exists(os.path.join(root, n))  # noqa: E731
+# Package managers as the project file names them.
+_SHOWN = {"uv": "uv", "poetry": "Poetry", "pdm": "PDM", "pipenv": "Pipenv", "pip": "pip", "pnpm": "pnpm",
+          "yarn": "Yarn", "bun": "Bun", "npm": "npm"}
+
+
+def _package_managers(manifests: list[mf.Manifests]) -> list[str]:
+    """From the manifests of the root (first) and of the modules."""
+    root_m = manifests[0]
     out: list[str] = []
     if any(m.python for m in manifests):
-        out.append(
-            "uv" if has("uv.lock") else "Poetry" if has("poetry.lock") else "PDM" if has("pdm.lock")
-            else "Pipenv" if has("Pipfile") else "pip"
-        )
+        out.append(_SHOWN[root_m.locked_by("python") or "pip"])
     if any(m.js for m in manifests):
-        declared = manifests[0].js.package_manager if manifests[0].js else None
-        name = declared.split("@")[0] if declared else None
-        out.append(
-            {"pnpm": "pnpm", "yarn": "Yarn", "bun": "Bun", "npm": "npm"}.get(name or "")
-            or ("pnpm" if has("pnpm-lock.yaml") else "Yarn" if has("yarn.lock")
-                else "Bun" if has("bun.lockb") or has("bun.lock") else "npm")
-        )
+        declared = root_m.js.package_manager.split("@")[0] if root_m.js and root_m.js.package_manager else ""
+        out.append(_SHOWN[declared if declared in ("pnpm", "yarn", "bun", "npm") else root_m.locked_by("js") or "npm"])
     if any(m.rust for m in manifests):
         out.append("Cargo")
-    if any(m.go for m in manifests) or has("go.work"):
+    if any(m.go for m in manifests) or "go.work" in root_m.files:
         out.append("Go modules")
     return out
 
@@ -426,7 +424,7 @@ def derive(ws: Workspace, now: str) -> pf.ProjectFile:
         version=pf.SCHEMA_VERSION,
         project=pf.Project(name=root_m.name or os.path.basename(root), type=kind, path="."),
         tech=pf.Tech(stack=stack, runtime=", ".join(_runtime(used, root)),
-                     package_manager=", ".join(_package_managers(used, root))),
+                     package_manager=", ".join(_package_managers(used))),
         architecture=pf.Architecture(pattern=pattern, description=description),
         modules={
             c.name: pf.Module(

@@ -172,18 +172,7 @@ def _test_command(eco: str, section: mf.Section, m: mf.Manifests) -> str | None:
     if eco == "go":
         return "go test ./..."
     test = section.scripts.get("test")
-    return f"{_js_runner(m.directory)} test" if test is not None and "no test specified" not in test else None
-
-
-def _js_runner(directory: str) -> str:
-    try:
-        names = set(os.listdir(directory))
-    except OSError:
-        names = set()
-    for lock, runner in (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lockb", "bun"), ("bun.lock", "bun")):
-        if lock in names:
-            return runner
-    return "npm"
+    return f"{m.locked_by('js') or 'npm'} test" if test is not None and "no test specified" not in test else None
 
 
 def _nearest(manifests: Manifests, scope: str, ecosystem: str) -> tuple[str, mf.Manifests] | None:
@@ -287,26 +276,16 @@ def project(root: str, root_facts: ScopeFacts | None, manifests: Manifests, lang
     out = cf.Project(name=name, description=description, language=language)
     if frameworks:
         out = replace(out, framework=frameworks[0])
-    pm = _package_manager(root, sections)
+    pm = _package_manager(here, sections)
     if pm:
         out = replace(out, package_manager=pm)
     return out
 
 
-def _package_manager(root: str, here: dict[str, mf.Section]) -> str | None:
-    try:
-        names = set(os.listdir(root))
-    except OSError:
-        return None
-    for lock, pm in (("uv.lock", "uv"), ("poetry.lock", "poetry"), ("Pipfile.lock", "pipenv"),
-                     ("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lockb", "bun"),
-                     ("bun.lock", "bun"), ("package-lock.json", "npm")):
-        if lock in names:
-            return pm
-    for eco, pm in (("rust", "cargo"), ("go", "go"), ("js", "npm"), ("python", "pip")):
-        if eco in here:
-            return pm
-    return None
+def _package_manager(m: mf.Manifests, sections: dict[str, mf.Section]) -> str | None:
+    if pm := m.locked_by():
+        return pm
+    return next((pm for eco, pm in (("rust", "cargo"), ("go", "go"), ("js", "npm"), ("python", "pip")) if eco in sections), None)
 
 
 # --- merging -----------------------------------------------------------------

@@ -29,6 +29,7 @@ from msgspec.structs import replace
 
 from repoctx import _core
 from repoctx.base import clock, fs, index
+from repoctx.base import manifests as mf
 from repoctx.base.command import Command
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace, atomic_write, locked
@@ -183,7 +184,7 @@ class Generator:
 
     def __init__(self, ws: Workspace, tree: Tree, git: GitView) -> None:
         self.ws, self.tree, self.git = ws, tree, git
-        self.sources = _core.ScopeSources(ws.root, tree.order, tree.ignore)
+        self.sources = _core.ScopeSources(ws.root, tree.order, tree.ignore, sorted(mf.NAMES))
         self.manifests = generate.Manifests(ws.root)
         self.children = tree.children()
         self.summaries = {s: c.summary for s, c in tree.contexts.items()}
