@@ -83,6 +83,10 @@ pub struct Index {
     pub loaded: usize,
     /// Why saved bytes given to the build were not used, if they were not.
     pub refused: Option<String>,
+    /// Files read when their ctime was within `RACY_NS` of the listing that found them: a
+    /// write in the same clock tick could leave the stat key as it was, so `save` leaves them
+    /// out and the next process reads them again (git's "racily clean" entries).
+    racy: HashSet<u32>,
     /// How many files differ from the last saved bytes (read, dropped, or saved but gone or
     /// changed); every file held after a build from nothing. `save` makes it 0.
     pub changed: usize,
@@ -92,6 +96,14 @@ pub struct Index {
 enum Got<'s> {
     Read(Facts),
     Saved(&'s SavedFile),
+}
+
+/// A file changed this close (ns) before it was listed is not saved (`Index::racy`): more than
+/// a clock tick of the file system's timestamps.
+const RACY_NS: i64 = 50_000_000;
+
+fn now_ns() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64)
 }
 
 /// Files read and put in the index at a time.
@@ -153,6 +165,7 @@ impl Index {
             seed,
             loaded: 0,
             refused,
+            racy: HashSet::new(),
             changed: 0,
         };
         Root::open(root)?; // the root must be readable
@@ -187,6 +200,7 @@ impl Index {
         let root = self.root.clone();
         let seed = self.seed.take();
         let mut memo = seed.as_ref().map_or((Vec::new(), Vec::new()), |s| (vec![u32::MAX; s.terms.len()], vec![u32::MAX; s.names.len()]));
+        let listed_at = now_ns();
         let listed: Vec<(String, Vec<(String, StatKey)>)> = dirs.par_iter().map(|d| (d.clone(), files::list(&root, d, &ignore))).collect();
         let mut to_read: Vec<(String, StatKey)> = Vec::new();
         for (dir, now) in &listed {
@@ -225,7 +239,13 @@ impl Index {
                     self.remove(id, f.is_none());
                 }
                 let id = match f {
-                    Some(Got::Read(f)) => self.insert(p.clone(), k, f, had.is_none()),
+                    Some(Got::Read(f)) => {
+                        let id = self.insert(p.clone(), k, f, had.is_none());
+                        if k.1 > listed_at - RACY_NS {
+                            self.racy.insert(id);
+                        }
+                        id
+                    }
                     Some(Got::Saved(f)) => self.insert_saved(p.clone(), k, f, seed.as_ref().expect("saved facts"), &mut memo, had.is_none()),
                     None => continue,
                 };
@@ -364,6 +384,7 @@ impl Index {
         if let Some(list) = self.by_dir.get_mut(parent_dir(&f.path)) {
             list.retain(|&x| x != id);
         }
+        self.racy.remove(&id);
         self.free.push(id);
         self.resolve_all |= reshaped;
         self.recency_stale |= reshaped;
@@ -448,7 +469,8 @@ impl Index {
     }
 
     /// What the index keeps of each file it holds, as bytes for a later `build_from`
-    /// (tasks/store.rs); the index counts as saved from then on.
+    /// (tasks/store.rs), but for the files changed as they were listed (`racy`, read again by
+    /// the next process); `changed` is 0 from then on.
     pub fn save(&mut self) -> Vec<u8> {
         let names = self.lex.term_names();
         let mut live: Vec<u32> = (0..names.len() as u32).filter(|&t| self.lex.df(t) > 0).collect();
@@ -474,8 +496,8 @@ impl Index {
                 let mut out = Vec::with_capacity(chunk.len() * 512);
                 let (mut ts, mut ds) = (Vec::new(), Vec::new());
                 for (i, f) in chunk.iter().enumerate() {
-                    let Some(f) = f else { continue };
                     let doc = (c * PIECE + i) as u32;
+                    let Some(f) = f.as_ref().filter(|_| !self.racy.contains(&doc)) else { continue };
                     ts.clear();
                     ts.extend(f.terms.iter().map(|&t| (term_at[t as usize], self.lex.tf(t, doc))));
                     ts.sort_unstable();
@@ -488,7 +510,7 @@ impl Index {
                 out
             })
             .collect();
-        let bytes = store::encode(&self.root, &self.opts, &terms, &defined, self.file_count(), &pieces);
+        let bytes = store::encode(&self.root, &self.opts, &terms, &defined, self.file_count() - self.racy.len(), &pieces);
         self.changed = 0;
         bytes
     }
@@ -584,6 +606,12 @@ mod tests {
             ],
         );
         let dirs: Vec<String> = [".", "app", "web", "src"].iter().map(|s| s.to_string()).collect();
+        let settle = || std::thread::sleep(std::time::Duration::from_nanos(RACY_NS as u64 + 10_000_000));
+        // Files written as they are listed are not saved: they could change in the same tick.
+        let mut racy = Index::build(t.path(), opts(), &dirs).unwrap();
+        let bytes = racy.save();
+        assert_eq!(Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap().loaded, 0);
+        settle();
         let mut first = Index::build(t.path(), opts(), &dirs).unwrap();
         assert_eq!((first.changed, first.loaded), (6, 0));
         let bytes = first.save();
@@ -596,10 +624,10 @@ mod tests {
         assert_eq!(again.save(), bytes, "saving what was loaded gives the same bytes");
 
         // An edit, a file gone and a file new while no process ran: those are read, the rest loaded.
-        std::thread::sleep(std::time::Duration::from_millis(10));
         t.write("app/store.py", "def save_order():\n    \"\"\"Write the order to the entry table.\"\"\"\n");
         std::fs::remove_file(t.path().join("web/total.ts")).unwrap();
         t.write("web/checkout.ts", "export function checkout() { return renderCart(); }\n");
+        settle();
         let mut loaded = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
         assert_eq!(loaded.loaded, 4);
         assert_eq!(loaded.changed, 2 + 2, "two files read, two saved ones unused");
