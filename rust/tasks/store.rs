@@ -17,7 +17,9 @@
 //! ctime in ns, size, inode) is the one the file has now.
 //!
 //! Layout: integers are LEB128 varints (signed ones zigzag), strings a varint length and UTF-8
-//! bytes.
+//! bytes; the last 8 bytes are a checksum (SipHash, little-endian) of all before them, so a
+//! file cut short or damaged is refused whole. The checksum is no defence (anyone can compute
+//! it): the checks of the decoder are.
 //!
 //! ```text
 //! magic "RCTXTIDX", version (u32 LE), build identity, root, ignore patterns (count, strings),
@@ -38,6 +40,7 @@ use super::files::StatKey;
 use super::index::Options;
 use crate::lang::imports::Import;
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hasher};
 use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"RCTXTIDX";
@@ -178,8 +181,14 @@ pub fn encode_entry(out: &mut Vec<u8>, e: &Entry) {
     }
 }
 
-/// The whole file: the header, the tables (each in byte order, unique) and the entries
-/// (`count` of them, already encoded by `encode_entry`, in any number of pieces).
+fn checksum(b: &[u8]) -> [u8; 8] {
+    let mut h = DefaultHasher::new(); // fixed keys: the same bytes give the same sum in every process
+    h.write(b);
+    h.finish().to_le_bytes()
+}
+
+/// The whole file: the header, the tables (each in byte order, unique), the entries (`count`
+/// of them, already encoded by `encode_entry`, in any number of pieces) and the checksum.
 pub fn encode(root: &Path, opts: &Options, terms: &[&str], names: &[&str], count: usize, entries: &[Vec<u8>]) -> Vec<u8> {
     let table: usize = terms.iter().chain(names).map(|t| t.len() + 2).sum();
     let mut out = Vec::with_capacity(256 + table + entries.iter().map(Vec::len).sum::<usize>());
@@ -194,6 +203,8 @@ pub fn encode(root: &Path, opts: &Options, terms: &[&str], names: &[&str], count
     for e in entries {
         out.extend_from_slice(e);
     }
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum);
     out
 }
 
@@ -351,6 +362,14 @@ impl<'a> Reader<'a> {
 /// Decode and check saved bytes for an index of `root` built with `opts`; Err says why they
 /// cannot be used (the caller then builds from scratch).
 pub fn decode(bytes: &[u8], root: &Path, opts: &Options) -> Result<Saved, String> {
+    if bytes.len() < 8 || checksum(&bytes[..bytes.len() - 8]) != bytes[bytes.len() - 8..] {
+        return Err(if bytes.starts_with(MAGIC) { "damaged or cut short (its checksum is not its bytes')" } else { "not a saved task index" }.into());
+    }
+    parse(&bytes[..bytes.len() - 8], root, opts)
+}
+
+/// `decode` of the bytes before the checksum.
+fn parse(bytes: &[u8], root: &Path, opts: &Options) -> Result<Saved, String> {
     let mut expect = Vec::new();
     header(&mut expect, root, opts);
     let mut r = Reader { b: bytes, at: 0 };
@@ -389,6 +408,17 @@ pub fn decode(bytes: &[u8], root: &Path, opts: &Options) -> Result<Saved, String
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    /// Bytes with the checksum `encode` gives them: what a hostile file would hold.
+    fn seal(body: &[u8]) -> Vec<u8> {
+        let mut v = body.to_vec();
+        v.extend_from_slice(&checksum(body));
+        v
+    }
+
+    fn body(sealed: &[u8]) -> &[u8] {
+        &sealed[..sealed.len() - 8]
+    }
 
     fn opts() -> Options {
         Options { extra_ignore: vec!["vendor/".into()], prefix: "@".into(), contextia: Some(PathBuf::from("/r/.contextia")) }
@@ -431,30 +461,39 @@ mod tests {
         ] {
             assert!(decode(&b, Path::new("/r"), &o).is_err());
         }
-        let mut v = b.clone();
+        let mut v = body(&b).to_vec();
         v[8] = 2;
-        assert!(decode(&v, Path::new("/r"), &opts()).unwrap_err().contains("version"));
-        let mut v = b.clone();
+        assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("version"));
+        let mut v = body(&b).to_vec();
         v[14] ^= 1; // a byte of the build identity
-        assert!(decode(&v, Path::new("/r"), &opts()).unwrap_err().contains("another build"));
+        assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("another build"));
         assert!(decode(b"RCTX", Path::new("/r"), &opts()).is_err());
         assert!(decode(b"", Path::new("/r"), &opts()).is_err());
     }
 
     #[test]
     fn every_truncation_and_every_byte_flip_is_an_error_or_a_checked_index() {
-        let b = sample();
-        for n in 0..b.len() {
-            assert!(decode(&b[..n], Path::new("/r"), &opts()).is_err(), "truncated to {n}");
+        let sealed = sample();
+        let b = body(&sealed);
+        for n in 0..sealed.len() {
+            assert!(decode(&sealed[..n], Path::new("/r"), &opts()).is_err(), "cut to {n}");
+            // Cut short with a checksum that fits: the decoder finds it out.
+            assert!(decode(&seal(&b[..n.min(b.len() - 1)]), Path::new("/r"), &opts()).is_err(), "truncated to {n}");
         }
-        let mut extra = b.clone();
+        let mut extra = b.to_vec();
         extra.push(0);
-        assert!(decode(&extra, Path::new("/r"), &opts()).unwrap_err().contains("after the last file"));
-        for i in 0..b.len() {
+        assert!(decode(&seal(&extra), Path::new("/r"), &opts()).unwrap_err().contains("after the last file"));
+        for i in 0..sealed.len() {
             for x in [0x01, 0x80, 0xff] {
-                let mut v = b.clone();
+                let mut v = sealed.clone();
                 v[i] ^= x;
-                if let Ok(s) = decode(&v, Path::new("/r"), &opts()) {
+                assert!(decode(&v, Path::new("/r"), &opts()).is_err(), "a damaged byte is refused whole");
+                if i >= b.len() {
+                    continue;
+                }
+                let mut v = b.to_vec();
+                v[i] ^= x;
+                if let Ok(s) = decode(&seal(&v), Path::new("/r"), &opts()) {
                     for f in s.files.values() {
                         assert!(f.terms.iter().all(|t| (t.0 as usize) < s.terms.len()));
                         assert!(f.defs.iter().all(|&d| (d as usize) < s.names.len()));
@@ -478,7 +517,7 @@ mod tests {
                     put_u(&mut v, 0);
                 }
                 put_u(&mut v, count);
-                assert!(decode(&v, Path::new("/r"), &opts()).unwrap_err().contains("count"));
+                assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("count"));
             }
         }
         // A file whose term count is huge, and one whose string length is.
@@ -492,18 +531,18 @@ mod tests {
         }
         put_u(&mut v, u64::MAX >> 1);
         v.extend_from_slice(&[0; 32]);
-        assert!(decode(&v, Path::new("/r"), &opts()).unwrap_err().contains("count"));
+        assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("count"));
         let mut v = b[..head].to_vec();
         put_u(&mut v, 1);
         put_u(&mut v, 1 << 50);
-        assert!(decode(&v, Path::new("/r"), &opts()).is_err());
+        assert!(decode(&seal(&v), Path::new("/r"), &opts()).is_err());
         // A varint of eleven bytes, and one past 64 bits.
         let mut v = b[..head].to_vec();
         v.extend_from_slice(&[0xff; 11]);
-        assert!(decode(&v, Path::new("/r"), &opts()).unwrap_err().contains("varint"));
+        assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("varint"));
         let mut v = b[..head].to_vec();
         v.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]);
-        assert!(decode(&v, Path::new("/r"), &opts()).unwrap_err().contains("varint"));
+        assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("varint"));
     }
 
     #[test]
@@ -528,7 +567,7 @@ mod tests {
             assert!(decode(c, root, &opts()).is_err(), "case {i}");
         }
         // Equal ids in a row (a delta of 0 after the first) are not rising.
-        let mut v = encode(root, &opts(), &["a", "b"], &[], 0, &[]);
+        let mut v = body(&encode(root, &opts(), &["a", "b"], &[], 0, &[])).to_vec();
         v.pop();
         put_u(&mut v, 1);
         put_s(&mut v, b"x.py");
@@ -542,6 +581,6 @@ mod tests {
         for _ in 0..3 {
             put_u(&mut v, 0);
         }
-        assert!(decode(&v, root, &opts()).unwrap_err().contains("rising"));
+        assert!(decode(&seal(&v), root, &opts()).unwrap_err().contains("rising"));
     }
 }
