@@ -110,9 +110,9 @@ def _fail(code: str, message: str) -> TaskContextError:
 # --- the index ------------------------------------------------------------------------------
 
 SAVED_FILE = f"{local_state.STATE_DIR}/task-index.bin"
-# What a saved index is read up to: about 250 bytes per file on the synthetic tree, so this
-# holds a tree of two million files; a larger save is not written.
-MAX_SAVED_BYTES = 512 << 20
+# What a saved index is read up to: about 1 KB per file of real code (250 bytes on the
+# synthetic tree), so this holds a tree of a million files; a larger save is not written.
+MAX_SAVED_BYTES = 1 << 30
 # The file is written again when at least 1/SAVE_SHARE of the files differ from it: re-reading a
 # few changed files (~0.1 ms each) costs the next call less than writing every file's facts
 # again (~8 µs per file held, on the synthetic tree).
