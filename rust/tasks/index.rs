@@ -692,6 +692,17 @@ mod profile {
         let t = std::time::Instant::now();
         ix.prepare(true);
         eprintln!("prepare {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        let saved = ix.save();
+        eprintln!("save {} bytes {:?}", saved.len(), t.elapsed());
+        let t = std::time::Instant::now();
+        let decoded = store::decode(&saved, &root, &ix.opts).unwrap();
+        eprintln!("decode {} files {:?}", decoded.files.len(), t.elapsed());
+        drop(decoded);
+        let t = std::time::Instant::now();
+        let from = Index::build_from(&root, ix.opts.clone(), &dirs, Some(&saved)).unwrap();
+        eprintln!("build from saved {} loaded {:?}", from.loaded, t.elapsed());
+        drop(from);
         let count = crate::tasks::bundle::counter("bytes4").unwrap();
         for task in ["func_12 returns the wrong value in module f4711", "Func3 should add one more", "fix the paragraph 7 of the documentation", "synthetic package regenerate module"] {
             let t = std::time::Instant::now();
