@@ -24,9 +24,11 @@ Tasks on a synthetic tree name its functions, modules and documentation words (`
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -157,8 +159,30 @@ def cold_cli(root: Path, task: str, repeat: int) -> dict:
     out["saved_index_bytes"] = saved.stat().st_size
     top = json.loads(subprocess.run(argv, cwd=root, capture_output=True, text=True, check=True).stdout)["files"]
     touched = root / (top[0]["path"] if top else "")
-    out["one_file_touched"] = runs(lambda: os.utime(touched))
+    was = touched.stat()
+    try:
+        out["one_file_touched"] = runs(lambda: os.utime(touched))
+    finally:
+        os.utime(touched, ns=(was.st_atime_ns, was.st_mtime_ns))
     return out
+
+
+@contextlib.contextmanager
+def left_as_found(root: Path):
+    """An existing repository's `.repoctx/` as it was before the run (the runs save a task index)."""
+    from repoctx.tasks.context import SAVED_FILE
+
+    state, saved = root / ".repoctx", root / SAVED_FILE
+    had_state, had = state.exists(), saved.read_bytes() if saved.is_file() else None
+    try:
+        yield
+    finally:
+        if not had_state:
+            shutil.rmtree(state, ignore_errors=True)
+        elif had is None:
+            saved.unlink(missing_ok=True)
+        else:
+            saved.write_bytes(had)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--nogit", action="store_true", help="a synthetic tree without a git repository")
-    parser.add_argument("--repo", type=Path, help="an existing repository instead (read-only but for the edit, undone)")
+    parser.add_argument("--repo", type=Path, help="an existing repository instead (read-only but for the edit and the "
+                        "saved task index, both undone)")
     parser.add_argument("--n", type=int, default=40, help="measured warm calls")
     parser.add_argument("--budget", type=int, default=8000)
     parser.add_argument("--repeat", type=int, default=3, help="cold CLI runs")
@@ -176,12 +201,13 @@ def main(argv: list[str] | None = None) -> int:
     tasks = commit_tasks(root, args.n) if args.repo else synthetic_tasks(args.n, args.seed)
     report = {"tree": str(root),
               "date": time.strftime("%Y-%m-%dT%H%M%SZ", time.gmtime())}
-    print("in process…", file=sys.stderr)
-    report["in_process"] = in_process(root, tasks)
-    print("over MCP…", file=sys.stderr)
-    report["mcp"] = anyio.run(_mcp, root, tasks, args.n, args.budget)
-    print("cold CLI…", file=sys.stderr)
-    report["cold_cli"] = cold_cli(root, tasks[0], args.repeat)
+    with left_as_found(root) if args.repo else contextlib.nullcontext():
+        print("in process…", file=sys.stderr)
+        report["in_process"] = in_process(root, tasks)
+        print("over MCP…", file=sys.stderr)
+        report["mcp"] = anyio.run(_mcp, root, tasks, args.n, args.budget)
+        print("cold CLI…", file=sys.stderr)
+        report["cold_cli"] = cold_cli(root, tasks[0], args.repeat)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"tasks-{report['date']}.json"
     path.write_text(json.dumps(report, indent=2) + "\n")
