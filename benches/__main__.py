@@ -123,6 +123,7 @@ def suite_mcp(root: Path, opts: argparse.Namespace) -> dict:
             touch=touch,
             scope=scope,
             grow=not opts.repo,  # new directories only in our own trees: --repo is read-only
+            read_only=bool(opts.repo),  # and its server writes nothing (the saved task index)
         )
     result["touched"] = str(touch.relative_to(root)) if touch else None
     by = {r["name"]: r for r in result["rows"]}

@@ -10,7 +10,12 @@ Measures, on the synthetic tree of benches/synth.py (or an existing repository, 
   by call with the SDK's no-op (`REPOCTX_BENCH_NOOP=1`) as in the `mcp` suite, p50/p95/p99;
 - `task_context` after an edit (a line appended to one file, then taken out again: the index
   reads that file again), p50;
-- the cold CLI, `repoctx context TASK --json` as a whole process (median of `--repeat`).
+- the saved index (`.repoctx/task-index.bin`): the time to encode it, its size per indexed file,
+  and the time to build the index from it in process (decode, list every directory, put the
+  files in);
+- the cold CLI, `repoctx context TASK --json` as a whole process (median of `--repeat`): with no
+  saved index (deleted before each run; the run writes it after answering), with a fresh one,
+  and with one file touched before each run (read again; too few changed to write the file again).
 
 Tasks on a synthetic tree name its functions, modules and documentation words (`func_12`,
 `Func3`, "paragraph of the documentation"); with --repo, the subjects of the last commits.
@@ -19,9 +24,12 @@ Tasks on a synthetic tree name its functions, modules and documentation words (`
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
+import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -68,7 +76,7 @@ def in_process(root: Path, tasks: list[str]) -> dict:
 
     release_free_memory()  # as a serving process does after building
     rss1 = _rss_mib(os.getpid())
-    files = index.file_count
+    files, index_bytes = index.file_count, index.heap_bytes
     first = time.perf_counter()
     index.query(tasks[0], 8000, [], [], 10, "bytes4")  # git's history and the notes are read here
     first = time.perf_counter() - first
@@ -77,10 +85,19 @@ def in_process(root: Path, tasks: list[str]) -> dict:
         start = time.perf_counter()
         index.query(t, 8000, [], [], 10, "bytes4")
         samples.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    saved = index.save()
+    save = time.perf_counter() - start
+    del index
+    start = time.perf_counter()
+    again = _core.TaskIndex(str(root), scopes, list(cfg.ignore), "@", find_project_dir(str(root)), saved)
+    load = time.perf_counter() - start
+    assert again.loaded == files, (again.loaded, files, again.refused)
     return {"files": files, "build_s": build, "first_query_s": first,
             "rss_growth_bytes_per_file": (rss1 - rss0) * 2**20 / max(files, 1),
-            "heap_bytes_per_file": index.heap_bytes / max(files, 1),
-            "query": measure.percentiles(samples)}
+            "heap_bytes_per_file": index_bytes / max(files, 1),
+            "query": measure.percentiles(samples),
+            "save_s": save, "saved_bytes_per_file": len(saved) / max(files, 1), "load_s": load}
 
 
 async def _mcp(root: Path, tasks: list[str], n: int, budget: int) -> dict:
@@ -123,12 +140,58 @@ async def _mcp(root: Path, tasks: list[str], n: int, budget: int) -> dict:
                 "task_context": measure.percentiles(warm), "after_an_edit": measure.percentiles(edited) if edited else None}
 
 
+def cold_cli(root: Path, task: str, repeat: int) -> dict:
+    """The cold CLI with no saved index, with a fresh one, and after one file was touched."""
+    from repoctx.tasks.context import SAVED_FILE
+
+    argv = [sys.executable, "-m", "repoctx", "context", task, "--json"]
+    saved = root / SAVED_FILE
+
+    def runs(before) -> dict:
+        walls = []
+        for _ in range(repeat):
+            before()
+            walls.append(measure.run_once(argv, str(root))["wall_s"])
+        return {"wall_s": statistics.median(walls), "wall_min_s": min(walls), "runs": repeat}
+
+    out = {"no_saved_index": runs(lambda: saved.unlink(missing_ok=True))}
+    out["saved_index"] = runs(lambda: None)
+    out["saved_index_bytes"] = saved.stat().st_size
+    top = json.loads(subprocess.run(argv, cwd=root, capture_output=True, text=True, check=True).stdout)["files"]
+    touched = root / (top[0]["path"] if top else "")
+    was = touched.stat()
+    try:
+        out["one_file_touched"] = runs(lambda: os.utime(touched))
+    finally:
+        os.utime(touched, ns=(was.st_atime_ns, was.st_mtime_ns))
+    return out
+
+
+@contextlib.contextmanager
+def left_as_found(root: Path):
+    """An existing repository's `.repoctx/` as it was before the run (the runs save a task index)."""
+    from repoctx.tasks.context import SAVED_FILE
+
+    state, saved = root / ".repoctx", root / SAVED_FILE
+    had_state, had = state.exists(), saved.read_bytes() if saved.is_file() else None
+    try:
+        yield
+    finally:
+        if not had_state:
+            shutil.rmtree(state, ignore_errors=True)
+        elif had is None:
+            saved.unlink(missing_ok=True)
+        else:
+            saved.write_bytes(had)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benches.bench_tasks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--nogit", action="store_true", help="a synthetic tree without a git repository")
-    parser.add_argument("--repo", type=Path, help="an existing repository instead (read-only but for the edit, undone)")
+    parser.add_argument("--repo", type=Path, help="an existing repository instead (read-only but for the edit and the "
+                        "saved task index, both undone)")
     parser.add_argument("--n", type=int, default=40, help="measured warm calls")
     parser.add_argument("--budget", type=int, default=8000)
     parser.add_argument("--repeat", type=int, default=3, help="cold CLI runs")
@@ -138,13 +201,13 @@ def main(argv: list[str] | None = None) -> int:
     tasks = commit_tasks(root, args.n) if args.repo else synthetic_tasks(args.n, args.seed)
     report = {"tree": str(root),
               "date": time.strftime("%Y-%m-%dT%H%M%SZ", time.gmtime())}
-    print("in process…", file=sys.stderr)
-    report["in_process"] = in_process(root, tasks)
-    print("over MCP…", file=sys.stderr)
-    report["mcp"] = anyio.run(_mcp, root, tasks, args.n, args.budget)
-    print("cold CLI…", file=sys.stderr)
-    report["cold_cli"] = measure.command("repoctx context", [sys.executable, "-m", "repoctx", "context", tasks[0], "--json"],
-                                         str(root), repeat=args.repeat, warmup=0)
+    with left_as_found(root) if args.repo else contextlib.nullcontext():
+        print("in process…", file=sys.stderr)
+        report["in_process"] = in_process(root, tasks)
+        print("over MCP…", file=sys.stderr)
+        report["mcp"] = anyio.run(_mcp, root, tasks, args.n, args.budget)
+        print("cold CLI…", file=sys.stderr)
+        report["cold_cli"] = cold_cli(root, tasks[0], args.repeat)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"tasks-{report['date']}.json"
     path.write_text(json.dumps(report, indent=2) + "\n")
@@ -154,7 +217,11 @@ def main(argv: list[str] | None = None) -> int:
           f"({ip['heap_bytes_per_file']:.0f} by the index's own count); in process {ms(ip['query'])}")
     print(f"MCP: task_context {ms(m['task_context'])} beside the no-op {ms(m['noop'])}; first call {m['first_call_s']:.2f} s; "
           f"server RSS {m['server_rss_mib']:.0f} MiB" + (f"; after an edit {ms(m['after_an_edit'])}" if m["after_an_edit"] else ""))
-    print(f"cold CLI: {report['cold_cli']['wall_s'] * 1000:.0f} ms wall" if "wall_s" in report["cold_cli"] else report["cold_cli"])
+    print(f"saved index: {ip['saved_bytes_per_file']:.0f} bytes/file, encoded in {ip['save_s'] * 1000:.0f} ms, "
+          f"the index built from it in {ip['load_s']:.2f} s")
+    c = report["cold_cli"]
+    print(f"cold CLI: {c['no_saved_index']['wall_s']:.2f} s with no saved index, {c['saved_index']['wall_s']:.2f} s from it, "
+          f"{c['one_file_touched']['wall_s']:.2f} s from it after a file was touched")
     print(f"wrote {path}", file=sys.stderr)
     return 0
 

@@ -93,14 +93,14 @@ async def _interleaved(client, calls: list[tuple[str, str, dict]], n: int) -> li
 
 
 async def _run(root: Path, calls: list[tuple[str, str, dict]], large: list[tuple[str, str, dict]], n: int,
-               touch: Path | None, scope: str, grow: bool) -> dict:
+               touch: Path | None, scope: str, grow: bool, read_only: bool) -> dict:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
     def params(at: Path) -> StdioServerParameters:
         return StdioServerParameters(
             command=sys.executable,
-            args=["-m", "repoctx", "serve", "--root", str(at), "--profile", "all"],
+            args=["-m", "repoctx", "serve", "--root", str(at), "--profile", "all", *(["--read-only"] if read_only else [])],
             env={**os.environ, "REPOCTX_BENCH_NOOP": "1"},
         )
 
@@ -185,9 +185,10 @@ async def _grown(client, parent: Path, n: int) -> list[float]:
 
 
 def run(root: Path, calls: list[tuple[str, str, dict]], large: list[tuple[str, str, dict]] = (), n: int = 50,
-        touch: Path | None = None, scope: str = ".", grow: bool = False) -> dict:
+        touch: Path | None = None, scope: str = ".", grow: bool = False, read_only: bool = False) -> dict:
     """Round trips of `calls` (interleaved with the no-op) and of `large` (each interleaved
     with the no-op replaying it), as rows labelled by the first item of each call; with a
     `touch` file, the answers after touching it (its times restored after) and, with `grow`,
-    after new directories beside it."""
-    return anyio.run(_run, root, calls, list(large), n, touch, scope, grow)
+    after new directories beside it. `read_only`: the servers write nothing (`serve --read-only`: no
+    saved task index, no session database), for a repository that is not ours."""
+    return anyio.run(_run, root, calls, list(large), n, touch, scope, grow, read_only)

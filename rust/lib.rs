@@ -525,12 +525,41 @@ struct TaskIndexPy {
 
 #[pymethods]
 impl TaskIndexPy {
+    /// `saved`: the bytes of an earlier `save()` (untrusted: anything that is not a save of
+    /// this build for this root and these options is ignored, `refused` says why); the files
+    /// whose stat is the one saved are taken from them rather than read.
     #[new]
-    #[pyo3(signature = (root, dirs, extra_ignore, prefix="@".to_string(), contextia=None))]
-    fn new(py: Python<'_>, root: PathBuf, dirs: Vec<String>, extra_ignore: Vec<String>, prefix: String, contextia: Option<PathBuf>) -> PyResult<Self> {
+    #[pyo3(signature = (root, dirs, extra_ignore, prefix="@".to_string(), contextia=None, saved=None))]
+    fn new(py: Python<'_>, root: PathBuf, dirs: Vec<String>, extra_ignore: Vec<String>, prefix: String, contextia: Option<PathBuf>, saved: Option<&[u8]>) -> PyResult<Self> {
         let opts = tasks::index::Options { extra_ignore, prefix, contextia };
-        let index = py.detach(|| tasks::index::Index::build(&root, opts, &dirs)).map_err(os_err)?;
+        let index = py.detach(|| tasks::index::Index::build_from(&root, opts, &dirs, saved)).map_err(os_err)?;
         Ok(TaskIndexPy { inner: std::sync::Mutex::new(index) })
+    }
+
+    /// What the index keeps of each file, as bytes for a later process (tasks/store.rs);
+    /// `changed` is 0 from then on.
+    fn save<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        let bytes = py.detach(|| self.inner.lock().unwrap().save());
+        pyo3::types::PyBytes::new(py, &bytes)
+    }
+
+    /// How many files differ from the last saved bytes: read, dropped, or saved but changed or
+    /// gone since (every file held, after a build without usable saved bytes).
+    #[getter]
+    fn changed(&self) -> usize {
+        self.inner.lock().unwrap().changed
+    }
+
+    /// Files the build took from the saved bytes rather than read.
+    #[getter]
+    fn loaded(&self) -> usize {
+        self.inner.lock().unwrap().loaded
+    }
+
+    /// Why the saved bytes given to the build were not used (None: used, or none given).
+    #[getter]
+    fn refused(&self) -> Option<String> {
+        self.inner.lock().unwrap().refused.clone()
     }
 
     /// List again the directories in `changed` and read their files whose stat changed; with

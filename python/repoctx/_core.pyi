@@ -506,10 +506,14 @@ class TaskIndex:
     """The task index of a tree (rust/tasks/index.rs): the terms, definitions, imports and
     annotations of every file in `dirs` (the walk table's scopes), the written context
     (.context.yaml, .contextia/, project.yaml) and git's history. `prefix` is the annotation
-    prefix ("@"). Raises OSError when the root cannot be read."""
+    prefix ("@"). `saved` is what an earlier `save()` returned (rust/tasks/store.rs): the
+    files whose stat key is the one saved are taken from it rather than read; bytes that are
+    not a save of this build for this root and these options are ignored (`refused` says why).
+    Raises OSError when the root cannot be read."""
 
     def __new__(
-        cls, root: str, dirs: list[str], extra_ignore: list[str], prefix: str = ..., contextia: str | None = None
+        cls, root: str, dirs: list[str], extra_ignore: list[str], prefix: str = ..., contextia: str | None = None,
+        saved: bytes | None = None,
     ) -> TaskIndex: ...
     def update(self, changed: list[str], all: list[str] | None = None) -> None:
         """List the directories in `changed` again and read their files whose stat changed;
@@ -522,6 +526,18 @@ class TaskIndex:
     @property
     def heap_bytes(self) -> int:
         """The index's own count of the bytes it holds."""
+    def save(self) -> bytes:
+        """What the index keeps of each file, for a later `TaskIndex(saved=…)`; `changed` is 0 after."""
+    @property
+    def changed(self) -> int:
+        """How many files differ from the last saved bytes (read, dropped, or saved but changed
+        or gone since); every file held after a build without usable saved bytes."""
+    @property
+    def loaded(self) -> int:
+        """Files the build took from the saved bytes rather than read."""
+    @property
+    def refused(self) -> str | None:
+        """Why the saved bytes given to the build were not used (None: used, or none given)."""
 
 # --- the build ------------------------------------------------------------------------------
 

@@ -43,7 +43,8 @@ impl Inverted {
         self.vocab.get(term).copied()
     }
 
-    fn intern(&mut self, term: &str) -> u32 {
+    /// The id of a term, made if no document held it yet.
+    pub fn intern(&mut self, term: &str) -> u32 {
         if let Some(&id) = self.vocab.get(term) {
             return id;
         }
@@ -56,11 +57,16 @@ impl Inverted {
     /// Put document `doc` in with its (term, count) pairs and length; returns the term ids
     /// (kept by the caller to take it out again).
     pub fn add(&mut self, doc: u32, counts: &[(String, u32)], len: u32) -> Vec<u32> {
+        let ids: Vec<(u32, u32)> = counts.iter().map(|(term, tf)| (self.intern(term), *tf)).collect();
+        self.add_ids(doc, &ids, len)
+    }
+
+    /// `add` with the terms already interned: (term id, count) pairs.
+    pub fn add_ids(&mut self, doc: u32, counts: &[(u32, u32)], len: u32) -> Vec<u32> {
         let mut ids = Vec::with_capacity(counts.len());
-        for (term, tf) in counts {
-            let id = self.intern(term);
+        for &(id, tf) in counts {
             let list = &mut self.postings[id as usize];
-            let p = Posting { doc, tf: (*tf).min(u16::MAX as u32) as u16 };
+            let p = Posting { doc, tf: tf.min(u16::MAX as u32) as u16 };
             match list.last() {
                 Some(last) if last.doc >= doc => {
                     let at = list.partition_point(|q| q.doc < doc);
@@ -97,6 +103,20 @@ impl Inverted {
             *len = 0;
         }
         self.docs = self.docs.saturating_sub(1);
+    }
+
+    /// Every term by its id (the index of the vector).
+    pub fn term_names(&self) -> Vec<&str> {
+        let mut out = vec![""; self.postings.len()];
+        for (t, &id) in &self.vocab {
+            out[id as usize] = t;
+        }
+        out
+    }
+
+    /// The number of terms counted in `doc` (0 for a number not in use).
+    pub fn doc_len(&self, doc: u32) -> u32 {
+        self.lens.get(doc as usize).copied().unwrap_or(0)
     }
 
     pub fn df(&self, id: u32) -> u32 {

@@ -8,11 +8,17 @@
 //! (a serving process has them from the live index's change feed): each is listed again
 //! and only its files whose stat key changed are read again. Directories gone take their
 //! files with them.
+//!
+//! `save` writes what it keeps of each file for a later process and `build_from` starts from
+//! those bytes (tasks/store.rs): a file whose stat key is the one saved is put in from them,
+//! in the order and with the number a build gives it, so the index is the one a build makes;
+//! the others are read.
 
 use super::bm25::Inverted;
 use super::files::{self, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
+use super::store::{self, Saved, SavedFile};
 use super::written::Written;
 use crate::artifacts::annotate;
 use crate::lang::imports::Import;
@@ -73,6 +79,33 @@ pub struct Index {
     /// History's recency of each file by number, made again when HEAD moves or files come or go.
     recency: Vec<f32>,
     recency_stale: bool,
+    /// Saved facts for the first `update` (tasks/store.rs), dropped by it.
+    seed: Option<Saved>,
+    /// Files the build put in from saved facts rather than by reading them.
+    pub loaded: usize,
+    /// Why saved bytes given to the build were not used, if they were not.
+    pub refused: Option<String>,
+    /// Files read when their ctime was within `RACY_NS` of the listing that found them: a
+    /// write in the same clock tick could leave the stat key as it was, so `save` leaves them
+    /// out and the next process reads them again (git's "racily clean" entries).
+    racy: HashSet<u32>,
+    /// How many files differ from the last saved bytes (read, dropped, or saved but gone or
+    /// changed); every file held after a build from nothing. `save` makes it 0.
+    pub changed: usize,
+}
+
+/// Where a file's facts come from: read now, or saved by an earlier process.
+enum Got<'s> {
+    Read(Facts),
+    Saved(&'s SavedFile),
+}
+
+/// A file changed this close (ns) before it was listed is not saved (`Index::racy`): more than
+/// a clock tick of the file system's timestamps.
+const RACY_NS: i64 = 50_000_000;
+
+fn now_ns() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64)
 }
 
 /// Files read and put in the index at a time.
@@ -94,7 +127,20 @@ fn parent_dir(path: &str) -> &str {
 
 impl Index {
     /// Index the files of `dirs` (the scopes of the walk table) beneath `root`.
+    #[cfg(test)]
     pub fn build(root: &Path, opts: Options, dirs: &[String]) -> std::io::Result<Index> {
+        Index::build_from(root, opts, dirs, None)
+    }
+
+    /// `build`, starting from the bytes an earlier `save` wrote (if any): the files whose stat
+    /// key is the one saved are not read. Bytes that cannot be used (`refused` says why) are
+    /// as none: the build reads every file.
+    pub fn build_from(root: &Path, opts: Options, dirs: &[String], saved: Option<&[u8]>) -> std::io::Result<Index> {
+        let (seed, refused) = match saved.map(|b| store::decode(b, root, &opts)) {
+            None => (None, None),
+            Some(Ok(s)) => (Some(s), None),
+            Some(Err(why)) => (None, Some(why)),
+        };
         let finder = annotate::finder(&opts.prefix);
         let mut ix = Index {
             root: root.to_path_buf(),
@@ -118,9 +164,17 @@ impl Index {
             history: History::default(),
             recency: Vec::new(),
             recency_stale: true,
+            seed,
+            loaded: 0,
+            refused,
+            racy: HashSet::new(),
+            changed: 0,
         };
         Root::open(root)?; // the root must be readable
+        let saved = ix.seed.as_ref().map_or(0, |s| s.files.len());
         ix.update(dirs, Some(dirs));
+        // Files read (new or changed since) and files saved that were not used (changed or gone).
+        ix.changed = (ix.file_count() - ix.loaded) + (saved - ix.loaded);
         Ok(ix)
     }
 
@@ -146,6 +200,9 @@ impl Index {
         dirs.sort_unstable();
         dirs.dedup();
         let root = self.root.clone();
+        let seed = self.seed.take();
+        let mut memo = seed.as_ref().map_or((Vec::new(), Vec::new()), |s| (vec![u32::MAX; s.terms.len()], vec![u32::MAX; s.names.len()]));
+        let listed_at = now_ns();
         let listed: Vec<(String, Vec<(String, StatKey)>)> = dirs.par_iter().map(|d| (d.clone(), files::list(&root, d, &ignore))).collect();
         let mut to_read: Vec<(String, StatKey)> = Vec::new();
         for (dir, now) in &listed {
@@ -169,9 +226,13 @@ impl Index {
         let bulk = to_read.len() > CHUNK;
         for chunk in to_read.chunks(CHUNK) {
             let (prefix, finder) = (&self.opts.prefix, &self.finder);
-            let read: Vec<(&String, StatKey, Option<Facts>)> = chunk
+            let saved = |p: &String, k: &StatKey| seed.as_ref().and_then(|s| s.files.get(p)).filter(|f| f.key == *k);
+            let read: Vec<(&String, StatKey, Option<Got>)> = chunk
                 .par_iter()
-                .map(|(p, k)| (p, *k, files::read_text(&confined, p).map(|t| files::facts(p, &t, prefix, finder))))
+                .map(|(p, k)| match saved(p, k) {
+                    Some(f) => (p, *k, Some(Got::Saved(f))),
+                    None => (p, *k, files::read_text(&confined, p).map(|t| Got::Read(files::facts(p, &t, prefix, finder)))),
+                })
                 .collect();
             for (p, k, f) in read {
                 let had = self.by_path.get(p).copied();
@@ -179,10 +240,18 @@ impl Index {
                 if let Some(id) = had {
                     self.remove(id, f.is_none());
                 }
-                if let Some(f) = f {
-                    let id = self.insert(p.clone(), k, f, had.is_none());
-                    self.unresolved.insert(id);
-                }
+                let id = match f {
+                    Some(Got::Read(f)) => {
+                        let id = self.insert(p.clone(), k, f, had.is_none());
+                        if k.1 > listed_at - RACY_NS {
+                            self.racy.insert(id);
+                        }
+                        id
+                    }
+                    Some(Got::Saved(f)) => self.insert_saved(p.clone(), k, f, seed.as_ref().expect("saved facts"), &mut memo, had.is_none()),
+                    None => continue,
+                };
+                self.unresolved.insert(id);
             }
         }
         if bulk {
@@ -202,6 +271,58 @@ impl Index {
 
     /// Put a file in (`reshaped`: a path the index did not hold); returns its number.
     fn insert(&mut self, path: String, key: StatKey, f: Facts, reshaped: bool) -> u32 {
+        let terms: Vec<(u32, u32)> = f.counts.iter().map(|(t, n)| (self.lex.intern(t), *n)).collect();
+        let defs: Vec<u32> = f.defs.iter().map(|d| self.def_number(d)).collect();
+        let annotations = f.annotations.into_iter().map(|(l, t)| (l, t.into())).collect();
+        self.changed += 1;
+        self.insert_ids(path, key, &terms, f.len, defs, f.imports, annotations, reshaped)
+    }
+
+    /// Put a file in from saved facts; `memo` maps the ids of the saved tables (terms,
+    /// names) to the index's own as they are met.
+    fn insert_saved(&mut self, path: String, key: StatKey, f: &SavedFile, seed: &Saved, memo: &mut (Vec<u32>, Vec<u32>), reshaped: bool) -> u32 {
+        let terms: Vec<(u32, u32)> = f
+            .terms
+            .iter()
+            .map(|&(t, n)| {
+                let m = &mut memo.0[t as usize];
+                if *m == u32::MAX {
+                    *m = self.lex.intern(&seed.terms[t as usize]);
+                }
+                (*m, n)
+            })
+            .collect();
+        let defs: Vec<u32> = f
+            .defs
+            .iter()
+            .map(|&d| {
+                let m = &mut memo.1[d as usize];
+                if *m == u32::MAX {
+                    *m = self.def_number(&seed.names[d as usize]);
+                }
+                *m
+            })
+            .collect();
+        self.loaded += 1;
+        self.insert_ids(path, key, &terms, f.len, defs, f.imports.clone(), f.annotations.clone(), reshaped)
+    }
+
+    /// The number of a defined name, made if no file defined it yet.
+    fn def_number(&mut self, name: &str) -> u32 {
+        match self.def_ids.get(name) {
+            Some(&n) => n,
+            None => {
+                self.defined.push(Defined::default());
+                let n = self.defined.len() as u32 - 1;
+                self.def_ids.insert(name.into(), n);
+                n
+            }
+        }
+    }
+
+    /// Put a file in with its terms interned ((term id, count)) and its names numbered.
+    #[allow(clippy::too_many_arguments)]
+    fn insert_ids(&mut self, path: String, key: StatKey, counts: &[(u32, u32)], len: u32, def_numbers: Vec<u32>, imports: Vec<Import>, annotations: Vec<(u32, Box<str>)>, reshaped: bool) -> u32 {
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
@@ -209,18 +330,8 @@ impl Index {
                 self.files.len() as u32 - 1
             }
         };
-        let terms = self.lex.add(id, &f.counts, f.len);
-        let mut defs = Vec::with_capacity(f.defs.len());
-        for d in &f.defs {
-            let n = match self.def_ids.get(d.as_str()) {
-                Some(&n) => n,
-                None => {
-                    self.defined.push(Defined::default());
-                    let n = self.defined.len() as u32 - 1;
-                    self.def_ids.insert(d.as_str().into(), n);
-                    n
-                }
-            };
+        let terms = self.lex.add_ids(id, counts, len);
+        for &n in &def_numbers {
             let e = &mut self.defined[n as usize];
             e.count += 1;
             if !e.common {
@@ -230,10 +341,9 @@ impl Index {
                     e.files = Vec::new();
                 }
             }
-            defs.push(n);
         }
-        for (line, target) in &f.annotations {
-            self.annotated.entry(target.as_str().into()).or_default().push((id, *line));
+        for (line, target) in &annotations {
+            self.annotated.entry(target.clone()).or_default().push((id, *line));
         }
         self.modules.add(id, &path);
         self.by_path.insert(path.clone(), id);
@@ -243,10 +353,10 @@ impl Index {
             path,
             key,
             terms,
-            defs,
-            imports: f.imports,
+            defs: def_numbers,
+            imports,
             out: Vec::new(),
-            annotations: f.annotations.into_iter().map(|(l, t)| (l, t.into())).collect(),
+            annotations,
         });
         // A new module may answer imports of other files.
         self.resolve_all |= reshaped;
@@ -257,6 +367,7 @@ impl Index {
     /// Take a file out (`reshaped`: for good, not to put it back in after an edit).
     fn remove(&mut self, id: u32, reshaped: bool) {
         let Some(f) = self.files.get_mut(id as usize).and_then(Option::take) else { return };
+        self.changed += reshaped as usize;
         self.lex.remove(id, &f.terms);
         for &d in &f.defs {
             let e = &mut self.defined[d as usize];
@@ -276,6 +387,7 @@ impl Index {
         if let Some(list) = self.by_dir.get_mut(parent_dir(&f.path)) {
             list.retain(|&x| x != id);
         }
+        self.racy.remove(&id);
         self.free.push(id);
         self.resolve_all |= reshaped;
         self.recency_stale |= reshaped;
@@ -379,6 +491,53 @@ impl Index {
         ids
     }
 
+    /// What the index keeps of each file it holds, as bytes for a later `build_from`
+    /// (tasks/store.rs), but for the files changed as they were listed (`racy`, read again by
+    /// the next process); `changed` is 0 from then on.
+    pub fn save(&mut self) -> Vec<u8> {
+        let names = self.lex.term_names();
+        let mut live: Vec<u32> = (0..names.len() as u32).filter(|&t| self.lex.df(t) > 0).collect();
+        live.par_sort_unstable_by(|&a, &b| names[a as usize].cmp(names[b as usize]));
+        let mut term_at = vec![u32::MAX; names.len()];
+        for (i, &t) in live.iter().enumerate() {
+            term_at[t as usize] = i as u32;
+        }
+        let terms: Vec<&str> = live.iter().map(|&t| names[t as usize]).collect();
+        let mut defined: Vec<(&str, u32)> = self.def_ids.iter().filter(|(_, &n)| self.defined[n as usize].count > 0).map(|(k, &n)| (&**k, n)).collect();
+        defined.sort_unstable();
+        let mut name_at = vec![u32::MAX; self.defined.len()];
+        for (i, &(_, n)) in defined.iter().enumerate() {
+            name_at[n as usize] = i as u32;
+        }
+        let defined: Vec<&str> = defined.into_iter().map(|(k, _)| k).collect();
+        const PIECE: usize = 1024;
+        let pieces: Vec<Vec<u8>> = self
+            .files
+            .par_chunks(PIECE)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut out = Vec::with_capacity(chunk.len() * 512);
+                let (mut ts, mut ds) = (Vec::new(), Vec::new());
+                for (i, f) in chunk.iter().enumerate() {
+                    let doc = (c * PIECE + i) as u32;
+                    let Some(f) = f.as_ref().filter(|_| !self.racy.contains(&doc)) else { continue };
+                    ts.clear();
+                    ts.extend(f.terms.iter().map(|&t| (term_at[t as usize], self.lex.tf(t, doc))));
+                    ts.sort_unstable();
+                    ds.clear();
+                    ds.extend(f.defs.iter().map(|&d| name_at[d as usize]));
+                    ds.sort_unstable();
+                    let e = store::Entry { path: &f.path, key: f.key, len: self.lex.doc_len(doc), terms: &ts, defs: &ds, imports: &f.imports, annotations: &f.annotations };
+                    store::encode_entry(&mut out, &e);
+                }
+                out
+            })
+            .collect();
+        let bytes = store::encode(&self.root, &self.opts, &terms, &defined, self.file_count() - self.racy.len(), &pieces);
+        self.changed = 0;
+        bytes
+    }
+
     pub fn file_count(&self) -> usize {
         self.by_path.len()
     }
@@ -450,6 +609,70 @@ mod tests {
         assert_eq!(ix.file_count(), 2);
         assert!(ix.heap_bytes() > 0);
     }
+
+    fn answer(ix: &mut Index, task: &str) -> String {
+        let ask = crate::tasks::rank::Ask { task, budget: 400, paths: &[], off: &[], limit: 10 };
+        crate::tasks::query_json(ix, &ask, "bytes4").unwrap()
+    }
+
+    #[test]
+    fn saved_facts_give_the_index_a_build_gives_and_only_changed_files_are_read() {
+        let t = TempTree::with(
+            "task-index-saved",
+            &[
+                ("app/main.py", "from app.store import save_order\n\n# @spec SPEC-001\ndef run():\n    save_order()\n"),
+                ("app/store.py", "def save_order():\n    \"\"\"Persist the order.\"\"\"\n    pass\n"),
+                ("web/cart.ts", "import { total } from './total';\nexport function renderCart() { return total(); }\n"),
+                ("web/total.ts", "export function total() { return 1; }\n"),
+                ("src/lib.rs", "use crate::util::helper;\npub fn entry() { helper() }\n"),
+                ("src/util.rs", "pub fn helper() {}\n"),
+            ],
+        );
+        let dirs: Vec<String> = [".", "app", "web", "src"].iter().map(|s| s.to_string()).collect();
+        let settle = || std::thread::sleep(std::time::Duration::from_nanos(RACY_NS as u64 + 10_000_000));
+        // Files written as they are listed are not saved: they could change in the same tick.
+        let mut racy = Index::build(t.path(), opts(), &dirs).unwrap();
+        let bytes = racy.save();
+        assert_eq!(Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap().loaded, 0);
+        settle();
+        let mut first = Index::build(t.path(), opts(), &dirs).unwrap();
+        assert_eq!((first.changed, first.loaded), (6, 0));
+        let bytes = first.save();
+        assert_eq!(first.changed, 0);
+        let task = "save_order persists the order; renderCart total helper entry";
+        let fresh = answer(&mut first, task);
+        let mut again = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
+        assert_eq!((again.loaded, again.changed, again.refused.as_deref()), (6, 0, None));
+        assert_eq!(answer(&mut again, task), fresh);
+        assert_eq!(again.save(), bytes, "saving what was loaded gives the same bytes");
+
+        // An edit, a file gone and a file new while no process ran: those are read, the rest loaded.
+        t.write("app/store.py", "def save_order():\n    \"\"\"Write the order to the entry table.\"\"\"\n");
+        std::fs::remove_file(t.path().join("web/total.ts")).unwrap();
+        t.write("web/checkout.ts", "export function checkout() { return renderCart(); }\n");
+        settle();
+        let mut loaded = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
+        assert_eq!(loaded.loaded, 4);
+        assert_eq!(loaded.changed, 2 + 2, "two files read, two saved ones unused");
+        let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
+        assert_eq!(answer(&mut loaded, task), answer(&mut built, task));
+        assert_eq!(loaded.save(), built.save());
+
+        // Bytes of another root, other options, cut short or no save at all: refused, every file read.
+        let other = TempTree::with("task-index-saved-other", &[("a.py", "x = 1\n")]);
+        for (root, o, b) in [
+            (t.path(), Options { prefix: "#".into(), ..opts() }, bytes.clone()),
+            (t.path(), Options { extra_ignore: vec!["x/".into()], ..opts() }, bytes.clone()),
+            (t.path(), Options { contextia: Some(t.path().join(".contextia")), ..opts() }, bytes.clone()),
+            (other.path(), opts(), bytes.clone()),
+            (t.path(), opts(), bytes[..bytes.len() / 2].to_vec()),
+            (t.path(), opts(), b"random bytes".to_vec()),
+        ] {
+            let ix = Index::build_from(root, o, &dirs, Some(&b)).unwrap();
+            assert!(ix.refused.is_some());
+            assert_eq!((ix.loaded, ix.changed), (0, ix.file_count()));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -492,6 +715,17 @@ mod profile {
         let t = std::time::Instant::now();
         ix.prepare(true);
         eprintln!("prepare {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        let saved = ix.save();
+        eprintln!("save {} bytes {:?}", saved.len(), t.elapsed());
+        let t = std::time::Instant::now();
+        let decoded = store::decode(&saved, &root, &ix.opts).unwrap();
+        eprintln!("decode {} files {:?}", decoded.files.len(), t.elapsed());
+        drop(decoded);
+        let t = std::time::Instant::now();
+        let from = Index::build_from(&root, ix.opts.clone(), &dirs, Some(&saved)).unwrap();
+        eprintln!("build from saved {} loaded {:?}", from.loaded, t.elapsed());
+        drop(from);
         let count = crate::tasks::bundle::counter("bytes4").unwrap();
         for task in ["func_12 returns the wrong value in module f4711", "Func3 should add one more", "fix the paragraph 7 of the documentation", "synthetic package regenerate module"] {
             let t = std::time::Instant::now();

@@ -6,7 +6,8 @@
 //! cuts a file into line ranges along its definitions; `files` reads what the index keeps
 //! of a file; `graph` resolves imports to files; `written` holds the notes of scopes,
 //! artifacts and project.yaml; `history` reads git's; `index` keeps all of it for a tree and
-//! follows edits; `rank` answers a question and `bundle` cuts its text to the budget.
+//! follows edits; `store` puts what it keeps of each file on disk for a later process;
+//! `rank` answers a question and `bundle` cuts its text to the budget.
 
 pub mod bm25;
 pub mod bundle;
@@ -16,6 +17,7 @@ pub mod history;
 pub mod index;
 pub mod rank;
 pub mod regions;
+pub mod store;
 pub mod terms;
 pub mod written;
 

@@ -1,0 +1,212 @@
+"""A hostile `.repoctx/task-index.bin` (the saved task index, rust/tasks/store.rs): a
+repository can commit any bytes there, link it or `.repoctx` out of the root, or put a
+directory, a FIFO or a huge sparse file in its place. Every `repoctx context` then answers
+exactly as it does with no file at all, without a crash or a hang, never reads or writes
+through a link that leads out, and leaves a good file behind where it may write one."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, write
+from repoctx.base.workspace import Workspace
+from repoctx.tasks import context
+
+SAVED = context.SAVED_FILE
+FILES = {
+    "app/orders.py": "from app.tax import tax_rate\n\n\ndef apply_discount(order, coupon):\n"
+                     "    return order.total * (1 - coupon.percent / 100) * tax_rate()\n",
+    "app/tax.py": "def tax_rate():\n    return 1.2\n",
+    "web/cart.ts": "export function renderCart(items: string[]) { return items.join(','); }\n",
+    "docs/guide.md": "# Guide\n\nCoupons take a percentage off an order.\n",
+}
+TASK = "apply_discount coupon percentage on the order total"
+
+
+def repo_with_answer(tmp_path: Path) -> tuple[Path, str, bytes]:
+    """A repository, the answer with no saved index, and the good file that answer wrote."""
+    repo = tmp_path / "repo"
+    for rel, text in FILES.items():
+        write(repo, rel, text)
+    time.sleep(0.08)  # past the window in which files just written are not saved (RACY_NS)
+    baseline = answer(repo)
+    return repo, baseline, (repo / SAVED).read_bytes()
+
+
+def answer(repo: Path, code: int = 0) -> str:
+    proc = run_cli("--root", str(repo), "context", TASK, "--json")
+    assert proc.returncode == code, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and "unexpected error" not in proc.stderr, proc.stderr
+    return proc.stdout
+
+
+def index_of(repo: Path):
+    return context.task_index(Workspace.open(repo))
+
+
+def _varint(b: bytes, at: int) -> tuple[int, int]:
+    v = shift = 0
+    while True:
+        v |= (b[at] & 0x7F) << shift
+        shift += 7
+        at += 1
+        if b[at - 1] < 0x80:
+            return v, at
+
+
+def header_end(good: bytes) -> int:
+    """Where the header of a good file ends: magic, version, build, root, patterns, prefix, contextia."""
+    at = 12
+    for _ in range(2):  # build identity, root
+        n, at = _varint(good, at)
+        at += n
+    count, at = _varint(good, at)
+    for _ in range(count + 1):  # the patterns, the prefix
+        n, at = _varint(good, at)
+        at += n
+    if good[at] == 1:
+        n, at = _varint(good, at + 1)
+        return at + n
+    return at + 1
+
+
+def flip(good: bytes, at: int) -> bytes:
+    return good[:at] + bytes([good[at] ^ 0x40]) + good[at + 1:]
+
+
+DAMAGE = {
+    "empty": lambda good: b"",
+    "cut to its magic": lambda good: good[:8],
+    "cut in the header": lambda good: good[:20],
+    "cut in half": lambda good: good[: len(good) // 2],
+    "one byte short": lambda good: good[:-1],
+    "one byte more": lambda good: good + b"\0",
+    "random bytes": lambda good: random.Random(7).randbytes(len(good)),
+    "the magic, then random bytes": lambda good: good[:8] + random.Random(8).randbytes(4096),
+    "another format version": lambda good: good[:8] + (99).to_bytes(4, "little") + good[12:],
+    "a valid header, then a count of 2**63": lambda good: good[: header_end(good)] + b"\xff" * 9 + b"\x00" + b"\0" * 64,
+    "a valid header, then a string of 2**40 bytes": lambda good: good[: header_end(good)] + b"\x01\x80\x80\x80\x80\x80\x20",
+    "a byte flipped in the terms": lambda good: flip(good, header_end(good) + 3),
+    "a byte flipped in the last file": lambda good: flip(good, len(good) - 12),
+    "a byte flipped in the checksum": lambda good: flip(good, len(good) - 1),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+def test_damaged_bytes_answer_as_no_file_and_a_good_file_replaces_them(tmp_path, damage):
+    repo, baseline, good = repo_with_answer(tmp_path)
+    bad = DAMAGE[damage](good)
+    assert bad != good
+    (repo / SAVED).write_bytes(bad)
+    index = index_of(repo)
+    assert index.refused is not None and index.loaded == 0, damage
+    assert answer(repo) == baseline
+    assert (repo / SAVED).read_bytes() != bad, "written again, as a build writes it"
+    assert index_of(repo).loaded == len(FILES)
+
+
+def test_a_file_saved_for_another_root_or_other_options_is_not_used(tmp_path):
+    repo, _, _ = repo_with_answer(tmp_path)
+    # Moved: every file keeps its inode and ctime, so only the root tells the saved index apart.
+    moved = tmp_path / "moved"
+    repo.rename(moved)
+    index = index_of(moved)
+    assert "another root" in (index.refused or "") and index.loaded == 0
+    from_foreign = answer(moved)
+    (moved / SAVED).unlink()
+    assert answer(moved) == from_foreign
+    # Other ignore patterns: the saved index is not used, and what they leave out is left out.
+    write(moved, ".context.config.yaml", 'ignore: ["web/"]\n')
+    index = index_of(moved)
+    assert "other options" in (index.refused or "")
+    with_patterns = answer(moved)
+    assert "web/cart.ts" not in with_patterns
+    (moved / SAVED).unlink()
+    assert answer(moved) == with_patterns
+
+
+def test_a_copy_from_another_machine_or_checkout_is_read_again_file_by_file(tmp_path):
+    """A saved index committed from elsewhere and copied in: the stat keys (inode, ctime) are not
+    this tree's, so no file is taken from it, whatever it says of them."""
+    repo, baseline, good = repo_with_answer(tmp_path)
+    twin = tmp_path / "twin"
+    shutil.copytree(repo, twin, symlinks=True)
+    twin_index = index_of(twin)
+    assert twin_index.refused is not None  # another root
+    # Same root, saved bytes made to lie (another tree's facts under these paths): keys differ.
+    other = tmp_path / "other"
+    for rel in FILES:
+        write(other, rel, "def unrelated():\n    pass\n")
+    time.sleep(0.08)
+    answer(other)
+    lie = (other / SAVED).read_bytes()
+    shutil.rmtree(other)
+    repo.rename(other)  # the repository now lives at the root the lie was saved for
+    (other / SAVED).write_bytes(lie)
+    index = index_of(other)
+    assert index.refused is None and index.loaded == 0, "no stat key matches: every file is read"
+    assert answer(other) == baseline.replace(str(repo), str(other))
+
+
+def snapshot(directory: Path) -> dict[str, bytes | str]:
+    out: dict[str, bytes | str] = {}
+    for dirpath, dirnames, filenames in os.walk(directory):
+        for name in dirnames + filenames:
+            p = Path(dirpath, name)
+            rel = str(p.relative_to(directory))
+            out[rel] = "link" if p.is_symlink() else "dir" if p.is_dir() else p.read_bytes()
+    return out
+
+
+@pytest.mark.parametrize("place", [".repoctx", SAVED])
+def test_a_link_out_is_neither_read_nor_written_through(tmp_path, place):
+    repo, baseline, good = repo_with_answer(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    if place == ".repoctx":
+        shutil.rmtree(repo / ".repoctx")
+        (out / "task-index.bin").write_bytes(good)  # even a good file is not read through the link
+        target = out
+    else:
+        target = out / "task-index.bin"
+        target.write_bytes(good)
+        (repo / SAVED).unlink()
+    os.symlink(target, repo / place)
+    before = snapshot(out)
+    index = index_of(repo)
+    assert index.loaded == 0
+    if place == ".repoctx":
+        # `.repoctx/config.yaml` (the tokenizer) cannot be read either: the command says so.
+        refused = json.loads(answer(repo, code=1))["error"]
+        assert refused["code"] == "config_error" and "'.repoctx' is a link that leads outside" in refused["message"]
+    else:
+        assert answer(repo) == baseline
+    assert snapshot(out) == before, "nothing written outside the root"
+    assert (repo / place).is_symlink()
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "huge sparse file"])
+def test_no_file_where_the_file_should_be_neither_hangs_nor_fails(tmp_path, kind):
+    repo, baseline, _ = repo_with_answer(tmp_path)
+    path = repo / SAVED
+    path.unlink()
+    if kind == "directory":
+        path.mkdir()
+        (path / "inside").write_text("x")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        with open(path, "wb") as f:
+            f.truncate(context.MAX_SAVED_BYTES + 1)  # over the read cap: refused unread
+    assert answer(repo) == baseline
+    if kind == "directory":
+        assert (path / "inside").read_text() == "x"
+    else:
+        assert index_of(repo).loaded == len(FILES), "replaced by a good file"

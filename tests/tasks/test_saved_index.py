@@ -1,0 +1,173 @@
+"""The task index saved for the next process (`.repoctx/task-index.bin`): a cold `repoctx
+context` that starts from it answers byte for byte as one that builds from nothing, after
+files were edited, removed and added while no process ran; it is written when enough changed
+and never by a read-only server. Damaged, foreign and linked files: tests/hostile/test_saved_task_index.py."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import mcp_client, run_cli, write
+from repoctx import _core
+from repoctx.base.workspace import Workspace
+from repoctx.tasks import context
+
+SAVED = context.SAVED_FILE
+# Past the window in which a file just written is not saved (rust/tasks/index.rs RACY_NS).
+SETTLE = 0.08
+
+FILES = {
+    "shop/orders.py": "from shop.tax import tax_rate\n\n\ndef apply_discount(order, coupon):\n"
+                      "    \"\"\"Take the coupon's percentage off the total.\"\"\"\n    return order.total * tax_rate('fr')\n",
+    "shop/tax.py": "def tax_rate(country):\n    return {'fr': 0.2}.get(country, 0.0)\n",
+    "shop/cli.py": "from shop.orders import apply_discount\n\n\ndef main():\n    print(apply_discount(None, None))\n",
+    "web/cart.ts": "import { total } from './total';\nexport function renderCart() { return total(); }\n",
+    "web/total.ts": "export function total(): number { return 1; }\n",
+    "core/src/lib.rs": "mod util;\nuse crate::util::helper;\npub fn entry() { helper() }\n",
+    "core/src/util.rs": "/// Shipping rates.\npub fn helper() {}\n",
+    "README.md": "# Shop\n\nCarts, orders, coupons and taxes.\n",
+}
+TASK = "apply_discount gives the wrong total for percentage coupons and shipping rates"
+
+
+def build(root: Path) -> Path:
+    for rel, text in FILES.items():
+        write(root, rel, text)
+    time.sleep(SETTLE)
+    return root
+
+
+def answer(root: Path, task: str = TASK) -> str:
+    return run_cli("--root", str(root), "context", task, "--json", check=True).stdout
+
+
+def loaded(root: Path) -> tuple[int, int, str | None]:
+    """(files taken from the saved index, files indexed, why it was refused) as a cold call builds it."""
+    index = context.task_index(Workspace.open(root))
+    return index.loaded, index.file_count, index.refused
+
+
+def test_a_cold_call_from_the_saved_index_answers_as_a_build_after_edits_removals_and_additions(tmp_path):
+    repo = build(tmp_path / "repo")
+    first = answer(repo)
+    saved = repo / SAVED
+    assert saved.is_file() and saved.stat().st_size > 0
+    assert loaded(repo) == (len(FILES), len(FILES), None)
+    assert answer(repo) == first, "from the saved index, byte for byte"
+
+    # While no process runs: an edit that changes the answer, a file gone, a file new.
+    write(repo, "core/src/util.rs", "/// Percentage coupons: the discount of an order.\npub fn helper() {}\n")
+    (repo / "web/total.ts").unlink()
+    write(repo, "shop/coupons.py", "def percentage(coupon):\n    return coupon.percent / 100\n")
+    time.sleep(SETTLE)
+    taken, held, refused = loaded(repo)
+    assert refused is None and taken == held - 2, "only the edited and the new file are read"
+    after = answer(repo)
+    assert after != first
+    assert "shop/coupons.py" in after and "web/total.ts" not in after
+    saved.unlink()
+    assert answer(repo) == after, "the same as a build from nothing"
+    assert answer(repo) == after
+
+
+def test_the_file_is_written_when_enough_changed_and_never_by_a_read_only_workspace(tmp_path):
+    repo = tmp_path / "repo"
+    for i in range(200):
+        write(repo, f"pkg{i % 10}/mod{i}.py", f"def function_{i}():\n    return {i}\n")
+    time.sleep(SETTLE)
+    saved = repo / SAVED
+    answer(repo, "function_7")
+    stamp = saved.stat().st_mtime_ns
+    answer(repo, "function_7")
+    assert saved.stat().st_mtime_ns == stamp, "nothing changed: not written again"
+    write(repo, "pkg0/mod0.py", "def function_0():\n    return 'edited'\n")
+    time.sleep(SETTLE)
+    answer(repo, "function_7")
+    assert saved.stat().st_mtime_ns == stamp, "one file of 200 is read again more cheaply than all are written"
+    for i in range(1, 5):  # 4 × SAVE_SHARE (64) >= 200 files
+        write(repo, f"pkg{i}/mod{i}.py", f"def function_{i}():\n    return 'edited'\n")
+    time.sleep(SETTLE)
+    answer(repo, "function_7")
+    assert saved.stat().st_mtime_ns != stamp
+    assert loaded(repo)[:2] == (200, 200)
+
+    # A read-only workspace reads the file but never writes it.
+    write(repo, "pkg9/new.py", "def brand_new():\n    pass\n")
+    saved.unlink()
+    ws = Workspace.open(repo, read_only=True)
+    result = context.task_context(ws, context.ContextParams(task="brand_new"))
+    for thread in threading.enumerate():
+        if thread.name == context.SAVE_THREAD:
+            thread.join()
+    assert result.files[0].path == "pkg9/new.py"
+    assert not saved.exists()
+
+
+@pytest.mark.anyio
+async def test_a_server_saves_after_warming_up_but_not_when_read_only(tmp_path):
+    for read_only in (True, False):
+        repo = build(tmp_path / f"repo-{read_only}")
+        args = ("--root", str(repo), *(("--read-only",) if read_only else ()))
+        async with mcp_client(*args) as client:
+            result = await client.call_tool("task_context", {"task": TASK})
+            assert not result.is_error
+            assert json.loads(result.content[0].text)["files"][0]["path"] == "shop/orders.py"
+            for _ in range(100):
+                if (repo / SAVED).exists():
+                    break
+                await anyio.sleep(0.05)
+        if read_only:
+            assert not (repo / ".repoctx").exists(), "a read-only server writes nothing"
+        else:
+            assert (repo / SAVED).is_file(), "the server wrote the index it built"
+            assert loaded(repo)[0] == len(FILES)
+
+
+WORDS = ["order", "coupon", "total", "tax", "cart", "render", "ship", "rate", "parse", "config"]
+NAMES = st.sampled_from([f"{d}/{w}.py" for d in ("a", "b", "a/c") for w in WORDS[:5]] + ["a/x.ts", "b/y.rs"])
+TEXTS = st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(
+    lambda ws: f"def {ws[0]}_{len(ws)}():\n    return '{' '.join(ws)}'\n")
+EDITS = st.lists(st.tuples(st.sampled_from(["edit", "remove", "add"]), NAMES, TEXTS), max_size=6)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(NAMES, TEXTS, min_size=1, max_size=8), EDITS, st.lists(st.sampled_from(WORDS), min_size=1, max_size=4))
+def test_any_tree_and_edits_answer_the_same_from_the_saved_index(files, edits, task_words):
+    """Property: for a random small tree, saved, then random edits, removals and additions, the
+    index started from the saved bytes answers every question as one built from nothing."""
+    task = " ".join(task_words)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        for rel, text in files.items():
+            write(root, rel, text)
+        time.sleep(SETTLE)
+
+        def index(saved: bytes | None = None) -> _core.TaskIndex:
+            table = _core.walk(str(root), [], 10, 0)
+            return _core.TaskIndex(str(root), [r.scope for r in table.rows], [], "@", None, saved)
+
+        first = index()
+        saved = first.save()
+        again = index(saved)
+        assert (again.loaded, again.refused) == (first.file_count, None)
+        for kind, rel, text in edits:
+            path = root / rel
+            if kind == "remove":
+                path.unlink(missing_ok=True)
+            else:
+                write(root, rel, text + ("# edited\n" if kind == "edit" else ""))
+        time.sleep(SETTLE)
+        from_saved, built = index(saved), index()
+        assert from_saved.refused is None
+        for off in ([], ["history"], ["lexical"]):
+            assert from_saved.query(task, 400, [], off, 10, "bytes4") == built.query(task, 400, [], off, 10, "bytes4")
+        assert from_saved.save() == built.save()
