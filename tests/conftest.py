@@ -50,6 +50,18 @@ def write(root: Path, rel: str, text: str | bytes = "") -> Path:
     return path
 
 
+def snapshot(directory: Path) -> dict[str, bytes | str]:
+    """Every entry below `directory` (links not followed): a file's bytes, "dir" or "link"; to
+    assert that nothing was written there."""
+    out: dict[str, bytes | str] = {}
+    for dirpath, dirnames, filenames in os.walk(directory):
+        for name in dirnames + filenames:
+            p = Path(dirpath, name)
+            rel = str(p.relative_to(directory))
+            out[rel] = "link" if p.is_symlink() else "dir" if p.is_dir() else p.read_bytes()
+    return out
+
+
 def run_cli(*args: str, cwd: Path | str | None = None, check: bool = False) -> subprocess.CompletedProcess:
     proc = subprocess.run([*REPOCTX, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
     if check and proc.returncode != 0:

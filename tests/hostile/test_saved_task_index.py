@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write
+from conftest import run_cli, snapshot, write
 from repoctx.base.workspace import Workspace
 from repoctx.tasks import context
 
@@ -153,16 +153,6 @@ def test_a_copy_from_another_machine_or_checkout_is_read_again_file_by_file(tmp_
     index = index_of(other)
     assert index.refused is None and index.loaded == 0, "no stat key matches: every file is read"
     assert answer(other) == baseline.replace(str(repo), str(other))
-
-
-def snapshot(directory: Path) -> dict[str, bytes | str]:
-    out: dict[str, bytes | str] = {}
-    for dirpath, dirnames, filenames in os.walk(directory):
-        for name in dirnames + filenames:
-            p = Path(dirpath, name)
-            rel = str(p.relative_to(directory))
-            out[rel] = "link" if p.is_symlink() else "dir" if p.is_dir() else p.read_bytes()
-    return out
 
 
 @pytest.mark.parametrize("place", [".repoctx", SAVED])

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPOCTX, mcp_client, run_cli
+from conftest import REPOCTX, mcp_client, run_cli, snapshot
 from repoctx.base.workspace import Workspace
 from repoctx.caches import engine as caches
 from repoctx.tasks import context as task_context
@@ -53,16 +53,6 @@ COMMANDS = [
     ["update", "src/core", "--fields", '{"summary": "Updated"}'], ["report", "--out", "-"],
     ["context", "Call helper() from the engine's run()"],
 ]
-
-
-def snapshot(directory: Path) -> dict[str, bytes | str]:
-    out: dict[str, bytes | str] = {}
-    for dirpath, dirnames, filenames in os.walk(directory):
-        for name in dirnames + filenames:
-            p = Path(dirpath, name)
-            rel = str(p.relative_to(directory))
-            out[rel] = "link" if p.is_symlink() else "dir" if p.is_dir() else p.read_bytes()
-    return out
 
 
 def secret_in_repo(repo: Path) -> list[str]:
