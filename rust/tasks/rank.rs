@@ -47,6 +47,9 @@ const W_COCHANGE: f32 = 0.3;
 const W_IMPORT: f32 = 0.2;
 const W_PATH: f32 = 0.5;
 const MAX_DEFINERS: usize = 20;
+/// The file paths of a task looked up (each is a pass over every path): a pasted log or stack
+/// trace names hundreds, and its first ones say the most.
+const MAX_NAMED_PATHS: usize = 32;
 /// How many of the top files spread their score to co-changed files and import neighbours.
 const SPREAD_FROM: usize = 10;
 /// How many files are read for regions and offered to the bundle (at least `limit`).
@@ -203,7 +206,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                 sc.add(f, w, r);
             }
         }
-        for p in terms::paths(ask.task) {
+        for p in terms::paths(ask.task).into_iter().take(MAX_NAMED_PATHS) {
             let files = ix.named(p);
             if files.is_empty() || files.len() > MAX_DEFINERS {
                 continue;
