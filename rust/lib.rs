@@ -232,10 +232,10 @@ fn read_yaml_many(py: Python<'_>, root: PathBuf, rels: Vec<String>, max_bytes: u
 }
 
 /// One YAML document as JSON text, parsed with the bounds of formats/yamlread.rs; a refused one
-/// raises ValueError(reason, line, column, syntax).
+/// raises YamlRefused(reason, line, column, syntax).
 #[pyfunction]
 fn yaml_to_json(py: Python<'_>, data: &[u8]) -> PyResult<String> {
-    py.detach(|| yamlread::to_json(data)).map_err(|r| PyValueError::new_err((r.reason, r.line, r.column, r.syntax)))
+    py.detach(|| yamlread::to_json(data)).map_err(|r| py::YamlRefused::new_err((r.reason, r.line, r.column, r.syntax)))
 }
 
 /// YAML text (keys in order, strings double-quoted) for a JSON object.
@@ -398,7 +398,7 @@ impl CacheViewPy {
 /// Read and verify a cache's documents into a view. `entries` are the manifest's
 /// (id, version, file name in docs_dir); `stats` are the cache's own paths with their
 /// `os.stat_result` from before anything was read; `watch` was begun before that.
-/// Raises ValueError(code, message) or OSError.
+/// Raises CacheRefused(code, message) or OSError.
 #[pyfunction]
 fn load_cache(
     py: Python<'_>,
@@ -417,7 +417,7 @@ fn load_cache(
 }
 
 /// Build a cache's documents from `sources` into `documents/` of the directory `rel` beneath
-/// `root` (py::BuiltCache). Raises ValueError((code, message)), LinkRefused or OSError.
+/// `root` (py::BuiltCache). Raises CacheRefused((code, message)), LinkRefused or OSError.
 #[pyfunction]
 fn build_cache(
     py: Python<'_>,
@@ -652,6 +652,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stage_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(commit_staged, m)?)?;
     m.add("LinkRefused", m.py().get_type::<LinkRefused>())?;
+    m.add("CacheRefused", m.py().get_type::<py::CacheRefused>())?;
+    m.add("YamlRefused", m.py().get_type::<py::YamlRefused>())?;
     for f in [
         wrap_pyfunction!(fs_read, m)?,
         wrap_pyfunction!(fs_read_head, m)?,

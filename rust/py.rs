@@ -483,13 +483,27 @@ pub fn os_err(e: std::io::Error) -> PyErr {
     PyOSError::new_err(e.to_string())
 }
 
-/// A cache's failure: ValueError((code, message)) of the contract, or OSError.
+pyo3::create_exception!(
+    _core,
+    CacheRefused,
+    PyValueError,
+    "A cache the contract refuses: args are (code, message), the code one of the contract's."
+);
+
+/// A cache's failure: CacheRefused((code, message)) of the contract, or OSError.
 pub fn cache_err(e: cache::Fail) -> PyErr {
     match e {
         cache::Fail::Io(e) => os_err(e),
-        cache::Fail::Code(code, message) => PyValueError::new_err((code, message)),
+        cache::Fail::Code(code, message) => CacheRefused::new_err((code, message)),
     }
 }
+
+pyo3::create_exception!(
+    _core,
+    YamlRefused,
+    PyValueError,
+    "YAML the bounded reader refuses: args are (reason, line, column, syntax)."
+);
 
 pyo3::create_exception!(
     _core,

@@ -8,10 +8,10 @@ import os
 from typing import ClassVar, final
 
 __all__ = [
-    "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheView", "CacheWatch", "DirEntry", "DirRow",
+    "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheRefused", "CacheView", "CacheWatch", "DirEntry", "DirRow",
     "FILE_LABELS", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
     "ModuleScan", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskIndex",
-    "YamlFile", "annotate_file",
+    "YamlFile", "YamlRefused", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "fingerprint", "fs_exchange", "fs_list",
     "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
     "fs_stat", "fs_write", "is_source_file", "jsonrpc_request_id", "load_cache", "parse_go", "read_yaml_many",
@@ -123,6 +123,12 @@ class LinkRefused(OSError):
     """A link in the repository leads outside it: not followed. strerror names the link
     relative to the root."""
 
+class CacheRefused(ValueError):
+    """A cache the contract refuses: args are (code, message), the code one of the contract's."""
+
+class YamlRefused(ValueError):
+    """YAML the bounded reader refuses: args are (reason, line, column, syntax)."""
+
 @final
 class DirEntry:
     """An entry of a directory, as the directory records it (links not followed)."""
@@ -190,7 +196,7 @@ def read_yaml_many(root: str, rels: list[str], max_bytes: int) -> list[YamlFile]
 
 def yaml_to_json(data: bytes) -> str:
     """One YAML document as JSON text, bounded in depth and alias expansion
-    (rust/formats/yamlread.rs); a refused one raises ValueError(reason, line, column, syntax)."""
+    (rust/formats/yamlread.rs); a refused one raises YamlRefused(reason, line, column, syntax)."""
 
 def to_yaml(json: bytes) -> str:
     """YAML text for a JSON object: keys in order, strings double-quoted; ValueError on bad JSON."""
@@ -329,7 +335,7 @@ def load_cache(
     """Read and verify, in parallel, the documents a manifest lists as (id, version, file name in
     docs_dir): each must parse, carry that id and version, and hash to it. `stats` are the cache's
     own paths with their lstat from before anything was read (the view keeps dev, inode, size,
-    mtime and ctime); the view takes over `watch`. Raises ValueError(code, message) or OSError."""
+    mtime and ctime); the view takes over `watch`. Raises CacheRefused(code, message) or OSError."""
 
 @final
 class CacheEntry:
@@ -362,7 +368,7 @@ def build_cache(sources: str, root: str, rel: str, repository: bool) -> BuiltCac
     """Read, hash and write the documents of a cache into `documents/` (created) of the directory
     `rel` beneath `root`, through the confined layer: .md files, or with repository=True the text
     files a repository keeps (.gitignore honoured; hidden, secret-looking, binary, over 1 MiB and
-    duplicate-content files skipped). Raises ValueError(code, message), LinkRefused or OSError."""
+    duplicate-content files skipped). Raises CacheRefused(code, message), LinkRefused or OSError."""
 
 # --- artifacts (rust/artifacts/) ------------------------------------------------------------
 

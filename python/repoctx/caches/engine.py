@@ -201,7 +201,7 @@ def load_view(directory: str) -> _core.CacheView:
         return _core.load_cache(
             paths[3], [(e.id, e.version, n) for e, n in zip(manifest.documents, names)], watched, watch
         )
-    except ValueError as exc:
+    except _core.CacheRefused as exc:
         raise CacheError(exc.args[0]) from None
     except OSError:
         raise CacheError("io_error") from None
@@ -471,7 +471,7 @@ def _remove_stale_builds(base: str, parent: str) -> None:
 def _build_into(base: str, tmp: str, sources: str, p: BuildParams, rel: str) -> fmt.BuildResult:
     try:
         built = _core.build_cache(sources, base, tmp, p.repo)
-    except ValueError as exc:
+    except _core.CacheRefused as exc:
         raise CacheError(*exc.args[:2]) from None
     except fs.LinkRefused:
         raise

@@ -41,7 +41,7 @@ def yaml(data: bytes | str) -> Any:
         data = data.encode("utf-8", "surrogatepass")  # a lone surrogate is refused as not UTF-8
     try:
         text = _core.yaml_to_json(data)
-    except ValueError as exc:
+    except _core.YamlRefused as exc:
         raise YamlError(*exc.args) from None
     return msgspec.json.decode(text)
 
