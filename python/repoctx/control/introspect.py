@@ -159,10 +159,9 @@ class CapabilitiesResult(Envelope, kw_only=True):
 def capabilities(catalog, ws: Workspace, p: NoParams) -> CapabilitiesResult:
     name = "capabilities"
     try:
-        sel = catalog.select(ws)
+        sel, shown = catalog.select(ws), catalog.listed(ws)
     except catalog.AllowlistError as exc:
         return failure(CapabilitiesResult, name, "config_error", str(exc))
-    shown = sel.listed(catalog.surfaces_with_data(ws))
     return success(
         CapabilitiesResult, name,
         profile=sel.profile,
@@ -285,10 +284,9 @@ def _render_validate(r: ValidateResult) -> str:
 def _check_config(catalog, ws: Workspace) -> CheckResult:
     try:
         load_config(ws.root)
-        sel = catalog.select(ws)
+        shown = catalog.listed(ws)
     except (ConfigError, catalog.AllowlistError) as exc:
         return CheckResult("fail", str(exc))
-    shown = sel.listed(catalog.surfaces_with_data(ws))
     return CheckResult("pass", f"{plural(len(shown.commands), 'tool')} listed ({', '.join(shown.surfaces)})")
 
 
