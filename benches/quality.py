@@ -110,13 +110,9 @@ def summarise(name: str, rows: list[dict], budgets: list[int]) -> dict:
     }
 
 
-LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go"} | dict.fromkeys(
-    (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript")
-
-
 def language(gold: dict) -> str:
     """The language of a task's gold files, or "mixed" when they are of more than one."""
-    found = {LANGUAGES.get(os.path.splitext(p)[1], "other") for p in gold}
+    found = {history.LANGUAGES.get(os.path.splitext(p)[1], "other") for p in gold}
     return found.pop() if len(found) == 1 else "mixed"
 
 

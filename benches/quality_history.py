@@ -18,8 +18,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The languages repoctx reads symbols of (rust/lang/: Python, Rust, Go, TypeScript/JavaScript).
-SOURCE_SUFFIXES = (".py", ".pyi", ".rs", ".go", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
+# The languages repoctx reads symbols of (rust/lang/), by suffix: a task's source files.
+LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go"} | dict.fromkeys(
+    (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript")
+SOURCE_SUFFIXES = tuple(LANGUAGES)
 # Test files as repoctx tells them (rust/project/modscan.rs, rust/lang/mod.rs).
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "testing"})
 MAX_FILES = 10
