@@ -43,7 +43,6 @@ const CONFIG_NAMES: &[&str] = &[
     "tsconfig.json", "settings.py", "config.py", "config.ts", "config.js", "Dockerfile",
 ];
 
-
 #[derive(Debug, Default, PartialEq)]
 pub struct ModuleScan {
     /// Source files of a programming language (not docs or data).
