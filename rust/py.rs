@@ -519,6 +519,7 @@ pub fn fs_err(e: fs::Error) -> PyErr {
         fs::Error::Outside(_) => LinkRefused::new_err((libc::ELOOP, message)),
         fs::Error::NotRegular(_, dir) => PyOSError::new_err((if dir { libc::EISDIR } else { libc::EINVAL }, message)),
         fs::Error::TooLarge(..) => PyOSError::new_err((libc::EFBIG, message)),
+        fs::Error::NotReplaced(_, _, errno) => PyOSError::new_err((errno, message)),
         // OSError(errno, text) is the errno's own subclass (FileNotFoundError, …) with strerror set.
         fs::Error::Io(e) => match e.raw_os_error() {
             Some(n) => PyOSError::new_err((n, message.trim_end_matches(&format!(" (os error {n})")).to_string())),
