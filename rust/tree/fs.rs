@@ -473,6 +473,14 @@ fn read_regular(file: File, rel: &Path, n: u64) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// A handle of the directory a caller holds the descriptor of (duplicated: the caller keeps
+/// and closes its own).
+pub fn dir_from_fd(fd: RawFd) -> io::Result<Dir> {
+    // SAFETY: the caller's descriptor stays open for this call, which only duplicates it.
+    let owned = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }.try_clone_to_owned()?;
+    Ok(Dir::from_std_file(std::fs::File::from(owned)))
+}
+
 /// A directory's descriptor, opened for reading (so it can be listed, synced and locked);
 /// the caller closes it.
 pub fn dir_into_fd(dir: Dir) -> io::Result<RawFd> {
