@@ -13,6 +13,8 @@ import logging
 import os
 import shlex
 import sys
+import threading
+import time
 from contextlib import asynccontextmanager
 
 import anyio
@@ -411,7 +413,7 @@ async def _serve_stdio(server: Server) -> None:
             await write_stream.send(SessionMessage(error))
 
         async def sift() -> None:
-            async with inner_send:
+            async with inner_send, _exit_when_done():
                 async for item in read_stream:
                     line = lines.taken()
                     if isinstance(item, Exception):
@@ -437,11 +439,31 @@ async def _serve_stdio(server: Server) -> None:
             tg.cancel_scope.cancel()
 
 
+# How long a server whose client has gone may take to end its session and finish the calls
+# under way: a call that is stuck (a lock a live process holds, a slow disk) cannot keep it.
+DISCONNECT_GRACE_SECONDS = 5.0
+
+
+@asynccontextmanager
+async def _exit_when_done():
+    """Once the client's wire has ended, the process ends within DISCONNECT_GRACE_SECONDS even
+    when a call is stuck in a worker thread, which no cancellation reaches. Ending it there is
+    safe: every write is atomic or journaled, so a write cut short is finished or rolled back
+    by the next command."""
+    try:
+        yield
+    finally:
+        def leave() -> None:
+            time.sleep(DISCONNECT_GRACE_SECONDS)
+            log.warning("the client is gone and a call is still under way after %.0f s: exiting", DISCONNECT_GRACE_SECONDS)
+            os._exit(0)
+
+        threading.Thread(target=leave, name="repoctx-exit", daemon=True).start()
+
+
 def _warm_up(ws: Workspace) -> None:
     """Build the tables in the background while the client connects, so the first question
     finds them built rather than waiting for the walk (catalog.warm_up)."""
-    import threading
-
     tools = {c.tool: c for c in listed(ws).commands}  # the surfaces with data
 
     def warm() -> None:
