@@ -262,12 +262,13 @@ fn commit_staged(py: Python<'_>, root: PathBuf, pairs: Vec<(PathBuf, PathBuf)>) 
 #[pyfunction]
 fn jsonrpc_request_id(py: Python<'_>, line: &[u8]) -> PyResult<py::RequestId> {
     let (is_object, id) = py.detach(|| jsonrpc::request_id(line));
+    let has_id = id.is_some();
     let id = match id {
         Some(jsonrpc::Id::Int(n)) => Some(n.into_pyobject(py)?.into_any().unbind()),
         Some(jsonrpc::Id::Str(s)) => Some(s.into_pyobject(py)?.into_any().unbind()),
-        None => None,
+        Some(jsonrpc::Id::Invalid) | None => None,
     };
-    Ok(py::RequestId { is_object, id })
+    Ok(py::RequestId { is_object, id, has_id })
 }
 
 /// What a go.mod or go.work declares (formats/gomod.rs: the one parser of their syntax). A

@@ -301,6 +301,8 @@ pub struct RequestId {
     pub is_object: bool,
     /// Its integer or string `id`, where one can be read; else None.
     pub id: Option<Py<PyAny>>,
+    /// Whether it has a top-level `id` key, whatever its value.
+    pub has_id: bool,
 }
 
 /// A `require` of a go.mod (formats/gomod.rs).

@@ -221,6 +221,10 @@ class RequestId:
     def id(self) -> int | str | None:
         """Its integer or string `id` where one can be read, even from a line cut short or
         nested past any parser's depth."""
+    @property
+    def has_id(self) -> bool:
+        """Whether it has a top-level `id` key, whatever its value (an id that is not an integer
+        or a string is invalid)."""
 
 def jsonrpc_request_id(line: bytes) -> RequestId:
     """What a JSON-RPC line is (rust/formats/jsonrpc.rs)."""

@@ -330,6 +330,9 @@ def _guarded(handler: Callable[[Workspace, Any], Any]) -> Callable[[Workspace, A
             return handler(ws, params)
         except CacheError as exc:
             return fmt.error(exc.code, exc.message)
+        except OSError as exc:  # the system's refusal (permissions, a read-only mount, a swap)
+            log.warning("caches: %s", exc)
+            return fmt.error("io_error", exc.strerror or None)
         except Exception:
             log.exception("caches: unexpected failure")
             return fmt.error("internal_error")

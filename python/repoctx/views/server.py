@@ -404,7 +404,8 @@ async def _serve_stdio(server: Server) -> None:
         # a parse error when the line is not JSON, an invalid request when it is JSON but not
         # a message the SDK reads (params not an object, nested past its parser's depth, a lone
         # surrogate escape). Either carries the line's id where it can be read, else null, so
-        # the client is not left waiting. A line over the size cap was never read whole
+        # the client is not left waiting; a request whose id is not an integer or a string is
+        # invalid, answered with id null. A line over the size cap was never read whole
         # (wire.py): it gets an invalid-request error with the id at its head.
         inner_send, inner_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
@@ -423,6 +424,9 @@ async def _serve_stdio(server: Server) -> None:
                             await answer(types.INVALID_REQUEST, "Invalid request: not a JSON-RPC message this server reads", head.id)
                         else:
                             await answer(types.PARSE_ERROR, "Parse error: not a JSON-RPC message", head.id)
+                    elif getattr(item.message, "method", None) is not None and _invalid_id(line):
+                        # (the SDK would take it as a notification, or coerce its id: 1.0, true)
+                        await answer(types.INVALID_REQUEST, "Invalid request: an id must be an integer or a string", None)
                     elif (dropped := lines.dropped(item.message)) is not None:
                         size, id_ = dropped
                         log.warning("dropped a message of %d bytes (limit %d)", size, MAX_MESSAGE_BYTES)
@@ -437,6 +441,13 @@ async def _serve_stdio(server: Server) -> None:
             await server.run(inner_recv, write_stream,
                              server.create_initialization_options(changes if server.changes_listed else None))
             tg.cancel_scope.cancel()
+
+
+def _invalid_id(line: str) -> bool:
+    """Whether the line has an `id` that is neither an integer nor a string (JSON-RPC 2.0 and
+    MCP allow no other): such a request is answered as invalid, with id null."""
+    head = request_id(line)
+    return head.has_id and head.id is None
 
 
 # How long a server whose client has gone may take to end its session and finish the calls
