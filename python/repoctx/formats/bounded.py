@@ -17,7 +17,6 @@ import msgspec
 
 from repoctx import _core
 
-
 # The longest string a configuration file may set (a prefix, a pattern, a path, a name, a tool):
 # every setting is read through `Setting` or `is_setting`. An annotation prefix of 30,000
 # characters made every command that scans annotations take 16 s.
