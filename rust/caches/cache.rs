@@ -528,14 +528,15 @@ mod tests {
         assert_eq!(built.entries[0].id, "sub/guide.md");
         let e = &built.entries[0];
         let name = e.file.trim_start_matches("documents/").to_owned();
-        let (docs, keys) = load(&dir.join("documents"), &[(e.id.clone(), e.version.clone(), name.clone())]).unwrap();
+        let docs_dir = out(&dir.join("documents"));
+        let (docs, keys) = load(&docs_dir, &dir.join("documents"), &[(e.id.clone(), e.version.clone(), name.clone())]).unwrap();
         assert_eq!(docs[0].content, "Deploy \"it\"\n");
         assert_eq!(StatKey::lstat(&keys[0].0), Some(keys[0].1));
         // Tampering with the content is caught against the manifest's version.
         let path = dir.join("documents").join(&name);
         let text = fs::read_to_string(&path).unwrap().replace("Deploy", "Delete");
         fs::write(&path, text).unwrap();
-        let err = load(&dir.join("documents"), &[(e.id.clone(), e.version.clone(), name)]).err().unwrap();
+        let err = load(&docs_dir, &dir.join("documents"), &[(e.id.clone(), e.version.clone(), name)]).err().unwrap();
         assert!(matches!(err, Fail::Code("cache_invalid", _)));
     }
 
