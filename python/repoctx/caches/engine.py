@@ -124,18 +124,26 @@ def opened(base: str, rel: str) -> Iterator[int]:
     """A descriptor of the cache directory, opened once beneath `base` by the confined layer:
     every file of the cache is then read through it, by single names, so a swap of the cache
     or of a folder above it for a link out after the check is never followed."""
-    try:
+    with _missing_or_io():
         fd = fs.open_dir(base, rel)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _missing_or_io() -> Iterator[None]:
+    """The layer's refusal of a cache root or a cache as the contract says it: a link out (named)
+    or nothing there is cache_missing, any other failure io_error."""
+    try:
+        yield
     except fs.LinkRefused as exc:
         raise CacheError("cache_missing", exc.strerror) from None
     except (FileNotFoundError, NotADirectoryError):
         raise CacheError("cache_missing") from None
     except OSError:
         raise CacheError("io_error") from None
-    try:
-        yield fd
-    finally:
-        os.close(fd)
 
 
 # --- reading a cache ---------------------------------------------------------
@@ -352,19 +360,13 @@ def resolve(ws: Workspace, p: ResolveParams) -> msgspec.Raw | fmt.ErrorResult:
 def list_caches(ws: Workspace, p: ListCachesParams) -> fmt.ListCachesResult | fmt.ErrorResult:
     base, croot = _base(ws)
     caches = []
-    try:
+    with _missing_or_io():
         for entry in fs.scandir(base, croot):
             if entry.kind != "d":
                 continue
             manifest = fs.lstat(base, os.path.join(croot, entry.name, "manifest.json"))
             has_manifest = manifest is not None and stat.S_ISREG(manifest.st_mode)
             caches.append(fmt.CacheEntry(os.fsencode(entry.name).decode("utf-8", "replace"), has_manifest))
-    except fs.LinkRefused as exc:
-        raise CacheError("cache_missing", exc.strerror) from None
-    except (FileNotFoundError, NotADirectoryError):
-        raise CacheError("cache_missing") from None
-    except OSError:
-        raise CacheError("io_error") from None
     caches.sort(key=lambda c: c.path.encode())
     return fmt.ListCachesResult(caches)
 
