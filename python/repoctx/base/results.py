@@ -79,11 +79,8 @@ def internal_failure(command: str, exc: BaseException) -> Envelope:
     if isinstance(exc, (OSError, sqlite3.OperationalError)):  # the system's refusal (permissions, a
         # read-only mount, a file swapped or removed under the command): named, not a bug
         return failure(Envelope, command, "io_error", f"`{command}` could not finish: {_os_reason(exc)}")
-    detail = type(exc).__name__
-    if isinstance(exc, OSError) and exc.strerror:
-        detail += f": {exc.strerror}"
     return failure(Envelope, command, "internal_error",
-                   f"Internal error in `{command}` ({detail}); the traceback is on repoctx's stderr "
+                   f"Internal error in `{command}` ({type(exc).__name__}); the traceback is on repoctx's stderr "
                    "(for the CLI: run again with --debug)")
 
 
