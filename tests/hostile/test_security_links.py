@@ -261,6 +261,7 @@ def test_report_out_is_the_persons_choice_outside_and_confined_inside(tmp_path):
     assert inside.returncode == 1 and "outside the repository" in inside.stdout
     assert snapshot(out) == before
     elsewhere = tmp_path / "mine" / "r.html"
+    elsewhere.parent.mkdir()  # (a folder typed must exist: report makes none, issue 32 item 2)
     typed = run_cli("--root", str(repo), "report", "--out", str(elsewhere))
     assert typed.returncode == 0, typed.stdout + typed.stderr
     assert elsewhere.read_text().startswith("<!doctype html>")

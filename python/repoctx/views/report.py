@@ -29,7 +29,8 @@ STATES = ("fresh", "stale", "invalid", "missing")
 
 class ReportParams(Struct):
     out: Annotated[str, Meta(description="Where to write the page: a path relative to the repository root "
-                             "(inside it), or an absolute path anywhere you may write, in a folder that exists; a "
+                             "(inside it), or an absolute path anywhere you may write, in a folder that exists (only "
+                             "folders under .repoctx/ are made); a "
                              "file there is replaced keeping its mode and owner, anything else is refused; "
                              "`-` prints it")] = DEFAULT_OUT
     only: Annotated[list[str] | None, Meta(description="Show only scopes in these states in the page's tree at "
@@ -159,7 +160,7 @@ def report(catalog, ws: Workspace, p: ReportParams) -> ReportResult:
         return ReportResult(p.out, 0, **counts, error=f"--out {p.out!r} names the repository itself; "
                             f"give it a file path, e.g. {DEFAULT_OUT}")
     try:
-        if p.out == DEFAULT_OUT:  # its folder is repoctx's own; a typed one must exist
+        if rel.startswith(local_state.STATE_DIR + "/"):  # folders of repoctx's own state are made; others must exist
             local_state.makedirs(*fs.split(os.path.dirname(path)))
         elif not fs.is_dir(*fs.split(os.path.dirname(path))):
             return ReportResult(rel, 0, **counts, error=_no_folder(rel))
