@@ -186,8 +186,8 @@ def bench_resolve(cache_dir: Path, calls: int, repeat: int) -> dict:
     # A view is kept once its files are a second old; the build just ended.
     time.sleep(max(0.0, caches.SETTLE_NS / 1e9 + 0.2 - (time.time() - cache_dir.stat().st_ctime)))
     result = anyio.run(_mcp, cache_dir.parent, cache_dir.name, calls)
-    view = caches.load_view(str(cache_dir))
-    cold = timed(lambda: caches.load_view(str(cache_dir)), repeat)
+    view = caches.load_view(str(cache_dir), ".")
+    cold = timed(lambda: caches.load_view(str(cache_dir), "."), repeat)
     warm = timed(lambda: (view.fresh(), view.resolve("unicode decode error", 4000)), max(repeat, 20))
     result["in_process"] = {
         "verify_and_load (the reference's per-call work)": cold,

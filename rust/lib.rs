@@ -262,12 +262,13 @@ fn commit_staged(py: Python<'_>, root: PathBuf, pairs: Vec<(PathBuf, PathBuf)>) 
 #[pyfunction]
 fn jsonrpc_request_id(py: Python<'_>, line: &[u8]) -> PyResult<py::RequestId> {
     let (is_object, id) = py.detach(|| jsonrpc::request_id(line));
+    let has_id = id.is_some();
     let id = match id {
         Some(jsonrpc::Id::Int(n)) => Some(n.into_pyobject(py)?.into_any().unbind()),
         Some(jsonrpc::Id::Str(s)) => Some(s.into_pyobject(py)?.into_any().unbind()),
-        None => None,
+        Some(jsonrpc::Id::Invalid) | None => None,
     };
-    Ok(py::RequestId { is_object, id })
+    Ok(py::RequestId { is_object, id, has_id })
 }
 
 /// What a go.mod or go.work declares (formats/gomod.rs: the one parser of their syntax). A
@@ -395,22 +396,25 @@ impl CacheViewPy {
     }
 }
 
-/// Read and verify a cache's documents into a view. `entries` are the manifest's
-/// (id, version, file name in docs_dir); `stats` are the cache's own paths with their
+/// Read and verify a cache's documents into a view, each opened through `docs_fd` (a
+/// descriptor of the directory at `docs_dir`, which the caller keeps). `entries` are the
+/// manifest's (id, version, file name in docs_dir); `stats` are the cache's own paths with their
 /// `os.stat_result` from before anything was read; `watch` was begun before that.
 /// Raises CacheRefused(code, message) or OSError.
 #[pyfunction]
 fn load_cache(
     py: Python<'_>,
     docs_dir: PathBuf,
+    docs_fd: i32,
     entries: Vec<(String, String, String)>,
     stats: std::collections::HashMap<PathBuf, py::StatResult>,
     watch: &CacheWatchPy,
 ) -> PyResult<CacheViewPy> {
     let watcher = watch.inner.lock().unwrap().take();
     let meta = stats.into_iter().map(|(p, st)| (p, st.key())).collect();
+    let docs_handle = fs::dir_from_fd(docs_fd).map_err(os_err)?;
     py.detach(|| {
-        let (docs, keys) = cache::load(&docs_dir, &entries)?;
+        let (docs, keys) = cache::load(&docs_handle, &docs_dir, &entries)?;
         Ok(CacheViewPy { view: select::View::new(docs), meta, docs: keys, watcher })
     })
     .map_err(cache_err)

@@ -301,6 +301,8 @@ pub struct RequestId {
     pub is_object: bool,
     /// Its integer or string `id`, where one can be read; else None.
     pub id: Option<Py<PyAny>>,
+    /// Whether it has a top-level `id` key, whatever its value.
+    pub has_id: bool,
 }
 
 /// A `require` of a go.mod (formats/gomod.rs).
@@ -519,6 +521,7 @@ pub fn fs_err(e: fs::Error) -> PyErr {
         fs::Error::Outside(_) => LinkRefused::new_err((libc::ELOOP, message)),
         fs::Error::NotRegular(_, dir) => PyOSError::new_err((if dir { libc::EISDIR } else { libc::EINVAL }, message)),
         fs::Error::TooLarge(..) => PyOSError::new_err((libc::EFBIG, message)),
+        fs::Error::NotReplaced(_, _, errno) => PyOSError::new_err((errno, message)),
         // OSError(errno, text) is the errno's own subclass (FileNotFoundError, …) with strerror set.
         fs::Error::Io(e) => match e.raw_os_error() {
             Some(n) => PyOSError::new_err((n, message.trim_end_matches(&format!(" (os error {n})")).to_string())),

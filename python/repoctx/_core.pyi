@@ -221,6 +221,10 @@ class RequestId:
     def id(self) -> int | str | None:
         """Its integer or string `id` where one can be read, even from a line cut short or
         nested past any parser's depth."""
+    @property
+    def has_id(self) -> bool:
+        """Whether it has a top-level `id` key, whatever its value (an id that is not an integer
+        or a string is invalid)."""
 
 def jsonrpc_request_id(line: bytes) -> RequestId:
     """What a JSON-RPC line is (rust/formats/jsonrpc.rs)."""
@@ -330,10 +334,11 @@ class CacheView:
     def __len__(self) -> int: ...
 
 def load_cache(
-    docs_dir: str, entries: list[tuple[str, str, str]], stats: dict[str, os.stat_result], watch: CacheWatch
+    docs_dir: str, docs_fd: int, entries: list[tuple[str, str, str]], stats: dict[str, os.stat_result],
+    watch: CacheWatch,
 ) -> CacheView:
     """Read and verify, in parallel, the documents a manifest lists as (id, version, file name in
-    docs_dir): each must parse, carry that id and version, and hash to it. `stats` are the cache's
+    docs_dir), each opened through `docs_fd` (a descriptor of docs_dir the caller keeps): each must parse, carry that id and version, and hash to it. `stats` are the cache's
     own paths with their lstat from before anything was read (the view keeps dev, inode, size,
     mtime and ctime); the view takes over `watch`. Raises CacheRefused(code, message) or OSError."""
 

@@ -124,6 +124,18 @@ fn open_regular(path: &Path) -> io::Result<(File, fs::Metadata)> {
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)?;
+    regular(file)
+}
+
+/// `open_regular` of a single name in `dir`, through the handle.
+fn open_regular_in(dir: &cap_std::fs::Dir, name: &str) -> io::Result<(File, fs::Metadata)> {
+    use cap_std::fs::OpenOptionsExt as _;
+    let mut opts = cap_std::fs::OpenOptions::new();
+    opts.read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+    regular(dir.open_with(name, &opts)?.into_std())
+}
+
+fn regular(file: File) -> io::Result<(File, fs::Metadata)> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
@@ -421,12 +433,13 @@ struct DocumentIn {
 }
 
 /// Read and verify the documents a manifest lists: (id, version, file name in
-/// `docs_dir`). Each file must parse as a document with the entry's id and
-/// version, and its content must hash to that version. Returns the documents
-/// with the stat key each file had when it was opened.
-pub fn load(docs_dir: &Path, entries: &[(String, String, String)]) -> Result<(Vec<Doc>, Vec<Keyed>), Fail> {
+/// `docs`, a handle of the directory at `docs_dir`). Each file must parse as a document with
+/// the entry's id and version, and its content must hash to that version. Returns the
+/// documents with the stat key each file had when it was opened (by its path, which later
+/// checks stat again).
+pub fn load(docs: &cap_std::fs::Dir, docs_dir: &Path, entries: &[(String, String, String)]) -> Result<(Vec<Doc>, Vec<Keyed>), Fail> {
     let results: Vec<Result<(Doc, Keyed), Fail>> =
-        io_pool().install(|| entries.par_iter().map(|e| load_one(docs_dir, e)).collect());
+        io_pool().install(|| entries.par_iter().map(|e| load_one(docs, docs_dir, e)).collect());
     let mut docs = Vec::with_capacity(results.len());
     let mut keys = Vec::with_capacity(results.len());
     for r in results {
@@ -437,9 +450,9 @@ pub fn load(docs_dir: &Path, entries: &[(String, String, String)]) -> Result<(Ve
     Ok((docs, keys))
 }
 
-fn load_one(docs_dir: &Path, (id, version, name): &(String, String, String)) -> Result<(Doc, Keyed), Fail> {
+fn load_one(docs: &cap_std::fs::Dir, docs_dir: &Path, (id, version, name): &(String, String, String)) -> Result<(Doc, Keyed), Fail> {
     let path = docs_dir.join(name);
-    let (file, meta) = open_regular(&path).map_err(|e| match e.kind() {
+    let (file, meta) = open_regular_in(docs, name).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound | io::ErrorKind::InvalidInput => invalid("missing document"),
         _ if e.raw_os_error() == Some(libc::ELOOP) => invalid("document is a symlink"),
         _ => Fail::Io(e),
@@ -515,14 +528,15 @@ mod tests {
         assert_eq!(built.entries[0].id, "sub/guide.md");
         let e = &built.entries[0];
         let name = e.file.trim_start_matches("documents/").to_owned();
-        let (docs, keys) = load(&dir.join("documents"), &[(e.id.clone(), e.version.clone(), name.clone())]).unwrap();
+        let docs_dir = out(&dir.join("documents"));
+        let (docs, keys) = load(&docs_dir, &dir.join("documents"), &[(e.id.clone(), e.version.clone(), name.clone())]).unwrap();
         assert_eq!(docs[0].content, "Deploy \"it\"\n");
         assert_eq!(StatKey::lstat(&keys[0].0), Some(keys[0].1));
         // Tampering with the content is caught against the manifest's version.
         let path = dir.join("documents").join(&name);
         let text = fs::read_to_string(&path).unwrap().replace("Deploy", "Delete");
         fs::write(&path, text).unwrap();
-        let err = load(&dir.join("documents"), &[(e.id.clone(), e.version.clone(), name)]).err().unwrap();
+        let err = load(&docs_dir, &dir.join("documents"), &[(e.id.clone(), e.version.clone(), name)]).err().unwrap();
         assert!(matches!(err, Fail::Code("cache_invalid", _)));
     }
 

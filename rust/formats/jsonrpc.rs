@@ -11,11 +11,14 @@ use std::fmt;
 
 #[derive(Debug, PartialEq)]
 pub enum Id {
-    Int(i64),
+    /// Any integer JSON writes in 64 bits, signed or not.
+    Int(i128),
     Str(String),
+    /// An `id` key whose value is no id (a fraction, a boolean, null, an array, an object).
+    Invalid,
 }
 
-/// Whether `line` is one JSON object, and its `id` when it is an integer or a string.
+/// Whether `line` is one JSON object, and its `id`: None when it has no `id` key.
 pub fn request_id(line: &[u8]) -> (bool, Option<Id>) {
     let mut id = None;
     let mut de = serde_json::Deserializer::from_slice(line);
@@ -36,11 +39,14 @@ impl<'de> Visitor<'de> for TopLevel<'_> {
         while let Some(key) = map.next_key::<String>()? {
             if key == "id" {
                 // Any JSON value (serde_json stops nesting at 128); only these two are ids.
-                *self.0 = match map.next_value::<serde_json::Value>()? {
-                    serde_json::Value::Number(n) => n.as_i64().map(Id::Int),
-                    serde_json::Value::String(s) => Some(Id::Str(s)),
-                    _ => None,
-                };
+                *self.0 = Some(match map.next_value::<serde_json::Value>()? {
+                    serde_json::Value::Number(n) => match n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)) {
+                        Some(i) => Id::Int(i),
+                        None => Id::Invalid,
+                    },
+                    serde_json::Value::String(s) => Id::Str(s),
+                    _ => Id::Invalid,
+                });
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -69,8 +75,11 @@ mod tests {
         assert_eq!(request_id(br#"{"id": 7, "params": {"x": "aaaa"#), (false, Some(Id::Int(7))));
         assert_eq!(request_id(b"this is not json"), (false, None));
         assert_eq!(request_id(br#"[{"id": 1}]"#), (false, None));
-        assert_eq!(request_id(br#"{"id": 1.5, "method": "x"}"#), (true, None));
-        assert_eq!(request_id(br#"{"id": null}"#), (true, None));
+        assert_eq!(request_id(br#"{"id": 1.5, "method": "x"}"#), (true, Some(Id::Invalid)));
+        assert_eq!(request_id(br#"{"id": null}"#), (true, Some(Id::Invalid)));
+        assert_eq!(request_id(br#"{"id": true}"#), (true, Some(Id::Invalid)));
+        assert_eq!(request_id(br#"{"id": 18446744073709551615}"#), (true, Some(Id::Int(u64::MAX.into()))));
+        assert_eq!(request_id(br#"{"method": "x"}"#), (true, None));
         assert_eq!(request_id(br#"{"id": 1} trailing"#), (false, Some(Id::Int(1))));
     }
 }

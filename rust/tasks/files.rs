@@ -29,6 +29,12 @@ pub fn stat_key(m: &std::fs::Metadata) -> StatKey {
     (m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ctime() * 1_000_000_000 + m.ctime_nsec(), m.size(), m.ino())
 }
 
+/// `stat_key` of metadata the confined layer (rust/tree/fs.rs) gave.
+pub fn cap_stat_key(m: &cap_std::fs::Metadata) -> StatKey {
+    use cap_std::fs::MetadataExt;
+    (m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ctime() * 1_000_000_000 + m.ctime_nsec(), m.size(), m.ino())
+}
+
 /// The ignore rules of the walk, applied to files: `.contextignore` and the config's
 /// patterns first, then the nested `.gitignore` files and `.git/info/exclude`.
 pub struct Ignore {

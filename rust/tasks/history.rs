@@ -17,6 +17,9 @@ pub const MAX_COMMITS: usize = 2000;
 pub const MAX_COMMIT_FILES: usize = 30;
 /// The most of git's output read (about 2,000 commits of a large repository fit).
 const MAX_OUTPUT: u64 = 64 << 20;
+/// How long git may run: a repository that makes it hang (a huge pack on a slow disk, a
+/// lock) costs a task its history, never the call.
+const MAX_SECONDS: u64 = 20;
 
 #[derive(Default)]
 pub struct History {
@@ -40,10 +43,23 @@ fn git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
     }
     cmd.env("LC_ALL", "C").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null());
     let mut child = cmd.spawn().ok()?;
+    let stdout = child.stdout.take()?;
+    let child = std::sync::Arc::new(std::sync::Mutex::new(child));
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watch = std::sync::Arc::clone(&child);
+    let watchdog = std::thread::spawn(move || {
+        if finished.recv_timeout(std::time::Duration::from_secs(MAX_SECONDS)).is_err() {
+            let _ = watch.lock().map(|mut c| c.kill()); // past the bound: its output ends here
+        }
+    });
     let mut out = Vec::new();
-    child.stdout.take()?.take(MAX_OUTPUT).read_to_end(&mut out).ok()?;
+    let read = stdout.take(MAX_OUTPUT).read_to_end(&mut out);
+    let _ = done.send(());
+    let _ = watchdog.join();
+    let mut child = child.lock().ok()?;
     let _ = child.kill(); // over the cap: stop it (a no-op when it is done)
     let status = child.wait().ok()?;
+    read.ok()?;
     (status.success() || out.len() as u64 >= MAX_OUTPUT).then_some(out)
 }
 

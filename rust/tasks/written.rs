@@ -8,9 +8,10 @@
 //! own, each source re-read only when a file of it changes.
 
 use super::bm25::{counts, Inverted};
-use super::files::{stat_key, StatKey};
+use super::files::{cap_stat_key, stat_key, StatKey};
 use super::terms;
 use crate::formats::yamlread;
+use crate::tree::fs::{Kind, Root};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -113,7 +114,7 @@ impl Written {
     }
 
     /// Read (or drop) the context file of `dir` when its stat changed since it was read.
-    pub fn scope(&mut self, base: &Path, root: &crate::tree::fs::Root, dir: &str) {
+    pub fn scope(&mut self, base: &Path, root: &Root, dir: &str) {
         let rel = if dir == "." { CONTEXT_FILE.to_string() } else { format!("{dir}/{CONTEXT_FILE}") };
         let key = std::fs::symlink_metadata(base.join(&rel)).ok().filter(|m| m.is_file()).map(|m| stat_key(&m));
         match (key, self.scopes.get(dir)) {
@@ -160,7 +161,7 @@ impl Written {
         }
         let Some(key) = key else { return };
         let mut ids = Vec::new();
-        let confined = crate::tree::fs::Root::open(root).ok();
+        let confined = Root::open(root).ok();
         let data = confined.and_then(|r| r.read(Path::new(PROJECT_FILE), MAX_NOTE_FILE).ok()).and_then(|b| parse_yaml(&b));
         if let Some(modules) = data.as_ref().and_then(|v| v.get("modules")).and_then(Value::as_object) {
             for (name, m) in modules {
@@ -183,15 +184,19 @@ impl Written {
     }
 
     /// Re-read the artifacts of `.contextia/` (at `dir`) when any of their files changed.
+    /// Listed and read beneath a handle of the folder holding `.contextia/`, so a folder or
+    /// document that is a link out of it is never followed.
     pub fn artifacts(&mut self, dir: Option<&Path>) {
+        let confined = dir.and_then(|d| Some((Root::open(d.parent()?).ok()?, PathBuf::from(d.file_name()?))));
         let mut now: Vec<(PathBuf, StatKey)> = Vec::new();
-        for sub in dir.into_iter().flat_map(|d| ARTIFACT_DIRS.iter().map(move |s| d.join(s))) {
-            let Ok(entries) = std::fs::read_dir(&sub) else { continue };
-            for e in entries.flatten() {
-                let is_md = e.file_name().to_str().is_some_and(|n| n.ends_with(".md") && !n.starts_with('.'));
-                if let (true, Ok(ft), Ok(m)) = (is_md, e.file_type(), e.metadata()) {
-                    if ft.is_file() && m.len() <= MAX_NOTE_FILE {
-                        now.push((e.path(), stat_key(&m)));
+        for (root, sub) in confined.iter().flat_map(|(r, c)| ARTIFACT_DIRS.iter().map(move |s| (r, c.join(s)))) {
+            let Ok(entries) = root.list(&sub) else { continue };
+            for (name, kind) in entries {
+                let is_md = name.to_str().is_some_and(|n| n.ends_with(".md") && !n.starts_with('.'));
+                let path = sub.join(name);
+                if let (true, Kind::File, Ok(Some(m))) = (is_md, kind, root.stat(&path, false)) {
+                    if m.is_file() && m.len() <= MAX_NOTE_FILE {
+                        now.push((path, cap_stat_key(&m)));
                     }
                 }
             }
@@ -204,7 +209,9 @@ impl Written {
         self.drop_all(&old);
         let mut ids = Vec::new();
         for (path, _) in &now {
-            let Ok(text) = std::fs::read_to_string(path) else { continue };
+            let Some(text) = confined.as_ref().and_then(|(r, _)| r.read(path, MAX_NOTE_FILE).ok()).and_then(|b| String::from_utf8(b).ok()) else {
+                continue;
+            };
             let Some((head, body)) = frontmatter(&text) else { continue };
             let Some(meta) = parse_yaml(head.as_bytes()) else { continue };
             let Some(id) = meta.get("id").and_then(Value::as_str) else { continue };

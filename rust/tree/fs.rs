@@ -25,6 +25,9 @@ pub enum Error {
     NotRegular(String, bool),
     /// Larger than the cap the caller gave.
     TooLarge(String, u64),
+    /// A write would replace what it must not (a directory, FIFO, device or socket, or a file
+    /// whose owner it cannot keep): the path, why, and the errno it crosses to Python as.
+    NotReplaced(String, &'static str, i32),
     Io(io::Error),
 }
 
@@ -34,6 +37,7 @@ impl fmt::Display for Error {
             Error::Outside(p) => write!(f, "'{p}' is a link that leads outside the repository; not followed"),
             Error::NotRegular(p, _) => write!(f, "'{p}' is not a regular file; not read"),
             Error::TooLarge(p, cap) => write!(f, "'{p}' is larger than {cap} bytes; not read"),
+            Error::NotReplaced(p, why, _) => write!(f, "'{p}' {why}; not replaced"),
             Error::Io(e) => e.fmt(f),
         }
     }
@@ -227,12 +231,11 @@ impl Root {
         }
         let (tmp, mut file) = temp_file(&dir)?;
         let written = keep_mode(&dir, &name, &file)
-            .and_then(|_| file.write_all(data))
-            .and_then(|_| file.sync_all())
-            .and_then(|_| dir.rename(&tmp, &dir, &name));
+            .map_err(|e| replace_refused(e, rel))
+            .and_then(|_| Ok(file.write_all(data).and_then(|_| file.sync_all()).and_then(|_| dir.rename(&tmp, &dir, &name))?));
         if let Err(e) = written {
             let _ = dir.remove_file(&tmp);
-            return Err(Error::Io(e));
+            return Err(e);
         }
         sync_dir(&dir)?;
         Ok(())
@@ -322,12 +325,12 @@ impl Root {
     pub fn write_temp(&self, rel: &Path, data: &[u8]) -> Result<PathBuf> {
         let (dir, target) = self.parent(rel)?;
         let (name, mut file) = temp_file(&dir)?;
-        let written = keep_mode(&dir, &target, &file).and_then(|_| file.write_all(data));
+        let written = keep_mode(&dir, &target, &file).map_err(|e| replace_refused(e, rel)).and_then(|_| Ok(file.write_all(data)?));
         #[cfg(not(target_os = "linux"))]
-        let written = written.and_then(|_| file.sync_all());
+        let written = written.and_then(|_| Ok(file.sync_all()?));
         if let Err(e) = written {
             let _ = dir.remove_file(&name);
-            return Err(Error::Io(e));
+            return Err(e);
         }
         Ok(rel.parent().unwrap_or(Path::new("")).join(name))
     }
@@ -381,16 +384,51 @@ fn exchange(_: &Dir, _: &std::ffi::OsStr, _: &Dir, _: &std::ffi::OsStr) -> io::R
     Err(io::Error::new(io::ErrorKind::Unsupported, "no atomic directory exchange"))
 }
 
-/// A file replaced keeps its permission bits (a script stays executable, a private file
-/// private); a new one keeps the mode it was made with, 0666 less the umask, as any file a
-/// person makes: never the 0600 of a temporary file.
-fn keep_mode(dir: &Dir, name: &std::ffi::OsStr, file: &File) -> io::Result<()> {
-    match dir.symlink_metadata(name) {
-        Ok(m) if m.is_file() => {
-            rustix::fs::fchmod(file, rustix::fs::Mode::from_raw_mode(m.mode() & 0o777)).map_err(io::Error::from)
-        }
-        _ => Ok(()),
+/// Why `keep_mode` will not let a file be put in a place.
+enum Keep {
+    Kind(&'static str, i32),
+    Owner,
+    Io(io::Error),
+}
+
+fn replace_refused(k: Keep, rel: &Path) -> Error {
+    match k {
+        Keep::Kind(what, errno) => Error::NotReplaced(shown(rel), what, errno),
+        Keep::Owner => Error::NotReplaced(shown(rel), "belongs to another user or group, which a new file would not keep", libc::EPERM),
+        Keep::Io(e) => Error::Io(e),
     }
+}
+
+/// What stands at `name` may be replaced only when it is a regular file (or a link, which is
+/// replaced, never followed): never a directory, FIFO, device or socket, whatever path led a
+/// writer there. A file replaced keeps its permission bits (a script stays executable, a
+/// private file private) and its owner and group, or is not replaced; a new one keeps the
+/// mode it was made with, 0666 less the umask, as any file a person makes: never the 0600 of
+/// a temporary file.
+fn keep_mode(dir: &Dir, name: &std::ffi::OsStr, file: &File) -> std::result::Result<(), Keep> {
+    let m = match dir.symlink_metadata(name) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Keep::Io(e)),
+    };
+    let t = m.file_type();
+    if t.is_symlink() {
+        return Ok(());
+    }
+    if t.is_dir() {
+        return Err(Keep::Kind("is a directory", libc::EISDIR));
+    }
+    if !t.is_file() {
+        return Err(Keep::Kind("is a FIFO, device or socket, not a regular file", libc::EINVAL));
+    }
+    let mine = file.metadata().map_err(Keep::Io)?;
+    if (mine.uid(), mine.gid()) != (m.uid(), m.gid()) {
+        let (uid, gid) = (rustix::fs::Uid::from_raw(m.uid()), rustix::fs::Gid::from_raw(m.gid()));
+        rustix::fs::fchown(file, Some(uid), Some(gid)).map_err(|_| Keep::Owner)?;
+    }
+    // (after the owner: a change of owner clears the set-id bits)
+    rustix::fs::fchmod(file, rustix::fs::Mode::from_raw_mode(m.mode() & 0o777)).map_err(|e| Keep::Io(e.into()))?;
+    Ok(())
 }
 
 /// A new temporary file in `dir`, named so no other writer picks the same name.
@@ -433,6 +471,14 @@ fn read_regular(file: File, rel: &Path, n: u64) -> Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(meta.len().min(n) as usize);
     file.take(n).read_to_end(&mut buf)?;
     Ok(buf)
+}
+
+/// A handle of the directory a caller holds the descriptor of (duplicated: the caller keeps
+/// and closes its own).
+pub fn dir_from_fd(fd: RawFd) -> io::Result<Dir> {
+    // SAFETY: the caller's descriptor stays open for this call, which only duplicates it.
+    let owned = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }.try_clone_to_owned()?;
+    Ok(Dir::from_std_file(std::fs::File::from(owned)))
 }
 
 /// A directory's descriptor, opened for reading (so it can be listed, synced and locked);

@@ -173,7 +173,7 @@ def test_cli_exit_code_of_a_tampered_cache(tmp_path):
 def test_the_verified_view_is_reused_until_a_file_changes(tmp_path, monkeypatch, watching):
     root = build(tmp_path)
     if watching:
-        if not caches.load_view(str(root / "docs")).watching:
+        if not caches.load_view(str(root / "docs"), ".").watching:
             pytest.skip("inotify is not available here")
     else:  # a watch that cannot begin: every document's stat key is checked instead
         real_watch = caches._core.CacheWatch

@@ -41,7 +41,7 @@ async def test_propose_change_refuses_preconditions_that_name_no_file(repo):
 
 
 @pytest.mark.parametrize(("out", "message"), [
-    ("docs", "docs cannot be written (Is a directory)"),
+    ("docs", "docs cannot be written ('docs' is a directory; not replaced)"),
     ("", "--out '' names the repository itself; give it a file path, e.g. .repoctx/report.html"),
     (f"docs/{LONG}.html", f"docs/{LONG}.html cannot be written (File name too long)"),
 ])

@@ -10,6 +10,7 @@ import json
 import os
 import random
 import shutil
+import stat
 import time
 from pathlib import Path
 
@@ -198,5 +199,7 @@ def test_no_file_where_the_file_should_be_neither_hangs_nor_fails(tmp_path, kind
     assert answer(repo) == baseline
     if kind == "directory":
         assert (path / "inside").read_text() == "x"
+    elif kind == "fifo":  # never replaced: the one writer replaces regular files only (issue 32, item 2)
+        assert stat.S_ISFIFO(os.lstat(path).st_mode)
     else:
         assert index_of(repo).loaded == len(FILES), "replaced by a good file"

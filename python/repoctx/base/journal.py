@@ -18,7 +18,9 @@ every command and every MCP request reads anything (a stat of the journal when t
 A `P` journal is rolled back: its temporary files and new directories removed, no target was
 touched. A `C` journal is rolled forward: each temporary file still there is renamed into
 place (one that is gone was renamed already), each file to remove is removed. Either way every
-file ends all old or all new, and no temporary file is left.
+file ends all old or all new, and no temporary file is left. The journal is removed last, once
+every step is done: a step the filesystem refuses leaves it (and the staged files) for the
+next command, never a half-applied change with no journal.
 
 Every step goes through a directory handle opened beneath the root by the confined layer
 (fs.open_dir) and names a single entry in it: the temporary file and its rename stay in one
@@ -67,7 +69,8 @@ def commit(root: str, changes: list[tuple[str, bytes | None]]) -> None:
     """Write each (path relative to the root, content; None: remove the file) as one step.
     The caller holds the root's lock and has checked every path. A failure before the commit
     point rolls back and raises; after it, only the filesystem refusing a rename or removal in
-    a directory it let us write can fail: that file is passed over and the refusal raised."""
+    a directory it let us write can fail: Unfinished is raised, the journal kept, and the next
+    command finishes the transaction."""
     plan = Plan([(rel, data is not None) for rel, data in changes], _missing_dirs(root, changes))
     files = _numbered(plan.files)
     local_state.makedirs(root, STATE_DIR)
@@ -91,7 +94,10 @@ def commit(root: str, changes: list[tuple[str, bytes | None]]) -> None:
                 _finish(root, files, plan.dirs, forward=False)
                 raise
             os.pwrite(fd, COMMITTED, 0)  # the commit point
-            os.fsync(fd)
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                raise _unfinished(exc, "the change is committed but its journal could not be synced") from None
         finally:
             os.close(fd)
     _finish(root, files, plan.dirs, forward=True)
@@ -113,33 +119,39 @@ def _numbered(files: list[tuple[str, bool]]) -> list[tuple[int, str, bool]]:
     return [(n, rel, written) for n, (rel, written) in enumerate(files)]
 
 
+class Unfinished(OSError):
+    """A committed transaction that a refused step stopped: its journal and staged files stay,
+    and the next command that takes the lock puts the rest in place."""
+
+
+def _unfinished(exc: OSError, what: str) -> Unfinished:
+    return Unfinished(exc.errno, f"{what} ({exc.strerror or exc}); the next command finishes it")
+
+
 def _finish(root: str, files: list[tuple[int, str, bool]], dirs: list[str], forward: bool) -> None:
     """Roll the transaction forward (rename every temporary file still there, remove the files
     to remove) or back (remove temporary files and new directories); then drop the journal.
-    A file the filesystem refuses to change is passed over, its temporary file removed, and
-    the first refusal raised at the end: a journal that can never finish must not stop every
-    later write."""
-    refused = None
+    The journal goes only once every step is done: a step the filesystem refuses (an I/O
+    error, a full disk) stops here with the journal and the staged files left in place, and
+    the next command that takes the lock (workspace.locked, workspace.settle) runs the rest."""
     for n, rel, written in files:
         name, temp = posixpath.basename(rel), _temp(n)
         try:
             with _dir(root, posixpath.dirname(rel)) as directory:
-                try:
-                    if forward and written:
-                        if _is_regular(directory, temp):  # gone: renamed before the kill
-                            os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
-                    elif forward:
-                        _remove(directory, name)
-                    else:
-                        _remove(directory, temp)
-                    os.fsync(directory)
-                except OSError:
+                if forward and written:
+                    if _is_regular(directory, temp):  # gone: renamed before the kill
+                        os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+                elif forward:
+                    _remove(directory, name)
+                else:
                     _remove(directory, temp)
-                    raise
+                os.fsync(directory)
         except FileNotFoundError:
-            pass  # rolling back: its directory was never made
+            pass  # its directory was never made (rolling back), or is gone
         except OSError as exc:
-            refused = refused or exc
+            if not forward:
+                raise
+            raise _unfinished(exc, f"the change is committed but {rel} could not be put in place") from None
     if not forward:
         for rel in reversed(dirs):
             try:
@@ -148,10 +160,16 @@ def _finish(root: str, files: list[tuple[int, str, bool]], dirs: list[str], forw
             except OSError:
                 pass  # gone already, or not empty: someone else's now
     with _dir(root, STATE_DIR) as state:
-        os.unlink(NAME, dir_fd=state)
-        os.fsync(state)
-    if refused is not None:
-        raise refused
+        try:
+            os.unlink(NAME, dir_fd=state)
+        except OSError as exc:
+            if not forward:
+                raise
+            raise _unfinished(exc, "the change is in place but its journal could not be removed") from None
+        try:
+            os.fsync(state)
+        except OSError:  # every file is in place and the journal gone: only its removal may not last,
+            pass  # and a journal that comes back names files already renamed, which recovery passes over
 
 
 def _read(root: str) -> tuple[bytes, Plan]:

@@ -9,6 +9,8 @@ Bounded reads cut text at a byte limit on a UTF-8 boundary and say so.
 from __future__ import annotations
 
 import dataclasses
+import os
+import sqlite3
 from typing import Annotated, Literal, TypeVar
 
 import msgspec
@@ -74,12 +76,21 @@ def internal_failure(command: str, exc: BaseException) -> Envelope:
     (the traceback goes to stderr instead)."""
     if isinstance(exc, LinkRefused):  # the repository's doing, not a bug: its own message
         return failure(Envelope, command, "invalid_path", exc.strerror)
-    detail = type(exc).__name__
-    if isinstance(exc, OSError) and exc.strerror:
-        detail += f": {exc.strerror}"
+    if isinstance(exc, (OSError, sqlite3.OperationalError)):  # the system's refusal (permissions, a
+        # read-only mount, a file swapped or removed under the command): named, not a bug
+        return failure(Envelope, command, "io_error", f"`{command}` could not finish: {_os_reason(exc)}")
     return failure(Envelope, command, "internal_error",
-                   f"Internal error in `{command}` ({detail}); the traceback is on repoctx's stderr "
+                   f"Internal error in `{command}` ({type(exc).__name__}); the traceback is on repoctx's stderr "
                    "(for the CLI: run again with --debug)")
+
+
+def _os_reason(exc: OSError | sqlite3.OperationalError) -> str:
+    """The system's words for `exc` (a file named only by a relative path: never an absolute one)."""
+    if not isinstance(exc, OSError):
+        return f"the session database refused: {exc}"
+    reason = exc.strerror or (os.strerror(exc.errno) if exc.errno else type(exc).__name__)
+    name = exc.filename if isinstance(exc.filename, str) and not os.path.isabs(exc.filename) else None
+    return f"{reason} ({name})" if name else reason
 
 
 def is_failure(result: Envelope) -> bool:

@@ -135,7 +135,7 @@ class Workspace:
         # The defaults first: the file's own patterns, negations included, come after and win.
         fixtures = () if data.get("include_fixtures") is True else FIXTURE_IGNORE
         return ScanConfig(
-            ignore=fixtures + (tuple(p for p in ignore if isinstance(p, str)) if isinstance(ignore, list) else ()),
+            ignore=fixtures + (tuple(p for p in ignore if bounded.is_setting(p)) if isinstance(ignore, list) else ()),
             max_depth=max_depth if _is_int(max_depth) and max_depth >= 1 else DEFAULT_MAX_DEPTH,
             min_tokens=min_tokens if _is_int(min_tokens) else DEFAULT_MIN_TOKENS,
         )

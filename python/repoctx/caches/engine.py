@@ -26,6 +26,8 @@ import stat
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any, Callable, Literal
 
 import msgspec
@@ -98,9 +100,10 @@ def _name(ws: Workspace, name: object) -> tuple[str, str, str]:
     return base, os.path.normpath(os.path.join(croot, rel)), rel
 
 
-def locate(ws: Workspace, name: object) -> str:
-    """The real path of an existing cache directory, or CacheError("cache_missing") (naming
-    the link when the cache root itself leads out of the repository)."""
+def locate(ws: Workspace, name: object) -> tuple[str, str]:
+    """(root, path relative to it) of an existing cache directory, for `opened`; or
+    CacheError("cache_missing") (naming the link when the cache root itself leads out of the
+    repository)."""
     base, rel, _ = _name(ws, name)
     try:
         fs.stat(base, _base(ws)[1])  # the cache root: a fixed place, so a link out there is named
@@ -113,16 +116,43 @@ def locate(ws: Workspace, name: object) -> str:
             raise CacheError("cache_missing")
     except OSError:  # a name that leads out is missing, as the engine answers
         raise CacheError("cache_missing") from None
-    return os.path.realpath(os.path.join(base, rel))
+    return base, rel
+
+
+@contextmanager
+def opened(base: str, rel: str) -> Iterator[int]:
+    """A descriptor of the cache directory, opened once beneath `base` by the confined layer:
+    every file of the cache is then read through it, by single names, so a swap of the cache
+    or of a folder above it for a link out after the check is never followed."""
+    with _missing_or_io():
+        fd = fs.open_dir(base, rel)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _missing_or_io() -> Iterator[None]:
+    """The layer's refusal of a cache root or a cache as the contract says it: a link out (named)
+    or nothing there is cache_missing, any other failure io_error."""
+    try:
+        yield
+    except fs.LinkRefused as exc:
+        raise CacheError("cache_missing", exc.strerror) from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise CacheError("cache_missing") from None
+    except OSError:
+        raise CacheError("io_error") from None
 
 
 # --- reading a cache ---------------------------------------------------------
 
 
-def _read_regular(path: str) -> bytes:
+def _read_regular(name: str, dir_fd: int) -> bytes:
     """A regular file's bytes, never through a final symlink; CacheError otherwise."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
     except FileNotFoundError:
         raise CacheError("cache_invalid") from None
     except OSError as exc:
@@ -166,45 +196,56 @@ def verify_manifest(manifest: fmt.Manifest) -> list[str]:
     return names
 
 
-def load_view(directory: str) -> _core.CacheView:
-    """Read and verify a whole cache: manifest, index, no orphans, every document's id and hash."""
-    paths = [directory, *(os.path.join(directory, n) for n in ("manifest.json", "index.json", DOCUMENTS))]
+def load_view(base: str, rel: str) -> _core.CacheView:
+    """Read and verify a whole cache: manifest, index, no orphans, every document's id and hash;
+    every file read through one handle of its directory (`opened`)."""
+    with opened(base, rel) as fd:
+        return _load_view(os.path.join(base, rel), fd)
+
+
+def _load_view(directory: str, fd: int) -> _core.CacheView:
+    names_in = ("manifest.json", "index.json", DOCUMENTS)
+    paths = [directory, *(os.path.join(directory, n) for n in names_in)]
     watch = _core.CacheWatch([directory, paths[3]])  # first: a change while reading shows on the next call
     # Then the stats, for the same reason (the core keeps their keys: dev, inode, size, mtime,
-    # ctime; not workspace.stat_key): a change after them shows on the watch.
-    watched: dict[str, os.stat_result] = {}
+    # ctime; not workspace.stat_key): a change after them shows on the watch. The core checks
+    # them again by path later: a cache swapped for a link then differs, and is read again.
+    watched: dict[str, os.stat_result] = {directory: os.fstat(fd)}
     problem = None
-    for path in paths:
+    for path, name in zip(paths[1:], names_in):
         try:
-            watched[path] = os.lstat(path)
+            watched[path] = os.lstat(name, dir_fd=fd)
         except OSError as exc:
             problem = problem or ("cache_invalid" if isinstance(exc, FileNotFoundError) else "io_error")
     # The manifest is read before any other check, as the engine does: an unreadable one is
     # io_error even when other files are missing too.
-    raw_manifest = _read_regular(paths[1])
+    raw_manifest = _read_regular("manifest.json", fd)
     if problem:
         raise CacheError(problem)
     if not stat.S_ISDIR(watched[paths[3]].st_mode):  # documents/ itself, never a symlink
         raise CacheError("cache_invalid")
     manifest = _decode(raw_manifest, fmt.Manifest)
     names = verify_manifest(manifest)
-    index = _decode(_read_regular(paths[2]), dict[str, str])
+    index = _decode(_read_regular("index.json", fd), dict[str, str])
     if index != {e.id: e.file for e in manifest.documents}:
         raise CacheError("cache_invalid")
     try:
-        present = os.listdir(paths[3])
+        docs_fd = os.open(DOCUMENTS, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
     except OSError:
-        raise CacheError("io_error") from None
-    if sorted(present) != sorted(names):
-        raise CacheError("cache_invalid")  # a missing document or an orphan file
+        raise CacheError("cache_invalid") from None
     try:
+        present = os.listdir(docs_fd)
+        if sorted(present) != sorted(names):
+            raise CacheError("cache_invalid")  # a missing document or an orphan file
         return _core.load_cache(
-            paths[3], [(e.id, e.version, n) for e, n in zip(manifest.documents, names)], watched, watch
+            paths[3], docs_fd, [(e.id, e.version, n) for e, n in zip(manifest.documents, names)], watched, watch
         )
     except _core.CacheRefused as exc:
         raise CacheError(exc.args[0]) from None
     except OSError:
         raise CacheError("io_error") from None
+    finally:
+        os.close(docs_fd)
 
 
 class _Views:
@@ -214,7 +255,8 @@ class _Views:
         self.lock = threading.Lock()
         self.views: OrderedDict[str, _core.CacheView] = OrderedDict()
 
-    def get(self, directory: str) -> _core.CacheView:
+    def get(self, base: str, rel: str) -> _core.CacheView:
+        directory = os.path.join(base, rel)
         with self.lock:
             view = self.views.get(directory)
         if view is not None and view.fresh():
@@ -225,7 +267,7 @@ class _Views:
         with self.lock:
             self.views.pop(directory, None)
         started = time.time_ns()
-        view = load_view(directory)
+        view = load_view(base, rel)
         if view.watching or view.newest_change_ns < started - SETTLE_NS:
             with self.lock:
                 self.views[directory] = view
@@ -296,6 +338,9 @@ def _guarded(handler: Callable[[Workspace, Any], Any]) -> Callable[[Workspace, A
             return handler(ws, params)
         except CacheError as exc:
             return fmt.error(exc.code, exc.message)
+        except OSError as exc:  # the system's refusal (permissions, a read-only mount, a swap)
+            log.warning("caches: %s", exc)
+            return fmt.error("io_error", exc.strerror or None)
         except Exception:
             log.exception("caches: unexpected failure")
             return fmt.error("internal_error")
@@ -308,34 +353,32 @@ def resolve(ws: Workspace, p: ResolveParams) -> msgspec.Raw | fmt.ErrorResult:
         p.query.encode()
     except UnicodeEncodeError:
         raise CacheError("invalid_query") from None
-    view = VIEWS.get(locate(ws, p.cache))
+    view = VIEWS.get(*locate(ws, p.cache))
     return msgspec.Raw(view.resolve(p.query, p.budget))
 
 
 def list_caches(ws: Workspace, p: ListCachesParams) -> fmt.ListCachesResult | fmt.ErrorResult:
     base, croot = _base(ws)
     caches = []
-    try:
+    with _missing_or_io():
         for entry in fs.scandir(base, croot):
             if entry.kind != "d":
                 continue
             manifest = fs.lstat(base, os.path.join(croot, entry.name, "manifest.json"))
             has_manifest = manifest is not None and stat.S_ISREG(manifest.st_mode)
             caches.append(fmt.CacheEntry(os.fsencode(entry.name).decode("utf-8", "replace"), has_manifest))
-    except fs.LinkRefused as exc:
-        raise CacheError("cache_missing", exc.strerror) from None
-    except (FileNotFoundError, NotADirectoryError):
-        raise CacheError("cache_missing") from None
-    except OSError:
-        raise CacheError("io_error") from None
     caches.sort(key=lambda c: c.path.encode())
     return fmt.ListCachesResult(caches)
 
 
 def inspect_cache(ws: Workspace, p: InspectParams) -> fmt.InspectResult | fmt.ErrorResult:
-    directory = locate(ws, p.cache)
+    with opened(*locate(ws, p.cache)) as fd:
+        return _inspect(fd, p)
+
+
+def _inspect(fd: int, p: InspectParams) -> fmt.InspectResult:
     try:
-        raw = _read_regular(os.path.join(directory, "manifest.json"))
+        raw = _read_regular("manifest.json", fd)
         data = bounded.json(raw)
     except CacheError as exc:
         if exc.code == "io_error":
@@ -351,40 +394,45 @@ def inspect_cache(ws: Workspace, p: InspectParams) -> fmt.InspectResult | fmt.Er
     if version is None or count is None:
         total = None
     elif p.total_bytes_of == "directory":
-        total = _directory_bytes(directory)
+        total = _directory_bytes(fd)
     else:
-        total = _document_bytes(directory, data.get("documents"))
+        total = _document_bytes(fd, data.get("documents"))
     if total is None:
         return fmt.InspectResult(version or "", count or 0, 0, False)
     return fmt.InspectResult(version, count, total, True)
 
 
-def _document_bytes(directory: str, entries: object) -> int | None:
+def _document_bytes(fd: int, entries: object) -> int | None:
     """Sum of the sizes of the document files the manifest lists (symlinks not followed);
     None when a file cannot be read or an entry names a file outside `documents/`."""
-    docs = os.path.join(directory, DOCUMENTS)
     try:
-        if not stat.S_ISDIR(os.lstat(docs).st_mode) or not isinstance(entries, list):
+        if not stat.S_ISDIR(os.lstat(DOCUMENTS, dir_fd=fd).st_mode) or not isinstance(entries, list):
             return None
+        docs = os.open(DOCUMENTS, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+    except OSError:
+        return None
+    try:
         total = 0
         for e in entries:
             file = e.get("file") if isinstance(e, dict) else None
             name = file[len(DOCUMENTS) + 1:] if isinstance(file, str) and file.startswith(DOCUMENTS + "/") else ""
             if name in ("", ".", "..") or "/" in name or "\\" in name or "\x00" in name:
                 return None
-            st = os.lstat(os.path.join(docs, name))
+            st = os.lstat(name, dir_fd=docs)
             if stat.S_ISREG(st.st_mode):
                 total += st.st_size
         return total
     except OSError:
         return None
+    finally:
+        os.close(docs)
 
 
-def _directory_bytes(directory: str) -> int | None:
-    """Sum of the sizes of the regular files directly in `directory` (symlinks and
+def _directory_bytes(fd: int) -> int | None:
+    """Sum of the sizes of the regular files directly in the directory (symlinks and
     subdirectories left out); None when the directory cannot be listed."""
     try:
-        with os.scandir(directory) as it:
+        with os.scandir(fd) as it:
             return sum(e.stat(follow_symlinks=False).st_size for e in it if e.is_file(follow_symlinks=False))
     except OSError:
         return None

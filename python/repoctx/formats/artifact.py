@@ -94,11 +94,11 @@ Severity = Literal["error", "warning", "info", "off"]
 class Config(Struct, kw_only=True, omit_defaults=True):
     """`.contextia/config.yaml`."""
 
-    project: str = ""
-    source_paths: list[str] = field(default_factory=lambda: ["."])  # where annotations are looked for (and spec paths matched)
-    test_paths: list[str] = []
-    annotation_prefix: str = "@"
-    checks: dict[str, Severity] = {}  # rule name -> severity, overriding the defaults
+    project: bounded.Setting = ""
+    source_paths: list[bounded.Setting] = field(default_factory=lambda: ["."])  # where annotations are looked for (and spec paths matched)
+    test_paths: list[bounded.Setting] = []
+    annotation_prefix: bounded.Setting = "@"
+    checks: dict[bounded.Setting, Severity] = {}  # rule name -> severity, overriding the defaults
 
 
 class SessionRecord(Struct, kw_only=True, omit_defaults=True):

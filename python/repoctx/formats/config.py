@@ -31,7 +31,7 @@ TOKENIZERS = ("bytes4", "o200k", "cl100k")
 
 class RepoctxConfig(Struct, kw_only=True, omit_defaults=True):
     # Closed allowlist of MCP tools (names or dotted aliases) `repoctx serve` lists and accepts.
-    tools: list[str] | None = None
+    tools: list[bounded.Setting] | None = None
     # Which surfaces' tools and resources to serve when no tools list is given.
     profile: Profile | None = None
     # How tools are listed (`serve --names`).

@@ -11,6 +11,7 @@ dependencies are the imports that name another module.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 import re
@@ -115,34 +116,73 @@ def _children(root: str, rel: str) -> list[str]:
     return [c for c in (f"{rel}/{n}" if rel else n for n in names) if _is_plain_dir(root, c)]
 
 
-def _expand(ws: Workspace, patterns: list, marker: str) -> list[str]:
-    """Workspace member globs as relative directories holding `marker`, confined to the root."""
+# Bounds of expanding workspace globs (`packages/**`), all patterns of a scan together: the
+# directories listed, and how deep `**` goes.
+MAX_GLOB_DIRS = 10_000
+MAX_GLOB_DEPTH = 32
+
+
+def _expand(ws: Workspace, patterns: list, marker: str, budget: list[int]) -> list[str]:
+    """Workspace member globs as relative directories holding `marker`, confined to the root:
+    a pattern with `..` or an absolute one names nothing, and the tree is listed through the
+    confined layer, never through a link, within `budget` directories."""
     found: list[str] = []
     for pattern in patterns:
-        if not isinstance(pattern, str) or pattern.startswith("!") or "\x00" in pattern:
+        if not isinstance(pattern, str) or pattern.startswith(("!", "/")) or "\x00" in pattern:
             continue
-        for hit in sorted(glob.glob(os.path.join(ws.root, pattern), recursive=True)):
-            rel = os.path.relpath(hit, ws.root).replace(os.sep, "/")
-            parts = rel.split("/")
-            if rel.startswith("..") or any(p in SKIP or p.startswith(".") for p in parts if p != "."):
-                continue
-            if not ws.contains_real(hit) or not os.path.isfile(os.path.join(hit, marker)):
-                continue
-            rel = "" if rel == "." else rel
-            if rel not in found:
+        parts = [p for p in pattern.replace("\\", "/").split("/") if p not in ("", ".")]
+        if ".." in parts or re.match(r"[A-Za-z]:", pattern):
+            continue
+        for rel in _glob(ws.root, parts, budget):
+            if rel not in found and fs.is_file(ws.root, f"{rel}/{marker}" if rel else marker):
                 found.append(rel)
     return found
+
+
+def _glob(root: str, parts: list[str], budget: list[int]) -> list[str]:
+    """The plain directories (no link, hidden or skipped name) the components match, as glob's
+    recursive match does, without recursion."""
+    level = [""]
+    for part in parts:
+        nxt: list[str] = []
+        if part == "**":  # the directory itself and every plain directory below it
+            stack = [(d, 0) for d in level]
+            while stack:
+                d, depth = stack.pop()
+                nxt.append(d)
+                if depth < MAX_GLOB_DEPTH:
+                    stack += [(c, depth + 1) for c in _plain_children(root, d, budget)]
+        elif glob.has_magic(part):
+            nxt = [c for d in level for c in _plain_children(root, d, budget)
+                   if fnmatch.fnmatchcase(c.rsplit("/", 1)[-1], part)]
+        else:
+            nxt = [c for c in (f"{d}/{part}" if d else part for d in level) if _is_plain_dir(root, c)]
+        level = list(dict.fromkeys(nxt))
+    return sorted(level)
+
+
+def _plain_children(root: str, rel: str, budget: list[int]) -> list[str]:
+    if budget[0] <= 0:
+        return []
+    budget[0] -= 1
+    try:
+        entries = fs.scandir(root, rel or ".")
+    except OSError:
+        return []
+    names = sorted(e.name for e in entries if e.kind == "d" and not e.name.startswith(".") and e.name not in SKIP)
+    return [f"{rel}/{n}" if rel else n for n in names]
 
 
 def _members(ws: Workspace, root_m: mf.Manifests) -> list[tuple[str, str]]:
     """(relative dir, kind) of declared workspace members."""
     members: list[tuple[str, str]] = []
+    budget = [MAX_GLOB_DIRS]
     if root_m.rust:
-        excluded = set(_expand(ws, list(root_m.rust.exclude), "Cargo.toml"))
-        members += [(d, "cargo") for d in _expand(ws, list(root_m.rust.members), "Cargo.toml") if d not in excluded]
+        excluded = set(_expand(ws, list(root_m.rust.exclude), "Cargo.toml", budget))
+        members += [(d, "cargo") for d in _expand(ws, list(root_m.rust.members), "Cargo.toml", budget) if d not in excluded]
     patterns = [*(root_m.js.workspaces if root_m.js else ()), *root_m.pnpm_packages]
-    members += [(d, "npm") for d in _expand(ws, patterns, "package.json")]
-    members += [(d, "go") for d in _expand(ws, list(root_m.go_work), "go.mod")]
+    members += [(d, "npm") for d in _expand(ws, patterns, "package.json", budget)]
+    members += [(d, "go") for d in _expand(ws, list(root_m.go_work), "go.mod", budget)]
     seen: set[str] = set()
     return [(d, k) for d, k in members if d and not (d in seen or seen.add(d))]
 

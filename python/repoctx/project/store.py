@@ -87,24 +87,61 @@ class Store:
 
     def __init__(self, path: str, *, create: bool = True, read_only: bool = False) -> None:
         self.path = path
-        _check_header(path)
-        if read_only:
-            # With no -wal file no writer is active and the main file holds everything: reading it as
-            # immutable creates no -shm/-wal beside it, so a read-only reader leaves no trace.
-            immutable = "&immutable=1" if not os.path.exists(path + "-wal") else ""
-            self.conn = _connect("file:" + _quote_path(path) + "?mode=ro" + immutable, uri=True)
-        else:
-            if not create and not os.path.exists(path):
-                raise FileNotFoundError(path)
-            self.conn = _connect(path)
+        root, rel = fs.split(path)
+        _check_header(root, rel)
+        # Its folder is opened once, beneath the root, and SQLite is given the file through that
+        # handle: a `.repoctx` swapped for a link out after the check is not followed.
+        try:
+            self.dir_fd = fs.open_dir(root, os.path.dirname(rel))
+        except fs.LinkRefused as exc:
+            raise StoreError(f"{DB_FILE} leads outside the repository ({exc.strerror})") from None
+        try:
+            self.conn = self._open(root, rel, create, read_only)
+        except sqlite3.DatabaseError as exc:
+            os.close(self.dir_fd)
+            raise _problem(f"is not a usable SQLite database ({exc})") from None
+        except BaseException:
+            os.close(self.dir_fd)
+            raise
         try:
             self._prepare(read_only)
         except sqlite3.DatabaseError as exc:
-            self.conn.close()
+            self.close()
             raise _problem(f"is not a usable SQLite database ({exc})") from None
         except StoreError:
-            self.conn.close()
+            self.close()
             raise
+
+    def _open(self, root: str, rel: str, create: bool, read_only: bool) -> sqlite3.Connection:
+        name, fd = os.path.basename(rel), self.dir_fd
+        exists = _lexists(name, fd)
+        if not exists and (read_only or not create):
+            raise FileNotFoundError(self.path)
+        if not exists:  # made here, beneath the handle; SQLite is never asked to make it
+            os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=fd))
+        target = f"/proc/self/fd/{fd}/{name}" if os.path.isdir(f"/proc/self/fd/{fd}") else self.path
+        if read_only:
+            # With no -wal file no writer is active and the main file holds everything: reading it as
+            # immutable creates no -shm/-wal beside it, so a read-only reader leaves no trace.
+            immutable = "&immutable=1" if not _lexists(name + "-wal", fd) else ""
+            conn = _connect("file:" + _quote_path(target) + "?mode=ro" + immutable, uri=True)
+        else:
+            conn = _connect("file:" + _quote_path(target) + "?mode=rw", uri=True)
+        # SQLite resolves the path to a name, and opens its -wal and -shm by that name when it
+        # first reads: read now, then check that the name is still the file of the handle.
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            opened = conn.execute("PRAGMA database_list").fetchone()[2]
+            same = os.path.samestat(os.stat(opened), fs.stat(root, rel))
+        except (OSError, TypeError):
+            same = False
+        except BaseException:
+            conn.close()
+            raise
+        if not same:
+            conn.close()
+            raise StoreError(f"{DB_FILE} was moved while it was opened; not used")
+        return conn
 
     def _prepare(self, read_only: bool) -> None:
         c = self.conn
@@ -155,6 +192,7 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+        os.close(self.dir_fd)
 
     # --- writes (each one short transaction) ---------------------------------
 
@@ -271,10 +309,18 @@ def _connect(target: str, uri: bool = False) -> sqlite3.Connection:
                            isolation_level=None)
 
 
-def _check_header(path: str) -> None:
+def _lexists(name: str, dir_fd: int) -> bool:
+    try:
+        os.lstat(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _check_header(root: str, rel: str) -> None:
     """Refuse a file that is not an SQLite database before sqlite3 touches it."""
     try:
-        head = fs.read_head(*fs.split(path), len(SQLITE_MAGIC))
+        head = fs.read_head(root, rel, len(SQLITE_MAGIC))
     except FileNotFoundError:
         return
     except OSError as exc:

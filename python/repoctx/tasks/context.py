@@ -46,6 +46,9 @@ DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
 
 
+MAX_BUDGET = 2**63 - 1  # as the caches' budgets
+
+
 class ContextParams(Struct):
     task: Annotated[str, Meta(description="The task in words: an issue, a bug report, a commit message")]
     budget: Annotated[
@@ -225,8 +228,8 @@ def warm(ws: Workspace) -> None:
 def task_context(ws: Workspace, p: ContextParams) -> TaskContextResult | TaskContextError:
     if not p.task.strip():
         return _fail("invalid_argument", "task must say what the task is (it is empty)")
-    if p.budget < 1:
-        return _fail("invalid_argument", f"Invalid budget {p.budget}: 1 token or more")
+    if not 1 <= p.budget <= MAX_BUDGET:  # (past 2^64 - 1 the core cannot hold it)
+        return _fail("invalid_argument", f"Invalid budget {p.budget}: 1 to {MAX_BUDGET} tokens")
     if not 1 <= p.limit <= MAX_LIMIT:
         return _fail("invalid_argument", f"Invalid limit {p.limit}: 1 to {MAX_LIMIT}")
     unknown = [s for s in p.signals_off if s not in SIGNALS]

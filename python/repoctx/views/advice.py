@@ -54,7 +54,8 @@ def _scan_config(root: str) -> list[str]:
     wrong = [f"{name} must be {kind}" for name, kind, ok in (
         ("min_tokens", "an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)),
         ("max_depth", "a positive integer", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1),
-        ("ignore", "a list of glob patterns", lambda v: isinstance(v, list) and all(isinstance(p, str) for p in v)),
+        ("ignore", f"a list of glob patterns of at most {bounded.MAX_SETTING} characters",
+         lambda v: isinstance(v, list) and all(bounded.is_setting(p) for p in v)),
         ("include_fixtures", "true or false", lambda v: isinstance(v, bool)),
     ) if name in data and not ok(data[name])]
     return [f"{CONFIG_FILE}: {', '.join(wrong)}; their defaults apply until fixed"] if wrong else []

@@ -29,7 +29,10 @@ STATES = ("fresh", "stale", "invalid", "missing")
 
 class ReportParams(Struct):
     out: Annotated[str, Meta(description="Where to write the page: a path relative to the repository root "
-                             "(inside it), or an absolute path anywhere you may write; `-` prints it")] = DEFAULT_OUT
+                             "(inside it), or an absolute path anywhere you may write, in a folder that exists (only "
+                             "folders under .repoctx/ are made); a "
+                             "file there is replaced keeping its mode and owner, anything else is refused; "
+                             "`-` prints it")] = DEFAULT_OUT
     only: Annotated[list[str] | None, Meta(description="Show only scopes in these states in the page's tree at "
                                            "first, e.g. `stale,missing` (the page can widen it again)")] = None
 
@@ -141,8 +144,9 @@ def report(catalog, ws: Workspace, p: ReportParams) -> ReportResult:
     if os.path.isabs(p.out) and not (path == ws.root or path.startswith(ws.root + os.sep)):
         # A path the person typed plainly outside the repository is theirs (`report` is a
         # command, not a tool): written there, its links followed. One inside is confined.
+        if not os.path.isdir(os.path.dirname(path)):
+            return ReportResult(p.out, 0, **counts, error=_no_folder(p.out))
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
             atomic_write(path, html.encode())
         except OSError as exc:
             return ReportResult(p.out, 0, **counts, error=f"{p.out} cannot be written ({exc.strerror or exc})")
@@ -156,11 +160,18 @@ def report(catalog, ws: Workspace, p: ReportParams) -> ReportResult:
         return ReportResult(p.out, 0, **counts, error=f"--out {p.out!r} names the repository itself; "
                             f"give it a file path, e.g. {DEFAULT_OUT}")
     try:
-        local_state.makedirs(*fs.split(os.path.dirname(path)))
+        if rel.startswith(local_state.STATE_DIR + "/"):  # folders of repoctx's own state are made; others must exist
+            local_state.makedirs(*fs.split(os.path.dirname(path)))
+        elif not fs.is_dir(*fs.split(os.path.dirname(path))):
+            return ReportResult(rel, 0, **counts, error=_no_folder(rel))
         atomic_write(path, html.encode())
     except OSError as exc:  # a directory there, a name over 255 bytes, a link loop or out
         return ReportResult(rel, 0, **counts, error=f"{rel} cannot be written ({exc.strerror or exc})")
     return ReportResult(rel, size, **counts)
+
+
+def _no_folder(out: str) -> str:
+    return f"{out} cannot be written: its folder does not exist (make it first; repoctx does not make folders it was not asked for)"
 
 
 def _render(r: ReportResult) -> str:

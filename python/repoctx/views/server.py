@@ -13,6 +13,8 @@ import logging
 import os
 import shlex
 import sys
+import threading
+import time
 from contextlib import asynccontextmanager
 
 import anyio
@@ -402,7 +404,8 @@ async def _serve_stdio(server: Server) -> None:
         # a parse error when the line is not JSON, an invalid request when it is JSON but not
         # a message the SDK reads (params not an object, nested past its parser's depth, a lone
         # surrogate escape). Either carries the line's id where it can be read, else null, so
-        # the client is not left waiting. A line over the size cap was never read whole
+        # the client is not left waiting; a request whose id is not an integer or a string is
+        # invalid, answered with id null. A line over the size cap was never read whole
         # (wire.py): it gets an invalid-request error with the id at its head.
         inner_send, inner_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
@@ -411,7 +414,7 @@ async def _serve_stdio(server: Server) -> None:
             await write_stream.send(SessionMessage(error))
 
         async def sift() -> None:
-            async with inner_send:
+            async with inner_send, _exit_when_done():
                 async for item in read_stream:
                     line = lines.taken()
                     if isinstance(item, Exception):
@@ -421,6 +424,9 @@ async def _serve_stdio(server: Server) -> None:
                             await answer(types.INVALID_REQUEST, "Invalid request: not a JSON-RPC message this server reads", head.id)
                         else:
                             await answer(types.PARSE_ERROR, "Parse error: not a JSON-RPC message", head.id)
+                    elif getattr(item.message, "method", None) is not None and _invalid_id(line):
+                        # (the SDK would take it as a notification, or coerce its id: 1.0, true)
+                        await answer(types.INVALID_REQUEST, "Invalid request: an id must be an integer or a string", None)
                     elif (dropped := lines.dropped(item.message)) is not None:
                         size, id_ = dropped
                         log.warning("dropped a message of %d bytes (limit %d)", size, MAX_MESSAGE_BYTES)
@@ -437,11 +443,38 @@ async def _serve_stdio(server: Server) -> None:
             tg.cancel_scope.cancel()
 
 
+def _invalid_id(line: str) -> bool:
+    """Whether the line has an `id` that is neither an integer nor a string (JSON-RPC 2.0 and
+    MCP allow no other): such a request is answered as invalid, with id null."""
+    head = request_id(line)
+    return head.has_id and head.id is None
+
+
+# How long a server whose client has gone may take to end its session and finish the calls
+# under way: a call that is stuck (a lock a live process holds, a slow disk) cannot keep it.
+DISCONNECT_GRACE_SECONDS = 5.0
+
+
+@asynccontextmanager
+async def _exit_when_done():
+    """Once the client's wire has ended, the process ends within DISCONNECT_GRACE_SECONDS even
+    when a call is stuck in a worker thread, which no cancellation reaches. Ending it there is
+    safe: every write is atomic or journaled, so a write cut short is finished or rolled back
+    by the next command."""
+    try:
+        yield
+    finally:
+        def leave() -> None:
+            time.sleep(DISCONNECT_GRACE_SECONDS)
+            log.warning("the client is gone and a call is still under way after %.0f s: exiting", DISCONNECT_GRACE_SECONDS)
+            os._exit(0)
+
+        threading.Thread(target=leave, name="repoctx-exit", daemon=True).start()
+
+
 def _warm_up(ws: Workspace) -> None:
     """Build the tables in the background while the client connects, so the first question
     finds them built rather than waiting for the walk (catalog.warm_up)."""
-    import threading
-
     tools = {c.tool: c for c in listed(ws).commands}  # the surfaces with data
 
     def warm() -> None:
