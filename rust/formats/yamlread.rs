@@ -7,11 +7,13 @@
 //! are refused with the line and the reason. saphyr-parser streams events in linear time
 //! (libyaml, behind serde_yaml and PyYAML, is quadratic in flow nesting: 43 s for 200 KB
 //! of `[`), so a refusal stops the parse early. Scalars resolve by the YAML 1.2 core
-//! schema (`yes`, `off` and dates stay text), keys keep their order.
+//! schema (`yes`, `off` and dates stay text), keys keep their order, and a key given twice in
+//! one mapping is refused at its second place (YAML forbids it; a silent last-wins would hide
+//! an edit).
 
 use rayon::prelude::*;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Deeper than any file we read needs; serde_json and serde_yaml stop at the same depth.
 pub const MAX_DEPTH: usize = 128;
@@ -106,6 +108,7 @@ struct Frame {
     anchor: usize,
     start: usize,  // where its JSON begins in `out`
     height: usize, // nesting below it so far
+    keys: HashSet<String>, // a mapping's keys so far (allocated from its first key)
 }
 
 /// The JSON text being written, event by event.
@@ -124,6 +127,10 @@ impl Json {
         match event {
             Event::Scalar(value, _, anchor, _) if at_key => {
                 let f = self.stack.last_mut().expect("at a key");
+                if f.keys.contains(value.as_ref()) {
+                    return Err(format!("duplicate key {}", serde_json::to_string(value.as_ref()).expect("a string")));
+                }
+                f.keys.insert(value.to_string());
                 if !f.empty {
                     self.out.push(b',');
                 }
@@ -155,7 +162,7 @@ impl Json {
                 }
                 let start = self.value_start();
                 self.out.push(if map { b'{' } else { b'[' });
-                self.stack.push(Frame { map, at_key: map, empty: true, anchor, start, height: 0 });
+                self.stack.push(Frame { map, at_key: map, empty: true, anchor, start, height: 0, keys: HashSet::new() });
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 let f = self.stack.pop().expect("the parser balances collections");
@@ -405,6 +412,9 @@ mod tests {
         assert_eq!(refused("a: 1\nb: !foo x\n"), (2, "unsupported tag !foo".into()));
         assert_eq!(refused("x: 1\n? [a]\n: c\n").1, "a mapping key must be a scalar, not a sequence or mapping");
         assert_eq!(refused("a: !!int x\n").1, r#""x" is not a valid !!int"#);
+        assert_eq!(refused("a: 1\nb:\n  c: 2\n  c: 3\n"), (4, r#"duplicate key "c""#.into()));
+        assert_eq!(refused("{a: 1, a: 2}\n"), (1, r#"duplicate key "a""#.into()));
+        assert_eq!(json("a: {k: 1}\nb: {k: 2}\n"), r#"{"a":{"k":1},"b":{"k":2}}"#); // the same key in two mappings
         assert_eq!(to_json(b"a: 1\nb: \xff\n").unwrap_err().line, 2);
     }
 }

@@ -147,8 +147,7 @@ def test_norms_give_way_before_specs_and_the_task_last(tmp_path):
         ("meta", "meta", "meta"),  # the task last
         ("meta", "meta", None),  # leaving out only once all is at meta, in the same order
         ("meta", None, None),
-        (None, None, None),
-        "too small",
+        "too small",  # the task is never left out: a bundle without it would be a success with nothing
     ]
     tight = _context(root, "full", 70)
     assert "shortened: TASK-001 (full → meta), SPEC-001 (full → meta)\nleft out: NORM-001" in tight.text

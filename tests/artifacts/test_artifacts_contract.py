@@ -141,7 +141,7 @@ def test_new_takes_the_next_free_id_and_writes_a_readable_artifact(project):
     shown = run_cli("artifacts", "task", "show", "TASK-009", "--format", "meta", "--root", str(project), check=True)
     assert shown.stdout == "# TASK-009: Revoke on logout\nstatus: backlog\nkind: bug\n"
     bad = run_cli("artifacts", "new", "epic", "--title", "x", "--root", str(project))
-    assert bad.returncode == 1 and "Invalid type 'epic'. Valid types: spec, decision, norm, task" in bad.stdout
+    assert bad.returncode == 1 and "Invalid type 'epic'. Valid types: spec, decision, norm, task" in bad.stderr
 
 
 def test_concurrent_new_never_share_an_id(tmp_path):

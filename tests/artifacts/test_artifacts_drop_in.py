@@ -84,7 +84,7 @@ def test_search_takes_limits_beyond_100_and_answers_at_most_every_artifact(proje
     text = run_cli("artifacts", "search", "widget", "--limit", "150", "--root", str(project), check=True).stdout
     assert text.startswith('Found 130 artifacts matching "widget":\n') and "130. SPEC-" in text
     bad = run_cli("artifacts", "search", "widget", "--limit", "0", "--root", str(project))
-    assert bad.returncode == 1 and bad.stdout.strip() == "Invalid limit 0. Valid limits: 1 or more"
+    assert bad.returncode == 1 and bad.stderr.strip() == "Invalid limit 0. Valid limits: 1 or more"
 
 
 # A server whose project reader fails as a bug would: the error names an absolute path.

@@ -56,12 +56,14 @@ async def resource_uris(client) -> set[str]:
 
 @pytest.mark.anyio
 async def test_default_profile_serves_the_surfaces_with_data(scopes_only):
+    # The artifacts' tools are listed without their data: their answer says how to start a project.
+    default = tools_of("scopes", "tasks", "control", "artifacts")
     async with mcp_client("--root", str(scopes_only)) as client:
-        assert await listed(client) == tools_of("scopes", "tasks", "control")
+        assert await listed(client) == default
         assert await resource_uris(client) == set()
         caps = (await client.call_tool("ctxt_capabilities", {})).structured_content
         assert caps["profile"] is None and caps["surfaces"] == ["scopes", "tasks", "control"]
-        assert set(caps["tools"]) == tools_of("scopes", "tasks", "control")
+        assert set(caps["tools"]) == default
         assert caps["network_used"] is False and caps["read_only"] is False
         assert caps["allowed_roots"] == [str(scopes_only.resolve())]
         report = (await client.call_tool("ctxt_self_report", {})).structured_content
@@ -80,7 +82,7 @@ async def test_a_repository_without_any_data_still_gets_scopes(tmp_path):
     root = tmp_path / "bare"
     write(root, "src/main.py", "print('hi')\n" * 2000)
     async with mcp_client("--root", str(root)) as client:
-        assert await listed(client) == tools_of("scopes", "tasks", "control")
+        assert await listed(client) == tools_of("scopes", "tasks", "control", "artifacts")
         listing = json.loads((await client.call_tool("list_contexts", {})).content[0].text)
         assert [(e["scope"], e["state"]) for e in listing["entries"]] == [(".", "missing"), ("src", "missing")]
 

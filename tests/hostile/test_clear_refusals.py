@@ -48,7 +48,7 @@ async def test_propose_change_refuses_preconditions_that_name_no_file(repo):
 def test_report_out_that_names_no_file_is_refused(repo, out, message):
     before = sorted(os.listdir(repo.parent))
     proc = run_cli("report", "--root", str(repo), "--out", out)
-    assert proc.returncode == 1 and proc.stdout.strip() == message, proc.stdout + proc.stderr
+    assert proc.returncode == 1 and proc.stderr.strip() == message, proc.stdout + proc.stderr  # an error: stderr
     assert sorted(os.listdir(repo.parent)) == before  # no temp file beside the root
 
 

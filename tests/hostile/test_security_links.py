@@ -258,7 +258,7 @@ def test_report_out_is_the_persons_choice_outside_and_confined_inside(tmp_path):
     repo, out, _ = link_case(tmp_path, "docs", "out")
     before = snapshot(out)
     inside = run_cli("--root", str(repo), "report", "--out", str(repo / "docs" / "r.html"))
-    assert inside.returncode == 1 and "outside the repository" in inside.stdout
+    assert inside.returncode == 1 and "outside the repository" in inside.stderr
     assert snapshot(out) == before
     elsewhere = tmp_path / "mine" / "r.html"
     elsewhere.parent.mkdir()  # (a folder typed must exist: report makes none, issue 32 item 2)

@@ -88,7 +88,7 @@ def test_cli_init_writes_the_file_and_gitignores_local_state(tmp_path):
     assert "Wrote .repoctx/project.yaml: acme, 7 modules" in first.stdout
     assert {"/*", "!/project.yaml"} <= set((root / ".repoctx/.gitignore").read_text().splitlines())
     again = run_cli("project", "init", "--root", str(root))
-    assert again.returncode == 1 and "already exists" in again.stdout
+    assert again.returncode == 1 and "already exists" in again.stderr
     assert str(root) not in (root / ".repoctx/project.yaml").read_text()  # paths stay relative
     scan = run_cli("project", "scan", "--json", "--root", str(root))
     assert scan.returncode == 0 and '"added": []' in scan.stdout
@@ -96,7 +96,7 @@ def test_cli_init_writes_the_file_and_gitignores_local_state(tmp_path):
 
 def test_cli_scan_without_a_project_file_says_how_to_start(tmp_path):
     proc = run_cli("project", "scan", "--root", str(tmp_path))
-    assert proc.returncode == 1 and "repoctx project init" in proc.stdout
+    assert proc.returncode == 1 and "repoctx project init" in proc.stderr
     assert not (tmp_path / ".repoctx").exists()
 
 

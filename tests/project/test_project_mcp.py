@@ -113,7 +113,7 @@ async def test_listing_and_the_contract_error_codes_on_the_wire(repo):
         for uri in ("context://module/", "context://module/a/b", "context://nope/x", "context://project"):
             with pytest.raises(MCPError) as info:
                 await client.read_resource(uri)
-            assert info.value.code == -32600 and info.value.message == f"Unknown resource: {uri}"
+            assert info.value.code == -32602 and info.value.message == f"Unknown resource: {uri}"
         with pytest.raises(MCPError) as info:
             await client.read_resource("context://sessions/recent?limit=0")
         assert info.value.code == -32602 and info.value.message == "Invalid limit: 0"

@@ -299,5 +299,5 @@ def test_cli_lists_and_shows_sessions(repo, clock):
     detail = json.loads(run_cli("sessions", "show", s["id"], "--json", "--root", str(repo)).stdout)
     assert detail["files_accessed"] == [{"path": "src/core", "access_count": 1, "last_accessed_at": "2026-03-01T09:00:00Z"}]
     missing = run_cli("sessions", "show", "ffff", "--root", str(repo))
-    assert missing.returncode == 1 and "No session matches ffff" in missing.stdout
+    assert missing.returncode == 1 and "No session matches ffff" in missing.stderr
     assert run_cli("sessions", "--limit", "0", "--root", str(repo)).returncode == 1

@@ -85,4 +85,4 @@ def test_answers_with_and_without_the_memo_agree(repo):
     for memo in memo_files():
         memo.unlink()
     assert warm == cold == status(repo)
-    assert {e["scope"]: e["state"] for e in cold["entries"]}["b"] == "missing"
+    assert {e["scope"]: e["state"] for e in cold["entries"]}["b"] == "invalid"

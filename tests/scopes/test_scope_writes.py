@@ -371,7 +371,8 @@ def test_status_check_fails_on_stale_or_missing(repo):
     os.utime(repo / "web/package.json", ns=(1, 1))
     proc = run_cli("--json", "status", "--check", "--root", str(repo))
     assert proc.returncode == 1
-    assert json.loads(proc.stdout)["check"] == {"passed": False, "fresh": len(SCOPES) - 1, "stale": 1, "missing": 0}
+    assert json.loads(proc.stdout)["check"] == {"passed": False, "fresh": len(SCOPES) - 1, "stale": 1, "missing": 0,
+                                                "invalid": 0}
 
 
 def test_list_contexts_filters_and_pages_leaving_the_default_as_the_contract_says(repo):

@@ -153,17 +153,17 @@ def test_unsupported_version_and_corrupt_files(ws, repo):
     (repo / "tests/.context.yaml").write_text(CONTEXT.format(fingerprint="x", scope="tests", summary="s").replace("version: 1", "version: 2"))
     data, is_error = tool(ws, "query_context", scope="tests")
     # The contract's fields as it fixes them; `invalid` is added beside them (issue 22).
-    newer = {"reason": "schema version 2, newer than this repoctx reads (version 1); "
-                       "`pip install --upgrade repoctx` for a newer one"}
+    newer = {"reason": "schema version 2, which repoctx does not read (version 1 is the only schema): set "
+                       "`version: 1` if the file follows it, or remove the file and run `repoctx init` to write a new one"}
     assert is_error and data == {
         "found": False, "scope": "tests",
         "error": "Unsupported schema version 2 (this tool supports version 1). Upgrade dotcontext to read this file.",
         "invalid": newer,
     }
     data, is_error = tool(ws, "check_freshness", scope="tests")
-    assert is_error and data["state"] == "missing" and data["error"].startswith("Unsupported schema version 2")
+    assert is_error and data["state"] == "invalid" and data["error"].startswith("Unsupported schema version 2")
     listed, _ = tool(ws, "list_contexts")
-    assert {"scope": "tests", "state": "missing", "has_context": False, "invalid": newer} in listed["entries"]
+    assert {"scope": "tests", "state": "invalid", "has_context": False, "invalid": newer} in listed["entries"]
 
     for bad in ["version: 1\nsummary: [unclosed\n", "just a string", "version: 1\nscope: .\n",
                 CONTEXT.format(fingerprint="x", scope="tests", summary="s") + "extra_field: 1\n", "\xff\xfe"]:

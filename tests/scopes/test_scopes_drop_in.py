@@ -88,7 +88,7 @@ def test_a_context_file_over_the_bound_is_invalid_with_the_contracts_message(rep
     corrupt = 'Invalid or corrupt .context.yaml at scope "src/core"'
     code, check = cli_json(repo, "check", "src/core")
     invalid = {"reason": "larger than 16 MiB"}  # added beside the contract's fields (issue 22)
-    assert (code, check) == (1, {"scope": "src/core", "state": "missing", "error": corrupt, "invalid": invalid})
+    assert (code, check) == (1, {"scope": "src/core", "state": "invalid", "error": corrupt, "invalid": invalid})
     code, show = cli_json(repo, "show", "src/core")
     assert (code, show) == (1, {"found": False, "scope": "src/core", "error": corrupt, "invalid": invalid})
 

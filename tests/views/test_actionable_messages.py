@@ -27,10 +27,11 @@ def repo_with_cache(tmp_path) -> Path:
 def test_a_missing_cache_names_itself_the_cache_root_and_the_command_that_builds_it(repo_with_cache):
     repo = repo_with_cache
     people = run_cli("resolve", "--cache", "api", "--query", "x", "--budget", "9", cwd=repo)
-    assert people.returncode == 4
-    assert json.loads(people.stdout) == json.loads(CACHE_MISSING)  # the error object itself is the contract's
-    assert people.stderr == ("repoctx: Cache `api` does not exist under .repoctx/caches; build it with "
-                             "`repoctx cache build --sources DIR --cache api` (`repoctx cache list` lists the caches there)\n")
+    assert people.returncode == 4 and people.stdout == ""  # an error: on stderr, for a person
+    error, advice = people.stderr.rsplit("\n", 2)[0], people.stderr.rsplit("\n", 2)[1]
+    assert json.loads(error) == json.loads(CACHE_MISSING)  # the error object itself is the contract's
+    assert advice == ("repoctx: Cache `api` does not exist under .repoctx/caches; build it with "
+                      "`repoctx cache build --sources DIR --cache api` (`repoctx cache list` lists the caches there)")
     machine = run_cli("resolve", "--cache", "api", "--query", "x", "--budget", "9", "--json", cwd=repo)
     assert (machine.returncode, machine.stdout, machine.stderr) == (4, CACHE_MISSING, "")
     inspect = run_cli("cache", "inspect", "--cache", "api", cwd=repo)
@@ -42,14 +43,14 @@ def test_a_missing_cache_root_is_named_as_given(tmp_path):
     (tmp_path / "repo").mkdir()
     proc = run_cli("cache", "list", "--cache-root", str(given), "--root", str(tmp_path / "repo"))
     assert proc.returncode == 4
-    assert proc.stderr == (f"repoctx: The cache root {given} does not exist; build a cache there with "
-                           "`repoctx cache build --sources DIR --cache NAME`\n")
+    assert proc.stderr.endswith(f"\nrepoctx: The cache root {given} does not exist; build a cache there with "
+                                "`repoctx cache build --sources DIR --cache NAME`\n")
 
 
 def test_a_damaged_cache_says_how_to_build_it_again(repo_with_cache):
     write(repo_with_cache, ".repoctx/caches/docs/documents/stray.json", "{}")
     proc = run_cli("resolve", "--cache", "docs", "--query", "x", "--budget", "9", cwd=repo_with_cache)
-    assert proc.returncode == 5 and '"cache_invalid"' in proc.stdout
+    assert proc.returncode == 5 and '"cache_invalid"' in proc.stderr
     assert "Cache `docs` under .repoctx/caches does not pass verification" in proc.stderr
     assert "`repoctx cache build --sources DIR --cache docs --force`" in proc.stderr
 
@@ -57,7 +58,7 @@ def test_a_damaged_cache_says_how_to_build_it_again(repo_with_cache):
 @pytest.mark.parametrize("budget", ["-1", str(2**63)])
 def test_a_budget_error_says_what_a_valid_budget_is(repo_with_cache, budget):
     proc = run_cli("resolve", "--cache", "docs", "--query", "x", "--budget", budget, cwd=repo_with_cache)
-    assert proc.returncode == 3 and '"invalid_budget"' in proc.stdout
+    assert proc.returncode == 3 and '"invalid_budget"' in proc.stderr
     assert "a budget is a whole number of tokens from 0 to 9223372036854775807" in proc.stderr
     help_text = " ".join(run_cli("resolve", "--help").stdout.split())
     assert "--budget BUDGET Maximum tokens of the selected documents, a whole number from 0 to 2^63-1" in help_text
@@ -121,20 +122,20 @@ def test_status_and_check_call_a_broken_file_invalid_with_file_line_and_column(s
     assert "  ✗ docs  missing" in status.stdout
     assert status.stdout.splitlines()[-1] == "4 scopes: 2 fresh, 0 stale, 1 missing, 1 invalid (0 directories below min_tokens)"
     check = run_cli("check", "src", "--root", str(scopes_repo))
-    assert (check.returncode, check.stdout) == (
-        1, "src: invalid (src/.context.yaml:3:8: mapping values are not allowed in this context)\n")
+    assert (check.returncode, check.stdout) == (1, "")  # an error: on stderr
+    assert check.stderr == "src: invalid (src/.context.yaml:3:8: mapping values are not allowed in this context)\n"
     show = run_cli("show", "src", "--root", str(scopes_repo))
-    assert show.stdout == check.stdout
+    assert show.stderr == check.stderr
 
 
 def test_the_json_keeps_the_contracts_fields_and_adds_where(scopes_repo):
-    """--json is the MCP answer: state missing, has_context false and the contract's error text,
-    with `invalid` beside them; a scope with no file has no `invalid`."""
+    """--json is the MCP answer: state invalid, has_context false and the contract's error text,
+    with `invalid` beside them saying why; a scope with no file is missing, with no `invalid`."""
     entries = {e["scope"]: e for e in json.loads(run_cli("status", "--json", "--root", str(scopes_repo)).stdout)["entries"]}
-    assert entries["src"] == {"scope": "src", "state": "missing", "has_context": False, "invalid": WHERE}
+    assert entries["src"] == {"scope": "src", "state": "invalid", "has_context": False, "invalid": WHERE}
     assert entries["docs"] == {"scope": "docs", "state": "missing", "has_context": False}
     check = json.loads(run_cli("check", "src", "--json", "--root", str(scopes_repo)).stdout)
-    assert check == {"scope": "src", "state": "missing",
+    assert check == {"scope": "src", "state": "invalid",
                      "error": 'Invalid or corrupt .context.yaml at scope "src"', "invalid": WHERE}
 
 
@@ -142,10 +143,10 @@ def test_the_json_keeps_the_contracts_fields_and_adds_where(scopes_repo):
 async def test_mcp_clients_get_the_contracts_answers_and_where(scopes_repo):
     async with mcp_client("--root", str(scopes_repo)) as client:
         listed = json.loads((await client.call_tool("list_contexts", {})).content[0].text)
-        assert {"scope": "src", "state": "missing", "has_context": False, "invalid": WHERE} in listed["entries"]
+        assert {"scope": "src", "state": "invalid", "has_context": False, "invalid": WHERE} in listed["entries"]
         checked = await client.call_tool("check_freshness", {"scope": "src"})
         assert checked.is_error and checked.structured_content == {
-            "scope": "src", "state": "missing", "error": 'Invalid or corrupt .context.yaml at scope "src"',
+            "scope": "src", "state": "invalid", "error": 'Invalid or corrupt .context.yaml at scope "src"',
             "invalid": WHERE}
         queried = await client.call_tool("query_context", {"scope": "src"})
         assert queried.structured_content["invalid"] == WHERE and queried.structured_content["found"] is False
@@ -154,12 +155,14 @@ async def test_mcp_clients_get_the_contracts_answers_and_where(scopes_repo):
 def test_a_newer_schema_version_names_repoctx_not_another_tool(scopes_repo):
     write(scopes_repo, "lib/.context.yaml", (scopes_repo / "lib/.context.yaml").read_text().replace("version: 1", "version: 2"))
     for args in (["check", "lib"], ["show", "lib"], ["status"]):
-        out = run_cli(*args, "--root", str(scopes_repo)).stdout
-        assert ("invalid (lib/.context.yaml: schema version 2, newer than this repoctx reads (version 1); "
-                "`pip install --upgrade repoctx` for a newer one)") in out, args
+        proc = run_cli(*args, "--root", str(scopes_repo))
+        out = proc.stdout + proc.stderr
+        assert ("invalid (lib/.context.yaml: schema version 2, which repoctx does not read (version 1 is the only "
+                "schema): set `version: 1` if the file follows it, or remove the file and run `repoctx init` to write "
+                "a new one)") in out, args
         assert "dotcontext" not in out, args
     update = run_cli("update", "lib", "--fields", '{"summary": "x"}', "--root", str(scopes_repo))
-    assert "dotcontext" not in update.stdout + update.stderr and "pip install --upgrade repoctx" in update.stdout + update.stderr
+    assert "dotcontext" not in update.stdout + update.stderr and "set `version: 1`" in update.stdout + update.stderr
     # The contract fixes the MCP client's words.
     assert "Upgrade dotcontext to read this file." in run_cli("check", "lib", "--json", "--root", str(scopes_repo)).stdout
 
@@ -181,7 +184,7 @@ def test_filtered_status_counts_what_it_shows(scopes_repo):
     checked = run_cli("status", "--state", "fresh", "--check", *root)
     assert checked.returncode == 1
     assert checked.stdout.splitlines()[-2:] == ["3 of 4 scopes shown: 3 fresh",
-                                                 "check failed for all 4 scopes: 3 fresh, 1 stale, 0 missing or invalid"]
+                                                 "check failed for all 4 scopes: 3 fresh, 1 stale, 0 missing, 0 invalid"]
 
 
 # --- words ----------------------------------------------------------------------------------

@@ -58,10 +58,13 @@ def test_not_a_repository_and_no_context_files_yet(tmp_path):
 
 def test_unknown_scope(repo):
     out = run_cli("show", "src/nowhere", "--root", str(repo))
-    assert out.returncode == 1
-    assert 'No .context.yaml found at scope "src/nowhere"' in out.stdout
-    assert _lines(out) == ["repoctx: next: `repoctx status` lists the scopes that should have one; "
-                           "`repoctx init` writes them"]
+    assert out.returncode == 1 and out.stdout == ""
+    # For a person: what is wrong, without the contract's min_tokens guess or its MCP tool name.
+    assert _lines(out) == ["src/nowhere: no .context.yaml",
+                           f"repoctx: src/nowhere is not a directory in the repository ({repo.resolve()}); "
+                           "`repoctx status` lists the scopes"]
+    answer = json.loads(run_cli("show", "src/nowhere", "--json", "--root", str(repo)).stdout)
+    assert answer["error"].startswith('No .context.yaml found at scope "src/nowhere"')  # the contract's words
     out = run_cli("check", "../outside", "--root", str(repo))
     assert out.returncode == 1 and "scopes are paths inside the repository" in out.stderr
     _no_traceback(out)

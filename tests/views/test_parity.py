@@ -71,7 +71,8 @@ async def test_cli_json_equals_mcp_result_byte_for_byte(tmp_path):
             else:
                 assert proc.stdout == cmd.encode(result.structured_content) + "\n", (cmd.tool, proc.stdout[:300], proc.stderr[:300])
                 plain = run_cli(*words, "--root", str(repo))
-                assert plain.stdout == text + "\n", cmd.tool
+                # An error goes to stderr for a person (the advice after it, if any, follows).
+                assert (plain.stderr if result.is_error else plain.stdout).startswith(text + "\n"), cmd.tool
                 assert plain.returncode == proc.returncode, cmd.tool
 
 

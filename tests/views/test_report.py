@@ -78,7 +78,7 @@ def test_report_is_self_contained_and_agrees_with_status(repo):
 
 def test_report_refuses_a_path_outside_and_prints_with_dash(repo, tmp_path):
     out = run_cli("report", "--root", str(repo), "--out", "../elsewhere.html")
-    assert out.returncode == 1 and "outside the repository" in out.stdout
+    assert out.returncode == 1 and "outside the repository" in out.stderr
     assert not (tmp_path / "elsewhere.html").exists()
     out = run_cli("report", "--root", str(repo), "--out", "-")
     assert out.returncode == 0 and out.stdout.startswith("<!doctype html>")

@@ -89,7 +89,9 @@ def test_a_lone_surrogate_anywhere_keeps_the_id(root):
     ]
     answers = _session(root, [_initialize(1), INITIALIZED, *lines,
                               json.dumps({"jsonrpc": "2.0", "id": "ping", "method": "ping"})], [9, 10, 11, None, "ping"])
-    assert [answers[i]["error"]["code"] for i in (9, 10, 11)] == [-32600] * 3
+    # A tool call whose arguments hold one is the tool's to answer (its invalid-argument result).
+    assert answers[9]["result"]["isError"] is True
+    assert [answers[i]["error"]["code"] for i in (10, 11)] == [-32600] * 2
     assert "error" in answers[None]
     assert "result" in answers["ping"]
 

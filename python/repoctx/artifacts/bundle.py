@@ -3,14 +3,16 @@
 The bundle holds the task, the specs, decisions and norms it reaches through
 `links` (breadth first, so direct links come first), the norms that apply to
 every task (active norms without `paths`), the project identity and the task's
-prior session logs. Linked artifacts start at the requested depth, the task at
-`full`.
+prior session logs. Linked artifacts start at the requested depth (the contract's
+`depth` is the detail of linked artifacts); the task and the session logs at `full`,
+so a log is cut to its last entry only when the budget asks for it.
 
 When the text is over budget, a fixed ladder of steps is walked until it fits:
 first each part's depth is lowered (full → summary → meta), one part at a time,
 least important first — norms, then decisions, the identity, specs, session logs
 (oldest first) and the task last, and within a group the part found last first;
-then, in the same order, parts are left out. The first state of the ladder that
+then, in the same order, parts other than the task are left out (a budget too small for
+the task at `meta` is an error, never a bundle without it). The first state of the ladder that
 fits is the bundle, so a larger budget never gives less detail, and the same
 files always give the same bundle. A closing section says what was shortened or
 left out. Tokens are counted by the `tokenizer` of `.repoctx/config.yaml`
@@ -110,14 +112,14 @@ def _identity_part(identity: str, start: str) -> Part:
     return Part("identity", "identity", dict(contents), contents, start)
 
 
-def _log_part(session: Session, latest: bool, start: str, key: str) -> Part:
+def _log_part(session: Session, latest: bool) -> Part:
     r = session.record
     n = len(session.entries)
     facts = ["latest"] if latest else []
     facts += [r.status, f"{n} entr{'y' if n == 1 else 'ies'}"]
     if r.duration_minutes is not None:
         facts.append(f"{r.duration_minutes} minute{'' if r.duration_minutes == 1 else 's'}")
-    head = f"Session {r.started} ({', '.join(facts)})"
+    head = f"Session {session.label} ({', '.join(facts)})"
     entries = [f"[{e.written}]\n{e.body}" for e in session.entries]
     contents = {
         "full": "\n".join(entries),
@@ -125,7 +127,7 @@ def _log_part(session: Session, latest: bool, start: str, key: str) -> Part:
         "meta": "",
     }
     texts = {d: head + (":\n" + c if c else "") for d, c in contents.items()}
-    return Part(key, "log", texts, contents, start)
+    return Part(f"session {session.label}", "log", texts, contents, "full")
 
 
 def _render(header: str, parts: list[Part], depths: dict[str, str | None], budget: int,
@@ -162,8 +164,8 @@ def _ladder(parts: list[Part]) -> list[tuple[str, str | None]]:
                 if p.contents[lower] != p.contents[depth]:
                     steps.append((p.key, lower))
                 depth = lower
-    for group in DEGRADE_ORDER:
-        steps += [(p.key, None) for p in reversed(by_group[group])]
+    for group in DEGRADE_ORDER:  # the task itself is never left out: a bundle without it is no answer
+        steps += [(p.key, None) for p in reversed(by_group[group]) if group != "task"]
     return steps
 
 
@@ -176,11 +178,7 @@ def assemble(project: Project, task: Artifact, depth: str, budget: int, sessions
         parts += [_artifact_part(a, group, depth) for a in groups[group]]
     if project.identity:
         parts.append(_identity_part(project.identity, depth))
-    keys: dict[str, int] = {}
-    for i, s in enumerate(sessions):
-        key = f"session {s.record.started}"
-        keys[key] = keys.get(key, 0) + 1
-        parts.append(_log_part(s, i == 0, depth, key if keys[key] == 1 else f"{key} #{keys[key]}"))
+    parts += [_log_part(s, i == 0) for i, s in enumerate(sessions)]
     header = f"## Context for {task.id}: {task.meta.title}"
     depths: dict[str, str | None] = {p.key: p.start for p in parts}
     steps = iter(_ladder(parts))

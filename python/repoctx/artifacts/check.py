@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from msgspec import Struct
 
-from repoctx.artifacts import store
+from repoctx.artifacts import session_logs, store
 from repoctx.artifacts.store import Project
 from repoctx.formats import artifact as fa
 
@@ -36,6 +36,7 @@ RULES = [
     Rule("invalid_value", "schema", "error", "a status or kind outside the allowed values, or a glob that does not parse"),
     Rule("duplicate_id", "schema", "error", "two files declare the same id"),
     Rule("misplaced", "schema", "warning", "an id outside its type's directory, or a file not named after its id"),
+    Rule("damaged_session", "schema", "error", "a session log whose session.yaml is missing or cannot be read"),
     Rule("broken_link", "links", "error", "`links` names an id that does not exist"),
     Rule("unknown_reference", "links", "error", "the body names an id that does not exist"),
     Rule("orphan_spec", "links", "warning", "a spec that no task links to"),
@@ -117,6 +118,8 @@ def run(project: Project, baseline: str) -> list[Finding]:
                 f"{fa.CONTEXTIA_DIR}/{a.type.directory}/)", a.file)
         elif a.file.rsplit("/", 1)[1] != f"{a.id}.md":
             add("misplaced", f"{a.file} declares id {a.id} (name the file {a.id}.md)", a.file)
+    for d in session_logs.damaged(project.root, project.base):
+        add("damaged_session", d.message, d.file)
 
     linked_by_tasks = set()
     for a in artifacts:

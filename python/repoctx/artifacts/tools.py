@@ -98,6 +98,7 @@ class ShowResult(Struct, omit_defaults=True):
     format: str | None = None
     body: str | None = None  # the part of the body the format includes
     error: str | None = None
+    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
 
 
 def _show(ws: Workspace, artifact_id: str, depth: str, want: str | None) -> ShowResult:
@@ -158,6 +159,7 @@ class SearchResult(Struct):
     results: list[Hit] = []
     unreadable: int = 0
     error: str | UnsetType = UNSET
+    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
 
 
 WORD = re.compile(r"[\w-]+")
@@ -294,6 +296,7 @@ class ListResult(Struct):
     artifacts: list[Listed] = []
     unreadable: int = 0
     error: str | UnsetType = UNSET
+    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
 
 
 def _listing(ws: Workspace, type_name: str, status: str | None, kind: str | None, tasks_only: bool) -> ListResult:
@@ -375,6 +378,7 @@ class TraceResult(Struct):
     referenced_by: list[Reference] = []
     tasks: list[TaskTouch] = []
     error: str | UnsetType = UNSET
+    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
 
 
 def _resolve(ws: Workspace, path: str) -> tuple[str, str]:
@@ -478,6 +482,7 @@ class FindResult(Struct):
     query: str
     artifacts: list[Found] = []
     error: str | UnsetType = UNSET
+    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
 
 
 def find_by_path(ws: Workspace, p: FindParams) -> FindResult:
@@ -572,6 +577,7 @@ class ContextResult(Struct, omit_defaults=True):
     missing_links: list[str] = []
     text: str | None = None
     error: str | None = None
+    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
 
 
 def context(ws: Workspace, p: ContextParams) -> ContextResult:
@@ -682,6 +688,8 @@ class EntryData(Struct):
 class SessionData(Struct, omit_defaults=True):
     started: str
     status: str
+    # The name it is shown by when it differs from `started`: `#n` for the n-th of its second.
+    session: str | None = None
     closed: str | None = None
     duration_minutes: int | None = None
     entries: list[EntryData] = []
@@ -691,6 +699,9 @@ class ReadLogResult(Struct):
     task_id: str
     sessions: list[SessionData] = []
     error: str | UnsetType = UNSET
+    # Sessions whose session.yaml cannot be used, among those read: said, never passed over.
+    damaged: list[str] | UnsetType = UNSET
+    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
 
 
 class WriteLogResult(Struct, omit_defaults=True):
@@ -698,6 +709,7 @@ class WriteLogResult(Struct, omit_defaults=True):
     session: str | None = None  # the session's start
     empty: bool = False  # the entry has no text (no body was given)
     error: str | None = None
+    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
 
 
 class CloseLogResult(Struct, omit_defaults=True):
@@ -707,6 +719,7 @@ class CloseLogResult(Struct, omit_defaults=True):
     duration_minutes: int | None = None
     entries: int | None = None
     error: str | None = None
+    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
 
 
 def _task_for_log(ws: Workspace, task_id: str) -> Artifact:
@@ -719,7 +732,7 @@ def read_log(ws: Workspace, p: ReadLogParams) -> ReadLogResult:
         _task_for_log(ws, p.task_id)
         if not p.latest and p.n < 1:
             raise Problem(f"Invalid n {p.n}. Valid values: 1 or more")
-        found = session_logs.sessions(ws, p.task_id, 1 if p.latest else p.n)
+        found, damaged = session_logs.read(ws, p.task_id, 1 if p.latest else p.n)
     except Problem as exc:
         out.error = str(exc)
         return out
@@ -729,7 +742,10 @@ def read_log(ws: Workspace, p: ReadLogParams) -> ReadLogResult:
     for s in found:
         r = s.record
         entries = [EntryData(e.number, e.written, e.body) for e in s.entries]
-        out.sessions.append(SessionData(r.started, r.status, r.closed, r.duration_minutes, entries))
+        shown = s.label if s.label != r.started else None
+        out.sessions.append(SessionData(r.started, r.status, shown, r.closed, r.duration_minutes, entries))
+    if damaged:
+        out.damaged = [d.message for d in damaged]
     return out
 
 
@@ -740,11 +756,11 @@ def _minutes(n: int) -> str:
 def _text_read_log(r: ReadLogResult) -> str:
     if r.error:
         return r.error
+    blocks = [f"Damaged session log: {d}" for d in r.damaged or ()]
     if not r.sessions:
-        return f"No session logs for {r.task_id}."
-    blocks = []
+        return "\n".join([*blocks, f"No session logs for {r.task_id}."])
     for s in r.sessions:
-        lines = [f"Session log for {r.task_id} ({s.started}):", f"  status: {s.status}"]
+        lines = [f"Session log for {r.task_id} ({s.session or s.started}):", f"  status: {s.status}"]
         if s.duration_minutes is not None:
             lines.append(f"  duration: {_minutes(s.duration_minutes)}")
         lines.append(f"  entries: {len(s.entries)}")
@@ -760,7 +776,7 @@ def write_log(ws: Workspace, p: WriteLogParams) -> WriteLogResult:
         if ws.read_only:
             raise Problem(READ_ONLY)
         _task_for_log(ws, p.task_id)
-        record, _number = session_logs.write_entry(ws, p.task_id, p.body)
+        session, _number = session_logs.write_entry(ws, p.task_id, p.body)
     except Problem as exc:
         out.error = str(exc)
         return out
@@ -770,7 +786,7 @@ def write_log(ws: Workspace, p: WriteLogParams) -> WriteLogResult:
     except OSError as exc:  # the disk's or the repository's doing (a full disk, a lock file that is a link)
         out.error = _not_written(p.task_id, exc)
         return out
-    out.session = record.started
+    out.session = session.label
     out.empty = not p.body.strip()
     return out
 
@@ -793,8 +809,8 @@ def close_log(ws: Workspace, p: CloseLogParams) -> CloseLogResult:
         if ws.read_only:
             raise Problem(READ_ONLY)
         _task_for_log(ws, p.task_id)
-        record = session_logs.close_session(ws, p.task_id)
-        if record is None:
+        session = session_logs.close_session(ws, p.task_id)
+        if session is None:
             raise Problem(f"No open session log for {p.task_id}; nothing to close")
     except Problem as exc:
         out.error = str(exc)
@@ -805,7 +821,8 @@ def close_log(ws: Workspace, p: CloseLogParams) -> CloseLogResult:
     except OSError as exc:  # the disk's or the repository's doing (a full disk, a lock file that is a link)
         out.error = _not_written(p.task_id, exc)
         return out
-    return CloseLogResult(p.task_id, record.started, record.closed, record.duration_minutes, record.entries)
+    record = session.record
+    return CloseLogResult(p.task_id, session.label, record.closed, record.duration_minutes, record.entries)
 
 
 def _text_close_log(r: CloseLogResult) -> str:

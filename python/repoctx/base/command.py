@@ -123,6 +123,10 @@ class Command:
     def _fields(self) -> frozenset[str]:
         return frozenset(f.encode_name for f in msgspec.structs.fields(self.params))
 
+    def unknown(self, arguments: object) -> list[str]:
+        """The argument names it does not take (parse ignores them), sorted."""
+        return sorted(k for k in arguments if k not in self._fields) if isinstance(arguments, dict) else []
+
     def parse(self, arguments: dict | None) -> Any:
         """Typed parameters from JSON-like arguments; raises msgspec.ValidationError. Keys the
         command does not know are ignored, as the original systems do: a client written for a

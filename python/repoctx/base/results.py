@@ -57,6 +57,7 @@ class Envelope(Struct, omit_defaults=True, kw_only=True):
     command: str
     schema_version: int
     error: Failure | UnsetType = UNSET
+    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
 
 
 E = TypeVar("E", bound=Envelope)

@@ -481,11 +481,18 @@ def _sources(ws: Workspace, given: str) -> str:
         except OSError:
             inside = False
         if not inside:
-            raise CacheError("io_error", "Sources directory does not exist")
+            raise _no_sources(given, path)
     real = os.path.realpath(path)
     if not os.path.isdir(real):
-        raise CacheError("io_error", "Sources directory does not exist")
+        raise _no_sources(given, path)
     return real
+
+
+def _no_sources(given: str, path: str) -> CacheError:
+    """`cache build` is a CLI command: its message names the path as typed and as resolved."""
+    where = given if given == path else f"{given} ({path})"
+    return CacheError("io_error", f"Sources directory {where} does not exist; pass --sources with the "
+                      "directory of the documents to build from")
 
 
 def _check_target(base: str, target: str, sources: str, force: bool) -> None:

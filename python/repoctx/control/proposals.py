@@ -255,6 +255,10 @@ def _check(ws: Workspace, proposal: Proposal) -> dict[str, tuple[str, bytes | No
     if expected != proposal.id:
         raise ProposalError("invalid_proposal",
                             f"Proposal {proposal.id} was edited after it was made (its content no longer matches its id)")
+    recorded = _recorded(proposals_dir(ws)).get(proposal.id)
+    if recorded is not None and recorded != proposal.created_at:  # one made before the record: flagged only
+        edited = edits(proposals_dir(ws), proposal)
+        raise ProposalError("invalid_proposal", edited[0], edited)
     if proposal.status == "applied":
         raise ProposalError("already_applied", f"Proposal {proposal.id} was applied at {proposal.applied_at}")
     failed = _failed_preconditions(ws, proposal.preconditions)
@@ -273,8 +277,44 @@ def proposals_dir(ws: Workspace) -> str:
         raise ProposalError("invalid_path", f"{PROPOSALS_DIR} leads outside the repository") from None
 
 
+# What repoctx recorded as it stored each proposal, one `<id> <created_at>` line each, in the
+# order they were made: "latest" and the listing follow it, never a proposal file's own
+# created_at (a hand edit could make any proposal the newest), and an edit of one is flagged.
+RECORD_FILE = "made.txt"
+
+
+def _recorded(directory: str) -> dict[str, str]:
+    """id -> created_at as recorded, in the order the proposals were made."""
+    raw = _read(os.path.join(directory, RECORD_FILE), f"{PROPOSALS_DIR}/{RECORD_FILE}") or b""
+    out: dict[str, str] = {}
+    for line in raw.decode("utf-8", "replace").splitlines():
+        pid, _, created = line.partition(" ")
+        if _is_id(pid) and pid not in out:
+            out[pid] = created
+    return out
+
+
+def _record(directory: str, proposal: Proposal) -> None:
+    """Add a proposal to the record (under the write lock, as its file was written)."""
+    lines = "".join(f"{pid} {at}\n" for pid, at in {**_recorded(directory), proposal.id: proposal.created_at}.items())
+    atomic_write(os.path.join(directory, RECORD_FILE), lines.encode())
+
+
+def edits(directory: str, proposal: Proposal) -> list[str]:
+    """What was changed by hand in a stored proposal that its id does not cover."""
+    recorded = _recorded(directory).get(proposal.id)
+    if recorded is None:
+        return [f"Proposal {proposal.id} is not in repoctx's record of the proposals made here "
+                f"({PROPOSALS_DIR}/{RECORD_FILE}): it was copied or written by hand"]
+    if recorded != proposal.created_at:
+        return [f"Proposal {proposal.id} was edited: created_at says {proposal.created_at}, "
+                f"repoctx recorded {recorded}"]
+    return []
+
+
 def _stored(ws: Workspace) -> list[tuple[str, Proposal | None]]:
-    """(id, proposal or None when unreadable), newest first."""
+    """(id, proposal or None when unreadable), newest first: in the order repoctx recorded, then
+    those it has no record of (by their own created_at), oldest of all."""
     directory = proposals_dir(ws)
     try:
         names = fs.listdir(*fs.split(directory))
@@ -289,7 +329,8 @@ def _stored(ws: Workspace) -> list[tuple[str, Proposal | None]]:
             found.append((pid, _decode(_read(os.path.join(directory, name), f"{PROPOSALS_DIR}/{name}") or b"")))
         except (ProposalError, msgspec.DecodeError):
             found.append((pid, None))
-    found.sort(key=lambda item: (item[1].created_at if item[1] else "", item[0]), reverse=True)
+    order = {pid: i for i, pid in enumerate(_recorded(directory))}
+    found.sort(key=lambda item: (order.get(item[0], -1), item[1].created_at if item[1] else "", item[0]), reverse=True)
     return found
 
 
@@ -400,6 +441,7 @@ def propose(ws: Workspace, p: ProposeParams) -> ProposeResult:
                 proposal = _decode(existing)
             else:
                 atomic_write(path, data)
+                _record(directory, proposal)
     except ProposalError as exc:
         return failure(ProposeResult, name, exc.code, str(exc), **({"problems": exc.problems} if exc.problems else {}))
     return success(ProposeResult, name, proposal=_summary(proposal))
@@ -471,6 +513,9 @@ class InspectResult(Envelope, kw_only=True):
     content: str | UnsetType = UNSET  # the stored proposal, cut at max_bytes on a UTF-8 boundary
     truncated: bool | UnsetType = UNSET
     total_bytes: int | UnsetType = UNSET
+    # What was edited by hand that its id does not cover (validate and apply refuse a forged
+    # created_at), or that repoctx has no record of the proposal.
+    edited: list[str] | UnsetType = UNSET
 
 
 def _ref(target: str | None, pid: str | None) -> str:
@@ -486,15 +531,17 @@ def inspect(ws: Workspace, p: InspectParams) -> InspectResult:
     except ProposalError as exc:
         return failure(InspectResult, name, exc.code, str(exc))
     content, truncated = cut_utf8(raw, p.max_bytes)
+    edited = edits(proposals_dir(ws), proposal)
     return success(InspectResult, name, proposal=_summary(proposal), content=content,
-                   truncated=truncated, total_bytes=len(raw))
+                   truncated=truncated, total_bytes=len(raw), **({"edited": edited} if edited else {}))
 
 
 def _render_inspect(r: InspectResult) -> str:
     if not r.ok:
         return r.error.message
     note = f"\n[cut at {len(r.content.encode())} of {r.total_bytes} bytes; raise --max-bytes to see more]" if r.truncated else ""
-    return r.content.rstrip("\n") + note
+    flagged = "".join(f"\nwarning: {x}" for x in r.edited or ())
+    return r.content.rstrip("\n") + note + flagged
 
 
 # --- proposals validate ----------------------------------------------------------

@@ -34,7 +34,7 @@ class RepoctxConfig(Struct, kw_only=True, omit_defaults=True):
     tools: list[bounded.Setting] | None = None
     # Which surfaces' tools and resources to serve when no tools list is given.
     profile: Profile | None = None
-    # How tools are listed (`serve --names`).
+    # How tools are listed, and whether answers use the contracts' own states (`serve --names`).
     names: Naming = "safe"
     # How many recorded runs `.repoctx/runs/` keeps; the oldest go first.
     keep_runs: Annotated[int, Meta(ge=1)] = 50

@@ -120,6 +120,12 @@ class UnsupportedVersion(Exception):
         super().__init__(found)
         self.found = found
 
+    def advice(self) -> str:
+        """What a person can do about it: version 1 is the only schema there is, so no upgrade reads it."""
+        return (f"schema version {self.found}, which repoctx does not read (version {SCHEMA_VERSION} is the only "
+                f"schema): set `version: {SCHEMA_VERSION}` if the file follows it, or remove the file and run "
+                "`repoctx init` to write a new one")
+
 
 class SchemaError(Exception):
     """The file parsed but does not follow the schema; `field` names where."""

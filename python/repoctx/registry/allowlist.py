@@ -13,7 +13,8 @@ resource, prompt) is neither listed nor callable nor readable.
 
 What it lists is what it accepts, except by default: then only the surfaces that have
 data in this repository are listed (a short tool list is worth a lot to an agent), and
-always scopes, tasks (any repository has source to rank) and control. A call to an accepted tool that is not listed gets its
+always scopes, tasks (any repository has source to rank) and control, and the artifacts'
+tools (their answer says how to start a project). A call to an accepted tool that is not listed gets its
 contract's own answer (cache_missing, "No Contextia project found…"), and when the data
 appears the server lists the surface and says so (server.py).
 """
@@ -26,6 +27,10 @@ from repoctx.formats.config import NAMINGS, PROFILES, SURFACES, ConfigError, loa
 
 # Listed by default whatever the repository holds.
 ALWAYS_SERVED = ("scopes", "tasks", "control")
+# Tools listed by default before their surface has data: an agent sees Contextia's 12 tools and
+# their "No Contextia project found… run init" answer until `.contextia/` exists (its resources
+# and prompts still wait for the data).
+TOOLS_ALWAYS_LISTED = ("artifacts",)
 
 
 class AllowlistError(ValueError):
@@ -49,7 +54,7 @@ class Selection:
         shown = set(with_data) | set(ALWAYS_SERVED)
         return Listing(
             tuple(s for s in self.surfaces if s in shown),
-            tuple(c for c in self.commands if c.surface in shown),
+            tuple(c for c in self.commands if c.surface in shown or c.surface in TOOLS_ALWAYS_LISTED),
             tuple(r for r in self.resources if r.surface in shown),
             self.names,
         )

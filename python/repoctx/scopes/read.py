@@ -22,13 +22,32 @@ from repoctx.base import index
 from repoctx.base.command import Command, compact_json
 from repoctx.base.words import plural
 from repoctx.base.workspace import CONFIG_FILE, PathEscape, RootNotAllowed, Workspace
+from repoctx.formats import config as config_format
 from repoctx.formats import context_file as cf
 from repoctx.scopes import state as scope_state
 from repoctx.scopes.heads import Head, Invalid
 
 TRAVERSAL = "Invalid scope: path traversal detected"
 
-State = Literal["fresh", "stale", "missing"]
+# A scope's state. A context file that exists but cannot be used is `invalid`; the dotcontext
+# contract calls it `missing`, and so does a server or repository that asks for the contracts'
+# own words (`serve --names contract`, `names: contract` in .repoctx/config.yaml).
+State = Literal["fresh", "stale", "missing", "invalid"]
+STATES = ("fresh", "stale", "missing", "invalid")
+
+
+def contract_words(ws: Workspace) -> bool:
+    """Whether answers use the contracts' own words (`names: contract`)."""
+    if ws.names is not None:
+        return ws.names == "contract"
+    try:
+        return config_format.load(ws.root).names == "contract"
+    except config_format.ConfigError:  # reported by every command that reads the file
+        return False
+
+
+def _worded(ws: Workspace, state: str) -> str:
+    return "missing" if state == "invalid" and contract_words(ws) else state
 
 Scope = Annotated[str, Meta(description='Relative path from project root, e.g. "src/core" or "." for root')]
 RootOverride = Annotated[
@@ -52,6 +71,12 @@ def _missing(scope: str) -> str:
         f'No .context.yaml found at scope "{scope}". This scope may be below the min_tokens '
         "threshold; use list_contexts to see eligible scopes."
     )
+
+
+def _for_people(error: str) -> str:
+    """A contract's error as a person reads it on the CLI: the contract's missing-file text blames
+    min_tokens and names an MCP tool; whether the directory exists at all is advice.py's to say."""
+    return "no .context.yaml" if error.startswith("No .context.yaml found at scope") else error
 
 
 def _corrupt(scope: str) -> str:
@@ -91,8 +116,8 @@ class InvalidContext(Struct, omit_defaults=True):
 
 InvalidField = Annotated[
     InvalidContext | UnsetType,
-    Meta(description="Only when the .context.yaml exists but cannot be used (the contract calls the scope "
-         "missing): why, and where"),
+    Meta(description="Only when the .context.yaml exists but cannot be used (state invalid; missing in the "
+         "contract's words): why, and where"),
 ]
 
 
@@ -139,7 +164,7 @@ class ListContextsParams(Struct):
     limit: Annotated[int, Meta(ge=1, description="At most this many entries; then next_cursor gives the next page")] | None = None
     cursor: Annotated[str | None, Meta(description="next_cursor of the page before")] = None
     check: Annotated[
-        bool, Meta(description="For CI: an error (non-zero exit) when any scope is stale or missing")
+        bool, Meta(description="For CI: an error (non-zero exit) when any scope is stale, missing or invalid")
     ] = False
 
 
@@ -167,6 +192,7 @@ class CheckOutcome(Struct):
     fresh: int
     stale: int
     missing: int
+    invalid: int  # 0 in the contracts' words, where invalid files count as missing
 
 
 class ListContextsResult(Struct, omit_defaults=True):
@@ -197,10 +223,17 @@ def list_contexts(ws: Workspace, p: ListContextsParams) -> ListContextsResult:
             result = _page(ws, listing, p)
         except PathEscape:
             return msgspec.structs.replace(full, entries=[], matched=0, error=TRAVERSAL)
+    contract = contract_words(ws)
     if p.check:
-        counts = {s: len(listing.by_state[s]) for s in ("fresh", "stale", "missing")}
-        outcome = CheckOutcome(counts["stale"] == 0 and counts["missing"] == 0, **counts)
+        counts = {s: len(listing.by_state[s]) for s in STATES}
+        if contract:
+            counts["missing"] += counts.pop("invalid")
+            counts["invalid"] = 0
+        outcome = CheckOutcome(counts["stale"] == counts["missing"] == counts["invalid"] == 0, **counts)
         result = msgspec.structs.replace(result, check=outcome)
+    if contract and listing.by_state["invalid"]:
+        result = msgspec.structs.replace(result, entries=[
+            msgspec.structs.replace(e, state="missing") if e.state == "invalid" else e for e in result.entries])
     return result
 
 
@@ -210,8 +243,11 @@ def _page(ws: Workspace, listing: _Listing, p: ListContextsParams) -> ListContex
     the tree's."""
     full = listing.result
     under = ws.resolve(p.under)[0] if p.under is not None else "."
-    # Entry positions in scope order: all, or those in the state asked for.
-    among = range(len(listing.scopes)) if p.state is None else listing.by_state[p.state]
+    # Entry positions in scope order: all, or those in the state asked for (missing in the
+    # contracts' words includes invalid).
+    among: range | list[int] = range(len(listing.scopes)) if p.state is None else listing.by_state[p.state]
+    if p.state == "missing" and contract_words(ws):
+        among = sorted(listing.by_state["missing"] + listing.by_state["invalid"])
     # At or under `under`: the scope itself, then (not always next to it: "src-x" sorts
     # between "src" and "src/a") the run of scopes starting "under/", which ends before
     # "under0" ("0" is the character after "/").
@@ -266,8 +302,9 @@ def _full_listing(ws: Workspace) -> _Listing:
 
 
 def _entry(scope: str, j: scope_state.Judged) -> Entry:
-    if j.head is None:  # missing, or a file that cannot be used: the contract lists both as missing
-        return Entry(scope, "missing", False, invalid=InvalidContext.of(j.problem) if j.problem else UNSET)
+    if j.head is None:  # missing, or a file that cannot be used (invalid; the contract says missing)
+        why = InvalidContext.of(j.problem) if j.problem else UNSET
+        return Entry(scope, "missing" if why is UNSET else "invalid", False, invalid=why)
     return Entry(scope, j.state, True, j.head.last_updated, j.head.summary, fresh_by=j.fresh_by or UNSET)
 
 
@@ -284,7 +321,7 @@ class _Listing:
 
     @classmethod
     def of(cls, generation: int, result: ListContextsResult) -> _Listing:
-        by_state: dict[str, list[int]] = {"fresh": [], "stale": [], "missing": []}
+        by_state: dict[str, list[int]] = {s: [] for s in STATES}
         for i, e in enumerate(result.entries):
             by_state[e.state].append(i)
         return cls(generation, result, [e.scope for e in result.entries], by_state)
@@ -319,7 +356,7 @@ _listed: dict[tuple, _Listing] = {}  # by (root, scan config)
 def _render_status(r: ListContextsResult) -> str:
     if r.error:
         return r.error
-    marks = {"fresh": "✓", "stale": "⚠", "missing": "✗", "invalid": "✗"}
+    marks = {"fresh": "✓", "stale": "⚠", "missing": "✗", "invalid": "✗"}  # status: missing before invalid
     width = max((len(e.scope) for e in r.entries), default=1)
     lines = [f"  {marks[_state(e)]} {e.scope.ljust(width)}  "
              + (_invalid_text(e.scope, e.invalid) if e.invalid else e.state + (" (by git)" if e.fresh_by else ""))
@@ -343,7 +380,8 @@ def _render_status(r: ListContextsResult) -> str:
         lines.append(line)
         if verdict:  # the check is the whole tree's
             c = r.check
-            lines.append(f"{verdict} for all {scopes}: {c.fresh} fresh, {c.stale} stale, {c.missing} missing or invalid")
+            lines.append(f"{verdict} for all {scopes}: {c.fresh} fresh, {c.stale} stale, {c.missing} missing, "
+                         f"{c.invalid} invalid")
     return "\n".join(lines)
 
 
@@ -383,7 +421,8 @@ def check_freshness(ws: Workspace, p: CheckFreshnessParams) -> CheckFreshnessRes
     except RootNotAllowed as exc:
         return CheckFreshnessResult(_shown(ws, p.scope), "missing", error=str(exc))
     except ScopeProblem as exc:
-        return CheckFreshnessResult(_shown(ws, p.scope), "missing", error=str(exc), invalid=exc.invalid)
+        state = "missing" if exc.invalid is UNSET else _worded(ws, "invalid")
+        return CheckFreshnessResult(_shown(ws, p.scope), state, error=str(exc), invalid=exc.invalid)
     except OSError:
         return CheckFreshnessResult(p.scope, "missing", error=f'Cannot read the directory at scope "{p.scope}"')
     j = scope_state.judge(ws.root, {rel: (Head.of(ctx), computed)})[rel]
@@ -403,7 +442,7 @@ def _render_check(r: CheckFreshnessResult) -> str:
     if r.invalid:
         return f"{r.scope}: {_invalid_text(r.scope, r.invalid)}"
     if r.error:
-        return f"{r.scope}: {r.state} — {r.error}"
+        return f"{r.scope}: {_for_people(r.error)}"
     fp = r.fingerprint
     by = ", by git" if r.fresh_by else ""
     return f"{r.scope}: {r.state}{by} (stored {fp.stored}, computed {fp.computed}; last updated {r.last_updated})"
@@ -451,7 +490,7 @@ def _render_show(r: QueryContextResult) -> str:
     if r.invalid:
         return f"{r.scope}: {_invalid_text(r.scope, r.invalid)}"
     if not r.found:
-        return r.error
+        return f"{r.scope}: {_for_people(r.error)}"
     import yaml
 
     return yaml.safe_dump(r.context, sort_keys=False, allow_unicode=True, width=100).rstrip()
@@ -463,7 +502,7 @@ COMMANDS = [
         tool="list_contexts",
         summary="List all tracked directories with their staleness status.",
         description="Every directory that should have a .context.yaml (dotcontext's min_tokens rule), "
-        "each fresh, stale or missing, sorted by scope. Call first to discover scopes. On a large tree, "
+        "each fresh, stale, missing or invalid, sorted by scope. Call first to discover scopes. On a large tree, "
         "narrow it with under and state, and page it with limit and cursor.",
         params=ListContextsParams,
         result=ListContextsResult,
@@ -476,7 +515,7 @@ COMMANDS = [
     Command(
         name="check",
         tool="check_freshness",
-        summary="Check whether a scope's .context.yaml is fresh, stale or missing.",
+        summary="Check whether a scope's .context.yaml is fresh, stale, missing or invalid.",
         description="Compares the stored fingerprint with one computed from the directory now. "
         "Stale is not an error: regenerate or verify before relying on the context.",
         params=CheckFreshnessParams,

@@ -74,8 +74,7 @@ def decode(kind: str, payload: str) -> cf.ContextFile | Invalid:
     try:
         return cf.from_data(msgspec.json.decode(payload))
     except cf.UnsupportedVersion as exc:
-        return Invalid(kind, f"schema version {exc.found}, newer than this repoctx reads (version "
-                       f"{cf.SCHEMA_VERSION}); `pip install --upgrade repoctx` for a newer one", "version", exc.found)
+        return Invalid(kind, exc.advice(), "version", exc.found)
     except cf.SchemaError as exc:
         return Invalid(kind, str(exc), exc.field)
 

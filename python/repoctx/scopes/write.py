@@ -502,8 +502,7 @@ def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult
                 return fail(f'The .context.yaml at scope "{rel}" is not a mapping; fix or remove it first', rel)
             version = data.get("version")
             if isinstance(version, (int, float)) and not isinstance(version, bool) and version > cf.SCHEMA_VERSION:
-                return fail(f"{shown}: schema version {version}, newer than this repoctx writes (version "
-                            f"{cf.SCHEMA_VERSION}); `pip install --upgrade repoctx` for a newer one", rel)
+                return fail(f"{shown}: {cf.UnsupportedVersion(version).advice()}", rel)
         for name, value in p.fields.items():
             if value is None:
                 data.pop(name, None)

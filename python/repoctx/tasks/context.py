@@ -218,8 +218,9 @@ def task_index(ws: Workspace) -> _core.TaskIndex:
 
 
 def warm(ws: Workspace) -> None:
-    """Build the index of a serving process before the first question (registry/catalog.warm_up)."""
-    save_later(ws, task_index(ws))
+    """Build the index of a serving process before the first question (registry/catalog.warm_up).
+    Nothing is written yet: the index is saved once a question needs it (task_context)."""
+    task_index(ws)
 
 
 # --- the command ----------------------------------------------------------------------------

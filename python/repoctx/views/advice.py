@@ -24,7 +24,9 @@ def config_problems(root: str) -> list[str]:
     try:
         config.load(root)
     except config.ConfigError as exc:
-        problems.append(f"{exc}; the defaults apply until it is fixed ({VALIDATE})")
+        # formats.config.load is the one place that decides: every command that reads the file
+        # refuses it (serve, capabilities, context, …), so no default is claimed here.
+        problems.append(f"{exc}; commands that read it fail until it is fixed ({VALIDATE})")
     problems += _scan_config(root)
     from repoctx.formats import artifact as fa
 
@@ -37,6 +39,24 @@ def config_problems(root: str) -> list[str]:
     except fa.DocumentError as exc:
         problems.append(f".contextia/{exc}; artifacts commands may fail until it is fixed ({VALIDATE})")
     return problems
+
+
+def read_problems(cmd, root: str) -> list[str]:
+    """Files a command reads in passing and would leave out without a word when broken: the
+    task context reads `.repoctx/project.yaml`'s modules as notes (rust/tasks/written.rs)."""
+    if cmd.surface != "tasks":
+        return []
+    from repoctx.formats.project_file import PROJECT_FILE
+
+    try:
+        data = bounded.yaml(fs.read_bytes(root, PROJECT_FILE))
+    except OSError:  # absent, or not a file to read: nothing to leave out
+        return []
+    except bounded.YamlError as exc:
+        return [f"{exc.at(PROJECT_FILE)}; its modules are left out of the task context until it is fixed"]
+    if data is not None and not isinstance(data, dict):
+        return [f"{PROJECT_FILE}: not a YAML mapping; its modules are left out of the task context until it is fixed"]
+    return []
 
 
 def _scan_config(root: str) -> list[str]:
@@ -58,7 +78,10 @@ def _scan_config(root: str) -> list[str]:
          lambda v: isinstance(v, list) and all(bounded.is_setting(p) for p in v)),
         ("include_fixtures", "true or false", lambda v: isinstance(v, bool)),
     ) if name in data and not ok(data[name])]
-    return [f"{CONFIG_FILE}: {', '.join(wrong)}; their defaults apply until fixed"] if wrong else []
+    if not wrong:
+        return []
+    defaults = "its default applies" if len(wrong) == 1 else "their defaults apply"
+    return [f"{CONFIG_FILE}: {', '.join(wrong)}; {defaults} until the file is fixed"]
 
 
 def next_step(cmd, result, ws, arguments: dict) -> str | None:
@@ -69,6 +92,9 @@ def next_step(cmd, result, ws, arguments: dict) -> str | None:
     error = getattr(result, "error", None)
     text = error if isinstance(error, str) else ""
     if "No .context.yaml found at scope" in text:
+        scope = getattr(result, "scope", "")
+        if not _is_directory(ws, scope):
+            return f"{scope} is not a directory in the repository ({root}); `repoctx status` lists the scopes"
         return "next: `repoctx status` lists the scopes that should have one; `repoctx init` writes them"
     if "path traversal detected" in text:
         return "scopes are paths inside the repository, such as `src/core`; `repoctx status` lists them"
@@ -76,3 +102,12 @@ def next_step(cmd, result, ws, arguments: dict) -> str | None:
         where = "" if os.path.exists(os.path.join(root, ".git")) else f" and {root} is not a git repository (is --root right?)"
         return f"no .context.yaml files yet{where}; `repoctx init` writes one for every eligible directory"
     return None
+
+
+def _is_directory(ws, scope: str) -> bool:
+    from repoctx.base.workspace import PathEscape
+
+    try:
+        return fs.is_dir(ws.root, ws.resolve(scope)[0])
+    except (PathEscape, OSError):
+        return False

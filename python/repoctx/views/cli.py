@@ -49,7 +49,8 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
                         "data in this repository as they appear)")
     parser.add_argument("--names", choices=NAMINGS,
                         help="list tools by safe names (context_resolve, the default) or by the contracts' own "
-                        "(context.resolve; some hosts refuse dots); either is accepted on call "
+                        "(context.resolve; some hosts refuse dots); either is accepted on call. contract also "
+                        "answers in the contracts' own states (a .context.yaml that cannot be used: missing, not invalid) "
                         "(default: `names:` in .repoctx/config.yaml)")
 
 
@@ -255,8 +256,18 @@ def _wants_json(ns: argparse.Namespace) -> bool:
     return getattr(ns, "json", False) or getattr(ns, "_format", None) == "json"
 
 
-def _print_line(text: str) -> None:
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+def _print_line(text: str, stream=None) -> None:
+    (stream or sys.stdout).write(text if text.endswith("\n") else text + "\n")
+
+
+def _says_why_it_failed(cmd, result) -> bool:
+    """Whether a result is an error message (for a person: stderr) rather than the command's
+    answer: it failed and carries its `error`. Checks that ran and failed (`validate`,
+    `status --check`) are an answer, and stay on stdout; `--json` always prints on stdout."""
+    if not cmd.is_error(result):
+        return False
+    error = getattr(result, "error", None)
+    return bool(error) and getattr(error, "code", None) != "validation_failed"
 
 
 def run_command(cmd, ns: argparse.Namespace) -> int:
@@ -279,7 +290,7 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
     if for_people:
         from repoctx.views import advice
 
-        for problem in advice.config_problems(ws.root):
+        for problem in advice.config_problems(ws.root) + advice.read_problems(cmd, ws.root):
             print(f"repoctx: warning: {problem}", file=sys.stderr)
     started, t0 = time.time(), time.perf_counter()
     result = cmd.handler(ws, params) if params is not None else cmd.on_invalid(values)
@@ -287,7 +298,7 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
         text = cmd.encode(result)
     else:
         text = cmd.render(result)
-    _print_line(text)
+    _print_line(text, sys.stderr if for_people and _says_why_it_failed(cmd, result) else sys.stdout)
     if for_people and (step := advice.next_step(cmd, result, ws, values)):
         print(f"repoctx: {step}", file=sys.stderr)
     failed = cmd.is_error(result)

@@ -35,19 +35,30 @@ from mcp.shared.message import SessionMessage
 from repoctx import __version__
 from repoctx.base import index
 from repoctx.base.command import Command, Resource, ResourceError
-from repoctx.base.results import Envelope, internal_failure
+from repoctx.base.results import Envelope, failure, internal_failure
 from repoctx.base.workspace import Workspace, settle
 from repoctx.registry.allowlist import AllowlistError
 from repoctx.registry.catalog import all_prompts, connection_observers, listed, select, warm_up
-from repoctx.views.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin, request_id
+from repoctx.views.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin, lenient_tool_call, request_id
 
 log = logging.getLogger("repoctx")
 
-INSTRUCTIONS = (
-    "repoctx serves this repository's context. Start with list_contexts to see which "
-    "directories have a .context.yaml and whether each is fresh; check_freshness before "
-    "relying on one; query_context to read it."
+# Where an agent starts, by tool, in the order it is told: only the listed ones are named.
+FIRST_STEPS = (
+    ("list_contexts", "{} to see which directories have a .context.yaml and whether each is fresh"),
+    ("check_freshness", "{} before relying on one"),
+    ("query_context", "{} to read it"),
+    ("task_context", "{} for the files and notes that matter to a task"),
+    ("mcp_search", "{} to find the project's specs, decisions and norms"),
 )
+
+
+def instructions(listing) -> str:
+    """What the server tells the agent at the handshake, naming only tools it lists then."""
+    names = {c.tool: c.listed_name(listing.names) for c in listing.commands}
+    steps = [step.format(names[tool]) for tool, step in FIRST_STEPS if tool in names]
+    start = f" Start with {'; '.join(steps)}." if steps else " tools/list says what it answers."
+    return "repoctx serves this repository's context." + start
 
 
 # structuredContent and outputSchema exist from this protocol on: a client of an older one
@@ -92,8 +103,51 @@ def _settled(read):
     return run
 
 
+def _unknown_arguments(cmd: Command, unknown: list[str]) -> list[str]:
+    takes = ", ".join(f.encode_name for f in msgspec.structs.fields(cmd.params)) or "none"
+    # A name is shown with any lone surrogate escaped: the reply must stay valid UTF-8.
+    shown = (name.encode("utf-8", "backslashreplace").decode() for name in unknown)
+    return [f"Unknown argument `{name}` ignored ({cmd.tool} takes: {takes})" for name in shown]
+
+
+def _with_warnings(result, warnings: list[str]):
+    """The result with `warnings` named, when its type has a list of them (a copy: a handler
+    may have answered from its cache)."""
+    if not warnings or not isinstance(result, msgspec.Struct):
+        return result
+    field = next((f for f in msgspec.structs.fields(result) if f.name == "warnings"), None)
+    if field is None or "list[str]" not in str(field.type):  # mcp_check's `warnings` counts findings
+        return result
+    return msgspec.structs.replace(result, warnings=warnings)
+
+
+# Parameters that say which object a command answers about (a proposal's or a run's id).
+SELECTING = ("id", "target")
+
+
+def _fixed_argument(cmd: Command, unknown: list[str]) -> str | None:
+    """An argument naming the object, which a fixed form fixes (`id` to
+    ctxt_proposals_validate_latest, which always answers about the latest): ignored, the answer
+    would be about another object than the one asked for, so it is refused."""
+    fixed = [n for n in unknown if n in SELECTING and n in getattr(cmd.handler, "fixed", {})]
+    if not fixed:
+        return None
+    from repoctx.registry.catalog import by_tool_name
+
+    other = f"{cmd.tool}_by_id"
+    instead = f"; {other} takes an id" if other in by_tool_name() else ""
+    return f"{cmd.tool} does not take `{fixed[0]}`: it always answers about the latest{instead}"
+
+
 def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolResult:
-    """Run one tool call synchronously: the same handler and encoding as the CLI."""
+    """Run one tool call synchronously: the same handler and encoding as the CLI. Unknown
+    arguments are accepted, as the contracts need, and named in the result's warnings."""
+    unknown = cmd.unknown(arguments)
+    refused = _fixed_argument(cmd, unknown)
+    if refused is not None and _admits_envelope(cmd):
+        text = cmd.encode(failure(Envelope, cmd.name, "invalid_argument", refused))
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    structured_content=msgspec.json.decode(text), is_error=True)
     try:
         params = cmd.parse(arguments)
     except msgspec.ValidationError as exc:
@@ -117,6 +171,7 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
         text = cmd.encode(failed)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     structured_content=msgspec.json.decode(text), is_error=True)
+    result = _with_warnings(result, _unknown_arguments(cmd, unknown))
     global _last_encoded
     last = _last_encoded
     if last is not None and last[0] is result:  # a handler that answered from its cache
@@ -125,8 +180,11 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
         text = cmd.encode(result)
         structured = msgspec.json.decode(text) if cmd.structured else None
         _last_encoded = (result, text, structured)
+    if cmd.text:  # the contract's plain text: its warnings after it, where an agent reads them
+        warned = getattr(result, "warnings", None)
+        text = cmd.text(result) + "".join(f"\nWarning: {w}" for w in (warned if isinstance(warned, list) else ()))
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=cmd.text(result) if cmd.text else text)],
+        content=[types.TextContent(type="text", text=text)],
         structured_content=structured,
         is_error=cmd.is_error(result),
     )
@@ -307,7 +365,7 @@ def build_server(ws: Workspace) -> Server:
         uri = str(params.uri)
         found = match_resource(resources, uri)
         if found is None:
-            raise MCPError(types.INVALID_REQUEST, f"Unknown resource: {uri}")
+            raise MCPError(types.INVALID_PARAMS, f"Unknown resource: {uri}")
         resource, fields = found
         try:
             text = await anyio.to_thread.run_sync(_settled(resource.read), ws, fields)
@@ -350,7 +408,7 @@ def build_server(ws: Workspace) -> Server:
     server = Server(
         "repoctx",
         version=__version__,
-        instructions=INSTRUCTIONS,
+        instructions=instructions(shown.listing),
         lifespan=_lifespan(observers, shown),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
@@ -417,7 +475,9 @@ async def _serve_stdio(server: Server) -> None:
             async with inner_send, _exit_when_done():
                 async for item in read_stream:
                     line = lines.taken()
-                    if isinstance(item, Exception):
+                    if isinstance(item, Exception) and (call := lenient_tool_call(line)) is not None:
+                        await inner_send.send(SessionMessage(call))
+                    elif isinstance(item, Exception):
                         log.warning("malformed message: %s", str(item).splitlines()[0])
                         head = request_id(line)
                         if head.is_object:

@@ -92,3 +92,24 @@ def claim_stdin() -> BinaryIO:
     os.dup2(null, 0)
     os.close(null)
     return os.fdopen(wire, "rb", buffering=1 << 16)
+
+
+def lenient_tool_call(line: str):
+    """The tools/call request on a line the SDK refused only because an argument holds a lone
+    surrogate escape (its JSON reader takes none), read by Python's, which does: the tool then
+    answers it as its contract says (context_resolve: invalid_query), not the wire. None for any
+    other line, and for one whose id or tool name is itself not text."""
+    import mcp_types as types
+
+    try:
+        data = json.loads(line)
+        if not (isinstance(data, dict) and data.get("method") == "tools/call"):
+            return None
+        params = data.get("params")
+        for text in (data.get("id"), params.get("name") if isinstance(params, dict) else None):
+            if isinstance(text, str):
+                text.encode()  # UnicodeEncodeError for a lone surrogate: the SDK's answer stands
+        message = types.jsonrpc_message_adapter.validate_python(data, by_name=False)
+    except Exception:  # not JSON, too deep (RecursionError), a surrogate in the id or name, not a request
+        return None
+    return message if isinstance(message, types.JSONRPCRequest) else None
