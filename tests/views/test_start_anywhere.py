@@ -132,3 +132,14 @@ async def test_the_artifacts_project_is_never_looked_for_above_the_root(repo, tm
             result = await client.call_tool(tool, args)
             assert result.is_error and result.content[0].text.startswith(f"No Contextia project found in {sub.resolve()}")
     assert snapshot(sub) == before and snapshot(repo / ".contextia") == parent
+
+
+def test_serve_says_on_stderr_which_root_and_why(repo, tmp_path):
+    sub = repo / "crates" / "ruff"
+    for args, why in (((), f"the nearest directory above {sub.resolve()} holding .git"),
+                      (("--root", "."), "given with --root")):
+        proc = subprocess.run([*REPOCTX, "serve", *args], cwd=sub, env=ceiling(tmp_path), input="",
+                              capture_output=True, text=True, timeout=60)
+        root = repo if not args else sub
+        assert proc.returncode == 0 and proc.stdout == ""
+        assert f"serving {root.resolve()} ({why}) over MCP" in proc.stderr
