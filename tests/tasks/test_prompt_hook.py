@@ -87,6 +87,10 @@ def test_the_hook_hands_the_agent_the_files_of_a_task_and_is_silent_otherwise(re
     for chat in ("yes, go ahead", "thanks!", "/compact", "!git status", "# always use tabs in shop code",
                  "zebra quantum xylophone marmalade"):
         assert run_hook(command, repo, env, chat) == "", chat
+    # Outside any repository (no marker up to the ceiling) nothing is walked or answered.
+    loose = write(repo.parent / "loose", "orders.py", ORDERS).parent
+    assert run_hook(command, loose, env, "apply_discount gives the wrong total for percentage coupons") == ""
+    assert not (loose / ".repoctx").exists()
     # A broken event is no reason to stop the prompt.
     done = subprocess.run(command, shell=True, cwd=repo, env={**env, "PATH": ""}, input="not json",
                           capture_output=True, text=True, timeout=60)

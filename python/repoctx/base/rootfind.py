@@ -23,6 +23,7 @@ CEILING_VARS = ("REPOCTX_CEILING_DIRECTORIES", "GIT_CEILING_DIRECTORIES")
 class RootChoice:
     root: str  # absolute, links resolved
     reason: str  # why this directory, in words
+    marker: str | None = None  # the marker found there; None when given or when none was found
 
 
 def given(root: str) -> RootChoice:
@@ -38,7 +39,7 @@ def find_root(start: str, environ: os._Environ | dict[str, str] = os.environ) ->
         marker = next((m for m in MARKERS if os.path.lexists(os.path.join(directory, m))), None)
         if marker is not None:
             where = "the current directory" if directory == here else f"the nearest directory above {here}"
-            return RootChoice(directory, f"{where} holding {marker}")
+            return RootChoice(directory, f"{where} holding {marker}", marker)
         parent = os.path.dirname(directory)
         if parent == directory:
             stop = "reached /"

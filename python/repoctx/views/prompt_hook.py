@@ -6,8 +6,9 @@ Claude Code runs it on every prompt with the event as JSON on stdin (`prompt`, `
 `repoctx context` ranks for the prompt and a bundle of their text within a small budget
 of its own. It is silent (prints nothing, exits 0) when the prompt is not a task: a slash
 command, a shell (`!`) or memory (`#`) line, fewer than MIN_WORDS words that are not chat
-(CHAT_WORDS), or no file of the repository matching it. A hook that fails must never stop
-the prompt, so every failure is silent on stdout too (one line on stderr).
+(CHAT_WORDS), a working directory in no repository, or no file of the repository matching
+it. A hook that fails must never stop the prompt, so every failure is silent on stdout too
+(one line on stderr).
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ def answer(raw: bytes, budget: int, limit: int) -> str | None:
     from repoctx.registry.catalog import cli_commands
 
     choice = rootfind.find_root(cwd if isinstance(cwd, str) and os.path.isdir(cwd) else os.getcwd())
+    if choice.marker is None:  # not in a repository (a home directory): nothing to rank, and no walk of it
+        return None
     ws = Workspace.open(choice.root, root_reason=choice.reason)
     (context,) = cli_commands("context") or ()
     result = context.handler(ws, context.parse({"task": prompt, "budget": budget, "limit": limit}))
