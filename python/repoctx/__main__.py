@@ -1,5 +1,6 @@
 """`python -m repoctx` and the `repoctx` command: `--version` answers before anything
-else is imported; everything else goes to the CLI."""
+else is imported, and `prompt-hook` (run on every prompt) without the CLI's parser;
+everything else goes to the CLI."""
 
 import sys
 
@@ -10,6 +11,10 @@ def main() -> int:
 
         print(f"repoctx {__version__}")
         return 0
+    if sys.argv[1:2] == ["prompt-hook"]:
+        from repoctx.views.prompt_hook import main as hook_main
+
+        return hook_main(sys.argv[2:])
     from repoctx.views.cli import main as cli_main
 
     return cli_main()

@@ -45,7 +45,12 @@ def test_claude_code_merges_into_mcp_json_keeping_every_other_server(env, repo):
     assert data["someSetting"] == OTHERS["someSetting"]
     assert data["mcpServers"]["github"] == OTHERS["mcpServers"]["github"]
     entry = data["mcpServers"]["repoctx"]
-    assert entry["type"] == "stdio" and entry["args"][-3:] == ["serve", "--root", "${CLAUDE_PROJECT_DIR:-.}"]
+    # No root in the entry: the server finds the repository from where Claude Code starts it.
+    assert entry["type"] == "stdio" and entry["args"][-1] == "serve" and "--root" not in entry["args"] and os.path.isabs(entry["command"])
+    # The command is this installation's own, and starts with no PATH at all.
+    started = subprocess.run([entry["command"], *entry["args"][:-1], "--version"], env={**env, "PATH": ""},
+                             capture_output=True, text=True)
+    assert started.returncode == 0 and started.stdout.startswith("repoctx ")
     assert cli(env, repo, "install", "claude-code")[1]["action"] == "unchanged"
 
 

@@ -5,6 +5,7 @@ newer version), and one that connects before the repository has any data."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -234,16 +235,25 @@ async def test_tools_appear_when_their_data_does_and_the_client_is_told(tmp_path
 
 @pytest.mark.anyio
 async def test_a_contextia_project_in_a_parent_directory_is_found(tmp_path):
+    """Contextia looks for its project from where it starts, upwards: a server or command started
+    in a subdirectory finds it as the root (a `.contextia/` marks one, base/rootfind.py), while
+    `--root` below the project stays exact and never reads above itself."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
     top = tmp_path / "mono"
     run_cli("artifacts", "init", "--root", str(top), check=True) if top.mkdir() is None else None
     run_cli("artifacts", "new", "task", "--title", "From the top", "--root", str(top), check=True)
     sub = top / "services" / "api"
     sub.mkdir(parents=True)
-    async with mcp_client("--root", str(sub)) as client:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "repoctx", "serve"], cwd=str(sub),
+                                    env=dict(os.environ))
+    async with Client(params) as client:
         assert "mcp_list_tasks" in {t.name for t in (await client.list_tools()).tools}
         tasks = await client.call_tool("mcp_list_tasks", {})
         assert "TASK-001: From the top" in tasks.content[0].text
-    assert "TASK-001" in run_cli("artifacts", "task", "list", "--root", str(sub), check=True).stdout
+    assert "TASK-001" in run_cli("artifacts", "task", "list", cwd=sub, check=True).stdout
+    assert run_cli("artifacts", "task", "list", "--root", str(sub)).returncode != 0
 
 
 @pytest.mark.anyio

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from repoctx.artifacts import store
-from repoctx.artifacts.store import NoProject, Problem, find_artifact, in_project, load
+from repoctx.artifacts.store import NoProject, Problem, find_artifact, load
 from repoctx.base.command import Prompt, Resource, ResourceError
 from repoctx.base.workspace import Workspace
 from repoctx.formats import artifact as fa
@@ -90,14 +90,14 @@ PROMPTS = [
     Prompt("start_feature_task", "Start work on a feature task: load its context, then implement and log.",
            TASK_ARG, _start_prompt("feature"), surface="artifacts"),
     Prompt("start_bug_fix", "Start a bug fix: load the task's context, reproduce with a test, fix and log.",
-           TASK_ARG, in_project(_start_prompt("bug")), surface="artifacts"),
+           TASK_ARG, _start_prompt("bug"), surface="artifacts"),
     Prompt("end_session", "End a work session: write the last log entry, check annotations, close the log.",
-           TASK_ARG, in_project(_end_prompt), surface="artifacts"),
+           TASK_ARG, _end_prompt, surface="artifacts"),
 ]
 
 RESOURCES = [
     Resource("contextia://identity", "identity", "What the project is: .contextia/system/identity.md.",
-             "text/markdown", in_project(read_identity), surface="artifacts"),
+             "text/markdown", read_identity, surface="artifacts"),
     Resource("contextia://index", "index", "Every spec, decision, norm and task with its title and status.",
-             "text/plain", in_project(read_index), surface="artifacts"),
+             "text/plain", read_index, surface="artifacts"),
 ]

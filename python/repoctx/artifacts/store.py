@@ -9,8 +9,6 @@ rust/artifacts/srcindex.rs); questions about one file read that file instead.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import os
 import stat
 import threading
@@ -37,19 +35,6 @@ class NoProject(Exception):
 def has_data(ws: Workspace) -> bool:
     """Whether a `.contextia/` serves the root (registry/catalog.surfaces_with_data)."""
     return fa.find_project_dir(ws.root) is not None
-
-
-def in_project(fn):
-    """`fn(ws, arg)` run on the Contextia project serving `ws`: the root's, or the nearest
-    parent's as Contextia finds it (then that directory is the root its paths are confined to)."""
-
-    @functools.wraps(fn)
-    def run(ws: Workspace, arg):
-        base = fa.find_project_dir(ws.root)
-        top = os.path.dirname(base) if base is not None else ws.root
-        return fn(ws if top == ws.root else dataclasses.replace(ws, root=top), arg)
-
-    return run
 
 
 class Problem(Exception):

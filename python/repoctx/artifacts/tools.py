@@ -842,8 +842,6 @@ def _failed(r) -> bool:
 def _cmd(name: str, tool: str | None, summary: str, description: str, params, result, handler, text,
          positional=(), writes=False, is_error=_failed) -> Command:
     # Results can list hundreds of artifacts or annotations: clients need not validate them item by item.
-    # Every command but init reads the project found in the root or a parent, as Contextia does.
-    handler = handler if handler is authoring.init else store.in_project(handler)
     return Command(name=name, tool=tool, summary=summary, description=description, params=params, result=result,
                    handler=handler, is_error=is_error, writes=writes, positional=positional, render=text, text=text,
                    large_lists=True, surface="artifacts")

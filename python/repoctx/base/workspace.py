@@ -60,12 +60,13 @@ class Workspace:
     names: str | None = None  # how tools are listed (`serve --names`); None: from the config
     # Directory of context-engine caches (`--cache-root`, $CONTEXT_CACHE_ROOT); None: <root>/.repoctx/caches.
     cache_root: str | None = None
+    root_reason: str = "given"  # why this directory is the root (base/rootfind.py), for self report
 
     @classmethod
     def open(
         cls, root: str | os.PathLike, allowed_roots=(), read_only: bool = False,
         tools: tuple[str, ...] | None = None, profile: str | None = None, names: str | None = None,
-        cache_root: str | os.PathLike | None = None,
+        cache_root: str | os.PathLike | None = None, root_reason: str = "given",
     ) -> Workspace:
         return cls(
             root=os.path.realpath(root),
@@ -75,6 +76,7 @@ class Workspace:
             profile=profile,
             names=names,
             cache_root=os.path.abspath(cache_root) if cache_root else None,
+            root_reason=root_reason,
         )
 
     def __post_init__(self) -> None:

@@ -3,4 +3,5 @@
 # What registry/catalog.py loads of this package.
 MODULES = {"commands": ("introspect", "proposals", "runs", "clients"), "checks": ("introspect", "proposals")}
 CLI_WORDS = {"self": "introspect", "schema": "introspect", "capabilities": "introspect", "validate": "introspect",
-             "propose": "proposals", "proposals": "proposals", "runs": "runs", "install": "clients", "agent": "clients"}
+             "propose": "proposals", "proposals": "proposals", "runs": "runs", "install": "clients", "uninstall": "clients",
+             "agent": "clients"}

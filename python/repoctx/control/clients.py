@@ -11,7 +11,7 @@ Locations follow HOME (and XDG_CONFIG_HOME or APPDATA), so tests can move them.
 from __future__ import annotations
 
 import os
-import shutil
+import shlex
 import sys
 from dataclasses import dataclass
 from typing import Annotated, Any, Callable, Literal
@@ -19,7 +19,7 @@ from typing import Annotated, Any, Callable, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx.base import fs
+from repoctx.base import fs, launcher
 from repoctx.base.command import Command
 from repoctx.base.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.base.words import plural
@@ -58,15 +58,9 @@ class Client:
     # (scope, path, keys leading from the file's top level to its servers object)
     config_files: Callable[[Workspace], list[tuple[str, str, tuple[str, ...]]]]
     entry: Callable[[Workspace, str, list[str]], dict]
-
-
-def _launcher(absolute: bool) -> tuple[str, list[str]]:
-    """How to start repoctx: the `repoctx` script when it is on PATH, else this Python with -m.
-    GUI apps do not see the shell's PATH, so they get an absolute path."""
-    script = shutil.which("repoctx")
-    if script:
-        return (os.path.abspath(script) if absolute else "repoctx"), []
-    return sys.executable, ["-m", "repoctx"]
+    # Where a prompt hook is registered (`install --hook`): only clients whose hook can hand the
+    # agent text; Cursor's beforeSubmitPrompt can only let a prompt through or stop it.
+    hook_path: Callable[[Workspace], str] | None = None
 
 
 CLIENTS: dict[str, Client] = {
@@ -79,10 +73,10 @@ CLIENTS: dict[str, Client] = {
             ("user", os.path.join(_home(), ".claude.json"), ("mcpServers",)),
             ("local", os.path.join(_home(), ".claude.json"), ("projects", ws.root, "mcpServers")),
         ],
-        # Claude Code sets CLAUDE_PROJECT_DIR for the servers it starts and expands ${VAR:-default}.
-        entry=lambda ws, cmd, pre: {
-            "type": "stdio", "command": cmd, "args": [*pre, "serve", "--root", "${CLAUDE_PROJECT_DIR:-.}"], "env": {},
-        },
+        # No --root: the server finds the repository from wherever Claude Code starts it, a
+        # subdirectory included (base/rootfind.py).
+        entry=lambda ws, cmd, pre: {"type": "stdio", "command": cmd, "args": [*pre, "serve"], "env": {}},
+        hook_path=lambda ws: os.path.join(ws.root, ".claude", "settings.json"),
     ),
     "claude-desktop": Client(
         label="Claude Desktop",
@@ -151,21 +145,33 @@ def runs_repoctx(entry: Any) -> bool:
 
 # --- repoctx install CLIENT ----------------------------------------------------------
 
+HOOK_EVENT = "UserPromptSubmit"
+HOOK_WORD = "prompt-hook"  # the CLI word the hook runs (views/prompt_hook.py)
+HOOK_TIMEOUT_S = 10  # Claude Code gives up on the hook after this; the prompt goes on without context
+
 
 class InstallParams(Struct):
     client: Annotated[ClientName, Meta(description="Which client to register repoctx with")]
     name: Annotated[str, Meta(min_length=1, description="The server's name in the client (default repoctx)")] = "repoctx"
     dry_run: Annotated[bool, Meta(description="Show the change without writing it")] = False
     force: Annotated[bool, Meta(description="Replace a different server already registered under the name")] = False
+    hook: Annotated[bool, Meta(description="Also register a prompt hook that hands the agent the files that matter "
+                                           "for each prompt (claude-code: UserPromptSubmit in .claude/settings.json)")] = False
+
+
+Action = Literal["added", "replaced", "unchanged"]
 
 
 class InstallResult(Envelope, kw_only=True):
     client: str | UnsetType = UNSET
     path: str | UnsetType = UNSET
-    action: Literal["added", "replaced", "unchanged"] | UnsetType = UNSET
+    action: Action | UnsetType = UNSET
     server: str | UnsetType = UNSET
     entry: dict | UnsetType = UNSET
     other_servers: list[str] | UnsetType = UNSET  # kept as they were
+    hook_path: str | UnsetType = UNSET
+    hook_action: Action | UnsetType = UNSET
+    hook: dict | UnsetType = UNSET  # the hook entry, as the client's file holds it
     dry_run: bool | UnsetType = UNSET
 
 
@@ -174,30 +180,56 @@ def install(ws: Workspace, p: InstallParams) -> InstallResult:
         return _install(ws, p)
 
 
+def _project_file(ws: Workspace, client: str, path: str) -> str | None:
+    """Why a client's file cannot be read or written here, or None."""
+    if client not in GLOBAL_CLIENTS and not ws.contains_real(path):
+        # A project file (or its directory) that is a link out: reading it would copy what it
+        # points at into the repository, writing it would write there.
+        return f"{path} leads outside the repository through a link; not read or written"
+    return None
+
+
+def _read_object(path: str) -> dict:
+    """The JSON object in `path` ({} when absent); _Unreadable otherwise."""
+    try:
+        data = _read_json(path)
+    except _Unreadable as exc:
+        raise _Unreadable(f"{path} {exc}; add the entry by hand") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise _Unreadable(f"{path} is not a JSON object")
+    return data
+
+
+def _write_object(path: str, data: dict) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    atomic_write(path, msgspec.json.format(msgspec.json.encode(data), indent=2) + b"\n")
+
+
 def _install(ws: Workspace, p: InstallParams) -> InstallResult:
     name = "install"
     client = CLIENTS[p.client]
     path = client.install_path(ws)
     fields = {"client": p.client, "path": path, "server": p.name}
-    if p.client not in GLOBAL_CLIENTS and not ws.contains_real(path):
-        # A project file (or its directory) that is a link out: reading it would copy what it
-        # points at into the repository, writing it would write there.
-        return failure(InstallResult, name, "invalid_path",
-                       f"{path} leads outside the repository through a link; not read or written", **fields)
+    if p.hook and client.hook_path is None:
+        return failure(InstallResult, name, "invalid_argument",
+                       f"{client.label} has no prompt hook that can hand the agent context; --hook is for claude-code",
+                       **fields)
+    if (why := _project_file(ws, p.client, path)) is not None:
+        return failure(InstallResult, name, "invalid_path", why, **fields)
     try:
-        data = _read_json(path)
+        data = _read_object(path)
     except _Unreadable as exc:
-        return failure(InstallResult, name, "config_error", f"{path} {exc}; add the server by hand", **fields)
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        return failure(InstallResult, name, "config_error", f"{path} is not a JSON object", **fields)
+        return failure(InstallResult, name, "config_error", str(exc), **fields)
     servers = data.get(client.servers_key, {})
     if not isinstance(servers, dict):
         return failure(InstallResult, name, "config_error",
                        f"{path}: `{client.servers_key}` is not an object; fix it by hand", **fields)
-    cmd, pre = _launcher(absolute=p.client in GLOBAL_CLIENTS)
-    entry = client.entry(ws, cmd, pre)
+    words = launcher.command()
+    if (why := launcher.why_it_fails(words)) is not None:
+        return failure(InstallResult, name, "io_error", f"{why}; nothing was written", **fields)
+    entry = client.entry(ws, words[0], words[1:])
     current = servers.get(p.name)
     others = [k for k in servers if k != p.name]
     if current == entry:
@@ -208,11 +240,57 @@ def _install(ws: Workspace, p: InstallParams) -> InstallResult:
                        "or --name to add repoctx under another name", entry=entry, other_servers=others, **fields)
     else:
         action = "replaced" if current is not None else "added"
+    hook_fields = {}
+    if p.hook:
+        hook_path = client.hook_path(ws)
+        if (why := _project_file(ws, p.client, hook_path)) is not None:
+            return failure(InstallResult, name, "invalid_path", why, **fields)
+        try:
+            settings = _read_object(hook_path)
+            hook, hook_action, new_settings = _with_hook(settings, hook_path, words)
+        except _Unreadable as exc:
+            return failure(InstallResult, name, "config_error", str(exc), **fields)
+        hook_fields = {"hook_path": hook_path, "hook_action": hook_action, "hook": hook}
+        if hook_action != "unchanged" and not p.dry_run:
+            _write_object(hook_path, new_settings)
     if action != "unchanged" and not p.dry_run:
-        merged = {**data, client.servers_key: {**servers, p.name: entry}}
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        atomic_write(path, msgspec.json.format(msgspec.json.encode(merged), indent=2) + b"\n")
-    return success(InstallResult, name, action=action, entry=entry, other_servers=others, dry_run=p.dry_run, **fields)
+        _write_object(path, {**data, client.servers_key: {**servers, p.name: entry}})
+    return success(InstallResult, name, action=action, entry=entry, other_servers=others, dry_run=p.dry_run,
+                   **fields, **hook_fields)
+
+
+def _runs_hook(group: Any) -> bool:
+    """Whether a hook group of the client's settings runs repoctx's prompt hook."""
+    hooks = group.get("hooks") if isinstance(group, dict) else None
+    for h in hooks if isinstance(hooks, list) else ():
+        command = h.get("command") if isinstance(h, dict) else None
+        try:
+            words = shlex.split(command) if isinstance(command, str) else []
+        except ValueError:
+            continue
+        if HOOK_WORD in words and runs_repoctx({"command": words[0], "args": words[1:]}):
+            return True
+    return False
+
+
+def _hook_groups(settings: dict, path: str) -> list:
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict) or not isinstance(hooks.get(HOOK_EVENT, []), list):
+        raise _Unreadable(f"{path}: `hooks.{HOOK_EVENT}` is not a list; fix it by hand")
+    return hooks.get(HOOK_EVENT, [])
+
+
+def _with_hook(settings: dict, path: str, words: list[str]) -> tuple[dict, Action, dict]:
+    """(repoctx's hook group, what changes, the settings with it): any earlier repoctx hook
+    is replaced, every other hook kept in its place."""
+    groups = _hook_groups(settings, path)
+    group = {"hooks": [{"type": "command", "command": shlex.join([*words, HOOK_WORD]), "timeout": HOOK_TIMEOUT_S}]}
+    ours = [g for g in groups if _runs_hook(g)]
+    if ours == [group]:
+        return group, "unchanged", settings
+    kept = [g for g in groups if not _runs_hook(g)]
+    hooks = {**settings.get("hooks", {}), HOOK_EVENT: [*kept, group]}
+    return group, ("replaced" if ours else "added"), {**settings, "hooks": hooks}
 
 
 def _render_install(r: InstallResult) -> str:
@@ -220,12 +298,83 @@ def _render_install(r: InstallResult) -> str:
         return r.error.message
     entry = msgspec.json.format(msgspec.json.encode(r.entry), indent=2).decode()
     kept = f" (kept {plural(len(r.other_servers), 'other server')}: {', '.join(r.other_servers)})" if r.other_servers else ""
+    verbs = ({"added": "Would add", "replaced": "Would replace"} if r.dry_run
+             else {"added": "Added", "replaced": "Replaced"})
     if r.action == "unchanged":
-        return f'{r.path} already registers "{r.server}" exactly so; nothing changed.'
-    verb = {"added": "Added", "replaced": "Replaced"}[r.action]
-    if r.dry_run:
-        verb = {"added": "Would add", "replaced": "Would replace"}[r.action]
-    return f'{verb} server "{r.server}" in {r.path}{kept}:\n{entry}'
+        lines = [f'{r.path} already registers "{r.server}" exactly so; nothing changed.']
+    else:
+        lines = [f'{verbs[r.action]} server "{r.server}" in {r.path}{kept}:\n{entry}']
+    if r.hook_action is UNSET:
+        pass
+    elif r.hook_action == "unchanged":
+        lines.append(f"{r.hook_path} already runs repoctx's prompt hook; nothing changed.")
+    else:
+        lines.append(f"{verbs[r.hook_action]} the {HOOK_EVENT} prompt hook in {r.hook_path}: "
+                     f"{r.hook['hooks'][0]['command']}")
+    return "\n".join(lines)
+
+
+# --- repoctx uninstall CLIENT --------------------------------------------------------
+
+
+class UninstallParams(Struct):
+    client: Annotated[ClientName, Meta(description="Which client to remove repoctx from")]
+    name: Annotated[str, Meta(min_length=1, description="The server's name in the client (default repoctx)")] = "repoctx"
+    dry_run: Annotated[bool, Meta(description="Show the change without writing it")] = False
+
+
+class UninstallResult(Envelope, kw_only=True):
+    client: str | UnsetType = UNSET
+    removed: list[str] | UnsetType = UNSET  # each as "<what> from <file>"
+    dry_run: bool | UnsetType = UNSET
+
+
+def uninstall(ws: Workspace, p: UninstallParams) -> UninstallResult:
+    with locked(ws.root):
+        return _uninstall(ws, p)
+
+
+def _uninstall(ws: Workspace, p: UninstallParams) -> UninstallResult:
+    """Remove what `install` wrote: the server entry (only when it runs repoctx) and the
+    prompt hook; every other server, hook and key stays."""
+    name = "uninstall"
+    client = CLIENTS[p.client]
+    changes: list[tuple[str, str, dict]] = []  # (what, file, the file's new content)
+    paths = [client.install_path(ws)] + ([client.hook_path(ws)] if client.hook_path else [])
+    try:
+        for path in paths:
+            if (why := _project_file(ws, p.client, path)) is not None:
+                return failure(UninstallResult, name, "invalid_path", why, client=p.client)
+            data = _read_object(path)
+            if path == paths[0]:
+                servers = data.get(client.servers_key)
+                entry = servers.get(p.name) if isinstance(servers, dict) else None
+                if entry is not None and not runs_repoctx(entry):
+                    return failure(UninstallResult, name, "conflict", f'{path}: the server "{p.name}" does not run '
+                                   "repoctx; left as it is (pass --name to name repoctx's)", client=p.client)
+                if entry is not None:
+                    rest = {k: v for k, v in servers.items() if k != p.name}
+                    changes.append((f'server "{p.name}"', path, {**data, client.servers_key: rest}))
+            elif data and any(_runs_hook(g) for g in _hook_groups(data, path)):
+                kept = [g for g in _hook_groups(data, path) if not _runs_hook(g)]
+                hooks = {k: v for k, v in data["hooks"].items() if k != HOOK_EVENT} | ({HOOK_EVENT: kept} if kept else {})
+                changes.append((f"the {HOOK_EVENT} prompt hook", path, {**data, "hooks": hooks}))
+    except _Unreadable as exc:
+        return failure(UninstallResult, name, "config_error", str(exc), client=p.client)
+    if not p.dry_run:
+        for _, path, data in changes:
+            _write_object(path, data)
+    return success(UninstallResult, name, client=p.client, removed=[f"{what} from {path}" for what, path, _ in changes],
+                   dry_run=p.dry_run)
+
+
+def _render_uninstall(r: UninstallResult) -> str:
+    if not r.ok:
+        return r.error.message
+    if not r.removed:
+        return f"repoctx is not registered with {CLIENTS[r.client].label} here; nothing changed."
+    verb = "Would remove" if r.dry_run else "Removed"
+    return "\n".join(f"{verb} {what}" for what in r.removed)
 
 
 # --- agent discover ------------------------------------------------------------------
@@ -301,7 +450,9 @@ COMMANDS = with_structured_invalid([
         summary="Register repoctx with an MCP client: claude-code, claude-desktop, cursor or vscode.",
         description="Merges one server entry into the client's documented config file (Claude Code: "
         ".mcp.json; Cursor: .cursor/mcp.json; VS Code: .vscode/mcp.json; Claude Desktop: its user-wide "
-        "claude_desktop_config.json), keeps every other server, and prints what changed.",
+        "claude_desktop_config.json), keeps every other server, and prints what changed. The command written is "
+        "the absolute path of this repoctx, checked to start with PATH emptied. With --hook (claude-code), also "
+        "registers a UserPromptSubmit hook in .claude/settings.json that runs `repoctx prompt-hook`.",
         params=InstallParams,
         result=InstallResult,
         handler=install,
@@ -309,6 +460,21 @@ COMMANDS = with_structured_invalid([
         writes=True,
         positional=("client",),
         render=_render_install,
+    ),
+    Command(
+        name="uninstall",
+        tool=None,
+        summary="Remove what `repoctx install` wrote for a client: its server entry and its prompt hook.",
+        description="Removes the server entry (only when it starts repoctx) from the client's config file and, "
+        "for claude-code, repoctx's UserPromptSubmit hook from .claude/settings.json; keeps every other server, "
+        "hook and key.",
+        params=UninstallParams,
+        result=UninstallResult,
+        handler=uninstall,
+        is_error=is_failure,
+        writes=True,
+        positional=("client",),
+        render=_render_uninstall,
     ),
     Command(
         name="agent discover",

@@ -45,6 +45,7 @@ class SurfaceReport(Struct):
 class SelfReportResult(Envelope, kw_only=True):
     version: str | UnsetType = UNSET
     root: str | UnsetType = UNSET
+    root_reason: str | UnsetType = UNSET  # why that directory: given with --root, or found (base/rootfind.py)
     surfaces: list[SurfaceReport] | UnsetType = UNSET
     core: dict[str, str] | UnsetType = UNSET  # the Rust core's build
     python: str | UnsetType = UNSET
@@ -64,14 +65,15 @@ def self_report(catalog, ws: Workspace, p: NoParams) -> SelfReportResult:
         for s in SURFACES
     ]
     core = _core.build_info()
-    return success(SelfReportResult, "self report", version=__version__, root=ws.root, surfaces=surfaces,
+    return success(SelfReportResult, "self report", version=__version__, root=ws.root, root_reason=ws.root_reason,
+                   surfaces=surfaces,
                    core={"version": core.version, "profile": core.profile, "target": core.target},
                    python=platform.python_version())
 
 
 def _render_self(r: SelfReportResult) -> str:
     lines = [f"repoctx {r.version} (Python {r.python}; core {r.core.get('version')} {r.core.get('profile')} "
-             f"{r.core.get('target')})", f"root: {r.root}"]
+             f"{r.core.get('target')})", f"root: {r.root} ({r.root_reason})"]
     for s in r.surfaces:
         data = "has data" if s.has_data else "no data"
         lines.append(f"  {s.name:<10} {data:<8}  {plural(s.tools, 'tool')}, {plural(s.resources, 'resource')}")

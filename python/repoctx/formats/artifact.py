@@ -16,19 +16,15 @@ CONTEXTIA_DIR = ".contextia"
 
 
 def find_project_dir(root: str) -> str | None:
-    """The `.contextia/` directory serving `root`: its own or, as Contextia looks for it, the
-    nearest parent's (a link in its place is not one); None when there is none."""
+    """The `.contextia/` directory serving `root`: its own, never a parent's (the root is the
+    boundary every read and write is confined to; base/rootfind.py already found the root
+    from where a command started); a link in its place is not one. None when there is none."""
     import os
 
-    directory = root
-    while True:
-        candidate = os.path.join(directory, CONTEXTIA_DIR)
-        if os.path.isdir(candidate) and not os.path.islink(candidate):
-            return candidate
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    candidate = os.path.join(root, CONTEXTIA_DIR)
+    return candidate if os.path.isdir(candidate) and not os.path.islink(candidate) else None
+
+
 CONFIG_FILE = "config.yaml"
 IDENTITY_FILE = "system/identity.md"
 LOGS_DIR = "work/logs"

@@ -28,7 +28,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS keeps a subcommand's unset option from hiding the same option given before it.
     s = argparse.SUPPRESS
     parser.add_argument("--json", action="store_true", default=s, help="print the result as JSON (as the MCP tool returns it)")
-    parser.add_argument("--root", metavar="DIR", default=s, help="repository root (default: the current directory)")
+    parser.add_argument("--root", metavar="DIR", default=s, help="repository root, taken as given (default: the nearest directory "
+                        "at or above the current one holding .git, .repoctx, .context.config.yaml or .contextia)")
     parser.add_argument("--allow-root", metavar="DIR", action="append", default=s,
                         help="another root a `path` override may name (repeatable)")
     parser.add_argument("--debug", action="store_true", default=s, help="show tracebacks on errors")
@@ -180,21 +181,28 @@ def build_parser(word: str | None = None) -> argparse.ArgumentParser:
     serve.add_argument("--no-watch", action="store_true",
                        help="do not follow file-system events; rescan the tree for every question")
     serve.set_defaults(_serve=True)
+    # Answered by views/prompt_hook.py from __main__.py, before this module is imported; listed for --help.
+    sub.add_parser("prompt-hook", add_help=False, help="Claude Code's prompt hook: the files that matter for the "
+                   "prompt on stdin (registered by `repoctx install claude-code --hook`).")
     return parser
 
 
 def _workspace(ns: argparse.Namespace):
+    from repoctx.base import rootfind
     from repoctx.base.workspace import Workspace
 
-    root = getattr(ns, "root", None) or os.getcwd()
-    if not os.path.isdir(root):
-        raise UserError(f"{root} is not a directory; pass --root with the repository to read")
+    given = getattr(ns, "root", None)
+    if given is not None and not os.path.isdir(given):
+        raise UserError(f"{given} is not a directory; pass --root with the repository to read")
+    choice = rootfind.given(given) if given is not None else rootfind.find_root(os.getcwd())
+    if given is None and not getattr(ns, "_serve", False) and choice.root != os.path.realpath(os.getcwd()):
+        print(f"repoctx: root {choice.root} ({choice.reason})", file=sys.stderr)
     cache_root = getattr(ns, "cache_root", None) or os.environ.get("CONTEXT_CACHE_ROOT")
     tools = getattr(ns, "tools", None)
-    return Workspace.open(root, getattr(ns, "allow_root", None) or (), read_only=getattr(ns, "read_only", False),
+    return Workspace.open(choice.root, getattr(ns, "allow_root", None) or (), read_only=getattr(ns, "read_only", False),
                           tools=tuple(t.strip() for t in tools.split(",") if t.strip()) if tools is not None else None,
                           profile=getattr(ns, "profile", None), names=getattr(ns, "names", None),
-                          cache_root=cache_root)
+                          cache_root=cache_root, root_reason=choice.reason)
 
 
 class UsageError(Exception):

@@ -33,7 +33,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from repoctx import __version__
-from repoctx.base import index
+from repoctx.base import index, launcher
 from repoctx.base.command import Command, Resource, ResourceError
 from repoctx.base.results import Envelope, failure, internal_failure
 from repoctx.base.workspace import Workspace, settle
@@ -546,16 +546,6 @@ def _warm_up(ws: Workspace) -> None:
     threading.Thread(target=warm, name="repoctx-warm-up", daemon=True).start()
 
 
-def launcher() -> list[str]:
-    """The absolute command that started this process, so a registration pasted from the
-    serve line runs this same repoctx whatever the client's PATH and working directory:
-    the `repoctx` script, or this Python with -m when started as `python -m repoctx`."""
-    script = sys.argv[0]
-    if os.path.basename(script) != "__main__.py" and os.path.isfile(script):
-        return [os.path.abspath(script)]
-    return [os.path.abspath(sys.executable), "-m", "repoctx"]
-
-
 def serve(ws: Workspace, watch: bool = True) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="repoctx: %(message)s")
     index.serve_live(watch)
@@ -565,9 +555,9 @@ def serve(ws: Workspace, watch: bool = True) -> int:
         print(f"repoctx: {exc}", file=sys.stderr)
         return 2
     _warm_up(ws)
-    serve_line = shlex.join([*launcher(), "serve", "--root", ws.root])
+    serve_line = shlex.join([*launcher.command(), "serve", "--root", ws.root])
     print(
-        f"repoctx {__version__}: serving {ws.root} over MCP on stdio"
+        f"repoctx {__version__}: serving {ws.root} ({ws.root_reason}) over MCP on stdio"
         f"{' (read-only)' if ws.read_only else ''}. Register it with Claude Code: "
         f"claude mcp add repoctx -- {serve_line}",
         file=sys.stderr,
