@@ -59,6 +59,8 @@ pub struct Index {
     pub files: Vec<Option<File>>,
     free: Vec<u32>,
     pub by_path: HashMap<String, u32>,
+    /// The files of each directory, by path (not by number: an answer must not depend on the
+    /// order files were seen).
     pub by_dir: HashMap<String, Vec<u32>>,
     dirs: HashSet<String>,
     pub lex: Inverted,
@@ -66,6 +68,9 @@ pub struct Index {
     /// `COMMON` files is only counted from then on: it says nothing of a task).
     def_ids: HashMap<Box<str>, u32>,
     defined: Vec<Defined>,
+    /// Common names whose count fell back to `COMMON` or below: their files are found again by
+    /// `prepare`, so the index holds what a build of the same files holds.
+    recount: HashSet<u32>,
     /// Artifact id -> (file, line) of each annotation naming it.
     pub annotated: HashMap<Box<str>, Vec<(u32, u32)>>,
     modules: Modules,
@@ -154,6 +159,7 @@ impl Index {
             lex: Inverted::default(),
             def_ids: HashMap::new(),
             defined: Vec::new(),
+            recount: HashSet::new(),
             annotated: HashMap::new(),
             modules: Modules::default(),
             unresolved: HashSet::new(),
@@ -347,7 +353,10 @@ impl Index {
         }
         self.modules.add(id, &path);
         self.by_path.insert(path.clone(), id);
-        self.by_dir.entry(parent_dir(&path).to_string()).or_default().push(id);
+        let files = &self.files;
+        let in_dir = self.by_dir.entry(parent_dir(&path).to_string()).or_default();
+        let at = in_dir.partition_point(|&x| files[x as usize].as_ref().is_some_and(|f| f.path < path));
+        in_dir.insert(at, id);
         self.files[id as usize] = Some(File {
             code: files::is_code_not_test(&path),
             path,
@@ -373,6 +382,9 @@ impl Index {
             let e = &mut self.defined[d as usize];
             e.count -= 1;
             e.files.retain(|&x| x != id);
+            if e.common && e.count as usize <= COMMON {
+                self.recount.insert(d);
+            }
         }
         for (_, t) in &f.annotations {
             if let Some(list) = self.annotated.get_mut(t) {
@@ -396,6 +408,7 @@ impl Index {
     /// Make what a query reads current: imports resolved, the reverse graph, the written
     /// context of project.yaml and .contextia/, and (unless `history` is false) git's.
     pub fn prepare(&mut self, history: bool) {
+        self.recount_common();
         if self.resolve_all || !self.unresolved.is_empty() {
             let ids: Vec<u32> = if self.resolve_all {
                 (0..self.files.len() as u32).filter(|&i| self.files[i as usize].is_some()).collect()
@@ -445,6 +458,28 @@ impl Index {
                 let h = &self.history;
                 self.recency = self.files.par_iter().map(|f| f.as_ref().map_or(0.0, |f| h.recency(&f.path))).collect();
                 self.recency_stale = false;
+            }
+        }
+    }
+
+    /// Names no longer common (`recount`) get their files back: a build of the same files
+    /// would hold them.
+    fn recount_common(&mut self) {
+        let names: Vec<u32> = self.recount.drain().filter(|&d| self.defined[d as usize].count as usize <= COMMON).collect();
+        if names.is_empty() {
+            return;
+        }
+        for &d in &names {
+            let e = &mut self.defined[d as usize];
+            e.common = false;
+            e.files.clear();
+        }
+        let wanted: HashSet<u32> = names.into_iter().collect();
+        for (id, f) in self.files.iter().enumerate() {
+            for &d in f.iter().flat_map(|f| &f.defs) {
+                if wanted.contains(&d) {
+                    self.defined[d as usize].files.push(id as u32);
+                }
             }
         }
     }
