@@ -15,6 +15,7 @@
 //! the others are read.
 
 use super::bm25::Inverted;
+use super::cuts::{Cut, Cuts};
 use super::files::{self, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
@@ -27,6 +28,7 @@ use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Clone)]
 pub struct Options {
@@ -84,6 +86,8 @@ pub struct Index {
     /// History's recency of each file by number, made again when HEAD moves or files come or go.
     recency: Vec<f32>,
     recency_stale: bool,
+    /// The regions of the files questions ranked high, and their words (tasks/cuts.rs).
+    cuts: Cuts,
     /// Saved facts for the first `update` (tasks/store.rs), dropped by it.
     seed: Option<Saved>,
     /// Files the build put in from saved facts rather than by reading them.
@@ -170,6 +174,7 @@ impl Index {
             history: History::default(),
             recency: Vec::new(),
             recency_stale: true,
+            cuts: Cuts::default(),
             seed,
             loaded: 0,
             refused,
@@ -502,6 +507,13 @@ impl Index {
         (out, inc)
     }
 
+    /// File `id` cut into regions with the words of each (read through `confined`), kept
+    /// between questions while the index holds the file unchanged.
+    pub fn cut(&self, confined: &Root, id: u32) -> Option<Arc<Cut>> {
+        let f = self.file(id)?;
+        self.cuts.get(id, f.key, || files::read_text(confined, &f.path).map(|t| Cut::new(&f.path, t)))
+    }
+
     pub fn file(&self, id: u32) -> Option<&File> {
         self.files.get(id as usize).and_then(|f| f.as_ref())
     }
@@ -595,7 +607,7 @@ impl Index {
             .sum();
         let defs: usize = self.def_ids.keys().map(|k| k.len() + 28).sum::<usize>()
             + self.defined.iter().map(|d| 40 + d.files.capacity() * 4).sum::<usize>();
-        files + defs + self.lex.heap_bytes() + self.modules.heap_bytes() + self.written.heap_bytes() + self.history.heap_bytes()
+        files + defs + self.cuts.heap_bytes() + self.lex.heap_bytes() + self.modules.heap_bytes() + self.written.heap_bytes() + self.history.heap_bytes()
             + self.reverse.iter().map(|r| r.capacity() * 4 + 24).sum::<usize>()
     }
 }
