@@ -15,11 +15,14 @@ use std::sync::{Arc, Mutex};
 /// The most held, roughly: the texts and their words.
 pub const MAX_BYTES: usize = 32 << 20;
 
+/// A region's distinct terms with their counts, by term.
+pub type Words = Vec<(Box<str>, u32)>;
+
 pub struct Cut {
     pub text: String,
     pub regions: Vec<Region>,
-    /// Per region: how many terms it holds, and each distinct term with its count, by term.
-    pub counts: Vec<(u32, Vec<(Box<str>, u32)>)>,
+    /// Per region: how many terms it holds, and its words.
+    pub counts: Vec<(u32, Words)>,
 }
 
 impl Cut {

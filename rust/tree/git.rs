@@ -1518,10 +1518,16 @@ impl Handle {
         })
     }
 
-    /// Run `f` on the repository's objects (another reader of git: tree/githistory.rs); None
-    /// when there is no sound repository, `f` answers None, or it panics.
-    pub fn objects<T>(&self, f: impl FnOnce(&Objects) -> Option<T>) -> Option<T> {
-        self.with(|repo, _| f(&Objects { repo }).ok_or(CannotTell))
+    /// Run `f` on the repository's objects (another reader of git: tree/githistory.rs), with
+    /// `pack_cache` keeping decoded delta bases while it runs (dropped after); None when there
+    /// is no sound repository, `f` answers None, or it panics.
+    pub fn objects<T>(&self, pack_cache: impl Fn() -> Box<gix::odb::cache::PackCache> + Send + Sync + 'static, f: impl FnOnce(&Objects) -> Option<T>) -> Option<T> {
+        self.with(|repo, _| {
+            repo.repo.objects.set_pack_cache(pack_cache);
+            let out = f(&Objects { repo });
+            repo.repo.objects.unset_pack_cache();
+            out.ok_or(CannotTell)
+        })
     }
 
     /// What the handle has done so far.

@@ -27,11 +27,45 @@ const MAX_CACHED_TREES: usize = 20_000;
 /// merges, newest first; None outside a repository, before the first commit, or when git's
 /// objects cannot be read.
 pub fn changed_files(handle: &Handle, max_commits: usize) -> Option<(String, Vec<Vec<String>>)> {
-    handle.objects(|objs| {
+    handle.objects(|| Box::new(DeltaBases::default()), |objs| {
         let head = objs.head()?;
         let mut walk = Walk { objs, trees: HashMap::new(), buf: Vec::new() };
         Some((head.to_string(), walk.log(head, max_commits)))
     })
+}
+
+/// The most bytes of decoded pack entries kept while walking.
+const MAX_DELTA_BASE_BYTES: usize = 32 << 20;
+
+/// Decoded pack entries by (pack, offset): the trees of consecutive commits are deltas of one
+/// another, so without it each is decoded from the start of its chain again.
+#[derive(Default)]
+struct DeltaBases {
+    by_place: HashMap<(u32, u64), (gix::objs::Kind, Vec<u8>)>,
+    bytes: usize,
+}
+
+impl gix::odb::pack::cache::DecodeEntry for DeltaBases {
+    fn put(&mut self, pack_id: u32, offset: u64, data: &[u8], kind: gix::objs::Kind, _compressed_size: usize) {
+        if data.len() > MAX_DELTA_BASE_BYTES / 4 {
+            return;
+        }
+        if self.bytes + data.len() > MAX_DELTA_BASE_BYTES {
+            self.by_place.clear();
+            self.bytes = 0;
+        }
+        self.bytes += data.len();
+        if let Some(old) = self.by_place.insert((pack_id, offset), (kind, data.to_vec())) {
+            self.bytes -= old.1.len();
+        }
+    }
+
+    fn get(&mut self, pack_id: u32, offset: u64, out: &mut Vec<u8>) -> Option<(gix::objs::Kind, usize)> {
+        let (kind, data) = self.by_place.get(&(pack_id, offset))?;
+        out.clear();
+        out.extend_from_slice(data);
+        Some((*kind, data.len()))
+    }
 }
 
 struct Commit {
