@@ -1,6 +1,6 @@
 """Task context at scale: what `task_context` costs on a large tree (issue 23).
 
-    python -m benches.bench_tasks [--files 100000] [--seed 0] [--nogit] [--repo PATH] [--n 40]
+    python -m benches.bench_tasks [--files 100000] [--seed 0] [--nogit] [--repo PATH [--whole]] [--n 40]
 
 Measures, on the synthetic tree of benches/synth.py (or an existing repository, read-only):
 - the index, built in this process as a cold CLI call builds it: wall time, the growth of this
@@ -53,10 +53,11 @@ def synthetic_tasks(n: int, seed: int) -> list[str]:
     return [rng.choice(shapes)() for _ in range(n)]
 
 
-def commit_tasks(root: Path, n: int) -> list[str]:
-    out = subprocess.run(["git", "-C", str(root), "log", "--no-merges", f"-n{n}", "--format=%s"],
+def commit_tasks(root: Path, n: int, whole: bool = False) -> list[str]:
+    """The subjects of the last `n` commits, or with `whole` their whole messages."""
+    out = subprocess.run(["git", "-C", str(root), "log", "--no-merges", f"-n{n}", "--format=%x1e" + ("%B" if whole else "%s")],
                          capture_output=True, text=True).stdout
-    return [s for s in out.splitlines() if s.strip()] or ["fix the parser"]
+    return [s.strip() for s in out.split("\x1e") if s.strip()] or ["fix the parser"]
 
 
 def in_process(root: Path, tasks: list[str]) -> dict:
@@ -193,12 +194,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repo", type=Path, help="an existing repository instead (read-only but for the edit and the "
                         "saved task index, both undone)")
     parser.add_argument("--n", type=int, default=40, help="measured warm calls")
+    parser.add_argument("--whole", action="store_true", help="with --repo: whole commit messages as tasks, not subjects")
     parser.add_argument("--budget", type=int, default=8000)
     parser.add_argument("--repeat", type=int, default=3, help="cold CLI runs")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
     args = parser.parse_args(argv)
     root = args.repo.resolve() if args.repo else synth.tree(args.files, args.seed, git=not args.nogit)
-    tasks = commit_tasks(root, args.n) if args.repo else synthetic_tasks(args.n, args.seed)
+    tasks = commit_tasks(root, args.n, args.whole) if args.repo else synthetic_tasks(args.n, args.seed)
     report = {"tree": str(root),
               "date": time.strftime("%Y-%m-%dT%H%M%SZ", time.gmtime())}
     with left_as_found(root) if args.repo else contextlib.nullcontext():

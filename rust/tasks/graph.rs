@@ -85,7 +85,7 @@ impl Modules {
         for k in (1..=segs.len()).rev() {
             let Some(cands) = self.by_last.get(segs[k - 1].as_str()) else { continue };
             let want = &segs[..k];
-            let mut best: Vec<(usize, usize, u32)> = Vec::new(); // (met, extra, id)
+            let mut best: Vec<(usize, usize, String, u32)> = Vec::new(); // (met, extra, path, id)
             for &id in cands {
                 let Some(p) = path_of(id) else { continue };
                 if p == from {
@@ -96,15 +96,17 @@ impl Modules {
                 let beside = p.rsplit_once('/').map_or("", |(d, _)| d) == from_dir;
                 let enough = met >= 2 || (met == k && segs.len() == 1 && beside) || (met == k && relative(import));
                 if enough {
-                    best.push((met, m.len() - met, id));
+                    let extra = m.len() - met;
+                    best.push((met, extra, p, id));
                 }
             }
             if !best.is_empty() {
                 let top = best.iter().map(|b| b.0).max().unwrap_or(0);
                 best.retain(|b| b.0 == top);
-                best.sort_by_key(|b| (b.1, b.2));
+                // Ties by path, never by number: numbers depend on the order files were seen.
+                best.sort_unstable_by(|a, b| a.1.cmp(&b.1).then_with(|| a.2.cmp(&b.2)));
                 let go = matches!(import, Import::Go(_));
-                return best.into_iter().take(if go { MAX_EACH } else { 1 }).map(|b| b.2).collect();
+                return best.into_iter().take(if go { MAX_EACH } else { 1 }).map(|b| b.3).collect();
             }
         }
         Vec::new()
@@ -227,6 +229,18 @@ mod tests {
         let (m, owned) = table(paths);
         let path_of = |id: u32| owned.get(id as usize).cloned();
         m.resolve(from, &import, &path_of).into_iter().map(|i| owned[i as usize].clone()).collect()
+    }
+
+    #[test]
+    fn a_go_package_links_to_its_first_files_by_path_whatever_their_numbers() {
+        let files: Vec<String> = (0..8).map(|i| format!("svc/api/f{i}.go")).collect();
+        let mut m = Modules::default();
+        for (i, p) in files.iter().enumerate().rev() {
+            m.add(100 - i as u32, p); // numbered and added backwards
+        }
+        let path_of = |id: u32| files.get(100 - id as usize).cloned();
+        let got: Vec<String> = m.resolve("svc/db/c.go", &Import::Go("example.com/m/svc/api".into()), &path_of).into_iter().filter_map(path_of).collect();
+        assert_eq!(got, files[..MAX_EACH]);
     }
 
     #[test]

@@ -1,31 +1,25 @@
-//! What git's history says about files, read locally with one `git log` per commit checked
-//! out: which files change together (commits of at most `MAX_COMMIT_FILES` files, the
-//! last `MAX_COMMITS` that are not merges) and how recently each file changed. Read again
-//! only when HEAD moves; without git (or outside a repository) there is no history.
-//!
-//! git is asked with the environment's repository overrides removed, signatures off and
-//! no external diff or text conversion, so a repository's config runs nothing.
+//! What git's history says about files: which files change together (commits of at most
+//! `MAX_COMMIT_FILES` files, the last `MAX_COMMITS` that are not merges) and how recently each
+//! file changed. Read in process through git's view (tree/githistory.rs), again only when HEAD
+//! moves; without git (or outside a repository) there is no history.
 
+use crate::tree::git::Handle;
+use crate::tree::githistory;
 use std::collections::HashMap;
-use std::io::Read;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
 
 pub const MAX_COMMITS: usize = 2000;
 /// Commits touching more files than this are sweeping changes (renames, formatting):
 /// they say nothing about which files belong together.
 pub const MAX_COMMIT_FILES: usize = 30;
-/// The most of git's output read (about 2,000 commits of a large repository fit).
-const MAX_OUTPUT: u64 = 64 << 20;
-/// How long git may run: a repository that makes it hang (a huge pack on a slow disk, a
-/// lock) costs a task its history, never the call.
-const MAX_SECONDS: u64 = 20;
 
 #[derive(Default)]
 pub struct History {
     /// The commit the history was read at ("" when there is none), and whether it was read.
     pub head: String,
     read: bool,
+    /// git's view of the root the history was read from, kept between questions.
+    git: Option<(PathBuf, Handle)>,
     ids: HashMap<Box<str>, u32>,
     /// By file: the newest commit (0 = HEAD's) that changed it, and how many did.
     last: Vec<u32>,
@@ -35,70 +29,18 @@ pub struct History {
     names: Vec<Box<str>>,
 }
 
-fn git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C").arg(root).args(["-c", "log.showSignature=false", "-c", "core.fsmonitor=false"]).args(args);
-    for var in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS", "GIT_EXTERNAL_DIFF"] {
-        cmd.env_remove(var);
-    }
-    cmd.env("LC_ALL", "C").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null());
-    let mut child = cmd.spawn().ok()?;
-    let stdout = child.stdout.take()?;
-    let child = std::sync::Arc::new(std::sync::Mutex::new(child));
-    let (done, finished) = std::sync::mpsc::channel::<()>();
-    let watch = std::sync::Arc::clone(&child);
-    let watchdog = std::thread::spawn(move || {
-        if finished.recv_timeout(std::time::Duration::from_secs(MAX_SECONDS)).is_err() {
-            let _ = watch.lock().map(|mut c| c.kill()); // past the bound: its output ends here
-        }
-    });
-    let mut out = Vec::new();
-    let read = stdout.take(MAX_OUTPUT).read_to_end(&mut out);
-    let _ = done.send(());
-    let _ = watchdog.join();
-    let mut child = child.lock().ok()?;
-    let _ = child.kill(); // over the cap: stop it (a no-op when it is done)
-    let status = child.wait().ok()?;
-    read.ok()?;
-    (status.success() || out.len() as u64 >= MAX_OUTPUT).then_some(out)
-}
-
-/// The commit checked out at `root` ("" outside a repository or before the first commit).
-pub fn head(root: &Path) -> String {
-    git(root, &["rev-parse", "-q", "--verify", "HEAD^{commit}"])
-        .map(|o| String::from_utf8_lossy(&o).trim().to_string())
-        .unwrap_or_default()
-}
-
-/// The commits of `git log -z --name-only --format=%x1e…`: each commit's files, newest first.
-pub fn parse_log(out: &[u8]) -> Vec<Vec<String>> {
-    let mut commits: Vec<Vec<String>> = Vec::new();
-    for rec in out.split(|&b| b == 0) {
-        let rec = rec.strip_prefix(b"\n").unwrap_or(rec);
-        if rec.first() == Some(&0x1e) {
-            commits.push(Vec::new());
-        } else if !rec.is_empty() {
-            if let (Some(c), Ok(p)) = (commits.last_mut(), std::str::from_utf8(rec)) {
-                c.push(p.to_string());
-            }
-        }
-    }
-    commits
-}
-
 impl History {
     /// The history of the commit checked out at `root` (read again only when HEAD moved).
     pub fn refresh(&mut self, root: &Path) {
-        let now = head(root);
-        if now == self.head && self.read {
-            return;
+        let git = self.git.take().filter(|g| g.0 == root).unwrap_or_else(|| (root.to_path_buf(), Handle::new(root)));
+        let now = git.1.head().unwrap_or_default();
+        if now != self.head || !self.read {
+            let commits = if now.is_empty() { Vec::new() } else { githistory::changed_files(&git.1, MAX_COMMITS).map(|(_, c)| c).unwrap_or_default() };
+            *self = History::from_commits(&commits);
+            self.head = now;
+            self.read = true;
         }
-        let n = MAX_COMMITS.to_string();
-        let args = ["log", "-z", "--no-merges", "--no-renames", "--no-ext-diff", "--no-textconv", "--relative", "--name-only", "--format=%x1e", "-n", n.as_str(), "HEAD"];
-        let commits = if now.is_empty() { Vec::new() } else { git(root, &args).map(|o| parse_log(&o)).unwrap_or_default() };
-        *self = History::from_commits(&commits);
-        self.head = now;
-        self.read = true;
+        self.git = Some(git);
     }
 
     pub fn from_commits(commits: &[Vec<String>]) -> History {
@@ -168,13 +110,7 @@ impl History {
 mod tests {
     use super::*;
     use crate::testing::TempTree;
-
-    #[test]
-    fn log_records_parse() {
-        let out = b"\x1e\0\nsrc/a.py\0src/b.py\0\x1e\0\nREADME.md\0";
-        assert_eq!(parse_log(out), vec![vec!["src/a.py".to_string(), "src/b.py".to_string()], vec!["README.md".to_string()]]);
-        assert!(parse_log(b"").is_empty());
-    }
+    use std::process::{Command, Stdio};
 
     #[test]
     fn co_change_and_recency() {

@@ -15,6 +15,7 @@
 //! the others are read.
 
 use super::bm25::Inverted;
+use super::cuts::{Cut, Cuts};
 use super::files::{self, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
@@ -27,6 +28,7 @@ use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Clone)]
 pub struct Options {
@@ -59,6 +61,8 @@ pub struct Index {
     pub files: Vec<Option<File>>,
     free: Vec<u32>,
     pub by_path: HashMap<String, u32>,
+    /// The files of each directory, by path (not by number: an answer must not depend on the
+    /// order files were seen).
     pub by_dir: HashMap<String, Vec<u32>>,
     dirs: HashSet<String>,
     pub lex: Inverted,
@@ -66,6 +70,9 @@ pub struct Index {
     /// `COMMON` files is only counted from then on: it says nothing of a task).
     def_ids: HashMap<Box<str>, u32>,
     defined: Vec<Defined>,
+    /// Common names whose count fell back to `COMMON` or below: their files are found again by
+    /// `prepare`, so the index holds what a build of the same files holds.
+    recount: HashSet<u32>,
     /// Artifact id -> (file, line) of each annotation naming it.
     pub annotated: HashMap<Box<str>, Vec<(u32, u32)>>,
     modules: Modules,
@@ -79,6 +86,8 @@ pub struct Index {
     /// History's recency of each file by number, made again when HEAD moves or files come or go.
     recency: Vec<f32>,
     recency_stale: bool,
+    /// The regions of the files questions ranked high, and their words (tasks/cuts.rs).
+    cuts: Cuts,
     /// Saved facts for the first `update` (tasks/store.rs), dropped by it.
     seed: Option<Saved>,
     /// Files the build put in from saved facts rather than by reading them.
@@ -154,6 +163,7 @@ impl Index {
             lex: Inverted::default(),
             def_ids: HashMap::new(),
             defined: Vec::new(),
+            recount: HashSet::new(),
             annotated: HashMap::new(),
             modules: Modules::default(),
             unresolved: HashSet::new(),
@@ -164,6 +174,7 @@ impl Index {
             history: History::default(),
             recency: Vec::new(),
             recency_stale: true,
+            cuts: Cuts::default(),
             seed,
             loaded: 0,
             refused,
@@ -347,7 +358,10 @@ impl Index {
         }
         self.modules.add(id, &path);
         self.by_path.insert(path.clone(), id);
-        self.by_dir.entry(parent_dir(&path).to_string()).or_default().push(id);
+        let files = &self.files;
+        let in_dir = self.by_dir.entry(parent_dir(&path).to_string()).or_default();
+        let at = in_dir.partition_point(|&x| files[x as usize].as_ref().is_some_and(|f| f.path < path));
+        in_dir.insert(at, id);
         self.files[id as usize] = Some(File {
             code: files::is_code_not_test(&path),
             path,
@@ -373,6 +387,9 @@ impl Index {
             let e = &mut self.defined[d as usize];
             e.count -= 1;
             e.files.retain(|&x| x != id);
+            if e.common && e.count as usize <= COMMON {
+                self.recount.insert(d);
+            }
         }
         for (_, t) in &f.annotations {
             if let Some(list) = self.annotated.get_mut(t) {
@@ -396,6 +413,7 @@ impl Index {
     /// Make what a query reads current: imports resolved, the reverse graph, the written
     /// context of project.yaml and .contextia/, and (unless `history` is false) git's.
     pub fn prepare(&mut self, history: bool) {
+        self.recount_common();
         if self.resolve_all || !self.unresolved.is_empty() {
             let ids: Vec<u32> = if self.resolve_all {
                 (0..self.files.len() as u32).filter(|&i| self.files[i as usize].is_some()).collect()
@@ -449,6 +467,28 @@ impl Index {
         }
     }
 
+    /// Names no longer common (`recount`) get their files back: a build of the same files
+    /// would hold them.
+    fn recount_common(&mut self) {
+        let names: Vec<u32> = self.recount.drain().filter(|&d| self.defined[d as usize].count as usize <= COMMON).collect();
+        if names.is_empty() {
+            return;
+        }
+        for &d in &names {
+            let e = &mut self.defined[d as usize];
+            e.common = false;
+            e.files.clear();
+        }
+        let wanted: HashSet<u32> = names.into_iter().collect();
+        for (id, f) in self.files.iter().enumerate() {
+            for &d in f.iter().flat_map(|f| &f.defs) {
+                if wanted.contains(&d) {
+                    self.defined[d as usize].files.push(id as u32);
+                }
+            }
+        }
+    }
+
     /// How recently git's history changed a file (0 without history; see History::recency).
     pub fn recency(&self, id: u32) -> f32 {
         self.recency.get(id as usize).copied().unwrap_or(0.0)
@@ -465,6 +505,13 @@ impl Index {
         let out = self.files.get(id as usize).and_then(|f| f.as_ref()).map_or(Vec::new(), |f| f.out.clone());
         let inc = self.reverse.get(id as usize).cloned().unwrap_or_default();
         (out, inc)
+    }
+
+    /// File `id` cut into regions with the words of each (read through `confined`), kept
+    /// between questions while the index holds the file unchanged.
+    pub fn cut(&self, confined: &Root, id: u32) -> Option<Arc<Cut>> {
+        let f = self.file(id)?;
+        self.cuts.get(id, f.key, || files::read_text(confined, &f.path).map(|t| Cut::new(&f.path, t)))
     }
 
     pub fn file(&self, id: u32) -> Option<&File> {
@@ -560,7 +607,7 @@ impl Index {
             .sum();
         let defs: usize = self.def_ids.keys().map(|k| k.len() + 28).sum::<usize>()
             + self.defined.iter().map(|d| 40 + d.files.capacity() * 4).sum::<usize>();
-        files + defs + self.lex.heap_bytes() + self.modules.heap_bytes() + self.written.heap_bytes() + self.history.heap_bytes()
+        files + defs + self.cuts.heap_bytes() + self.lex.heap_bytes() + self.modules.heap_bytes() + self.written.heap_bytes() + self.history.heap_bytes()
             + self.reverse.iter().map(|r| r.capacity() * 4 + 24).sum::<usize>()
     }
 }

@@ -26,7 +26,8 @@
 use super::bm25::tf_weight;
 use super::bundle::{self, Count, Offer, Text};
 use super::index::Index;
-use super::regions::{self, Region};
+use super::cuts::Cut;
+use super::regions::Region;
 use super::terms;
 use super::written::{Source, Target};
 use crate::artifacts::srcindex::Globs;
@@ -34,6 +35,7 @@ use crate::tree::fs::Root;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// The signals, by the names `signals_off` takes.
 pub const SIGNALS: &[&str] = &["lexical", "symbols", "imports", "scopes", "artifacts", "project", "history"];
@@ -372,17 +374,14 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     // The ranking, and the regions of its top files.
     let top = sc.top(ask.limit.max(REGION_FILES), ix);
     let confined = Root::open(&ix.root).ok();
-    let texts: Vec<Option<String>> = top
-        .par_iter()
-        .map(|&id| confined.as_ref().and_then(|r| super::files::read_text(r, &ix.file(id)?.path)))
-        .collect();
+    let cuts: Vec<Option<Arc<Cut>>> = top.par_iter().map(|&id| confined.as_ref().and_then(|r| ix.cut(r, id))).collect();
     let idf: HashMap<&str, f32> = if lexical { query.iter().map(|(id, w, t)| (t.as_str(), ix.lex.idf(*id) * w)).collect() } else { HashMap::new() };
     let scored: Vec<Vec<(Region, f32)>> = top
         .par_iter()
-        .zip(&texts)
-        .map(|(&id, text)| {
-            let (Some(f), Some(text)) = (ix.file(id), text) else { return Vec::new() };
-            region_scores(&f.path, text, &idf, &named, art_lines.get(&id).map_or(&[][..], |v| v.as_slice()))
+        .zip(&cuts)
+        .map(|(&id, cut)| {
+            let Some(cut) = cut else { return Vec::new() };
+            region_scores(cut, &idf, &named, art_lines.get(&id).map_or(&[][..], |v| v.as_slice()))
         })
         .collect();
 
@@ -423,7 +422,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
 
     // The bundle.
     let paths: Vec<String> = top.iter().map(|&id| ix.file(id).map_or(String::new(), |f| f.path.clone())).collect();
-    let cut_texts: Vec<Text> = texts.iter().map(|t| Text::new(t.as_deref().unwrap_or(""))).collect();
+    let cut_texts: Vec<Text> = cuts.iter().map(|c| Text::new(c.as_ref().map_or("", |c| c.text.as_str()))).collect();
     let mut offers = Vec::new();
     for (rank, regions) in scored.iter().enumerate() {
         let fs = (sc.score[top[rank] as usize] / sc.score[top[0] as usize]).powi(FILE_FOCUS);
@@ -444,31 +443,17 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
 /// Each region of a file with how much the task speaks for it: BM25 of the task's terms in
 /// it (over the file's best region), 1 for a definition the task names, and the match of an
 /// artifact annotated inside it.
-fn region_scores(path: &str, text: &str, idf: &HashMap<&str, f32>, named: &HashSet<String>, art: &[(u32, f32)]) -> Vec<(Region, f32)> {
-    let regions = regions::regions(path, text);
-    let t = Text::new(text);
-    let counted: Vec<(u32, std::collections::BTreeMap<&str, u32>)> = regions
+fn region_scores(cut: &Cut, idf: &HashMap<&str, f32>, named: &HashSet<String>, art: &[(u32, f32)]) -> Vec<(Region, f32)> {
+    let avg = cut.counts.iter().map(|c| c.0 as f32).sum::<f32>() / cut.counts.len().max(1) as f32;
+    let lex: Vec<f32> = cut
+        .counts
         .iter()
-        .map(|r| {
-            let mut len = 0;
-            let mut hits = std::collections::BTreeMap::new();
-            terms::each_term(t.slice(r.start, r.end.min(t.lines())), |term| {
-                len += 1;
-                if let Some((k, _)) = idf.get_key_value(term) {
-                    *hits.entry(*k).or_default() += 1;
-                }
-            });
-            (len, hits)
-        })
-        .collect();
-    let avg = counted.iter().map(|c| c.0 as f32).sum::<f32>() / counted.len().max(1) as f32;
-    let lex: Vec<f32> = counted
-        .iter()
-        .map(|(len, hits)| hits.iter().map(|(k, &tf)| idf[k] * tf_weight(tf as f32, *len as f32, avg)).sum())
+        .map(|(len, words)| words.iter().filter_map(|(k, tf)| Some(idf.get(&**k)? * tf_weight(*tf as f32, *len as f32, avg))).sum())
         .collect();
     let best = lex.iter().copied().fold(0f32, f32::max);
-    regions
-        .into_iter()
+    cut.regions
+        .iter()
+        .cloned()
         .zip(lex)
         .map(|(r, l)| {
             let mut raw = if best > 0.0 { l / best } else { 0.0 };

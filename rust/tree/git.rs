@@ -1394,6 +1394,32 @@ impl<'a> Ask<'a> {
     }
 }
 
+// --- objects for other readers -----------------------------------------------------------
+
+/// The objects of an opened repository, read with the view's checks (bounded size, loose
+/// objects regular files, never a blob).
+pub struct Objects<'a> {
+    repo: &'a Repo,
+}
+
+impl Objects<'_> {
+    /// The commit checked out.
+    pub fn head(&self) -> Option<ObjectId> {
+        let id = self.repo.repo.head_id().ok()?.detach();
+        self.repo.peel(id, gix::objs::Kind::Commit).ok()
+    }
+
+    /// Read a commit, tree or tag into `buf`; its kind, or None when it cannot be read.
+    pub fn read(&self, id: &ObjectId, buf: &mut Vec<u8>) -> Option<gix::objs::Kind> {
+        self.repo.object(id, buf).ok()
+    }
+
+    /// The root asked about, relative to the worktree's top ("" or "a/b").
+    pub fn prefix(&self) -> &[u8] {
+        &self.repo.prefix
+    }
+}
+
 // --- the handle -------------------------------------------------------------------------
 
 /// git's view of one root, kept between questions.
@@ -1489,6 +1515,18 @@ impl Handle {
                 }
             }
             Ok(out)
+        })
+    }
+
+    /// Run `f` on the repository's objects (another reader of git: tree/githistory.rs), with
+    /// `pack_cache` keeping decoded delta bases while it runs (dropped after); None when there
+    /// is no sound repository, `f` answers None, or it panics.
+    pub fn objects<T>(&self, pack_cache: impl Fn() -> Box<gix::odb::cache::PackCache> + Send + Sync + 'static, f: impl FnOnce(&Objects) -> Option<T>) -> Option<T> {
+        self.with(|repo, _| {
+            repo.repo.objects.set_pack_cache(pack_cache);
+            let out = f(&Objects { repo });
+            repo.repo.objects.unset_pack_cache();
+            out.ok_or(CannotTell)
         })
     }
 

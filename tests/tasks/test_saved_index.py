@@ -113,7 +113,22 @@ def test_the_file_is_written_when_enough_changed_and_never_by_a_read_only_worksp
 
 
 @pytest.mark.anyio
-async def test_a_server_saves_after_warming_up_but_not_when_read_only(tmp_path):
+async def test_a_server_builds_and_writes_the_task_index_only_when_task_context_is_called(tmp_path):
+    repo = build(tmp_path / "repo")
+    async with mcp_client("--root", str(repo)) as client:
+        assert not (await client.call_tool("list_contexts", {})).is_error
+        await anyio.sleep(1.0)  # past the warm-up of the other tables
+        assert not (repo / SAVED).exists(), "no task index written before a tool needs it"
+        assert not (await client.call_tool("task_context", {"task": TASK})).is_error
+        for _ in range(100):
+            if (repo / SAVED).exists():
+                break
+            await anyio.sleep(0.05)
+        assert (repo / SAVED).is_file()
+
+
+@pytest.mark.anyio
+async def test_a_server_saves_after_its_first_call_but_not_when_read_only(tmp_path):
     for read_only in (True, False):
         repo = build(tmp_path / f"repo-{read_only}")
         args = ("--root", str(repo), *(("--read-only",) if read_only else ()))

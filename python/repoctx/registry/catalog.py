@@ -125,15 +125,15 @@ def connection_observers(ws) -> list:
 
 def warm_up(ws, listed: dict[str, Command]) -> None:
     """Build what the first answers of the listed tools (by name) would wait for: the scopes
-    table (a listing builds it), then, when artifact globs may be asked, the annotation index,
-    then the task index."""
+    table (a listing builds it), then, when artifact globs may be asked, the annotation index.
+    The task index is not: it is built on the first `task_context` call (from the saved index
+    when there is one), so a server that is never asked for task context neither holds it nor
+    writes `.repoctx/task-index.bin`."""
     if "list_contexts" in listed:
         cmd = listed["list_contexts"]
         cmd.handler(ws, cmd.parse({}))
     if "mcp_find_by_path" in listed:
         _module("artifacts.store").warm(ws)
-    if "task_context" in listed:
-        _module("tasks.context").warm(ws)
 
 
 def record_run(ws, name: str, steps: list, started: float, ms: float) -> str | None:

@@ -24,6 +24,8 @@ Signals, each of which `signals_off` can switch off (see docs/tasks.md): `lexica
 
 from __future__ import annotations
 
+import errno
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Annotated
@@ -116,6 +118,15 @@ SAVED_FILE = f"{local_state.STATE_DIR}/task-index.bin"
 # What a saved index is read up to: about 1 KB per file of real code (250 bytes on the
 # synthetic tree), so this holds a tree of a million files; a larger save is not written.
 MAX_SAVED_BYTES = 1 << 30
+# And never more than this per file of the tree, plus the tables: the bytes are untrusted, so
+# a crafted file (a sparse 1 GiB one) is refused by its size, before anything is read.
+SAVED_BYTES_PER_FILE = 16 << 10
+SAVED_BYTES_BASE = 4 << 20
+
+
+def saved_bytes_cap(files: int) -> int:
+    """The most bytes a saved index of a tree of `files` files is read up to."""
+    return min(MAX_SAVED_BYTES, SAVED_BYTES_BASE + files * SAVED_BYTES_PER_FILE)
 # The file is written again when at least 1/SAVE_SHARE of the files differ from it: re-reading a
 # few changed files (~0.1 ms each) costs the next call less than writing every file's facts
 # again (~8 µs per file held, on the synthetic tree).
@@ -142,13 +153,20 @@ def _prefix(contextia: str | None) -> str:
         return "@"
 
 
-def _read_saved(ws: Workspace) -> bytes | None:
-    """The bytes of the saved index, or None: there is none, it is too large, not a file, or
-    `.repoctx` is a link out of the root (the confined layer refuses it)."""
+def _read_saved(ws: Workspace, files: int) -> bytes | None:
+    """The bytes of the saved index, or None: there is none, it is larger than a tree of
+    `files` files can need (said on stderr), not a file, or `.repoctx` is a link out of the
+    root (the confined layer refuses it)."""
     try:
-        return fs.read_bytes(ws.root, SAVED_FILE, MAX_SAVED_BYTES)
-    except OSError:
+        return fs.read_bytes(ws.root, SAVED_FILE, saved_bytes_cap(files))
+    except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            _say(f"the saved task index {SAVED_FILE} is larger than {files} files need; refused unread, building the index again")
         return None
+
+
+def _say(message: str) -> None:
+    print(f"repoctx: {message}", file=sys.stderr)
 
 
 def _worth_saving(index: _core.TaskIndex) -> bool:
@@ -187,8 +205,12 @@ def save_later(ws: Workspace, index: _core.TaskIndex) -> None:
     threading.Thread(target=_save, args=(ws, index), name=SAVE_THREAD, daemon=False).start()
 
 
-def _build(ws: Workspace, scopes: list[str], ignore: list[str], prefix: str, contextia: str | None) -> _core.TaskIndex:
-    return _core.TaskIndex(ws.root, scopes, ignore, prefix, contextia, _read_saved(ws))
+def _build(ws: Workspace, rows: list, ignore: list[str], prefix: str, contextia: str | None) -> _core.TaskIndex:
+    saved = _read_saved(ws, sum(r.files for r in rows))
+    index = _core.TaskIndex(ws.root, [r.scope for r in rows], ignore, prefix, contextia, saved)
+    if index.refused is not None:
+        _say(f"the saved task index {SAVED_FILE} is not used ({index.refused}); the index was built again")
+    return index
 
 
 def task_index(ws: Workspace) -> _core.TaskIndex:
@@ -200,12 +222,11 @@ def task_index(ws: Workspace) -> _core.TaskIndex:
     contextia = find_project_dir(ws.root)
     made_with = (cfg, contextia, _prefix(contextia))
     if table.changed_at is None:  # a cold walk: not a serving process
-        return _build(ws, [r.scope for r in table.rows], list(cfg.ignore), made_with[2], contextia)
+        return _build(ws, table.rows, list(cfg.ignore), made_with[2], contextia)
     with _lock:
         had = _held.get(ws.root)
         if had is None or had[0] != made_with:
-            scopes = [r.scope for r in table.rows]
-            held = _Held(_build(ws, scopes, list(cfg.ignore), made_with[2], contextia), table.generation)
+            held = _Held(_build(ws, table.rows, list(cfg.ignore), made_with[2], contextia), table.generation)
             _held[ws.root] = (made_with, held)
             tables.release_free_memory()
             return held.index
@@ -215,12 +236,6 @@ def task_index(ws: Workspace) -> _core.TaskIndex:
             held.index.update(changed, [r.scope for r in table.rows])
             held.generation = table.generation
         return held.index
-
-
-def warm(ws: Workspace) -> None:
-    """Build the index of a serving process before the first question (registry/catalog.warm_up).
-    Nothing is written yet: the index is saved once a question needs it (task_context)."""
-    task_index(ws)
 
 
 # --- the command ----------------------------------------------------------------------------

@@ -1,0 +1,126 @@
+//! A file's regions (tasks/regions.rs) and the words of each, kept between questions: cutting
+//! a large file and counting its words was most of a warm question's cost (ruff's top files
+//! are 20–150 KB, and ten or more are cut per question), and the same files come back question
+//! after question. Kept by file number and the index's stat key of the file, so an edit is cut
+//! again once the index has followed it; at most `MAX_BYTES` (counted roughly), the least
+//! recently used forgotten first.
+
+use super::bundle::Text;
+use super::files::StatKey;
+use super::regions::{self, Region};
+use super::terms;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+/// The most held, roughly: the texts and their words.
+pub const MAX_BYTES: usize = 32 << 20;
+
+/// A region's distinct terms with their counts, by term.
+pub type Words = Vec<(Box<str>, u32)>;
+
+pub struct Cut {
+    pub text: String,
+    pub regions: Vec<Region>,
+    /// Per region: how many terms it holds, and its words.
+    pub counts: Vec<(u32, Words)>,
+}
+
+impl Cut {
+    pub fn new(path: &str, text: String) -> Cut {
+        let regions = regions::regions(path, &text);
+        let t = Text::new(&text);
+        let counts = regions
+            .iter()
+            .map(|r| {
+                let mut len = 0;
+                let mut seen: BTreeMap<Box<str>, u32> = BTreeMap::new();
+                terms::each_term(t.slice(r.start, r.end.min(t.lines())), |term| {
+                    len += 1;
+                    match seen.get_mut(term) {
+                        Some(n) => *n += 1,
+                        None => {
+                            seen.insert(term.into(), 1);
+                        }
+                    }
+                });
+                (len, seen.into_iter().collect())
+            })
+            .collect();
+        Cut { text, regions, counts }
+    }
+
+    fn bytes(&self) -> usize {
+        let words: usize = self.counts.iter().flat_map(|c| &c.1).map(|(t, _)| t.len() + 24).sum();
+        self.text.len() + words + self.regions.len() * 64
+    }
+}
+
+#[derive(Default)]
+pub struct Cuts {
+    held: Mutex<Held>,
+}
+
+#[derive(Default)]
+struct Held {
+    by_file: HashMap<u32, (StatKey, Arc<Cut>, u64)>,
+    bytes: usize,
+    clock: u64,
+}
+
+impl Cuts {
+    /// The cut of file `id` whose stat key is `key`, made by `make` when none is held for it.
+    pub fn get(&self, id: u32, key: StatKey, make: impl FnOnce() -> Option<Cut>) -> Option<Arc<Cut>> {
+        {
+            let mut h = self.held.lock().unwrap_or_else(|e| e.into_inner());
+            h.clock += 1;
+            let now = h.clock;
+            if let Some((k, cut, used)) = h.by_file.get_mut(&id) {
+                if *k == key {
+                    *used = now;
+                    return Some(cut.clone());
+                }
+            }
+        }
+        let cut = Arc::new(make()?);
+        let size = cut.bytes();
+        let mut h = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, old, _)) = h.by_file.remove(&id) {
+            h.bytes -= old.bytes();
+        }
+        while h.bytes + size > MAX_BYTES && !h.by_file.is_empty() {
+            let oldest = h.by_file.iter().min_by_key(|(_, v)| v.2).map(|(&k, _)| k);
+            if let Some((_, old, _)) = oldest.and_then(|k| h.by_file.remove(&k)) {
+                h.bytes -= old.bytes();
+            }
+        }
+        if size <= MAX_BYTES {
+            h.bytes += size;
+            let now = h.clock;
+            h.by_file.insert(id, (key, cut.clone(), now));
+        }
+        Some(cut)
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.held.lock().unwrap_or_else(|e| e.into_inner()).bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_by_key_and_counted_by_region() {
+        let cuts = Cuts::default();
+        let text = "def parse_url(u):\n    return u\n\n\ndef other():\n    parse_url(1)\n".to_string();
+        let a = cuts.get(1, (1, 1, 1, 1), || Some(Cut::new("a.py", text.clone()))).unwrap();
+        assert_eq!(a.regions.len(), a.counts.len());
+        assert!(a.counts.iter().all(|(len, words)| words.windows(2).all(|w| w[0].0 < w[1].0) && words.iter().map(|w| w.1).sum::<u32>() == *len));
+        let again = cuts.get(1, (1, 1, 1, 1), || panic!("held")).unwrap();
+        assert!(Arc::ptr_eq(&a, &again));
+        let edited = cuts.get(1, (2, 2, 2, 2), || Some(Cut::new("a.py", "x = 1\n".into()))).unwrap();
+        assert_eq!(edited.text, "x = 1\n", "another stat key: cut again");
+        assert_eq!(cuts.heap_bytes(), edited.bytes());
+    }
+}
