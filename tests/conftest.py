@@ -14,6 +14,13 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 SHARED = TESTS.parents[1] / "shared"
 REPOCTX = [sys.executable, "-m", "repoctx"]
+DEEP = os.environ.get("REPOCTX_DEEP") == "1"
+
+
+def how_deep(name: str, everyday: int, deep: int) -> int:
+    """How far a deep test goes (kills, races, generated inputs): the variable `name` when set,
+    else `deep` under REPOCTX_DEEP=1 (.ci/run sets it), else `everyday` (scripts/test)."""
+    return int(os.environ.get(name) or (deep if DEEP else everyday))
 
 
 @pytest.fixture(autouse=True, scope="session")
