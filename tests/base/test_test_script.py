@@ -1,6 +1,5 @@
 """scripts/test, the README's test command, finishes and says what it does: no cargo step is
-silent (`--quiet` once hid 11 minutes of compiling), the core's Rust tests reuse the release
-build scripts/dev-setup made instead of compiling every crate again, and the type check fails a POSIX-only call on a path Windows or macOS reaches."""
+silent (`--quiet` once hid 11 minutes of compiling), and the type check fails a POSIX-only call on a path Windows or macOS reaches."""
 
 from __future__ import annotations
 
@@ -28,13 +27,6 @@ def test_no_cargo_step_is_quiet():
     steps = _cargo_steps("scripts/test") + _cargo_steps("scripts/dev-setup")
     assert any("cargo clippy" in s for s in steps) and any("cargo test" in s for s in steps)
     assert [s for s in steps if re.search(r"\s(--quiet|-q)\b", s)] == []
-
-
-def test_the_rust_tests_build_with_the_profile_of_the_core():
-    """dev-setup builds the core in release: cargo test in that profile shares every crate."""
-    [develop] = [s for s in _cargo_steps("scripts/dev-setup") if "maturin develop" in s]
-    [test] = [s for s in _cargo_steps("scripts/test") if "cargo test" in s]
-    assert "--release" in develop.split() and "--release" in test.split()
 
 
 def test_the_type_check_covers_three_platforms():
