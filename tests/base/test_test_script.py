@@ -47,6 +47,7 @@ FAILS = {"win32": {2, 3, 4}, "darwin": set(), "linux": set()}
 
 @pytest.mark.parametrize("platform", sorted(FAILS))
 def test_the_platform_check_fails_a_posix_only_call(tmp_path, platform):
+    pytest.importorskip("mypy", reason="mypy is a test extra (pip install -e .[test])")
     (tmp_path / "probe.py").write_text(PROBE)
     proc = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(CHECKOUT / "pyproject.toml"),
                            "--platform", platform, "--cache-dir", str(tmp_path / "cache"), str(tmp_path / "probe.py")],
