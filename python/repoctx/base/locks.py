@@ -53,8 +53,8 @@ if sys.platform == "win32":
         if st is None:
             try:
                 fs.write_atomic(root, name, b"")
-            except FileExistsError:
-                pass
+            except OSError:
+                pass  # another process made it first (and may hold it open: no replacing it)
             st = fs.lstat(root, name)
         if st is None or not stat.S_ISREG(st.st_mode):
             raise fs.LinkRefused(errno.ELOOP, f"{name} is not a regular file", name)
