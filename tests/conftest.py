@@ -14,6 +14,29 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 SHARED = TESTS.parents[1] / "shared"
 REPOCTX = [sys.executable, "-m", "repoctx"]
+DEEP = os.environ.get("REPOCTX_DEEP") == "1"
+# Test files that need what Windows lacks, and why: they skip there (wheels.yml runs the suite).
+POSIX_ONLY = {
+    "control/test_write_transactions.py": "kills apply under strace and races it in forked processes",
+    "hostile/test_crash_safety.py": "kills writers with SIGKILL, forked",
+    "hostile/test_concurrency_stress.py": "runs its writers in forked processes",
+    "base/test_clean_repository.py": "sets the umask through sh and reads POSIX file modes",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    if sys.platform != "win32":
+        return
+    for item in items:
+        why = POSIX_ONLY.get(item.path.relative_to(TESTS).as_posix())
+        if why:
+            item.add_marker(pytest.mark.skip(reason=f"POSIX only: {why}"))
+
+
+def how_deep(name: str, everyday: int, deep: int) -> int:
+    """How far a deep test goes (kills, races, generated inputs): the variable `name` when set,
+    else `deep` under REPOCTX_DEEP=1 (.ci/run sets it), else `everyday` (scripts/test)."""
+    return int(os.environ.get(name) or (deep if DEEP else everyday))
 
 
 @pytest.fixture(autouse=True, scope="session")

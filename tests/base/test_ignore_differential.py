@@ -6,7 +6,7 @@ The walk prunes directories (files inside a walked directory all count toward it
 fingerprint, as dotcontext does), so that comparison is over directories: a directory is
 walked exactly when neither it nor any ancestor is ignored by git. The files a context file
 lists (rust/lang/extract.rs) and the annotation index (rust/artifacts/srcindex.rs) leave out files, so they
-are compared over files. REPOCTX_IGNORE_TREES sets the number of generated trees (default 60).
+are compared over files. REPOCTX_IGNORE_TREES sets the number of generated trees (20; 300 under REPOCTX_DEEP=1).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ import subprocess
 
 import pytest
 
+from conftest import how_deep
 from repoctx import _core
 
-TREES = int(os.environ.get("REPOCTX_IGNORE_TREES", "60"))
+TREES = how_deep("REPOCTX_IGNORE_TREES", 20, 300)
 NAMES = ["a", "b", "ab", "ba", "x1", "x2", "lib", "src", "gen", "A"]
 
 

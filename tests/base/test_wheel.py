@@ -41,11 +41,10 @@ def _maturin() -> str:
 @pytest.fixture(scope="module")
 def wheel_venv(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("wheel")
-    # A target directory of its own: `maturin develop` runs elsewhere must not swap files mid-build,
-    # and it stays warm between runs (the first build takes minutes).
-    env = {**os.environ, "CARGO_TARGET_DIR": str(CHECKOUT / "target" / "wheel-test")}
+    # The target directory scripts/dev-setup's release build filled: the same crates, so the wheel
+    # is packed from them, not compiled a second time.
     subprocess.run([_maturin(), "build", "--release", "--quiet", "--out", str(base / "dist")], cwd=CHECKOUT,
-                   check=True, capture_output=True, timeout=1800, env=env)
+                   check=True, capture_output=True, timeout=1800)
     [wheel] = (base / "dist").glob("repoctx-*.whl")
     assert "abi3" in wheel.name
     venv = base / "venv"

@@ -7,10 +7,10 @@
   command (a reader, or apply run again) must leave the repository exactly as it was before
   (proposal pending) or exactly as a clean apply leaves it (proposal applied): no file of
   the proposal old while another is new, no temporary file, no journal, no stray directory.
-  REPOCTX_APPLY_KILLS sets how many kills (default: every step of one proposal); more kills
-  cycle through proposals of more files.
+  REPOCTX_APPLY_KILLS sets how many kills (every step of one proposal; 300 under
+  REPOCTX_DEEP=1); more kills cycle through proposals of more files.
 - `proposals apply` races `update_context` on the same file: an update that answered
-  `updated: true` is in the file afterwards. REPOCTX_RACES sets the number of races.
+  `updated: true` is in the file afterwards. REPOCTX_RACES sets the number of races (10; 200 deep).
 - A journal the repository ships is not trusted: nothing outside context files, nothing in
   `.git`, nothing through a link out is touched.
 
@@ -33,13 +33,13 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from conftest import REPOCTX, mcp_client, run_as_script, run_cli
+from conftest import REPOCTX, how_deep, mcp_client, run_as_script, run_cli
 from repoctx.base.workspace import Workspace
 from repoctx.control import proposals
 from sample_repo import CONTEXT, build_sample_repo
 
-KILLS = int(os.environ.get("REPOCTX_APPLY_KILLS", "0"))  # 0: every step of one proposal
-RACES = int(os.environ.get("REPOCTX_RACES", "40"))
+KILLS = how_deep("REPOCTX_APPLY_KILLS", 0, 300)  # 0: every step of one proposal
+RACES = how_deep("REPOCTX_RACES", 10, 200)
 # The syscalls that change a file or a directory (a file created by openat is empty until
 # its first write: a kill at that write covers it). A regex: names a platform lacks match nothing.
 STEPS = "/^(write|pwrite64|fsync|fdatasync|rename|renameat2?|unlink|unlinkat|mkdir|mkdirat|rmdir)$"

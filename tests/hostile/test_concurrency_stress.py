@@ -2,7 +2,7 @@
 entries, context updates to different fields of one file, proposals, runs) plus an MCP server
 whose sessions.db records calls meanwhile. Afterwards: nothing lost (every discovery and log
 entry present, each context field holds its writer's last value), no duplicate id, and every
-process finished (no deadlock: a bounded wait). REPOCTX_STRESS_OPS sets operations per writer.
+process finished (no deadlock: a bounded wait). REPOCTX_STRESS_OPS sets operations per writer (5; 40 under REPOCTX_DEEP=1).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ import time
 import msgspec
 import yaml
 
-from conftest import run_as_script
+from conftest import how_deep, run_as_script
 from repoctx.base.workspace import Workspace
 from repoctx.registry.catalog import all_commands
 from repoctx.views import server
 from sample_repo import CONTEXT, build_sample_repo
 
-OPS = int(os.environ.get("REPOCTX_STRESS_OPS", "15"))
+OPS = how_deep("REPOCTX_STRESS_OPS", 5, 40)
 WRITERS = 3  # processes per kind
 
 

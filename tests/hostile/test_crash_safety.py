@@ -9,7 +9,7 @@ proposals: after each kill, what every command does first (workspace.settle) mus
 three files of one proposal, none half-applied, and no journal or temporary file of it.
 Leftover temporary files of a killed atomic write and staging directories of a killed cache
 build are counted (litter, not torn files: the target was never touched).
-REPOCTX_CRASH_KILLS sets the kills per writer kind (default 24; 125 makes 1,000 over the eight).
+REPOCTX_CRASH_KILLS sets the kills per writer kind (8; 125, making 1,000 over the eight, under REPOCTX_DEEP=1).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import msgspec
 import pytest
 import yaml
 
-from conftest import run_as_script
+from conftest import how_deep, run_as_script
 from repoctx.base.workspace import Workspace, settle
 from repoctx.caches import engine as caches
 from repoctx.control import proposals
@@ -34,7 +34,7 @@ from repoctx.registry.catalog import all_commands
 from repoctx.views import server
 from sample_repo import CONTEXT, build_sample_repo
 
-KILLS = int(os.environ.get("REPOCTX_CRASH_KILLS", "24"))
+KILLS = how_deep("REPOCTX_CRASH_KILLS", 8, 125)
 APPLIED = ("docs", "src/core", ".")  # the scopes whose context files each applied proposal writes
 
 

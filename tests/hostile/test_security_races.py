@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from test_security_links import secret_in_repo, snapshot
 
-from conftest import mcp_client
+from conftest import how_deep, mcp_client
 from sample_repo import build_sample_repo
 
 SECRET = "LINKED-OUT-SECRET-91d2"  # the one secret_in_repo looks for
-CALLS = int(os.environ.get("REPOCTX_RACE_CALLS", "120"))
+CALLS = how_deep("REPOCTX_RACE_CALLS", 40, 400)
 
 # (tool, arguments, the directory swapped for a link out while it runs)
 RACES = [

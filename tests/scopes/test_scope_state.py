@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import mcp_client, run_cli, write
+from conftest import how_deep, mcp_client, run_cli, write
 
 # Examples of the property test; each starts a server and runs a dozen CLI commands a round.
-EXAMPLES = int(os.environ.get("REPOCTX_STATE_EXAMPLES", "3"))
+EXAMPLES = how_deep("REPOCTX_STATE_EXAMPLES", 3, 25)
 
 DIRS = ["", "a", "a/b", "c"]
 FILES = ["m.py", "n.md"]

@@ -4,7 +4,7 @@ values and huge messages (one over the size cap, which is dropped unread). After
 every line on stdout must be a JSON-RPC message, and a request we numbered must get a
 JSON-RPC error or a result (an `isError` one for bad tool arguments).
 
-REPOCTX_FUZZ_EXAMPLES raises the number of generated inputs (default 300).
+REPOCTX_FUZZ_EXAMPLES sets the number of generated inputs (100; 1,000 under REPOCTX_DEEP=1).
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import how_deep
 from repoctx.registry.catalog import all_commands, all_resources
 from sample_repo import EXAMPLES, build_sample_repo
 
-EXAMPLES_N = int(os.environ.get("REPOCTX_FUZZ_EXAMPLES", "300"))
+EXAMPLES_N = how_deep("REPOCTX_FUZZ_EXAMPLES", 100, 1000)
 TOOLS = sorted(EXAMPLES)
 METHODS = ["initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/read",
            "resources/templates/list", "prompts/list", "prompts/get", "completion/complete",

@@ -9,7 +9,6 @@ PATH (the test skips without them, but fails under CI=true, where it must run)."
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from repoctx.base import locks
 from repoctx.registry.catalog import all_commands
 from sample_repo import EXAMPLES, build_sample_repo
 
@@ -120,8 +120,7 @@ def ts_client() -> Path:
         _missing("node and npm on PATH")
     lock, package = TS_CLIENT / "package-lock.json", TS_CLIENT / "package.json"
     installed = TS_CLIENT / "node_modules/.package-lock.json"  # npm writes it on every install
-    with open(lock, "rb") as fh:  # one installer at a time across test processes
-        fcntl.flock(fh, fcntl.LOCK_EX)
+    with locks.exclusive(str(TS_CLIENT)):  # one installer at a time across test processes
         if not installed.exists() or installed.stat().st_mtime < max(lock.stat().st_mtime, package.stat().st_mtime):
             proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=TS_CLIENT,
                                   capture_output=True, text=True, timeout=600)

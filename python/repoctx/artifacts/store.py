@@ -174,23 +174,16 @@ def _listing(ws: Workspace, base: str) -> list[tuple[ArtifactType, str, str, tup
         directory = os.path.join(base, t.directory)
         rel = os.path.relpath(directory, ws.root)
         try:
-            fd = fs.open_dir(ws.root, rel)  # a link out on the way is not listed
+            entries = [e for e in fs.scandir(ws.root, rel)  # a link out on the way is not listed
+                       if e.name.endswith(".md") and not e.name.startswith(".")]
         except OSError:
             continue
-        try:
-            with os.scandir(fd) as it:
-                entries = [(e.name, e.is_symlink(), e.stat(follow_symlinks=False)) for e in it
-                           if e.name.endswith(".md") and not e.name.startswith(".")]
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-        for name, is_link, st in entries:
-            if is_link:  # followed only while it stays inside the root
-                try:
-                    st = fs.stat(ws.root, f"{rel}/{name}")
-                except OSError:
-                    continue
+        for entry in entries:
+            name = entry.name
+            try:  # a link is followed only while it stays inside the root
+                st = fs.stat(ws.root, f"{rel}/{name}") if entry.kind == "l" else fs.lstat(ws.root, f"{rel}/{name}")
+            except OSError:
+                continue
             if st is not None and stat.S_ISREG(st.st_mode):
                 found.append((t, name, os.path.join(directory, name), stat_key(st)))
     return found

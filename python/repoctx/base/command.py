@@ -151,7 +151,7 @@ def fixed_form(params: type[msgspec.Struct], handler: Callable, **fixed) -> Call
     def run(ws, p):
         return handler(ws, params(**fixed, **msgspec.structs.asdict(p)))
 
-    run.fixed = fixed
+    setattr(run, "fixed", fixed)  # a function's own attribute, which no type declares
     run.__module__ = handler.__module__  # the surface of the command it fixes
     return run
 

@@ -23,7 +23,7 @@ every step is done: a step the filesystem refuses leaves it (and the staged file
 next command, never a half-applied change with no journal.
 
 Every step goes through a directory handle opened beneath the root by the confined layer
-(fs.open_dir) and names a single entry in it: the temporary file and its rename stay in one
+(base/dirhandle.py, on each OS) and names a single entry in it: the temporary file and its rename stay in one
 directory, and no link out of the root is ever followed. A repository could ship a journal of
 its own, so the journal is read as untrusted: only the files a proposal may change and
 proposal records are acted on, never inside `.git`.
@@ -42,6 +42,7 @@ import msgspec
 from msgspec import Struct
 
 from repoctx.base import fs, local_state
+from repoctx.base.dirhandle import Dir
 from repoctx.formats import bounded
 from repoctx.formats.proposal import PROPOSALS_DIR, kind_of
 
@@ -75,25 +76,26 @@ def commit(root: str, changes: list[tuple[str, bytes | None]]) -> None:
     files = _numbered(plan.files)
     local_state.makedirs(root, STATE_DIR)
     with _dir(root, STATE_DIR) as state:
-        fd = os.open(NAME, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=state)
+        fd = state.open(NAME, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             try:
                 _write_all(fd, PREPARED + b"\n" + msgspec.json.encode(plan) + b"\n")
                 os.fsync(fd)
-                os.fsync(state)
+                state.sync()
                 for rel in plan.dirs:
                     with _dir(root, posixpath.dirname(rel)) as parent:
-                        os.mkdir(posixpath.basename(rel), dir_fd=parent)
-                        os.fsync(parent)
+                        parent.mkdir(posixpath.basename(rel))
+                        parent.sync()
                 for (n, rel, _written), (_rel, data) in zip(files, changes):
                     if data is not None:
                         with _dir(root, posixpath.dirname(rel)) as directory:
                             _stage(directory, _temp(n), posixpath.basename(rel), data)
-                            os.fsync(directory)
+                            directory.sync()
             except BaseException:
                 _finish(root, files, plan.dirs, forward=False)
                 raise
-            os.pwrite(fd, COMMITTED, 0)  # the commit point
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, COMMITTED)  # the commit point
             try:
                 os.fsync(fd)
             except OSError as exc:
@@ -140,12 +142,12 @@ def _finish(root: str, files: list[tuple[int, str, bool]], dirs: list[str], forw
             with _dir(root, posixpath.dirname(rel)) as directory:
                 if forward and written:
                     if _is_regular(directory, temp):  # gone: renamed before the kill
-                        os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+                        directory.replace(temp, name)
                 elif forward:
                     _remove(directory, name)
                 else:
                     _remove(directory, temp)
-                os.fsync(directory)
+                directory.sync()
         except FileNotFoundError:
             pass  # its directory was never made (rolling back), or is gone
         except OSError as exc:
@@ -156,18 +158,18 @@ def _finish(root: str, files: list[tuple[int, str, bool]], dirs: list[str], forw
         for rel in reversed(dirs):
             try:
                 with _dir(root, posixpath.dirname(rel)) as parent:
-                    os.rmdir(posixpath.basename(rel), dir_fd=parent)
+                    parent.rmdir(posixpath.basename(rel))
             except OSError:
                 pass  # gone already, or not empty: someone else's now
     with _dir(root, STATE_DIR) as state:
         try:
-            os.unlink(NAME, dir_fd=state)
+            state.unlink(NAME)
         except OSError as exc:
             if not forward:
                 raise
             raise _unfinished(exc, "the change is in place but its journal could not be removed") from None
         try:
-            os.fsync(state)
+            state.sync()
         except OSError:  # every file is in place and the journal gone: only its removal may not last,
             pass  # and a journal that comes back names files already renamed, which recovery passes over
 
@@ -176,7 +178,7 @@ def _read(root: str) -> tuple[bytes, Plan]:
     """(state byte, plan) of the journal; an unreadable one is a prepared one with no files."""
     try:
         with _dir(root, STATE_DIR) as state:
-            fd = os.open(NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=state)
+            fd = state.open(NAME, os.O_RDONLY)
             try:
                 raw = os.read(fd, MAX_JOURNAL_BYTES + 1)
             finally:
@@ -205,13 +207,13 @@ def _acceptable(root: str, rel: str) -> bool:
 
 
 @contextmanager
-def _dir(root: str, rel: str) -> Iterator[int]:
+def _dir(root: str, rel: str) -> Iterator[Dir]:
     """A handle of the directory `rel` (the root for ""), opened beneath the root."""
-    fd = fs.open_dir(root, rel or ".")
+    directory = Dir(root, rel or ".")
     try:
-        yield fd
+        yield directory
     finally:
-        os.close(fd)
+        directory.close()
 
 
 def _temp(n: int) -> str:
@@ -232,18 +234,12 @@ def _missing_dirs(root: str, changes: list[tuple[str, bytes | None]]) -> list[st
     return out
 
 
-def _stage(directory: int, name: str, target: str, data: bytes) -> None:
+def _stage(directory: Dir, name: str, target: str, data: bytes) -> None:
     """Write `data` to the temporary file `name` with the mode of the file it will replace,
     else 0666 less the umask: context files are shared, never left 0600."""
-    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666,
-                 dir_fd=directory)
+    fd = directory.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
-        try:
-            st = os.stat(target, dir_fd=directory, follow_symlinks=False)
-            if stat.S_ISREG(st.st_mode):
-                os.fchmod(fd, stat.S_IMODE(st.st_mode) & 0o777)
-        except FileNotFoundError:
-            pass
+        directory.keep_mode(fd, target)
         _write_all(fd, data)
         os.fsync(fd)
     finally:
@@ -256,15 +252,16 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _is_regular(directory: int, name: str) -> bool:
+def _is_regular(directory: Dir, name: str) -> bool:
     try:
-        return stat.S_ISREG(os.lstat(name, dir_fd=directory).st_mode)
+        st = directory.lstat_or_none(name)
     except OSError:
         return False
+    return st is not None and stat.S_ISREG(st.st_mode)
 
 
-def _remove(directory: int, name: str) -> None:
+def _remove(directory: Dir, name: str) -> None:
     try:
-        os.unlink(name, dir_fd=directory)
+        directory.unlink(name)
     except FileNotFoundError:
         pass

@@ -23,6 +23,7 @@ import os
 import re
 import shlex
 import stat
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -166,6 +167,25 @@ def _read_regular(name: str, dir_fd: int) -> bytes:
         raise CacheError("io_error") from None
     finally:
         os.close(fd)
+
+
+if sys.platform == "win32":
+    def _open_nofollow(path: str) -> int:
+        """Windows has no O_NOFOLLOW: a final link (or junction) is refused by its lstat, and
+        the file opened must be the one that lstat saw."""
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.ELOOP, "not a regular file", path)
+        fd = os.open(path, os.O_RDONLY | os.O_BINARY | os.O_NOINHERIT)
+        opened = os.fstat(fd)
+        if (opened.st_ino, opened.st_dev) != (st.st_ino, st.st_dev):
+            os.close(fd)
+            raise OSError(errno.ELOOP, "changed while it was opened", path)
+        return fd
+else:
+    def _open_nofollow(path: str) -> int:
+        # O_NONBLOCK: a FIFO planted under the name must not hang the open.
+        return os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
 
 
 def _decode(raw: bytes, tp: Any) -> Any:

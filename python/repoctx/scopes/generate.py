@@ -164,14 +164,14 @@ _FRAMEWORKS = (
 
 def _test_command(eco: str, section: mf.Section, m: mf.Manifests) -> str | None:
     """The command that runs the tests one ecosystem's manifests in a directory declare."""
-    if eco == "python":
+    if isinstance(section, mf.Python):
         pytest = section.pytest or "pytest" in section.main or "pytest" in section.extra
         return "pytest" if pytest or m.files & {"pytest.ini", "tox.ini"} else None
     if eco == "rust":
         return "cargo test"
     if eco == "go":
         return "go test ./..."
-    test = section.scripts.get("test")
+    test = section.scripts.get("test") if isinstance(section, mf.Js) else None
     return f"{m.locked_by('js') or 'npm'} test" if test is not None and "no test specified" not in test else None
 
 

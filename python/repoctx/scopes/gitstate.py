@@ -71,5 +71,6 @@ def recorded_commit(evidence) -> str | None:
     else), else None: evidence other tools collected may name a commit the files never matched."""
     if not isinstance(evidence, msgspec.Struct):
         return None
-    present = {k for k, v in msgspec.structs.asdict(evidence).items() if v is not msgspec.UNSET}
-    return evidence.commit_sha if present == OUR_EVIDENCE else None
+    fields = msgspec.structs.asdict(evidence)
+    present = {k for k, v in fields.items() if v is not msgspec.UNSET}
+    return fields["commit_sha"] if present == OUR_EVIDENCE else None

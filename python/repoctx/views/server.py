@@ -288,7 +288,8 @@ def _lifespan(observers: list, shown: _Shown):
     return lifespan
 
 
-def build_server(ws: Workspace) -> Server:
+def build_server(ws: Workspace) -> tuple[Server, bool]:
+    """The server, and whether its listings follow the data (it then says when they change)."""
     selection = select(ws)
     shown = _Shown(ws, selection)
     observers = connection_observers(ws)
@@ -425,8 +426,7 @@ def build_server(ws: Workspace) -> Server:
         # A listing that follows the data says when it changes (2026-07-28: on listen streams).
         **({"on_subscriptions_listen": ListenHandler(shown.bus)} if selection.by_data else {}),
     )
-    server.changes_listed = selection.by_data
-    return server
+    return server, selection.by_data
 
 
 def match_resource(resources: list[Resource], uri: str) -> tuple[Resource, dict[str, str]] | None:
@@ -455,7 +455,7 @@ def _match_template(template: str, uri: str) -> dict[str, str] | None:
     return m.groupdict() if m else None
 
 
-async def _serve_stdio(server: Server) -> None:
+async def _serve_stdio(server: Server, changes_listed: bool) -> None:
     lines = CappedLines(claim_stdin())
     async with stdio_server(stdin=lines) as (read_stream, write_stream):
         # The SDK drops a line it cannot take without answering; answer it and keep serving:
@@ -499,7 +499,7 @@ async def _serve_stdio(server: Server) -> None:
             tg.start_soon(sift)
             changes = NotificationOptions(tools_changed=True, resources_changed=True, prompts_changed=True)
             await server.run(inner_recv, write_stream,
-                             server.create_initialization_options(changes if server.changes_listed else None))
+                             server.create_initialization_options(changes if changes_listed else None))
             tg.cancel_scope.cancel()
 
 
@@ -550,7 +550,7 @@ def serve(ws: Workspace, watch: bool = True) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="repoctx: %(message)s")
     index.serve_live(watch)
     try:
-        server = build_server(ws)
+        server, changes_listed = build_server(ws)
     except AllowlistError as exc:
         print(f"repoctx: {exc}", file=sys.stderr)
         return 2
@@ -563,5 +563,5 @@ def serve(ws: Workspace, watch: bool = True) -> int:
         file=sys.stderr,
         flush=True,
     )
-    anyio.run(_serve_stdio, server)
+    anyio.run(_serve_stdio, server, changes_listed)
     return 0
