@@ -8,7 +8,7 @@
 
 use crate::tree::ignore::{lister, Tree};
 use crate::caches::select::Doc;
-use crate::tree::watch::{Drained, Inotify, Interest};
+use crate::tree::watch::{Drained, Interest, Watch};
 use ignore::WalkBuilder;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -377,25 +377,26 @@ pub fn build(sources: &Path, out: &cap_std::fs::Dir, mode: Mode) -> Result<Built
 /// Watches a cache's directories (tree/watch.rs) from before the cache is read, so a
 /// view learns of any later change to its files without stat-ing each of them.
 pub struct Watcher {
-    inotify: Inotify,
+    watch: Watch,
     changed: std::sync::Mutex<bool>,
 }
 
 impl Watcher {
-    /// None where watching is impossible (no inotify, or its limits reached).
+    /// None where watching is impossible (writes are followed only by inotify, and its
+    /// limits may be reached); the caller then stats each file.
     pub fn new(dirs: &[PathBuf]) -> Option<Watcher> {
-        let inotify = Inotify::new()?;
+        let watch = Watch::new(dirs.first()?).ok()?;
         for dir in dirs {
-            inotify.add(dir, Interest::Writes).ok()?;
+            watch.add(dir, Interest::Writes).ok()?;
         }
-        Some(Watcher { inotify, changed: std::sync::Mutex::new(false) })
+        Some(Watcher { watch, changed: std::sync::Mutex::new(false) })
     }
 
     /// Whether any event (or a lost one) arrived since the watch began.
     pub fn changed(&self) -> bool {
         let mut changed = self.changed.lock().unwrap();
         if !*changed {
-            *changed = self.inotify.drain(|_| ControlFlow::Break(())) != Drained::Empty;
+            *changed = self.watch.drain(|_| ControlFlow::Break(())) != Drained::Empty;
         }
         *changed
     }
