@@ -52,6 +52,30 @@ class Indexes:
             return live.table
 
 
+    def watching(self, root: str, cfg: ScanConfig) -> Watching:
+        """Which watching keeps `root`'s table true; its index is made first if need be."""
+        self.table(root, cfg)
+        with self._lock:
+            index = self._by_root[root].index
+        return Watching(index.watching_by, index.watch_reason)
+
+
+@dataclass(frozen=True)
+class Watching:
+    by: str  # "inotify", "fsevents", "windows" (the OS's events), "polling" (none to be had) or "none"
+    reason: str
+
+
+def watching(ws: Workspace) -> Watching:
+    """Which watching keeps the answers about `ws.root` true in this process, and why."""
+    if _live is None:
+        return Watching("none", "not serving: each command reads the files once (repoctx serve follows file-system events)")
+    try:
+        return _live.watching(ws.root, ws.scan_config())
+    except OSError as e:
+        return Watching("none", f"the root cannot be scanned: {e.strerror or e}")
+
+
 def _load_trim():
     if not sys.platform.startswith("linux"):
         return None
