@@ -203,20 +203,25 @@ fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, Skipped), Fail> {
         match mode {
             Mode::Markdown if path.extension().is_none_or(|e| e != "md") => continue,
             Mode::Repository if is_secret(&name) => {
-                skipped.push((rel.to_string_lossy().into_owned(), SKIP_SECRET));
+                skipped.push((slashed(&rel.to_string_lossy()), SKIP_SECRET));
                 continue;
             }
             _ => {}
         }
         match rel.to_str() {
-            Some(rel) => sources.push(Source { rel: rel.to_owned(), path: path.to_owned() }),
+            Some(rel) => sources.push(Source { rel: slashed(rel), path: path.to_owned() }),
             None if mode == Mode::Markdown => {
                 return Err(Fail::Code("internal_error", "A source path is not valid UTF-8"))
             }
-            None => skipped.push((rel.to_string_lossy().into_owned(), SKIP_PATH)),
+            None => skipped.push((slashed(&rel.to_string_lossy()), SKIP_PATH)),
         }
     }
     Ok((sources, skipped))
+}
+
+/// A path under the sources as answers name it (tree/paths.rs).
+fn slashed(rel: &str) -> String {
+    String::from_utf8_lossy(&crate::tree::paths::slashed(rel.as_bytes())).into_owned()
 }
 
 struct Read1 {

@@ -9,5 +9,6 @@ pub mod fs;
 pub mod git;
 pub mod ignore;
 pub mod live;
+pub mod paths;
 pub mod walk;
 pub mod watch;
