@@ -66,10 +66,19 @@ class Watching:
     reason: str
 
 
+# The OS events a serving process follows here (rust/tree/watch.rs names the same).
+OS_EVENTS = {"linux": "inotify", "darwin": "fsevents", "win32": "windows"}
+
+
 def watching(ws: Workspace) -> Watching:
-    """Which watching keeps the answers about `ws.root` true in this process, and why."""
+    """Which watching keeps the answers about `ws.root` true in a serving process, and why;
+    outside one (a CLI command, whose --json equals the tool's answer), what `repoctx serve`
+    uses on this OS."""
     if _live is None:
-        return Watching("none", "not serving: each command reads the files once (repoctx serve follows file-system events)")
+        by = OS_EVENTS.get(sys.platform)
+        if by is None:
+            return Watching("polling", "this OS gives the core no file-system events: every question reads the tree again")
+        return Watching(by, f"{by} events keep the scan in memory true")  # as tree/live.rs says it
     try:
         return _live.watching(ws.root, ws.scan_config())
     except OSError as e:

@@ -46,7 +46,7 @@ class SurfaceReport(Struct):
 class WatchingReport(Struct):
     # "inotify", "fsevents" or "windows": the OS's file-system events keep a serving
     # process's scan true; "polling": none to be had, every question reads the tree again;
-    # "none": not serving, or turned off with `serve --no-watch`.
+    # "none": turned off with `serve --no-watch`. Outside a server: what serve uses here.
     by: Literal["inotify", "fsevents", "windows", "polling", "none"]
     reason: str
 
