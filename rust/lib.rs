@@ -80,6 +80,18 @@ impl LiveIndexPy {
         self.inner.lock().unwrap().0.watching()
     }
 
+    /// Which watching is in force: "inotify", "fsevents", "windows", "polling" or "none".
+    #[getter]
+    fn watching_by(&self) -> &'static str {
+        self.inner.lock().unwrap().0.watching_by()
+    }
+
+    /// Why that watching is in force.
+    #[getter]
+    fn watch_reason(&self) -> String {
+        self.inner.lock().unwrap().0.watch_reason()
+    }
+
     #[getter]
     fn rescans(&self) -> u64 {
         self.inner.lock().unwrap().0.rescans

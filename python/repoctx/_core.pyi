@@ -92,8 +92,9 @@ def walk(root: str, extra_ignore: list[str], max_depth: int, min_tokens: int) ->
 
 @final
 class LiveIndex:
-    """The walk table kept in memory and kept true by inotify (Linux); elsewhere, or with
-    watch=False, or past the watch limit, every refresh rescans."""
+    """The walk table kept in memory and kept true by the OS's file-system events (inotify,
+    FSEvents, ReadDirectoryChangesW); where there are none, with watch=False, or past the
+    watch limit, every refresh rescans."""
 
     def __new__(cls, root: str, extra_ignore: list[str], max_depth: int, min_tokens: int, watch: bool = True) -> LiveIndex: ...
     def refresh(self) -> int:
@@ -103,6 +104,13 @@ class LiveIndex:
         change a new one, which keeps the row objects of the rows that did not change."""
     @property
     def watching(self) -> bool: ...
+    @property
+    def watching_by(self) -> str:
+        """"inotify", "fsevents" or "windows" (the OS's events), "polling" (none to be had:
+        every refresh rescans) or "none" (watch=False)."""
+    @property
+    def watch_reason(self) -> str:
+        """Why that watching is in force, in a sentence."""
     @property
     def rescans(self) -> int: ...
 
@@ -203,8 +211,9 @@ def to_yaml(json: bytes) -> str:
 
 def stage_yaml(root: str, items: list[tuple[str, bytes]], raw: bool = False) -> list[str]:
     """Write each (path under `root`, JSON) as YAML (raw: each (path, text) as is) to a new
-    temporary file beside it, through the confined layer; returns the temporary paths.
-    OSError (LinkRefused for a link out), with none left behind, on failure."""
+    temporary file beside it, through the confined layer; returns the temporary paths. A file
+    whose first line ends with CRLF keeps CRLF on every line. OSError (LinkRefused for a link
+    out), with none left behind, on failure."""
 
 def commit_staged(root: str, pairs: list[tuple[str, str]]) -> None:
     """Flush staged (temporary, final) pairs with one syncfs, rename each into place in order
@@ -308,7 +317,8 @@ def count_tokens(encoding: str, texts: list[str]) -> list[int]:
 @final
 class CacheWatch:
     """An inotify watch on a cache's directories, begun before the cache is read; handed to
-    load_cache. Inert where watching is impossible."""
+    load_cache. Inert where watching is impossible (without inotify, which alone reports
+    every write, a write through a mapping included)."""
 
     def __new__(cls, dirs: list[str]) -> CacheWatch: ...
 

@@ -8,7 +8,7 @@
 
 use crate::tree::ignore::{lister, Tree};
 use crate::caches::select::Doc;
-use crate::tree::watch::{Drained, Inotify, Interest};
+use crate::tree::watch::{Drained, Interest, Watch};
 use ignore::WalkBuilder;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -215,20 +215,25 @@ fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, Skipped), Fail> {
         match mode {
             Mode::Markdown if path.extension().is_none_or(|e| e != "md") => continue,
             Mode::Repository if is_secret(&name) => {
-                skipped.push((rel.to_string_lossy().into_owned(), SKIP_SECRET));
+                skipped.push((slashed(&rel.to_string_lossy()), SKIP_SECRET));
                 continue;
             }
             _ => {}
         }
         match rel.to_str() {
-            Some(rel) => sources.push(Source { rel: rel.to_owned(), path: path.to_owned() }),
+            Some(rel) => sources.push(Source { rel: slashed(rel), path: path.to_owned() }),
             None if mode == Mode::Markdown => {
                 return Err(Fail::Code("internal_error", "A source path is not valid UTF-8"))
             }
-            None => skipped.push((rel.to_string_lossy().into_owned(), SKIP_PATH)),
+            None => skipped.push((slashed(&rel.to_string_lossy()), SKIP_PATH)),
         }
     }
     Ok((sources, skipped))
+}
+
+/// A path under the sources as answers name it (tree/paths.rs).
+fn slashed(rel: &str) -> String {
+    String::from_utf8_lossy(&crate::tree::paths::slashed(rel.as_bytes())).into_owned()
 }
 
 struct Read1 {
@@ -389,25 +394,26 @@ pub fn build(sources: &Path, out: &cap_std::fs::Dir, mode: Mode) -> Result<Built
 /// Watches a cache's directories (tree/watch.rs) from before the cache is read, so a
 /// view learns of any later change to its files without stat-ing each of them.
 pub struct Watcher {
-    inotify: Inotify,
+    watch: Watch,
     changed: std::sync::Mutex<bool>,
 }
 
 impl Watcher {
-    /// None where watching is impossible (no inotify, or its limits reached).
+    /// None where watching is impossible (writes are followed only by inotify, and its
+    /// limits may be reached); the caller then stats each file.
     pub fn new(dirs: &[PathBuf]) -> Option<Watcher> {
-        let inotify = Inotify::new()?;
+        let watch = Watch::new(dirs.first()?).ok()?;
         for dir in dirs {
-            inotify.add(dir, Interest::Writes).ok()?;
+            watch.add(dir, Interest::Writes).ok()?;
         }
-        Some(Watcher { inotify, changed: std::sync::Mutex::new(false) })
+        Some(Watcher { watch, changed: std::sync::Mutex::new(false) })
     }
 
     /// Whether any event (or a lost one) arrived since the watch began.
     pub fn changed(&self) -> bool {
         let mut changed = self.changed.lock().unwrap();
         if !*changed {
-            *changed = self.inotify.drain(|_| ControlFlow::Break(())) != Drained::Empty;
+            *changed = self.watch.drain(|_| ControlFlow::Break(())) != Drained::Empty;
         }
         *changed
     }

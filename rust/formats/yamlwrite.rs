@@ -213,8 +213,9 @@ pub fn stage(layer: &Root, root: &Path, items: &[(PathBuf, Vec<u8>)], raw: bool)
         .par_iter()
         .map(|(path, data)| {
             let rel = beneath(root, path)?;
-            let tmp = if raw { layer.write_temp(rel, data)? } else { layer.write_temp(rel, to_yaml(data)?.as_bytes())? };
-            Ok(root.join(tmp))
+            let text = if raw { data.clone() } else { to_yaml(data)?.into_bytes() };
+            let text = keep_line_endings(layer.read_head(rel, HEAD).ok().as_deref(), text);
+            Ok(root.join(layer.write_temp(rel, &text)?))
         })
         .collect();
     if results.iter().any(|r| r.is_err()) {
@@ -224,6 +225,27 @@ pub fn stage(layer: &Root, root: &Path, items: &[(PathBuf, Vec<u8>)], raw: bool)
         return Err(results.into_iter().find_map(|r| r.err()).unwrap());
     }
     Ok(results.into_iter().flatten().collect())
+}
+
+/// How much of a file `keep_line_endings` reads to find its first line's end.
+const HEAD: u64 = 4096;
+
+/// A file keeps the line endings it has, so a checkout with CRLF (git's autocrlf on Windows)
+/// never churns: when the file there (its first `HEAD` bytes) ends its first line with CRLF,
+/// every line of `text` ends so too; a new file, or one ending its lines with LF, gets LF.
+fn keep_line_endings(old_head: Option<&[u8]>, text: Vec<u8>) -> Vec<u8> {
+    let crlf = old_head.and_then(|h| h.iter().position(|&b| b == b'\n').map(|i| i > 0 && h[i - 1] == b'\r'));
+    if crlf != Some(true) {
+        return text;
+    }
+    let mut out = Vec::with_capacity(text.len() + text.len() / 16);
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(line.strip_suffix(b"\r").unwrap_or(line));
+    }
+    out
 }
 
 /// Flush the staged (temporary, final) pairs to disk, rename each into place in order
@@ -264,6 +286,15 @@ mod tests {
             "version: 1\nscope: \".\"\nsummary: \"a \\\"b\\\"\\nc\"\nfiles:\n  - name: \"x.py\"\n    purpose: \"p\"\nempty: []\n\
              dependencies:\n  internal:\n    - \"src\"\nf: 1.5\nt: true\n"
         );
+    }
+
+    #[test]
+    fn a_file_keeps_the_line_endings_of_its_first_line() {
+        let text = || b"a: 1\nb: \"x\"\r\n".to_vec();
+        assert_eq!(keep_line_endings(None, text()), text(), "a new file: as written");
+        assert_eq!(keep_line_endings(Some(b"# c\na: 0\r\n"), text()), text(), "LF first: as written");
+        assert_eq!(keep_line_endings(Some(b"no line end"), text()), text());
+        assert_eq!(keep_line_endings(Some(b"# c\r\na: 0\n"), text()), b"a: 1\r\nb: \"x\"\r\n");
     }
 
     #[test]

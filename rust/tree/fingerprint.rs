@@ -21,10 +21,15 @@ pub fn mtime_ms(meta: &Metadata) -> i64 {
     }
     #[cfg(not(unix))]
     {
-        match meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()) {
-            Some(d) => (d.as_secs() as f64 * 1000.0 + d.subsec_nanos() as f64 / 1_000_000.0).floor() as i64,
-            None => 0,
-        }
+        // Node (libuv) splits a Windows time (100 ns steps) into seconds toward zero and the
+        // rest in ns of the same sign, and adds them as doubles: so here, times before 1970
+        // included. NTFS (100 ns) and FAT (2 s) times arrive as the OS keeps them, for both.
+        let (secs, nanos) = match meta.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH)) {
+            Ok(Ok(d)) => (d.as_secs() as f64, d.subsec_nanos() as f64),
+            Ok(Err(before)) => (-(before.duration().as_secs() as f64), -(before.duration().subsec_nanos() as f64)),
+            Err(_) => return 0,
+        };
+        (secs * 1000.0 + nanos / 1_000_000.0).floor() as i64
     }
 }
 
@@ -75,6 +80,25 @@ mod tests {
     fn empty_directory_hashes_the_empty_string() {
         // sha256("") = e3b0c442...
         assert_eq!(digest(vec![]), "e3b0c442");
+    }
+
+    /// Node's `Math.floor(stat.mtimeMs)` of the same times on every OS (Windows keeps 100 ns
+    /// steps, and splits a time before 1970 toward zero where Unix splits it down).
+    #[test]
+    fn mtime_ms_floors_as_node_does_before_1970_too() {
+        use std::time::{Duration, UNIX_EPOCH};
+        let t = crate::testing::TempTree::new("fp-mtime");
+        let path = t.write("f", "x");
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        let times = [
+            (UNIX_EPOCH + Duration::from_nanos(1_234_567_800), 1234),
+            (UNIX_EPOCH - Duration::from_millis(1500), -1500),
+            (UNIX_EPOCH - Duration::from_micros(100), -1),
+        ];
+        for (time, ms) in times {
+            file.set_modified(time).unwrap();
+            assert_eq!(mtime_ms(&std::fs::metadata(&path).unwrap()), ms, "{time:?}");
+        }
     }
 
     #[test]

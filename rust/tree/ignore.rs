@@ -435,7 +435,8 @@ impl Rules {
     /// What the last line that speaks of `path` says: Some(true) ignored, Some(false)
     /// re-included (`!`), None when no line matches it.
     pub fn matched(&self, path: &Path, is_dir: bool) -> Option<bool> {
-        let rel = path.strip_prefix(&self.base).ok()?.as_os_str().as_encoded_bytes();
+        let rel = crate::tree::paths::slashed(path.strip_prefix(&self.base).ok()?.as_os_str().as_encoded_bytes());
+        let rel = &rel[..];
         if rel.is_empty() {
             return None;
         }

@@ -1,16 +1,17 @@
-//! The live index: the walk table kept in memory and kept true by inotify (tree/watch.rs).
+//! The live index: the walk table kept in memory and kept true by the OS's file-system
+//! events (tree/watch.rs: inotify, FSEvents or ReadDirectoryChangesW).
 //!
 //! Each scanned (not ignored) directory gets a watch before it is read, so no
 //! change slips between the read and the watch. Before answering, `refresh`
-//! drains the events the kernel has queued — any change made before the
-//! question is in that queue — and re-reads only the directories they name. A
+//! drains the events the OS has queued — any change made before the
+//! question is in that drain — and re-reads only the directories they name. A
 //! directory made, removed, moved, or given a new mode, or a changed nested
 //! `.gitignore`, re-scans only that subtree. Changes to the root's ignore rules,
-//! a queue overflow, or no watching at all (other platforms, limits,
-//! `--no-watch`) mean a full rescan.
+//! lost events, or no watching at all (an OS without events, limits,
+//! `--no-watch`) mean a full rescan; `watching_by` and `watch_reason` say which.
 
 use crate::tree::walk::{self, DirRow, Options};
-use crate::tree::watch::{AddError, Drained, Inotify, Interest, Wd};
+use crate::tree::watch::{self, AddError, Drained, Interest, Watch, Wd};
 use std::collections::{BTreeSet, HashMap};
 use std::ops::ControlFlow::{Break, Continue};
 use std::path::{Path, PathBuf};
@@ -35,6 +36,8 @@ pub struct LiveIndex {
     pub rescans: u64,
     watcher: Option<Watcher>,
     want_watch: bool,
+    /// Why no watcher is in force, when none is.
+    unwatched: String,
 }
 
 impl LiveIndex {
@@ -52,6 +55,7 @@ impl LiveIndex {
             rescans: 0,
             watcher: None,
             want_watch,
+            unwatched: String::new(),
         };
         index.rescan()?;
         Ok(index)
@@ -59,6 +63,26 @@ impl LiveIndex {
 
     pub fn watching(&self) -> bool {
         self.watcher.is_some()
+    }
+
+    /// Which watching is in force: the OS's events (`watch::KIND`), "polling" (the files
+    /// are read again for each question, as the OS gives no events here) or "none" (turned
+    /// off).
+    pub fn watching_by(&self) -> &'static str {
+        match (&self.watcher, self.want_watch) {
+            (Some(_), _) => watch::KIND,
+            (None, true) => "polling",
+            (None, false) => "none",
+        }
+    }
+
+    /// Why that watching is in force.
+    pub fn watch_reason(&self) -> String {
+        match (&self.watcher, self.want_watch) {
+            (Some(_), _) => format!("{} events keep the scan in memory true", watch::KIND),
+            (None, true) => format!("{}: every question reads the tree again", self.unwatched),
+            (None, false) => "watching is turned off (serve --no-watch): every question reads the tree again".into(),
+        }
     }
 
     pub fn table(&self) -> (&[DirRow], usize, &[walk::LeftOut]) {
@@ -82,7 +106,12 @@ impl LiveIndex {
 
     fn rescan(&mut self) -> std::io::Result<()> {
         self.watcher = None; // dropping the old instance drops all its watches
-        let watcher = if self.want_watch { Watcher::new(&self.root) } else { None };
+        self.unwatched.clear();
+        let watcher = if self.want_watch {
+            Watcher::new(&self.root).map_err(|why| self.unwatched = why).ok()
+        } else {
+            None
+        };
         let hook = |abs: &Path, scope: &str| {
             if let Some(w) = &watcher {
                 w.add(abs, scope);
@@ -90,6 +119,9 @@ impl LiveIndex {
         };
         let table = walk::walk(&self.root, &self.opts, Some(&hook))?;
         self.watcher = watcher.filter(|w| !w.failed());
+        if self.want_watch && self.watcher.is_none() && self.unwatched.is_empty() {
+            self.unwatched = ADD_FAILED.into();
+        }
         self.rows = table.rows;
         release_freed_memory();
         self.skipped = table.skipped;
@@ -200,6 +232,10 @@ fn release_freed_memory() {
     }
 }
 
+/// Why watching stopped when a directory's watch could not be placed.
+const ADD_FAILED: &str =
+    "a directory could not be watched (on Linux most often the limit fs.inotify.max_user_watches)";
+
 /// Marks the watch on `.git/info`, whose `exclude` file holds ignore rules.
 const GIT_INFO: &str = "\0git-info";
 
@@ -211,27 +247,27 @@ enum Changes {
 
 /// The watches of one scan: the directory (scope) each watch is on.
 struct Watcher {
-    inotify: Inotify,
+    watch: Watch,
     scopes: Mutex<HashMap<Wd, String>>,
     failed: AtomicBool,
 }
 
 impl Watcher {
-    /// None where watching is impossible.
-    fn new(root: &Path) -> Option<Watcher> {
-        let w = Watcher { inotify: Inotify::new()?, scopes: Mutex::new(HashMap::new()), failed: AtomicBool::new(false) };
+    /// Err (why) where watching is impossible.
+    fn new(root: &Path) -> Result<Watcher, String> {
+        let w = Watcher { watch: Watch::new(root)?, scopes: Mutex::new(HashMap::new()), failed: AtomicBool::new(false) };
         let info = root.join(".git").join("info");
         if info.is_dir() {
             w.add(&info, GIT_INFO);
         }
-        Some(w)
+        Ok(w)
     }
 
     /// Watch one directory; a failure (e.g. the watch limit) turns watching off. A
     /// directory we may not read is left out by the walk, and a change of its mode is
     /// an event in its parent, so it needs no watch of its own.
     fn add(&self, abs: &Path, scope: &str) {
-        match self.inotify.add(abs, Interest::Listing) {
+        match self.watch.add(abs, Interest::Listing) {
             Ok(wd) => {
                 self.scopes.lock().unwrap().insert(wd, scope.to_string());
             }
@@ -246,7 +282,7 @@ impl Watcher {
             let keep = scope == GIT_INFO || !inside(scope);
             if !keep {
                 // Already gone when the directory was removed; its IN_IGNORED is skipped.
-                self.inotify.remove(wd);
+                self.watch.remove(wd);
             }
             keep
         });
@@ -260,7 +296,7 @@ impl Watcher {
     fn drain(&mut self) -> Changes {
         let scopes = self.scopes.lock().unwrap();
         let (mut dirty, mut reshaped) = (BTreeSet::new(), BTreeSet::new());
-        let drained = self.inotify.drain(|event| {
+        let drained = self.watch.drain(|event| {
             // A watch we removed (its directory went) still reports IN_IGNORED: skipped.
             let Some(scope) = scopes.get(&event.wd) else { return Continue(()) };
             if scope == GIT_INFO {
@@ -277,7 +313,7 @@ impl Watcher {
             let Some(raw) = event.name else { return Continue(()) };
             if event.is_dir {
                 // One not named in UTF-8 is left out by the walk, under an escaped name.
-                let Ok(name) = raw.to_str() else { return Break(()) };
+                let Ok(name) = std::str::from_utf8(raw) else { return Break(()) };
                 // A directory's own mtime never matters; being made, removed, moved or
                 // given a new mode (it may become readable) changes its subtree.
                 if !walk::is_skipped_dir(name) {
@@ -285,7 +321,7 @@ impl Watcher {
                 }
                 return Continue(());
             }
-            let name = raw.to_bytes();
+            let name = raw;
             if scope == "." && (name == b".gitignore" || name == b".contextignore") {
                 return Break(());
             }

@@ -10,5 +10,6 @@ pub mod git;
 pub mod githistory;
 pub mod ignore;
 pub mod live;
+pub mod paths;
 pub mod walk;
 pub mod watch;

@@ -34,9 +34,11 @@ ops = st.one_of(
     st.tuples(st.just("ignore"), st.sampled_from(DIRS), st.sampled_from(["gen/", "b", "*.py", "!m.py", "e/"]), st.just(0)),
 )
 
-# The index watches with inotify on Linux only; elsewhere it rescans on every question, so
-# tests of what watching does (and does not) trigger have nothing to test there.
-needs_inotify = pytest.mark.skipif(sys.platform != "linux", reason="the live index watches with inotify, which only Linux has")
+# The OS events the live index follows (inotify, FSEvents, ReadDirectoryChangesW); on any other
+# OS it rescans on every question, so tests of what watching does (and does not) trigger have
+# nothing to test there.
+OS_EVENTS = {"linux": "inotify", "darwin": "fsevents", "win32": "windows"}
+needs_events = pytest.mark.skipif(sys.platform not in OS_EVENTS, reason="this OS gives the live index no events")
 
 
 def shape(table: _core.Table) -> tuple:
@@ -72,7 +74,7 @@ def apply(root: Path, op) -> None:
         pass  # an operation the tree's current shape does not allow is simply skipped
 
 
-@needs_inotify
+@needs_events
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(st.lists(ops, min_size=1, max_size=4), min_size=1, max_size=6), min_tokens=st.sampled_from([0, 100]),
        max_depth=st.sampled_from([10, 2]), extra_ignore=st.sampled_from([[], ["e/"]]))
@@ -104,7 +106,7 @@ def _listing(ws: Workspace, live: index.Indexes | None) -> dict:
 listing_ops = st.one_of(ops, st.tuples(st.just("context"), st.sampled_from(DIRS), st.just(""), st.integers(0, 9)))
 
 
-@needs_inotify
+@needs_events
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(st.lists(listing_ops, min_size=1, max_size=4), min_size=1, max_size=6),
        min_tokens=st.sampled_from([0, 100]))
@@ -141,7 +143,7 @@ def test_without_watching_every_refresh_rescans(tmp_path):
     assert index.table().rows == _core.walk(str(tmp_path), [], 10, 0).rows
 
 
-@needs_inotify
+@needs_events
 def test_edits_and_new_directories_below_the_root_do_not_rescan(tmp_path):
     for d in ["a", "b"]:
         (tmp_path / d).mkdir()
@@ -169,7 +171,7 @@ def test_edits_and_new_directories_below_the_root_do_not_rescan(tmp_path):
     assert shape(index.table()) == shape(_core.walk(str(tmp_path), [], 10, 0))
 
 
-@needs_inotify
+@needs_events
 def test_a_new_table_keeps_the_row_objects_of_unchanged_rows(tmp_path):
     """What a serving process built from a row holds while the row object is the same one."""
     for d in ["a", "b", "c"]:
@@ -229,3 +231,6 @@ async def test_served_answers_follow_the_files(tmp_path, watch):
         listed, _ = await both()
         assert listed["entries"][1]["state"] == "fresh"
         assert listed == json.loads(run_cli("status", "--json", "--root", str(root)).stdout)
+        watching = (await client.call_tool("ctxt_self_report", {})).structured_content["watching"]
+        assert watching["by"] == (OS_EVENTS.get(sys.platform, "polling") if watch else "none"), watching
+        assert ("--no-watch" in watching["reason"]) is not watch

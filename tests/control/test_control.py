@@ -4,6 +4,7 @@ it records, bounded reads, schemas that describe what commands really print."""
 from __future__ import annotations
 
 import json
+import sys
 
 import jsonschema
 import msgspec
@@ -98,6 +99,7 @@ def test_self_report_names_version_root_surfaces_and_core(repo):
     assert [s["name"] for s in out["surfaces"]] == ["scopes", "caches", "artifacts", "project", "tasks", "control"]
     assert {s["name"] for s in out["surfaces"] if s["has_data"]} >= {"scopes", "project", "control"}
     assert out["core"]["version"] and out["core"]["profile"] in ("debug", "release")
+    assert out["watching"]["by"] == {"linux": "inotify", "darwin": "fsevents", "win32": "windows"}.get(sys.platform, "polling")
 
 
 # --- validate --run and runs ------------------------------------------------------

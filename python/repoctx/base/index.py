@@ -52,6 +52,39 @@ class Indexes:
             return live.table
 
 
+    def watching(self, root: str, cfg: ScanConfig) -> Watching:
+        """Which watching keeps `root`'s table true; its index is made first if need be."""
+        self.table(root, cfg)
+        with self._lock:
+            index = self._by_root[root].index
+        return Watching(index.watching_by, index.watch_reason)
+
+
+@dataclass(frozen=True)
+class Watching:
+    by: str  # "inotify", "fsevents", "windows" (the OS's events), "polling" (none to be had) or "none"
+    reason: str
+
+
+# The OS events a serving process follows here (rust/tree/watch.rs names the same).
+OS_EVENTS = {"linux": "inotify", "darwin": "fsevents", "win32": "windows"}
+
+
+def watching(ws: Workspace) -> Watching:
+    """Which watching keeps the answers about `ws.root` true in a serving process, and why;
+    outside one (a CLI command, whose --json equals the tool's answer), what `repoctx serve`
+    uses on this OS."""
+    if _live is None:
+        by = OS_EVENTS.get(sys.platform)
+        if by is None:
+            return Watching("polling", "this OS gives the core no file-system events: every question reads the tree again")
+        return Watching(by, f"{by} events keep the scan in memory true")  # as tree/live.rs says it
+    try:
+        return _live.watching(ws.root, ws.scan_config())
+    except OSError as e:
+        return Watching("none", f"the root cannot be scanned: {e.strerror or e}")
+
+
 def _load_trim():
     if not sys.platform.startswith("linux"):
         return None

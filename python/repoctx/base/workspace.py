@@ -49,6 +49,12 @@ class ScanConfig:
     min_tokens: int = DEFAULT_MIN_TOKENS
 
 
+def _is_git_dir(name: str) -> bool:
+    """Whether a name opens git's directory on some OS: `.git` in any case (APFS and NTFS
+    ignore case), with the trailing dots and spaces Windows drops, or its 8.3 name GIT~1."""
+    return name.lower().rstrip(". ") in (".git", "git~1")
+
+
 @dataclass(frozen=True)
 class Workspace:
     root: str
@@ -114,7 +120,7 @@ class Workspace:
             raise PathEscape(user_path)
         # candidate is normalised and inside the root: the rest of it is the relative path
         rel = "." if candidate == self.root else candidate[len(self.root.rstrip(os.sep)) + 1:].replace(os.sep, "/")
-        if ".git" in rel.split("/"):  # git's own files (config, hooks, objects) are never served or written
+        if any(_is_git_dir(name) for name in rel.split("/")):  # git's own files (config, hooks, objects) are never served or written
             raise PathEscape(user_path)
         return rel, candidate
 

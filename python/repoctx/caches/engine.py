@@ -11,7 +11,7 @@ A resolve verifies the whole cache (manifest, index, every document's hash)
 once, keeps the verified documents and their word index in memory, and reuses
 them while nothing in the cache changes: its own paths keep their stat keys and
 an inotify watch, begun before the first read, sees no event (where watching is
-impossible, every document file must keep its stat key). Any change, a tampered
+impossible, macOS and Windows included, every document file must keep its stat key). Any change, a tampered
 document included, makes the next call verify again and fail as the spec says.
 """
 

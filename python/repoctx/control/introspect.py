@@ -13,13 +13,14 @@ from __future__ import annotations
 import functools
 import platform
 import time
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import __version__
 from repoctx.base.command import Check, CheckResult, Command
+from repoctx.base.index import watching
 from repoctx.base.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.base.words import plural
 from repoctx.base.workspace import Workspace
@@ -42,6 +43,14 @@ class SurfaceReport(Struct):
     resources: int
 
 
+class WatchingReport(Struct):
+    # "inotify", "fsevents" or "windows": the OS's file-system events keep a serving
+    # process's scan true; "polling": none to be had, every question reads the tree again;
+    # "none": turned off with `serve --no-watch`. Outside a server: what serve uses here.
+    by: Literal["inotify", "fsevents", "windows", "polling", "none"]
+    reason: str
+
+
 class SelfReportResult(Envelope, kw_only=True):
     version: str | UnsetType = UNSET
     root: str | UnsetType = UNSET
@@ -49,6 +58,7 @@ class SelfReportResult(Envelope, kw_only=True):
     surfaces: list[SurfaceReport] | UnsetType = UNSET
     core: dict[str, str] | UnsetType = UNSET  # the Rust core's build
     python: str | UnsetType = UNSET
+    watching: WatchingReport | UnsetType = UNSET
 
 
 def self_report(catalog, ws: Workspace, p: NoParams) -> SelfReportResult:
@@ -65,10 +75,11 @@ def self_report(catalog, ws: Workspace, p: NoParams) -> SelfReportResult:
         for s in SURFACES
     ]
     core = _core.build_info()
+    watch = watching(ws)
     return success(SelfReportResult, "self report", version=__version__, root=ws.root, root_reason=ws.root_reason,
                    surfaces=surfaces,
                    core={"version": core.version, "profile": core.profile, "target": core.target},
-                   python=platform.python_version())
+                   python=platform.python_version(), watching=WatchingReport(watch.by, watch.reason))
 
 
 def _render_self(r: SelfReportResult) -> str:
@@ -77,6 +88,7 @@ def _render_self(r: SelfReportResult) -> str:
     for s in r.surfaces:
         data = "has data" if s.has_data else "no data"
         lines.append(f"  {s.name:<10} {data:<8}  {plural(s.tools, 'tool')}, {plural(s.resources, 'resource')}")
+    lines.append(f"watching: {r.watching.by} ({r.watching.reason})")
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import os
 import stat
+import sys
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -18,7 +19,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import _core
-from repoctx.base import index
+from repoctx.base import fs, index
 from repoctx.base.command import Command, compact_json
 from repoctx.base.words import plural
 from repoctx.base.workspace import CONFIG_FILE, PathEscape, RootNotAllowed, Workspace
@@ -128,6 +129,22 @@ def _invalid_text(scope: str, invalid: InvalidContext) -> str:
     return f"invalid ({path}{where}: {invalid.reason})"
 
 
+# APFS and NTFS (by default) open a directory typed in another case, and APFS one typed in
+# another Unicode form; a scope is its directories' names as stored, byte for byte, on every
+# OS (docs/platforms.md). Linux's file systems hold to that already.
+_FOLDING = sys.platform in ("darwin", "win32")
+
+
+def named_as_stored(root: str, rel: str) -> bool:
+    """Whether each name of `rel` (a normalised scope) is an entry of its parent byte for byte."""
+    parent = "."
+    for name in [] if rel == "." else rel.split("/"):
+        if name not in set(fs.listdir(root, parent)):
+            return False
+        parent = name if parent == "." else f"{parent}/{name}"
+    return True
+
+
 def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
     """(normalised scope, directory, parsed context) or ScopeProblem with the contract's error."""
     try:
@@ -139,7 +156,7 @@ def load_scope(ws: Workspace, scope: str) -> tuple[str, str, cf.ContextFile]:
         st = os.stat(path)
     except OSError:
         raise ScopeProblem(_missing(rel)) from None
-    if not stat.S_ISREG(st.st_mode):
+    if not stat.S_ISREG(st.st_mode) or (_FOLDING and not named_as_stored(ws.root, rel)):
         raise ScopeProblem(_missing(rel))
     if not ws.contains_real(path):
         raise ScopeProblem(TRAVERSAL)

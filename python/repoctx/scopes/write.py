@@ -32,7 +32,7 @@ from repoctx.base import clock, fs, index
 from repoctx.base import manifests as mf
 from repoctx.base.command import Command
 from repoctx.base.words import plural
-from repoctx.base.workspace import PathEscape, Workspace, atomic_write, locked
+from repoctx.base.workspace import PathEscape, Workspace, locked
 from repoctx.formats import context_file as cf
 from repoctx.scopes import generate, gitstate
 from repoctx.scopes import read as scopes
@@ -411,8 +411,9 @@ def rehash(ws: Workspace, p: RehashParams) -> WriteResult:
             patched = None
             if ctx.evidence == old.evidence and ctx.derived_fields == old.derived_fields:
                 try:
-                    patched = _patch(fs.read_bytes(*fs.split(path), scope_state.MAX_CONTEXT_BYTES).decode(),
-                                     ctx.fingerprint, now)
+                    text = fs.read_bytes(*fs.split(path), scope_state.MAX_CONTEXT_BYTES).decode()
+                    # Patched as LF; staging gives a CRLF file its CRLF back.
+                    patched = _patch(text.replace("\r\n", "\n"), ctx.fingerprint, now)
                 except (OSError, UnicodeDecodeError):
                     patched = None
             if patched is not None:
@@ -532,7 +533,12 @@ def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult
             return fail(f"The fields cannot be written as UTF-8 YAML: {exc}", rel)
         if len(text) > scope_state.MAX_CONTEXT_BYTES:
             return fail(f"The result would be larger than {scope_state.MAX_CONTEXT_BYTES} bytes; not written", rel)
-        atomic_write(path, text)
+        staged = _core.stage_yaml(ws.root, [(path, text)], raw=True)  # as every context file: its line endings kept
+        try:
+            _core.commit_staged(ws.root, [(staged[0], path)])
+        except BaseException:
+            _unlink(staged[0])
+            raise
     return UpdateContextResult(rel, True, list(p.fields), created, ctx.fingerprint)
 
 
