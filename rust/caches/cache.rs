@@ -12,12 +12,12 @@ use crate::tree::watch::{Drained, Inotify, Interest};
 use ignore::WalkBuilder;
 use rayon::prelude::*;
 use serde::Deserialize;
+use crate::tree::os;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Largest file a repository build takes as a document; bigger ones are data, not context.
@@ -71,29 +71,11 @@ pub const SKIP_TEXT: &str = "not UTF-8 text";
 pub const SKIP_DUPLICATE: &str = "same content as another file";
 pub const SKIP_NOT_FILE: &str = "no longer a regular file";
 
-/// (dev, inode, size, mtime ns, ctime ns): a file is unchanged while these hold.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct StatKey(pub u64, pub u64, pub u64, pub i64, pub i64);
+/// A file is unchanged while its stat key holds (the one key of tree/os.rs).
+pub use crate::tree::os::Key as StatKey;
 
 /// A path with the stat key it had when it was read.
 pub type Keyed = (PathBuf, StatKey);
-
-impl StatKey {
-    pub fn of(m: &fs::Metadata) -> StatKey {
-        StatKey(
-            m.dev(),
-            m.ino(),
-            m.size(),
-            m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-            m.ctime() * 1_000_000_000 + m.ctime_nsec(),
-        )
-    }
-
-    /// The key of a path now (the link itself, never its target); None when it cannot be read.
-    pub fn lstat(path: &Path) -> Option<StatKey> {
-        fs::symlink_metadata(path).ok().map(|m| StatKey::of(&m))
-    }
-}
 
 /// The threads that read and write document files. File I/O blocks in the kernel
 /// (directory locks, the journal), so more threads than cores keep the disk and the
@@ -120,10 +102,7 @@ pub fn unchanged(keys: &[Keyed]) -> bool {
 
 /// Open a regular file for reading: no final symlink, no blocking on a FIFO.
 fn open_regular(path: &Path) -> io::Result<(File, fs::Metadata)> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)?;
+    let file = os::open_path(path, false)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
@@ -441,7 +420,7 @@ fn load_one(docs_dir: &Path, (id, version, name): &(String, String, String)) -> 
     let path = docs_dir.join(name);
     let (file, meta) = open_regular(&path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound | io::ErrorKind::InvalidInput => invalid("missing document"),
-        _ if e.raw_os_error() == Some(libc::ELOOP) => invalid("document is a symlink"),
+        _ if os::is_link_refused(&e) => invalid("document is a symlink"),
         _ => Fail::Io(e),
     })?;
     let key = StatKey::of(&meta);

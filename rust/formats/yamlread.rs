@@ -321,7 +321,7 @@ mod tests {
             "yaml",
             &[("good.yaml", "version: 1\nlast_updated: 2026-02-13T10:00:00Z\nlist: [a, b]\n"), ("bad.yaml", "key: [unclosed\n")],
         );
-        std::os::unix::fs::symlink("/etc/passwd", dir.join("out.yaml")).unwrap();
+        crate::tree::os::symlink("/etc/passwd", dir.join("out.yaml")).unwrap();
         let paths: Vec<String> = ["good.yaml", "bad.yaml", "none.yaml", "out.yaml"].map(String::from).into();
         let out = read_many(&dir, &paths, 1 << 20).unwrap();
         match &out[0] {

@@ -288,7 +288,7 @@ mod tests {
         let layer = Root::open(&root).unwrap();
         let path = root.join("a.yaml");
         // A link planted where a predictable temporary name would go is never written through.
-        std::os::unix::fs::symlink(dir.join("outside"), root.join(format!("a.yaml.repoctx-{}.tmp", std::process::id()))).unwrap();
+        crate::tree::os::symlink(dir.join("outside"), root.join(format!("a.yaml.repoctx-{}.tmp", std::process::id()))).unwrap();
         let tmps = stage(&layer, &root, &[(path.clone(), br#"{"k":"v"}"#.to_vec())], false).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "old");
         commit(&layer, &root, &[(tmps[0].clone(), path.clone())]).unwrap();

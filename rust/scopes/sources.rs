@@ -649,8 +649,8 @@ mod tests {
         );
         let root = base.join("root");
         for name in ["go.mod", "package.json", "Cargo.toml"] {
-            std::os::unix::fs::symlink(base.join("out").join(name), root.join(name)).unwrap();
-            std::os::unix::fs::symlink(format!("real/{name}.txt"), root.join("in").join(name)).unwrap();
+            crate::tree::os::symlink(base.join("out").join(name), root.join(name)).unwrap();
+            crate::tree::os::symlink(format!("real/{name}.txt"), root.join("in").join(name)).unwrap();
         }
         let dirs = scopes(&[".", "cmd", "web", "util", "in", "in/util", "in/real"]);
         let index = Index::build(&root, dirs, &[], Vec::new());

@@ -13,19 +13,8 @@ pub const CONTEXT_FILE: &str = ".context.yaml";
 /// Milliseconds since the epoch, floored, computed in f64 as Node's
 /// `Math.floor(stat.mtimeMs)` does (so rounding at the last nanoseconds agrees).
 pub fn mtime_ms(meta: &Metadata) -> i64 {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let ms = meta.mtime() as f64 * 1000.0 + meta.mtime_nsec() as f64 / 1_000_000.0;
-        ms.floor() as i64
-    }
-    #[cfg(not(unix))]
-    {
-        match meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()) {
-            Some(d) => (d.as_secs() as f64 * 1000.0 + d.subsec_nanos() as f64 / 1_000_000.0).floor() as i64,
-            None => 0,
-        }
-    }
+    let (secs, nanos) = crate::tree::os::Meta::stat(meta).mtime;
+    (secs as f64 * 1000.0 + nanos as f64 / 1_000_000.0).floor() as i64
 }
 
 pub fn entry_line(name: &str, meta: &Metadata) -> String {

@@ -8,11 +8,11 @@
 //! inside the same handle of the parent directory.
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, File, Metadata, MetadataExt, OpenOptions, OpenOptionsExt};
+use crate::tree::os::{self, errno};
+use cap_std::fs::{Dir, File, Metadata, OpenOptions};
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read, Write};
-use std::os::fd::{IntoRawFd, RawFd};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -74,24 +74,7 @@ enum Miss {
 }
 
 /// What `list` says of an entry, from the directory itself (no stat, links not followed).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Kind {
-    File,
-    Dir,
-    Link,
-    Other,
-}
-
-impl Kind {
-    pub fn letter(self) -> &'static str {
-        match self {
-            Kind::File => "f",
-            Kind::Dir => "d",
-            Kind::Link => "l",
-            Kind::Other => "o",
-        }
-    }
-}
+pub use crate::tree::os::Kind;
 
 static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 
@@ -118,7 +101,7 @@ impl Root {
                 Err(e) => return Err(Miss::Io(e)),
             }
         }
-        Err(Miss::Io(io::Error::from_raw_os_error(libc::ELOOP)))
+        Err(Miss::Io(io::Error::from_raw_os_error(errno::ELOOP)))
     }
 
     /// `within`, with a way out named by the link that leads there.
@@ -212,7 +195,7 @@ impl Root {
 
     fn open_file(&self, rel: &Path) -> Result<File> {
         let mut opts = OpenOptions::new();
-        opts.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC);
+        os::reading(&mut opts);
         self.run(rel, &|p| self.dir.open_with(p, &opts))
     }
 
@@ -287,7 +270,7 @@ impl Root {
         };
         match got {
             Ok(m) => Ok(Some(m)),
-            Err((_, Miss::Io(e))) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => Ok(None),
+            Err((_, Miss::Io(e))) if os::is_missing(&e) => Ok(None),
             Err((rel, m)) => Err(self.named(rel, m)),
         }
     }
@@ -349,14 +332,24 @@ impl Root {
 
 /// `dir` itself opened for reading: cap-std's handles may be `O_PATH`, which cannot be
 /// synced, listed or locked.
+#[cfg(unix)]
 fn readable(dir: &Dir) -> io::Result<File> {
+    use cap_std::fs::OpenOptionsExt;
     let mut opts = OpenOptions::new();
     opts.read(true).custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC);
     dir.open_with(".", &opts)
 }
 
+#[cfg(unix)]
 fn sync_dir(dir: &Dir) -> io::Result<()> {
     readable(dir)?.sync_all()
+}
+
+/// Windows makes a rename durable with the file system's own journal: a directory cannot be
+/// flushed.
+#[cfg(windows)]
+fn sync_dir(_: &Dir) -> io::Result<()> {
+    Ok(())
 }
 
 /// Make what was written under `dir` durable with one syncfs instead of an fsync per file.
@@ -383,20 +376,34 @@ fn exchange(_: &Dir, _: &std::ffi::OsStr, _: &Dir, _: &std::ffi::OsStr) -> io::R
 
 /// A file replaced keeps its permission bits (a script stays executable, a private file
 /// private); a new one keeps the mode it was made with, 0666 less the umask, as any file a
-/// person makes: never the 0600 of a temporary file.
+/// person makes: never the 0600 of a temporary file. (Windows: the attributes of a new file.)
+#[cfg(unix)]
 fn keep_mode(dir: &Dir, name: &std::ffi::OsStr, file: &File) -> io::Result<()> {
+    use cap_std::fs::MetadataExt;
     match dir.symlink_metadata(name) {
         Ok(m) if m.is_file() => {
-            rustix::fs::fchmod(file, rustix::fs::Mode::from_raw_mode(m.mode() & 0o777)).map_err(io::Error::from)
+            #[allow(clippy::unnecessary_cast)] // u16 on macOS
+            let mode = (m.mode() & 0o777) as rustix::fs::RawMode;
+            rustix::fs::fchmod(file, rustix::fs::Mode::from_raw_mode(mode)).map_err(io::Error::from)
         }
         _ => Ok(()),
     }
 }
 
+#[cfg(windows)]
+fn keep_mode(_: &Dir, _: &std::ffi::OsStr, _: &File) -> io::Result<()> {
+    Ok(())
+}
+
 /// A new temporary file in `dir`, named so no other writer picks the same name.
 fn temp_file(dir: &Dir) -> io::Result<(String, File)> {
     let mut opts = OpenOptions::new();
-    opts.write(true).create_new(true).mode(0o666).custom_flags(libc::O_CLOEXEC);
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        opts.mode(0o666).custom_flags(libc::O_CLOEXEC);
+    }
     loop {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         let name = format!(".repoctx-{}-{}-{nanos:x}.tmp", std::process::id(), TEMP_SEQ.fetch_add(1, Ordering::Relaxed));
@@ -437,16 +444,24 @@ fn read_regular(file: File, rel: &Path, n: u64) -> Result<Vec<u8>> {
 
 /// A directory's descriptor, opened for reading (so it can be listed, synced and locked);
 /// the caller closes it.
-pub fn dir_into_fd(dir: Dir) -> io::Result<RawFd> {
+#[cfg(unix)]
+pub fn dir_into_fd(dir: Dir) -> io::Result<i32> {
+    use std::os::fd::IntoRawFd;
     Ok(readable(&dir)?.into_std().into_raw_fd())
 }
 
-#[cfg(all(test, unix))]
+/// Windows has no descriptor of a directory to hand to Python (its lock is taken otherwise).
+#[cfg(windows)]
+pub fn dir_into_fd(_: Dir) -> io::Result<i32> {
+    Err(io::Error::new(io::ErrorKind::Unsupported, "no directory descriptors on Windows"))
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::TempTree;
     use std::fs as stdfs;
-    use std::os::unix::fs::symlink;
+    use crate::tree::os::symlink;
 
     /// A repository (`root/`, with `in/a.txt`) beside a directory it must never reach (`out/`).
     struct Tree {
@@ -541,8 +556,12 @@ mod tests {
         root.rename(&tmp, Path::new("x/y/f"), false).unwrap();
         assert_eq!(root.read(Path::new("x/y/f"), 6).unwrap(), b"staged");
         root.write_atomic(Path::new("x/y/f"), b"one").unwrap();
-        root.exchange(Path::new("x/h"), Path::new("x/y/f")).unwrap();
-        assert_eq!(root.read(Path::new("x/h"), 3).unwrap(), b"one");
+        if cfg!(target_os = "linux") {
+            root.exchange(Path::new("x/h"), Path::new("x/y/f")).unwrap();
+            assert_eq!(root.read(Path::new("x/h"), 3).unwrap(), b"one");
+        } else {
+            assert!(root.exchange(Path::new("x/h"), Path::new("x/y/f")).is_err());
+        }
         root.remove_file(Path::new("x/h")).unwrap();
         root.remove_tree(Path::new("x")).unwrap();
         assert!(root.stat(Path::new("x"), false).unwrap().is_none());
@@ -556,8 +575,11 @@ mod tests {
         assert_eq!(root.read(Path::new("in/a.txt"), 6).unwrap(), b"inside");
         assert_eq!(root.read_head(Path::new("in/a.txt"), 2).unwrap(), b"in");
         assert!(matches!(root.read(Path::new("in"), 5), Err(Error::NotRegular(_, true))));
-        t.base.fifo("root/in/fifo");
-        assert!(matches!(root.read(Path::new("in/fifo"), 5), Err(Error::NotRegular(_, false))));
+        #[cfg(unix)] // no FIFOs in Windows' file system
+        {
+            t.base.fifo("root/in/fifo");
+            assert!(matches!(root.read(Path::new("in/fifo"), 5), Err(Error::NotRegular(_, false))));
+        }
         assert!(matches!(root.read(Path::new("missing"), 5), Err(Error::Io(e)) if e.kind() == io::ErrorKind::NotFound));
     }
 }

@@ -3,11 +3,13 @@
 //! parallel walk into a table of directories (`walk`, with dotcontext's `fingerprint`), that
 //! table kept true by file-system events (`live` over `watch`), and the one confined way to
 //! read and write a repository's files (`fs`), and git's view of it, read in process (`git`).
+//! Every OS call of the core is made in this folder, its differences behind `cfg` in `os`.
 
 pub mod fingerprint;
 pub mod fs;
 pub mod git;
 pub mod ignore;
 pub mod live;
+pub mod os;
 pub mod walk;
 pub mod watch;
