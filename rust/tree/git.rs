@@ -33,9 +33,11 @@
 //! so a file that equals the blob only after conversion reads changed: stale, which is safe,
 //! never falsely fresh. Nothing is written: git refreshed the index's stat cache as it went.
 //!
-//! The repository may be hostile. Before gix opens it, the files it reads first (HEAD,
-//! config, commondir, packed-refs, alternates, the index …) must be absent or regular files
-//! of bounded size, never a FIFO, a device or a link to one; the index is read by gix with its
+//! The repository may be hostile. git metadata is read only where git itself puts it for
+//! this worktree (`git_dirs`, docs/security.md "git's own files"), and before gix opens it the
+//! entries it reads first (HEAD, config, packed-refs, the index, `info/`, `objects/`, `refs/`
+//! …) must be regular files of bounded size or directories, never a link, a FIFO or a
+//! device, with no `alternates`; the index is read by gix with its
 //! checksum verified and an allocation limit; trees, commits and tags over `MAX_OBJECT_BYTES`
 //! are refused, loose objects must be regular files; a file over `MAX_HASH_BYTES` reads as
 //! changed without being read; depth is bounded; and any error or panic below answers "git
