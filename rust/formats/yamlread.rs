@@ -316,6 +316,7 @@ mod tests {
     use crate::testing::TempTree;
 
     #[test]
+    #[cfg_attr(windows, ignore = "Windows gap: a link out made under wine 8 reads as its target")]
     fn yaml_becomes_json_and_errors_are_reported() {
         let dir = TempTree::with(
             "yaml",

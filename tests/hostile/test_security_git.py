@@ -83,6 +83,7 @@ def plant(repo: Path, out: Path, case: str) -> None:
         os.symlink(out / ".git/info", dot / "info")
     elif case == "exclude link":
         (dot / "info").mkdir(exist_ok=True)
+        (dot / "info/exclude").unlink(missing_ok=True)
         os.symlink(out / "rules", dot / "info/exclude")
     elif case in ("config link", "HEAD link"):
         name = case.split()[0]
