@@ -624,16 +624,10 @@ impl Repo {
         }
         let (file_mode, excludes_file) = {
             let snapshot = repo.config_snapshot();
-            // The person's own setting (user, system, environment), never the repository's: a
-            // repository's config naming a file elsewhere would have it read.
-            let own = |m: &gix::config::file::Metadata| m.source.kind() != gix::config::source::Kind::Repository;
-            let excludes_file = match snapshot.plumbing().path_filter("core.excludesFile", own) {
-                Some(p) => {
-                    let home = gix::path::env::home_dir();
-                    let ctx = gix::config::path::interpolate::Context { home_dir: home.as_deref(), ..Default::default() };
-                    Some(p.interpolate(ctx).map_err(cannot)?.to_path_buf())
-                }
-                None => default_excludes_file(),
+            let excludes_file = match snapshot.trusted_path("core.excludesFile") {
+                Ok(Some(p)) => Some(p),
+                Ok(None) => default_excludes_file(),
+                Err(_) => return Err(CannotTell),
             };
             (snapshot.boolean("core.fileMode").unwrap_or(true), excludes_file)
         };
@@ -1033,7 +1027,8 @@ impl<'a> Ask<'a> {
     }
 
     /// info/exclude (read beneath the common directory: a link out of it is not followed) and
-    /// core.excludesFile (the person's own, links followed as git follows them), as they are now.
+    /// core.excludesFile (wherever the configuration names it, links followed, as git does),
+    /// as they are now.
     fn outer_rules(&mut self) -> [Option<Arc<Rules>>; 2] {
         if !self.checked.contains(&b"\0outer"[..]) {
             self.checked.insert(b"\0outer"[..].into());

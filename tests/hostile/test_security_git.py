@@ -1,6 +1,6 @@
 """Reads outside through `.git` (issue 32, item 6). A hostile repository's `.git` (a gitdir
-file, a link, `commondir`, `alternates`, `info` or `info/exclude` linked out, the repository's
-own `core.excludesFile`, a nested `.git` file) names git metadata outside the root: a canary
+file, a link, `commondir`, `alternates`, `info` or `info/exclude` linked out,
+a nested `.git` file) names git metadata outside the root: a canary
 repository beside it is never read (checked by its files' access times, and by the answers:
 git's view cannot tell, or rules kept outside do not apply). A linked worktree, whose gitdir
 file legitimately points elsewhere, keeps its git view. A FIFO anywhere git's view reads never
@@ -93,8 +93,6 @@ def plant(repo: Path, out: Path, case: str) -> None:
         sub = "refs/heads" if case == "refs link" else "objects"
         shutil.rmtree(dot / sub)
         os.symlink(out / ".git" / sub, dot / sub)
-    elif case == "excludesFile":
-        git(repo, "config", "core.excludesFile", str(out / "rules"))
     elif case == "nested gitdir file":
         (repo / "sub").mkdir()
         (repo / "sub/.git").write_text(f"gitdir: {out / '.git'}\n")
@@ -102,7 +100,7 @@ def plant(repo: Path, out: Path, case: str) -> None:
 
 
 CASES = ["gitdir file", ".git link", "commondir", "alternates", "info link", "exclude link", "config link",
-         "HEAD link", "refs link", "objects link", "excludesFile", "nested gitdir file"]
+         "HEAD link", "refs link", "objects link", "nested gitdir file"]
 # What git's view answers then: nothing (it cannot tell), or an answer in which the rules kept
 # outside (`src/`) do not apply: the untracked src/new.py counts.
 CANNOT_TELL = {"gitdir file", ".git link", "commondir", "alternates", "info link", "exclude link", "config link",
