@@ -109,10 +109,15 @@ impl Globs {
 // --- the index ---------------------------------------------------------------
 
 /// What a file's metadata says of its content: the one stat key (tree/os.rs), whose change
-/// time tells an edit whose mtime was put back and whose inode a file replaced by a rename. A
-/// stamp is racy (`Key::racy`) when a write in the clock tick of the scan could keep it.
+/// time tells an edit whose mtime was put back and whose inode a file replaced by a rename.
 pub use crate::tree::os::Key as Stamp;
 use crate::tree::os::now_ns;
+
+/// Whether a write in the clock tick of a scan that started at `started` could keep this stamp:
+/// its mtime is that recent (the rule of workspace.is_racy, over the one window of tree/os.rs).
+fn racy(stamp: &Stamp, started: i64) -> bool {
+    stamp.mtime >= started - crate::tree::os::RACY_NS
+}
 
 fn stamp_of(meta: &fs::Metadata) -> Stamp {
     Stamp::of(meta)
@@ -259,11 +264,11 @@ impl Index {
         for item in rx {
             match item {
                 Item::Dir(rel, stamp, gitignore) => {
-                    dirs.push(DirStamp { rel, stamp, racy: stamp.racy(started), gitignore });
+                    dirs.push(DirStamp { rel, stamp, racy: racy(&stamp, started), gitignore });
                 }
                 Item::File(path, scanned) => {
                     let state = scanned.map(|(stamp, annotations)| {
-                        let racy = stamp.is_none_or(|s| s.racy(started));
+                        let racy = stamp.is_none_or(|s| racy(&s, started));
                         Mutex::new(FileState { stamp, racy, annotations })
                     });
                     files.push(FileRec { path, state });
@@ -320,7 +325,7 @@ impl Index {
                 if st.racy || now != st.stamp {
                     let started = now_ns();
                     let (stamp, annotations) = scan_path(&abs, &f.path, &self.prefix, &self.finder);
-                    st.racy = stamp.is_none_or(|s| s.racy(started));
+                    st.racy = stamp.is_none_or(|s| racy(&s, started));
                     st.stamp = stamp;
                     st.annotations = annotations;
                 }
