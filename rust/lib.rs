@@ -1,10 +1,15 @@
 //! Python bindings of the repoctx core. Each heavy call releases the GIL.
+//!
+//! The bindings (`bindings` below, and `py.rs`) are the default `python` feature; without it
+//! the pure core builds and its tests run where no Python is (Windows under wine).
+#![cfg_attr(not(feature = "python"), allow(dead_code))]
 
 mod artifacts;
 mod caches;
 mod formats;
 mod lang;
 mod project;
+#[cfg(feature = "python")]
 mod py;
 mod scopes;
 mod tasks;
@@ -12,12 +17,16 @@ mod tasks;
 mod testing;
 mod tree;
 
-use artifacts::{annotate, bpe, srcindex};
-use caches::{cache, select};
-use formats::{gomod, jsonrpc, yamlread, yamlwrite};
-use scopes::sources;
-use project::modscan;
-use tree::{fingerprint, fs, git, live, walk};
+#[cfg(feature = "python")]
+mod bindings {
+// (not indented: the module only gates the bindings on the feature)
+use crate::artifacts::{annotate, bpe, srcindex};
+use crate::caches::{cache, select};
+use crate::formats::{gomod, jsonrpc, yamlread, yamlwrite};
+use crate::scopes::sources;
+use crate::project::modscan;
+use crate::tree::{fingerprint, fs, git, live, walk};
+use crate::{lang, py, tasks};
 
 use py::{cache_err, in_root, os_err, LinkRefused};
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -395,7 +404,7 @@ impl CacheViewPy {
     /// The newest ctime (ns) among the files read.
     #[getter]
     fn newest_change_ns(&self) -> i64 {
-        self.meta.iter().chain(&self.docs).map(|(_, k)| k.4).max().unwrap_or(i64::MIN)
+        self.meta.iter().chain(&self.docs).map(|(_, k)| k.ctime).max().unwrap_or(i64::MIN)
     }
 
     /// The SelectionResult JSON for a query and budget.
@@ -690,4 +699,5 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TaskIndexPy>()?;
     m.add("TASK_SIGNALS", tasks::rank::SIGNALS.to_vec())?;
     Ok(())
+}
 }

@@ -11,7 +11,8 @@ use crate::formats::yamlread::Parsed;
 use crate::tree::fs;
 use crate::tree::live;
 use crate::tree::walk;
-use cap_std::fs::{Metadata, MetadataExt};
+use crate::tree::os::{errno, Meta};
+use cap_std::fs::Metadata;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyList, PyString};
@@ -444,18 +445,18 @@ pub struct Stat {
 
 impl Stat {
     pub fn of(m: &Metadata) -> Stat {
-        let ns = |s: i64, n: i64| s * 1_000_000_000 + n;
+        let s = m.stat();
         Stat {
-            mode: m.mode(),
-            ino: m.ino(),
-            dev: m.dev(),
-            nlink: m.nlink(),
-            uid: m.uid(),
-            gid: m.gid(),
-            size: m.size(),
-            atime_ns: ns(m.atime(), m.atime_nsec()),
-            mtime_ns: ns(m.mtime(), m.mtime_nsec()),
-            ctime_ns: ns(m.ctime(), m.ctime_nsec()),
+            mode: s.mode,
+            ino: s.ino,
+            dev: s.dev,
+            nlink: s.nlink,
+            uid: s.uid,
+            gid: s.gid,
+            size: s.size,
+            atime_ns: s.atime_ns(),
+            mtime_ns: s.mtime_ns(),
+            ctime_ns: s.ctime_ns(),
         }
     }
 }
@@ -469,6 +470,8 @@ pub struct StatResult {
     ino: u64,
     #[pyo3(attribute("st_size"))]
     size: u64,
+    #[pyo3(attribute("st_mode"))]
+    mode: u32,
     #[pyo3(attribute("st_mtime_ns"))]
     mtime_ns: i64,
     #[pyo3(attribute("st_ctime_ns"))]
@@ -477,7 +480,7 @@ pub struct StatResult {
 
 impl StatResult {
     pub fn key(&self) -> cache::StatKey {
-        cache::StatKey(self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns)
+        cache::StatKey { dev: self.dev, ino: self.ino, size: self.size, mode: self.mode, mtime: self.mtime_ns, ctime: self.ctime_ns }
     }
 }
 
@@ -518,12 +521,17 @@ pyo3::create_exception!(
 pub fn fs_err(e: fs::Error) -> PyErr {
     let message = e.to_string();
     match e {
-        fs::Error::Outside(_) => LinkRefused::new_err((libc::ELOOP, message)),
-        fs::Error::NotRegular(_, dir) => PyOSError::new_err((if dir { libc::EISDIR } else { libc::EINVAL }, message)),
-        fs::Error::TooLarge(..) => PyOSError::new_err((libc::EFBIG, message)),
+        fs::Error::Outside(_) => LinkRefused::new_err((errno::ELOOP, message)),
+        fs::Error::NotRegular(_, dir) => PyOSError::new_err((if dir { errno::EISDIR } else { errno::EINVAL }, message)),
+        fs::Error::TooLarge(..) => PyOSError::new_err((errno::EFBIG, message)),
         fs::Error::NotReplaced(_, _, errno) => PyOSError::new_err((errno, message)),
-        // OSError(errno, text) is the errno's own subclass (FileNotFoundError, …) with strerror set.
+        // OSError(errno, text) is the errno's own subclass (FileNotFoundError, …) with strerror set;
+        // on Windows the OS's number is a winerror, which Python maps to the errno itself.
         fs::Error::Io(e) => match e.raw_os_error() {
+            Some(n) if cfg!(windows) => {
+                let text = message.trim_end_matches(&format!(" (os error {n})")).to_string();
+                PyOSError::new_err((0, text, None::<String>, n))
+            }
             Some(n) => PyOSError::new_err((n, message.trim_end_matches(&format!(" (os error {n})")).to_string())),
             None => os_err(e),
         },

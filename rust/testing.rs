@@ -44,11 +44,10 @@ impl TempTree {
     }
 
     /// Make a FIFO at `rel`; returns its path.
+    #[cfg(unix)]
     pub fn fifo(&self, rel: impl AsRef<Path>) -> PathBuf {
         let path = self.path.join(rel);
-        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: `c` is a NUL-terminated path that lives through the call.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
+        crate::tree::os::make_fifo(&path);
         path
     }
 

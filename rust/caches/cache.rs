@@ -12,12 +12,12 @@ use crate::tree::watch::{Drained, Interest, Watch};
 use ignore::WalkBuilder;
 use rayon::prelude::*;
 use serde::Deserialize;
+use crate::tree::os;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Largest file a repository build takes as a document; bigger ones are data, not context.
@@ -71,29 +71,11 @@ pub const SKIP_TEXT: &str = "not UTF-8 text";
 pub const SKIP_DUPLICATE: &str = "same content as another file";
 pub const SKIP_NOT_FILE: &str = "no longer a regular file";
 
-/// (dev, inode, size, mtime ns, ctime ns): a file is unchanged while these hold.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct StatKey(pub u64, pub u64, pub u64, pub i64, pub i64);
+/// A file is unchanged while its stat key holds (the one key of tree/os.rs).
+pub use crate::tree::os::Key as StatKey;
 
 /// A path with the stat key it had when it was read.
 pub type Keyed = (PathBuf, StatKey);
-
-impl StatKey {
-    pub fn of(m: &fs::Metadata) -> StatKey {
-        StatKey(
-            m.dev(),
-            m.ino(),
-            m.size(),
-            m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-            m.ctime() * 1_000_000_000 + m.ctime_nsec(),
-        )
-    }
-
-    /// The key of a path now (the link itself, never its target); None when it cannot be read.
-    pub fn lstat(path: &Path) -> Option<StatKey> {
-        fs::symlink_metadata(path).ok().map(|m| StatKey::of(&m))
-    }
-}
 
 /// The threads that read and write document files. File I/O blocks in the kernel
 /// (directory locks, the journal), so more threads than cores keep the disk and the
@@ -120,19 +102,12 @@ pub fn unchanged(keys: &[Keyed]) -> bool {
 
 /// Open a regular file for reading: no final symlink, no blocking on a FIFO.
 fn open_regular(path: &Path) -> io::Result<(File, fs::Metadata)> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)?;
-    regular(file)
+    regular(os::open_path(path, false)?)
 }
 
 /// `open_regular` of a single name in `dir`, through the handle.
 fn open_regular_in(dir: &cap_std::fs::Dir, name: &str) -> io::Result<(File, fs::Metadata)> {
-    use cap_std::fs::OpenOptionsExt as _;
-    let mut opts = cap_std::fs::OpenOptions::new();
-    opts.read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
-    regular(dir.open_with(name, &opts)?.into_std())
+    regular(os::open_in(dir, name)?)
 }
 
 fn regular(file: File) -> io::Result<(File, fs::Metadata)> {
@@ -460,7 +435,7 @@ fn load_one(docs: &cap_std::fs::Dir, docs_dir: &Path, (id, version, name): &(Str
     let path = docs_dir.join(name);
     let (file, meta) = open_regular_in(docs, name).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound | io::ErrorKind::InvalidInput => invalid("missing document"),
-        _ if e.raw_os_error() == Some(libc::ELOOP) => invalid("document is a symlink"),
+        _ if os::is_link_refused(&e) => invalid("document is a symlink"),
         _ => Fail::Io(e),
     })?;
     let key = StatKey::of(&meta);

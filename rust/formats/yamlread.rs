@@ -323,12 +323,13 @@ mod tests {
     use crate::testing::TempTree;
 
     #[test]
+    #[cfg_attr(windows, ignore = "Windows gap: a link out made under wine 8 reads as its target")]
     fn yaml_becomes_json_and_errors_are_reported() {
         let dir = TempTree::with(
             "yaml",
             &[("good.yaml", "version: 1\nlast_updated: 2026-02-13T10:00:00Z\nlist: [a, b]\n"), ("bad.yaml", "key: [unclosed\n")],
         );
-        std::os::unix::fs::symlink("/etc/passwd", dir.join("out.yaml")).unwrap();
+        crate::tree::os::symlink("/etc/passwd", dir.join("out.yaml")).unwrap();
         let paths: Vec<String> = ["good.yaml", "bad.yaml", "none.yaml", "out.yaml"].map(String::from).into();
         let out = read_many(&dir, &paths, 1 << 20).unwrap();
         match &out[0] {

@@ -313,13 +313,14 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "Windows gap: a link planted under wine 8 reads as its target")]
     fn stage_and_commit_replace_files() {
         let dir = TempTree::with("yamlwrite", &[("root/a.yaml", "old"), ("outside", "keep")]);
         let root = dir.join("root");
         let layer = Root::open(&root).unwrap();
         let path = root.join("a.yaml");
         // A link planted where a predictable temporary name would go is never written through.
-        std::os::unix::fs::symlink(dir.join("outside"), root.join(format!("a.yaml.repoctx-{}.tmp", std::process::id()))).unwrap();
+        crate::tree::os::symlink(dir.join("outside"), root.join(format!("a.yaml.repoctx-{}.tmp", std::process::id()))).unwrap();
         let tmps = stage(&layer, &root, &[(path.clone(), br#"{"k":"v"}"#.to_vec())], false).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "old");
         commit(&layer, &root, &[(tmps[0].clone(), path.clone())]).unwrap();

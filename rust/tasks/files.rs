@@ -21,18 +21,12 @@ const PATH_WEIGHT: u32 = 3;
 /// Names that are source by extension but never worth reading for a task.
 const SKIP_NAMES: &[&str] = &["package-lock.json", "yarn.lock", "pnpm-lock.yaml", "Cargo.lock", "poetry.lock", "go.sum"];
 
-/// What a file's metadata says of its content: (mtime ns, ctime ns, size, inode).
-pub type StatKey = (i64, i64, u64, u64);
+/// What a file's metadata says of its content (the one key of tree/os.rs).
+pub use crate::tree::os::Key as StatKey;
 
-pub fn stat_key(m: &std::fs::Metadata) -> StatKey {
-    use std::os::unix::fs::MetadataExt;
-    (m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ctime() * 1_000_000_000 + m.ctime_nsec(), m.size(), m.ino())
-}
-
-/// `stat_key` of metadata the confined layer (rust/tree/fs.rs) gave.
-pub fn cap_stat_key(m: &cap_std::fs::Metadata) -> StatKey {
-    use cap_std::fs::MetadataExt;
-    (m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ctime() * 1_000_000_000 + m.ctime_nsec(), m.size(), m.ino())
+/// Of std's metadata or of the confined layer's (rust/tree/fs.rs).
+pub fn stat_key(m: &impl crate::tree::os::Meta) -> StatKey {
+    StatKey::of(m)
 }
 
 /// The ignore rules of the walk, applied to files: `.contextignore` and the config's
@@ -213,7 +207,7 @@ mod tests {
             ],
         );
         t.write("big.py", vec![b'#'; MAX_FILE_BYTES as usize + 1]);
-        std::os::unix::fs::symlink(t.path().join("a.py"), t.path().join("link.py")).unwrap();
+        crate::tree::os::symlink(t.path().join("a.py"), t.path().join("link.py")).unwrap();
         let ig = Ignore::new(t.path(), &[]);
         let names: Vec<String> = list(t.path(), ".", &ig).into_iter().map(|(p, _)| p).collect();
         assert_eq!(names, ["a.py"]);

@@ -126,6 +126,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "runs git, which a wine prefix has no git.exe for")]
     fn reads_a_repository_and_follows_head() {
         let t = TempTree::with("task-history", &[("a.py", "1\n"), ("b.py", "1\n")]);
         let run = |args: &[&str]| {

@@ -109,13 +109,14 @@ enum Got<'s> {
     Saved(&'s SavedFile),
 }
 
+use crate::tree::os::now_ns;
+
 /// A file changed this close (ns) before it was listed is not saved (`Index::racy`): more than
-/// a clock tick of the file system's timestamps.
+/// a clock tick of the file system's timestamps. Narrower than tree/os.rs's RACY_NS on purpose:
+/// a saved entry is trusted only while its whole stat key holds, and the saved index must take
+/// files written a moment before a save (the tests and a serving process both do).
 const RACY_NS: i64 = 50_000_000;
 
-fn now_ns() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64)
-}
 
 /// Files read and put in the index at a time.
 const CHUNK: usize = 4096;
@@ -254,7 +255,7 @@ impl Index {
                 let id = match f {
                     Some(Got::Read(f)) => {
                         let id = self.insert(p.clone(), k, f, had.is_none());
-                        if k.1 > listed_at - RACY_NS {
+                        if k.ctime > listed_at - RACY_NS {
                             self.racy.insert(id);
                         }
                         id

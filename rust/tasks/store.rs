@@ -26,7 +26,7 @@
 //! annotation prefix, contextia (0, or 1 and the path)
 //! terms: count, strings in byte order, unique
 //! names: count, strings in byte order, unique
-//! files: count, then each: path, mtime, ctime, size, inode, length in terms,
+//! files: count, then each: path, mtime, ctime, size, inode, device, mode, length in terms,
 //!        terms (count, then (term id delta, count) pairs), names (count, id deltas),
 //!        imports (count, then a tag 0 Python (dots, module) 1 Js 2 Rust (count, segments) 3 Go),
 //!        annotations (count, then (line, artifact id))
@@ -45,7 +45,7 @@ use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"RCTXTIDX";
 /// Raised whenever the layout changes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// The core's build identity (build.rs).
 pub const BUILD_ID: &str = env!("REPOCTX_BUILD_ID");
 /// An import's leading dots beyond this are no Python a file holds.
@@ -113,11 +113,10 @@ fn put_rising(out: &mut Vec<u8>, ids: impl ExactSizeIterator<Item = u32>) {
 }
 
 fn header(out: &mut Vec<u8>, root: &Path, opts: &Options) {
-    use std::os::unix::ffi::OsStrExt;
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     put_s(out, BUILD_ID.as_bytes());
-    put_s(out, root.as_os_str().as_bytes());
+    put_s(out, root.as_os_str().as_encoded_bytes());
     put_u(out, opts.extra_ignore.len() as u64);
     for p in &opts.extra_ignore {
         put_s(out, p.as_bytes());
@@ -127,7 +126,7 @@ fn header(out: &mut Vec<u8>, root: &Path, opts: &Options) {
         None => out.push(0),
         Some(p) => {
             out.push(1);
-            put_s(out, p.as_os_str().as_bytes());
+            put_s(out, p.as_os_str().as_encoded_bytes());
         }
     }
 }
@@ -135,11 +134,12 @@ fn header(out: &mut Vec<u8>, root: &Path, opts: &Options) {
 /// Append one file's entry (ids rising, as `Entry` says).
 pub fn encode_entry(out: &mut Vec<u8>, e: &Entry) {
     put_s(out, e.path.as_bytes());
-    let (mtime, ctime, size, ino) = e.key;
-    put_i(out, mtime);
-    put_i(out, ctime);
-    put_u(out, size);
-    put_u(out, ino);
+    put_i(out, e.key.mtime);
+    put_i(out, e.key.ctime);
+    put_u(out, e.key.size);
+    put_u(out, e.key.ino);
+    put_u(out, e.key.dev);
+    put_u(out, u64::from(e.key.mode));
     put_u(out, e.len as u64);
     put_u(out, e.terms.len() as u64);
     let mut prev: Option<u32> = None;
@@ -327,7 +327,8 @@ impl<'a> Reader<'a> {
 
     fn file(&mut self, terms: usize, names: usize) -> Res<(String, SavedFile)> {
         let path = self.s()?.to_string();
-        let key = (self.i()?, self.i()?, self.u()?, self.u()?);
+        let (mtime, ctime, size, ino, dev, mode) = (self.i()?, self.i()?, self.u()?, self.u()?, self.u()?, self.u32()?);
+        let key = StatKey { dev, ino, size, mode, mtime, ctime };
         let len = self.u32()?;
         let n = self.count(2)?;
         let mut ts = Vec::with_capacity(n);
@@ -427,8 +428,8 @@ mod tests {
     fn sample() -> Vec<u8> {
         let imports = [Import::Python(2, "pkg.util".into()), Import::Js("./cart".into()), Import::Rust(vec!["crate".into(), "a".into()]), Import::Go("x/y".into())];
         let annotations: [(u32, Box<str>); 1] = [(7, "SPEC-001".into())];
-        let a = Entry { path: "src/a.py", key: (-5, 1 << 40, 300, 77), len: 9, terms: &[(0, 3), (2, 6)], defs: &[1], imports: &imports, annotations: &annotations };
-        let b = Entry { path: "b.rs", key: (1, 2, 3, 4), len: 0, terms: &[], defs: &[], imports: &[], annotations: &[] };
+        let a = Entry { path: "src/a.py", key: StatKey { mtime: -5, ctime: 1 << 40, size: 300, ino: 77, dev: 9, mode: 0o100644 }, len: 9, terms: &[(0, 3), (2, 6)], defs: &[1], imports: &imports, annotations: &annotations };
+        let b = Entry { path: "b.rs", key: StatKey { mtime: 1, ctime: 2, size: 3, ino: 4, dev: 5, mode: 6 }, len: 0, terms: &[], defs: &[], imports: &[], annotations: &[] };
         let mut one = Vec::new();
         encode_entry(&mut one, &a);
         let mut two = Vec::new();
@@ -442,7 +443,7 @@ mod tests {
         assert_eq!(s.terms.len(), 3);
         assert_eq!(&*s.names[1], "save");
         let a = &s.files["src/a.py"];
-        assert_eq!(a.key, (-5, 1 << 40, 300, 77));
+        assert_eq!(a.key, StatKey { mtime: -5, ctime: 1 << 40, size: 300, ino: 77, dev: 9, mode: 0o100644 });
         assert_eq!((a.len, &a.terms[..], &a.defs[..]), (9, &[(0, 3), (2, 6)][..], &[1][..]));
         assert_eq!(a.imports[0], Import::Python(2, "pkg.util".into()));
         assert_eq!(a.imports[2], Import::Rust(vec!["crate".into(), "a".into()]));
@@ -462,7 +463,7 @@ mod tests {
             assert!(decode(&b, Path::new("/r"), &o).is_err());
         }
         let mut v = body(&b).to_vec();
-        v[8] = 2;
+        v[8] = VERSION as u8 + 1;
         assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("version"));
         let mut v = body(&b).to_vec();
         v[14] ^= 1; // a byte of the build identity
@@ -526,7 +527,7 @@ mod tests {
         put_u(&mut v, 0);
         put_u(&mut v, 1);
         put_s(&mut v, b"a.py");
-        for _ in 0..5 {
+        for _ in 0..7 {
             put_u(&mut v, 1);
         }
         put_u(&mut v, u64::MAX >> 1);
@@ -549,7 +550,7 @@ mod tests {
     fn ids_outside_their_tables_out_of_order_or_twice_are_refused() {
         let entry = |terms: &[(u32, u32)], defs: &[u32], path: &str| {
             let mut v = Vec::new();
-            encode_entry(&mut v, &Entry { path, key: (0, 0, 0, 0), len: 1, terms, defs, imports: &[], annotations: &[] });
+            encode_entry(&mut v, &Entry { path, key: StatKey::default(), len: 1, terms, defs, imports: &[], annotations: &[] });
             v
         };
         let root = Path::new("/r");
@@ -571,7 +572,7 @@ mod tests {
         v.pop();
         put_u(&mut v, 1);
         put_s(&mut v, b"x.py");
-        for _ in 0..5 {
+        for _ in 0..7 {
             put_u(&mut v, 0);
         }
         put_u(&mut v, 2);

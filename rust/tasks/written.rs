@@ -8,7 +8,7 @@
 //! own, each source re-read only when a file of it changes.
 
 use super::bm25::{counts, Inverted};
-use super::files::{cap_stat_key, stat_key, StatKey};
+use super::files::{stat_key, StatKey};
 use super::terms;
 use crate::formats::yamlread;
 use crate::tree::fs::{Kind, Root};
@@ -196,7 +196,7 @@ impl Written {
                 let path = sub.join(name);
                 if let (true, Kind::File, Ok(Some(m))) = (is_md, kind, root.stat(&path, false)) {
                     if m.is_file() && m.len() <= MAX_NOTE_FILE {
-                        now.push((path, cap_stat_key(&m)));
+                        now.push((path, stat_key(&m)));
                     }
                 }
             }

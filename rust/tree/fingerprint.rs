@@ -13,24 +13,8 @@ pub const CONTEXT_FILE: &str = ".context.yaml";
 /// Milliseconds since the epoch, floored, computed in f64 as Node's
 /// `Math.floor(stat.mtimeMs)` does (so rounding at the last nanoseconds agrees).
 pub fn mtime_ms(meta: &Metadata) -> i64 {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let ms = meta.mtime() as f64 * 1000.0 + meta.mtime_nsec() as f64 / 1_000_000.0;
-        ms.floor() as i64
-    }
-    #[cfg(not(unix))]
-    {
-        // Node (libuv) splits a Windows time (100 ns steps) into seconds toward zero and the
-        // rest in ns of the same sign, and adds them as doubles: so here, times before 1970
-        // included. NTFS (100 ns) and FAT (2 s) times arrive as the OS keeps them, for both.
-        let (secs, nanos) = match meta.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH)) {
-            Ok(Ok(d)) => (d.as_secs() as f64, d.subsec_nanos() as f64),
-            Ok(Err(before)) => (-(before.duration().as_secs() as f64), -(before.duration().subsec_nanos() as f64)),
-            Err(_) => return 0,
-        };
-        (secs * 1000.0 + nanos / 1_000_000.0).floor() as i64
-    }
+    let (secs, nanos) = crate::tree::os::Meta::stat(meta).mtime;
+    (secs as f64 * 1000.0 + nanos as f64 / 1_000_000.0).floor() as i64
 }
 
 pub fn entry_line(name: &str, meta: &Metadata) -> String {

@@ -8,11 +8,11 @@
 //! inside the same handle of the parent directory.
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, File, Metadata, MetadataExt, OpenOptions, OpenOptionsExt};
+use crate::tree::os::{self, errno};
+use cap_std::fs::{Dir, File, Metadata, OpenOptions};
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read, Write};
-use std::os::fd::{IntoRawFd, RawFd};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -78,24 +78,7 @@ enum Miss {
 }
 
 /// What `list` says of an entry, from the directory itself (no stat, links not followed).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Kind {
-    File,
-    Dir,
-    Link,
-    Other,
-}
-
-impl Kind {
-    pub fn letter(self) -> &'static str {
-        match self {
-            Kind::File => "f",
-            Kind::Dir => "d",
-            Kind::Link => "l",
-            Kind::Other => "o",
-        }
-    }
-}
+pub use crate::tree::os::Kind;
 
 static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 
@@ -122,7 +105,7 @@ impl Root {
                 Err(e) => return Err(Miss::Io(e)),
             }
         }
-        Err(Miss::Io(io::Error::from_raw_os_error(libc::ELOOP)))
+        Err(Miss::Io(io::Error::from_raw_os_error(errno::ELOOP)))
     }
 
     /// `within`, with a way out named by the link that leads there.
@@ -216,8 +199,17 @@ impl Root {
 
     fn open_file(&self, rel: &Path) -> Result<File> {
         let mut opts = OpenOptions::new();
-        opts.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC);
-        self.run(rel, &|p| self.dir.open_with(p, &opts))
+        os::reading(&mut opts);
+        match self.run(rel, &|p| self.dir.open_with(p, &opts)) {
+            // (Windows refuses to open a directory as a file: the same answer as elsewhere)
+            Err(Error::Io(e)) if cfg!(windows) && e.kind() == io::ErrorKind::PermissionDenied => {
+                match self.stat(rel, true) {
+                    Ok(Some(m)) if m.is_dir() => Err(Error::NotRegular(shown(rel), true)),
+                    _ => Err(Error::Io(e)),
+                }
+            }
+            other => other,
+        }
     }
 
     /// Replace `rel` with `data`: a temporary file made beside it and renamed over it, both
@@ -290,7 +282,7 @@ impl Root {
         };
         match got {
             Ok(m) => Ok(Some(m)),
-            Err((_, Miss::Io(e))) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => Ok(None),
+            Err((_, Miss::Io(e))) if os::is_missing(&e) => Ok(None),
             Err((rel, m)) => Err(self.named(rel, m)),
         }
     }
@@ -352,14 +344,24 @@ impl Root {
 
 /// `dir` itself opened for reading: cap-std's handles may be `O_PATH`, which cannot be
 /// synced, listed or locked.
+#[cfg(unix)]
 fn readable(dir: &Dir) -> io::Result<File> {
+    use cap_std::fs::OpenOptionsExt;
     let mut opts = OpenOptions::new();
     opts.read(true).custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC);
     dir.open_with(".", &opts)
 }
 
+#[cfg(unix)]
 fn sync_dir(dir: &Dir) -> io::Result<()> {
     readable(dir)?.sync_all()
+}
+
+/// Windows makes a rename durable with the file system's own journal: a directory cannot be
+/// flushed.
+#[cfg(windows)]
+fn sync_dir(_: &Dir) -> io::Result<()> {
+    Ok(())
 }
 
 /// Make what was written under `dir` durable with one syncfs instead of an fsync per file.
@@ -394,7 +396,7 @@ enum Keep {
 fn replace_refused(k: Keep, rel: &Path) -> Error {
     match k {
         Keep::Kind(what, errno) => Error::NotReplaced(shown(rel), what, errno),
-        Keep::Owner => Error::NotReplaced(shown(rel), "belongs to another user or group, which a new file would not keep", libc::EPERM),
+        Keep::Owner => Error::NotReplaced(shown(rel), "belongs to another user or group, which a new file would not keep", errno::EPERM),
         Keep::Io(e) => Error::Io(e),
     }
 }
@@ -404,7 +406,7 @@ fn replace_refused(k: Keep, rel: &Path) -> Error {
 /// writer there. A file replaced keeps its permission bits (a script stays executable, a
 /// private file private) and its owner and group, or is not replaced; a new one keeps the
 /// mode it was made with, 0666 less the umask, as any file a person makes: never the 0600 of
-/// a temporary file.
+/// a temporary file. (Windows: no owner or mode bits to keep; a new file's attributes.)
 fn keep_mode(dir: &Dir, name: &std::ffi::OsStr, file: &File) -> std::result::Result<(), Keep> {
     let m = match dir.symlink_metadata(name) {
         Ok(m) => m,
@@ -416,25 +418,42 @@ fn keep_mode(dir: &Dir, name: &std::ffi::OsStr, file: &File) -> std::result::Res
         return Ok(());
     }
     if t.is_dir() {
-        return Err(Keep::Kind("is a directory", libc::EISDIR));
+        return Err(Keep::Kind("is a directory", errno::EISDIR));
     }
     if !t.is_file() {
-        return Err(Keep::Kind("is a FIFO, device or socket, not a regular file", libc::EINVAL));
+        return Err(Keep::Kind("is a FIFO, device or socket, not a regular file", errno::EINVAL));
     }
+    keep_owner_and_mode(&m, file)
+}
+
+#[cfg(unix)]
+fn keep_owner_and_mode(m: &Metadata, file: &File) -> std::result::Result<(), Keep> {
+    use cap_std::fs::MetadataExt;
     let mine = file.metadata().map_err(Keep::Io)?;
     if (mine.uid(), mine.gid()) != (m.uid(), m.gid()) {
         let (uid, gid) = (rustix::fs::Uid::from_raw(m.uid()), rustix::fs::Gid::from_raw(m.gid()));
         rustix::fs::fchown(file, Some(uid), Some(gid)).map_err(|_| Keep::Owner)?;
     }
     // (after the owner: a change of owner clears the set-id bits)
-    rustix::fs::fchmod(file, rustix::fs::Mode::from_raw_mode(m.mode() & 0o777)).map_err(|e| Keep::Io(e.into()))?;
+    #[allow(clippy::unnecessary_cast)] // u16 on macOS
+    let mode = (m.mode() & 0o777) as rustix::fs::RawMode;
+    rustix::fs::fchmod(file, rustix::fs::Mode::from_raw_mode(mode)).map_err(|e| Keep::Io(e.into()))
+}
+
+#[cfg(windows)]
+fn keep_owner_and_mode(_: &Metadata, _: &File) -> std::result::Result<(), Keep> {
     Ok(())
 }
 
 /// A new temporary file in `dir`, named so no other writer picks the same name.
 fn temp_file(dir: &Dir) -> io::Result<(String, File)> {
     let mut opts = OpenOptions::new();
-    opts.write(true).create_new(true).mode(0o666).custom_flags(libc::O_CLOEXEC);
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        opts.mode(0o666).custom_flags(libc::O_CLOEXEC);
+    }
     loop {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         let name = format!(".repoctx-{}-{}-{nanos:x}.tmp", std::process::id(), TEMP_SEQ.fetch_add(1, Ordering::Relaxed));
@@ -475,7 +494,8 @@ fn read_regular(file: File, rel: &Path, n: u64) -> Result<Vec<u8>> {
 
 /// A handle of the directory a caller holds the descriptor of (duplicated: the caller keeps
 /// and closes its own).
-pub fn dir_from_fd(fd: RawFd) -> io::Result<Dir> {
+#[cfg(unix)]
+pub fn dir_from_fd(fd: std::os::fd::RawFd) -> io::Result<Dir> {
     // SAFETY: the caller's descriptor stays open for this call, which only duplicates it.
     let owned = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }.try_clone_to_owned()?;
     Ok(Dir::from_std_file(std::fs::File::from(owned)))
@@ -483,16 +503,24 @@ pub fn dir_from_fd(fd: RawFd) -> io::Result<Dir> {
 
 /// A directory's descriptor, opened for reading (so it can be listed, synced and locked);
 /// the caller closes it.
-pub fn dir_into_fd(dir: Dir) -> io::Result<RawFd> {
+#[cfg(unix)]
+pub fn dir_into_fd(dir: Dir) -> io::Result<i32> {
+    use std::os::fd::IntoRawFd;
     Ok(readable(&dir)?.into_std().into_raw_fd())
 }
 
-#[cfg(all(test, unix))]
+/// Windows has no descriptor of a directory to hand to Python (its lock is taken otherwise).
+#[cfg(windows)]
+pub fn dir_into_fd(_: Dir) -> io::Result<i32> {
+    Err(io::Error::new(io::ErrorKind::Unsupported, "no directory descriptors on Windows"))
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::TempTree;
     use std::fs as stdfs;
-    use std::os::unix::fs::symlink;
+    use crate::tree::os::symlink;
 
     /// A repository (`root/`, with `in/a.txt`) beside a directory it must never reach (`out/`).
     struct Tree {
@@ -528,6 +556,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "Windows gap: links made under wine 8 are Unix links wine shows as their targets, and canonical roots are verbatim (\\\\?\\) paths")]
     fn links_inside_are_followed_and_links_out_refused_by_name() {
         let t = Tree::new("links");
         let root = t.root();
@@ -587,8 +616,12 @@ mod tests {
         root.rename(&tmp, Path::new("x/y/f"), false).unwrap();
         assert_eq!(root.read(Path::new("x/y/f"), 6).unwrap(), b"staged");
         root.write_atomic(Path::new("x/y/f"), b"one").unwrap();
-        root.exchange(Path::new("x/h"), Path::new("x/y/f")).unwrap();
-        assert_eq!(root.read(Path::new("x/h"), 3).unwrap(), b"one");
+        if cfg!(target_os = "linux") {
+            root.exchange(Path::new("x/h"), Path::new("x/y/f")).unwrap();
+            assert_eq!(root.read(Path::new("x/h"), 3).unwrap(), b"one");
+        } else {
+            assert!(root.exchange(Path::new("x/h"), Path::new("x/y/f")).is_err());
+        }
         root.remove_file(Path::new("x/h")).unwrap();
         root.remove_tree(Path::new("x")).unwrap();
         assert!(root.stat(Path::new("x"), false).unwrap().is_none());
@@ -602,8 +635,11 @@ mod tests {
         assert_eq!(root.read(Path::new("in/a.txt"), 6).unwrap(), b"inside");
         assert_eq!(root.read_head(Path::new("in/a.txt"), 2).unwrap(), b"in");
         assert!(matches!(root.read(Path::new("in"), 5), Err(Error::NotRegular(_, true))));
-        t.base.fifo("root/in/fifo");
-        assert!(matches!(root.read(Path::new("in/fifo"), 5), Err(Error::NotRegular(_, false))));
+        #[cfg(unix)] // no FIFOs in Windows' file system
+        {
+            t.base.fifo("root/in/fifo");
+            assert!(matches!(root.read(Path::new("in/fifo"), 5), Err(Error::NotRegular(_, false))));
+        }
         assert!(matches!(root.read(Path::new("missing"), 5), Err(Error::Io(e)) if e.kind() == io::ErrorKind::NotFound));
     }
 }

@@ -487,8 +487,13 @@ pub fn read(path: &Path, budget: &Budget) -> Option<String> {
     // leads out of it is not followed (git follows none), a FIFO cannot hang the walk (not
     // opened for a blocking read), and only a regular file is read.
     let dir = crate::tree::fs::Root::open(path.parent()?).ok()?;
+    read_beneath(&dir, Path::new(path.file_name()?), path, budget)
+}
+
+/// `rel` read beneath `dir` within `budget` (`path` names it in a warning).
+fn read_beneath(dir: &crate::tree::fs::Root, rel: &Path, path: &Path, budget: &Budget) -> Option<String> {
     let left = budget.0.load(Ordering::Relaxed);
-    let mut buf = dir.read_head(Path::new(path.file_name()?), left + 1).ok()?;
+    let mut buf = dir.read_head(rel, left + 1).ok()?;
     let granted = budget.take(buf.len() as u64) as usize;
     if granted < buf.len() {
         buf.truncate(granted);
@@ -502,6 +507,16 @@ pub fn read(path: &Path, budget: &Budget) -> Option<String> {
     }
     // git matches bytes; a pattern with a byte that is not UTF-8 keeps its place and matches nothing.
     Some(String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+/// The rules of `.git/info/exclude` of the repository whose top is `top`, read beneath `top`'s
+/// handle: when `.git` or `.git/info` is a link that leads out of the repository, the file is
+/// not read (docs/security.md: git metadata is read inside the root).
+pub fn exclude_of(top: &Path, budget: &Budget) -> Option<Arc<Rules>> {
+    let rel = Path::new(".git").join("info").join("exclude");
+    let path = top.join(&rel);
+    let text = read_beneath(&crate::tree::fs::Root::open(top).ok()?, &rel, &path, budget)?;
+    Rules::parse(top, &[(&path.display().to_string(), &text)])
 }
 
 /// The rules of the ignore file `file`, for the paths under `base`.
@@ -525,7 +540,7 @@ pub fn root_rules(root: &Path, config_patterns: &[String], budget: &Budget) -> R
     let config_name = format!("{} (ignore)", crate::tree::walk::CONFIG_FILE);
     RootRules {
         priority: Rules::parse(root, &[(&name, &text), (&config_name, &config)]),
-        exclude: from_file(root, &root.join(".git").join("info").join("exclude"), budget),
+        exclude: exclude_of(root, budget),
     }
 }
 
@@ -559,7 +574,7 @@ impl Tree {
 
     pub fn new(root: &Path) -> Tree {
         let budget = Budget::new();
-        let exclude = from_file(root, &root.join(".git").join("info").join("exclude"), &budget);
+        let exclude = exclude_of(root, &budget);
         Tree { root: root.to_path_buf(), exclude, dirs: RwLock::new(HashMap::new()), budget }
     }
 
@@ -689,18 +704,19 @@ mod tests {
     #[test]
     fn an_ignore_file_that_is_a_fifo_or_a_directory_holds_no_rules() {
         let t = TempTree::new("ignore-fifo");
-        let (fifo, dir) = (t.fifo("fifo"), t.mkdir(".gitignore"));
         let budget = Budget::new();
-        assert!(read(&fifo, &budget).is_none());
-        assert!(read(&dir, &budget).is_none());
+        assert!(read(&t.mkdir(".gitignore"), &budget).is_none());
+        #[cfg(unix)] // no FIFOs in Windows' file system
+        assert!(read(&t.fifo("fifo"), &budget).is_none());
     }
 
     #[test]
+    #[cfg(unix)] // /dev/zero
     fn an_ignore_file_linked_out_of_its_directory_holds_no_rules() {
         let dir = TempTree::with("ignore-link", &[("outside", "*.py\n")]);
         dir.mkdir("repo");
-        std::os::unix::fs::symlink(dir.join("outside"), dir.join("repo/.gitignore")).unwrap();
-        std::os::unix::fs::symlink("/dev/zero", dir.join("repo/.contextignore")).unwrap();
+        crate::tree::os::symlink(dir.join("outside"), dir.join("repo/.gitignore")).unwrap();
+        crate::tree::os::symlink("/dev/zero", dir.join("repo/.contextignore")).unwrap();
         let budget = Budget::new();
         assert!(read(&dir.join("repo/.gitignore"), &budget).is_none());
         assert!(read(&dir.join("repo/.contextignore"), &budget).is_none());

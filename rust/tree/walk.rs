@@ -123,18 +123,7 @@ struct Listing {
 }
 
 fn mtime_ns(meta: &fs::Metadata) -> i64 {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
-    }
-    #[cfg(not(unix))]
-    {
-        meta.modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i64)
-    }
+    crate::tree::os::Meta::stat(meta).mtime_ns()
 }
 
 fn read_listing(abs: &Path, scope: &str) -> std::io::Result<Listing> {

@@ -5,6 +5,7 @@ over base/ and formats/, with no import circle, counting imports made inside fun
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,30 @@ def test_nothing_private_of_the_sdk_and_nothing_posix_only_at_module_level(modul
         assert not any(part.startswith("_") and part != "__future__" for part in imported.split(".")[1:]
                        if imported.startswith("mcp")), imported
         assert not (at_top and imported in ("fcntl", "termios", "pwd", "grp", "resource")), imported
+
+
+CORE = PACKAGE.parents[1] / "rust"
+# A path of the crate (`libc::`, `rustix::`, `std::os::`, `use libc`, `::std::os`), in code or in a comment's
+# example alike: a word inside a longer name (`rustix_like`, `my_libc`) is not one.
+_OS_CRATE = re.compile(r"(?<![\w:])(?:::)?(?:libc|rustix|std\s*::\s*os)\b(?=\s*(?:::|;|\}|,|\s+as\b))")
+
+
+def _os_names(text: str) -> list[str]:
+    return [m.group(0) for m in _OS_CRATE.finditer(text)]
+
+
+def test_only_the_core_tree_names_the_os():
+    """Every OS call of the core is in rust/tree/ (tree/os.rs holds the differences): no other
+    module names libc, rustix or std::os, so the core builds for every desktop from one place."""
+    assert (CORE / "tree" / "os.rs").is_file()
+    outside = {
+        str(p.relative_to(CORE)): _os_names(p.read_text(encoding="utf-8"))
+        for p in sorted(CORE.rglob("*.rs"))
+        if p.parent.name != "tree" or p.parent.parent != CORE
+    }
+    assert {path: names for path, names in outside.items() if names} == {}
+    # ... and the check sees what it looks for.
+    assert _os_names("use libc::c_int;\nlet s = std::os::unix::ffi::OsStrExt;\nrustix::fs::open(p)") == [
+        "libc", "std::os", "rustix"]
+    assert _os_names("use ::std::os::fd; use libc;") == ["::std::os", "libc"]
+    assert _os_names("my_libc::x; rustix_like::y; \"libc\" text; crate::tree::os::Key") == []
