@@ -172,6 +172,14 @@ def select(clone: Path, rev: str, n: int, max_files: int = MAX_FILES,
 # --- the private checkout -----------------------------------------------------
 
 
+ABSENT_BLOB = re.compile(r"unable to read sha1 file of (.+?) \([0-9a-f]{40}\)")
+
+
+def glob_escape(path: str) -> str:
+    """A path as a literal sparse-checkout pattern."""
+    return re.sub(r"([*?\[\]\\!#])", r"\\\1", path)
+
+
 @dataclass
 class SourceFile:
     blob: str
@@ -190,6 +198,7 @@ class Checkout:
         self.path = self.tmp / "checkout"
         self.files: dict[str, SourceFile] = {}
         self.skipped: set[str] = set()
+        self.absent: set[str] = set()  # files whose blobs git lacks, left out of the checkout
 
     def __enter__(self) -> Checkout:
         git(self.tmp, "clone", "--quiet", "--shared", "--no-checkout", str(self.repo), str(self.path))
@@ -200,16 +209,31 @@ class Checkout:
 
     def goto(self, sha: str) -> dict[str, SourceFile]:
         """Check out `sha` and return its source files (tests included: they are candidates
-        too), each read again only when its blob changed. Raises Unreadable when git cannot
-        check it out or list it (absent blobs); the checkout is then in no known state."""
+        too), each read again only when its blob changed. A file that is not source and whose
+        blob git lacks (a snapshot's history) is left out of the checkout, by a sparse pattern,
+        for this state and the next; Unreadable when a source file's blob is absent or git fails
+        otherwise (the checkout is then in no known state)."""
         try:
             return self._goto(sha)
         except (RuntimeError, OSError) as exc:
             self.files = {}
             raise Unreadable(f"{sha[:10]}: {exc}"[:300]) from exc
 
+    def _checkout(self, sha: str) -> None:
+        while True:
+            try:
+                git(self.path, "checkout", "--quiet", "--force", "--detach", sha)
+                return
+            except RuntimeError as exc:
+                absent = set(ABSENT_BLOB.findall(str(exc))) - self.absent
+                if not absent or any(is_source(p) for p in absent):
+                    raise
+            self.absent |= absent
+            patterns = ["/*", *(f"!/{glob_escape(p)}" for p in sorted(self.absent))]
+            git(self.path, "sparse-checkout", "set", "--no-cone", "--", *patterns)
+
     def _goto(self, sha: str) -> dict[str, SourceFile]:
-        git(self.path, "checkout", "--quiet", "--force", "--detach", sha)
+        self._checkout(sha)
         blobs = {}
         for entry in git(self.path, "ls-tree", "-r", "-z", "--full-tree", sha).split("\0"):
             if not entry:

@@ -266,25 +266,28 @@ def test_task_context_answers_are_read_as_the_tool_will_return_them():
 
 
 def test_a_state_git_cannot_check_out_skips_its_task_and_is_counted(tmp_path):
-    """A snapshot lacking a blob (here one deleted from the object store) costs the tasks whose
-    state holds it, counted in the report, not the run."""
+    """A snapshot lacking blobs (here deleted from the object store): a state lacking a source
+    file's blob costs its task, counted in the report, not the run; one lacking only another
+    file's blob is checked out without that file."""
     repo = tmp_path / "repo"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")
     write(repo, "src/app.py", APP)
     c = [_commit(repo, 1, "Initial layout")]
-    write(repo, "data.txt", "a blob the snapshot lacks\n")
+    write(repo, "tests/fixture.py", "RECORDS = []\n")  # a source file (a test): never gold
+    write(repo, "notes.txt", "not source\n")
     write(repo, "src/app.py", APP.replace("argv[1:]", "argv[2:]"))
-    c.append(_commit(repo, 2, "Skip the program name and the command"))  # its parent is readable
+    c.append(_commit(repo, 2, "Skip the program name and the command"))  # its parent is whole
     write(repo, "src/app.py", APP.replace("argv[1:]", "list(argv[2:])"))
-    c.append(_commit(repo, 3, "Copy the arguments"))  # its parent holds data.txt
-    (repo / "data.txt").unlink()
+    c.append(_commit(repo, 3, "Copy the arguments"))  # its parent holds the fixture
+    (repo / "tests/fixture.py").unlink()
     write(repo, "src/app.py", APP.replace("return 1", "return 2"))
-    c.append(_commit(repo, 4, "Exit with 2 without arguments"))  # its parent holds data.txt
+    c.append(_commit(repo, 4, "Exit with 2 without arguments"))  # its parent holds the fixture
     write(repo, "src/app.py", APP.replace("return 1", "return 3"))
-    c.append(_commit(repo, 5, "Exit with 3 without arguments"))  # readable again
-    blob = _git(repo, "rev-parse", f"{c[1]}:data.txt").strip()
-    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    c.append(_commit(repo, 5, "Exit with 3 without arguments"))  # its parent holds only notes.txt
+    for path in ("tests/fixture.py", "notes.txt"):
+        blob = _git(repo, "rev-parse", f"{c[1]}:{path}").strip()
+        (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
 
     tasks_of = {}
     for half, extra in (("tuning", []), ("held-out", ["--held-out"])):
