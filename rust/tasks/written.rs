@@ -230,7 +230,7 @@ impl Written {
     pub fn matches(&self, query: &[String]) -> Vec<(&Note, f32)> {
         let distinct: HashSet<&str> = query.iter().map(String::as_str).collect();
         let known: Vec<u32> = distinct.iter().filter_map(|t| self.ix.id(t)).collect();
-        let wanted = distinct.len().min(COVER_TERMS).max(1) as f32;
+        let wanted = distinct.len().clamp(1, COVER_TERMS) as f32;
         let q: Vec<(u32, f32)> = query.iter().filter_map(|t| self.ix.id(t)).map(|id| (id, 1.0)).collect();
         let scores = self.ix.score(&q, self.notes.len());
         let mut best: HashMap<u8, f32> = HashMap::new();
