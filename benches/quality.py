@@ -42,6 +42,8 @@ DEFINITIONS = {
     "recall@k": "gold files among the first k ranked / gold files, averaged over tasks",
     "MRR": "1 / rank of the first gold file (0 when none is ranked), averaged over tasks",
     "coverage@B": "gold lines the bundle at budget B shows / gold lines, averaged over tasks with gold lines",
+    "unreadable": "tasks whose parent git cannot check out (a snapshot with absent blobs): skipped and counted; "
+                  "commits whose changed lines cannot be read are passed over in the selection and counted",
     "split": "sha256 of the full commit id as hex, even = tuning, odd = held-out",
     "ms": "task_context: each MCP round trip (one per budget); baselines: computing one answer in process, "
           "index built for the state included",
@@ -149,11 +151,23 @@ async def _server(root: Path, env: dict):
         yield client
 
 
+def _goto(checkout: history.Checkout, task: history.Task, unreadable: list[dict]) -> dict | None:
+    """The task's state checked out, or None (and the task counted in `unreadable`) when git
+    cannot check it out: a snapshot with absent blobs costs that task, not the run."""
+    try:
+        return checkout.goto(task.parent)
+    except history.Unreadable as exc:
+        unreadable.append({"sha": task.sha, "why": str(exc)})
+        print(f"commit {task.sha[:10]} skipped: its parent cannot be checked out ({exc})", file=sys.stderr)
+        return None
+
+
 async def walk(repo: Path, tasks: list[history.Task], budgets: list[int], names: list[str], count,
-               ablate: str | None = None) -> tuple[list[dict], dict[str, str]]:
+               ablate: str | None = None) -> tuple[list[dict], dict[str, str], list[dict]]:
     """Every ranker on every task, oldest first, in one private checkout of `repo`. Returns the
-    per-task rows and the rankers skipped, with why."""
-    rows, skipped, memo = [], {}, {}
+    per-task rows, the rankers skipped with why, and the tasks skipped because their state
+    could not be checked out."""
+    rows, skipped, memo, unreadable = [], {}, {}, []
     baselines = [n for n in names if n in rankers.BASELINES]
     if "bm25" in baselines:
         try:
@@ -164,7 +178,7 @@ async def walk(repo: Path, tasks: list[history.Task], budgets: list[int], names:
             print(f"bm25: skipped: {skipped['bm25']}", file=sys.stderr)
     with history.Checkout(repo) as checkout:
         async with contextlib.AsyncExitStack() as stack:
-            files = checkout.goto(tasks[0].parent) if tasks else {}
+            files = _goto(checkout, tasks[0], unreadable) if tasks else {}
             client, schema, variants = None, {}, []
             if "task_context" in names and tasks:
                 # The server starts on the first state and stays for the walk: the checkout moves under it.
@@ -197,7 +211,9 @@ async def walk(repo: Path, tasks: list[history.Task], budgets: list[int], names:
             for i, task in enumerate(tasks):
                 _progress(i, len(tasks), task, started)
                 if i:
-                    files = checkout.goto(task.parent)
+                    files = _goto(checkout, task, unreadable)
+                if files is None:
+                    continue
                 state = rankers.State(files, count, memo)
                 row = {"sha": task.sha, "parent": task.parent, "date": task.date, "subject": task.subject,
                        "query": task.query, "gold": {p: _ranges(ls) for p, ls in task.gold.items()},
@@ -212,7 +228,7 @@ async def walk(repo: Path, tasks: list[history.Task], budgets: list[int], names:
                 live = {f.blob for f in files.values()}
                 for key in [k for k in memo if k[1] not in live]:
                     del memo[key]  # keep only what the current state's blobs need
-    return rows, skipped
+    return rows, skipped, unreadable
 
 
 def _ranges(lines: list[int]) -> list[list[int]]:
@@ -275,6 +291,10 @@ def markdown(report: dict) -> str:
             what = "of more than one language" if lang == "mixed" else lang
             lines += ["", f"## Tasks whose gold files are {what}: {tasks}", "", *_table(rankers, budgets),
                       *_against_bm25(rankers, budgets)]
+    unreadable = report.get("unreadable", {})
+    if unreadable.get("tasks") or unreadable.get("selection"):
+        lines.append(f"\n{unreadable['tasks']} tasks skipped (their state cannot be checked out) and "
+                     f"{len(unreadable['selection'])} commits passed over (their changed lines cannot be read).")
     for name, why in report["skipped"].items():
         lines.append(f"\n{name}: {why}")
     return "\n".join(lines)
@@ -369,12 +389,17 @@ def run(args: argparse.Namespace) -> dict:
     half = "held-out" if args.held_out else "tuning"
 
     print(f"selecting the last {args.n} qualifying commits of {repo} from {rev[:10]}…", file=sys.stderr)
+    unread_lines: list[str] = []
     with history.Checkout(repo) as clone:  # selection reads the private clone, not the repository
-        selected = history.select(clone.path, rev, args.n)
+        selected = history.select(clone.path, rev, args.n, unreadable=unread_lines)
     tasks = [t for t in selected if t.half == half]
     print(f"{len(selected)} commits selected, {len(tasks)} in the {half} half", file=sys.stderr)
+    if unread_lines:
+        print(f"{len(unread_lines)} commits passed over: their changed lines cannot be read", file=sys.stderr)
     started = time.monotonic()
-    rows, skipped = anyio.run(walk, repo, tasks, budgets, names, count, args.ablate)
+    rows, skipped, unreadable = anyio.run(walk, repo, tasks, budgets, names, count, args.ablate)
+    if unreadable:
+        print(f"{len(unreadable)} of {len(tasks)} tasks skipped: their state cannot be checked out", file=sys.stderr)
     ranked = list(dict.fromkeys(k for r in rows for k in r["rankers"]))  # in the order they ran
     try:
         where = machine()
@@ -392,6 +417,7 @@ def run(args: argparse.Namespace) -> dict:
         "half": half,
         "selected": len(selected),
         "tasks": len(rows),
+        "unreadable": {"tasks": len(unreadable), "skipped": unreadable, "selection": unread_lines},
         "range": {"oldest": selected[0].sha if selected else "", "newest": selected[-1].sha if selected else ""},
         "budgets": budgets,
         "tokenizer": tokenizer,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # The languages repoctx reads symbols of (rust/lang/), by suffix: a task's source files.
-LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go"} | dict.fromkeys(
+LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".java": "Java"} | dict.fromkeys(
     (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript")
 SOURCE_SUFFIXES = tuple(LANGUAGES)
 # Test files as repoctx tells them (rust/project/modscan.rs, rust/lang/mod.rs).
@@ -137,10 +137,16 @@ def changed_lines(clone: Path, parent: str, sha: str, path: str) -> list[int]:
     return sorted(n for n in lines if 1 <= n <= size)
 
 
-def select(clone: Path, rev: str, n: int, max_files: int = MAX_FILES) -> list[Task]:
+class Unreadable(RuntimeError):
+    """A state git cannot produce: a snapshot whose history lacks some blobs."""
+
+
+def select(clone: Path, rev: str, n: int, max_files: int = MAX_FILES,
+           unreadable: list[str] | None = None) -> list[Task]:
     """The last `n` non-merge commits reachable from `rev` that change 1..max_files non-test source
     files, at least one of which the parent has (a commit that only adds files has nothing a
-    ranker could name), oldest first. Root commits have no parent state and are passed over."""
+    ranker could name), oldest first. Root commits have no parent state and are passed over, and
+    so are commits whose changed lines cannot be read (absent blobs): their ids go to `unreadable`."""
     tasks: list[Task] = []
     for line in git(clone, "rev-list", "--no-merges", "--parents", rev).splitlines():
         sha, *parents = line.split()
@@ -150,7 +156,12 @@ def select(clone: Path, rev: str, n: int, max_files: int = MAX_FILES) -> list[Ta
         if not 1 <= len(changed) <= max_files or all(s == "A" for s, _ in changed):
             continue
         date, subject, message = git(clone, "log", "-1", "--format=%cI%x00%s%x00%B", sha).split("\0", 2)
-        gold = {p: changed_lines(clone, parents[0], sha, p) for s, p in changed if s != "A"}
+        try:
+            gold = {p: changed_lines(clone, parents[0], sha, p) for s, p in changed if s != "A"}
+        except RuntimeError:
+            if unreadable is not None:
+                unreadable.append(sha)
+            continue
         tasks.append(Task(sha, parents[0], date, subject, clean_message(message), dict(sorted(gold.items())),
                           sorted(p for s, p in changed if s == "A")))
         if len(tasks) == n:
@@ -159,6 +170,14 @@ def select(clone: Path, rev: str, n: int, max_files: int = MAX_FILES) -> list[Ta
 
 
 # --- the private checkout -----------------------------------------------------
+
+
+ABSENT_BLOB = re.compile(r"unable to read sha1 file of (.+?) \([0-9a-f]{40}\)")
+
+
+def glob_escape(path: str) -> str:
+    """A path as a literal sparse-checkout pattern."""
+    return re.sub(r"([*?\[\]\\!#])", r"\\\1", path)
 
 
 @dataclass
@@ -179,6 +198,7 @@ class Checkout:
         self.path = self.tmp / "checkout"
         self.files: dict[str, SourceFile] = {}
         self.skipped: set[str] = set()
+        self.absent: set[str] = set()  # files whose blobs git lacks, left out of the checkout
 
     def __enter__(self) -> Checkout:
         git(self.tmp, "clone", "--quiet", "--shared", "--no-checkout", str(self.repo), str(self.path))
@@ -189,8 +209,31 @@ class Checkout:
 
     def goto(self, sha: str) -> dict[str, SourceFile]:
         """Check out `sha` and return its source files (tests included: they are candidates
-        too), each read again only when its blob changed."""
-        git(self.path, "checkout", "--quiet", "--force", "--detach", sha)
+        too), each read again only when its blob changed. A file that is not source and whose
+        blob git lacks (a snapshot's history) is left out of the checkout, by a sparse pattern,
+        for this state and the next; Unreadable when a source file's blob is absent or git fails
+        otherwise (the checkout is then in no known state)."""
+        try:
+            return self._goto(sha)
+        except (RuntimeError, OSError) as exc:
+            self.files = {}
+            raise Unreadable(f"{sha[:10]}: {exc}"[:300]) from exc
+
+    def _checkout(self, sha: str) -> None:
+        while True:
+            try:
+                git(self.path, "checkout", "--quiet", "--force", "--detach", sha)
+                return
+            except RuntimeError as exc:
+                absent = set(ABSENT_BLOB.findall(str(exc))) - self.absent
+                if not absent or any(is_source(p) for p in absent):
+                    raise
+            self.absent |= absent
+            patterns = ["/*", *(f"!/{glob_escape(p)}" for p in sorted(self.absent))]
+            git(self.path, "sparse-checkout", "set", "--no-cone", "--", *patterns)
+
+    def _goto(self, sha: str) -> dict[str, SourceFile]:
+        self._checkout(sha)
         blobs = {}
         for entry in git(self.path, "ls-tree", "-r", "-z", "--full-tree", sha).split("\0"):
             if not entry:

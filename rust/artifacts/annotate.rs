@@ -35,6 +35,7 @@ pub enum Lang {
     Rust,
     Go,
     Js,
+    Java,
     CLike,
     Hash,
     Dash,
@@ -50,7 +51,8 @@ pub fn lang_of(path: &str) -> Option<Lang> {
         "rs" => Lang::Rust,
         "go" => Lang::Go,
         "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" => Lang::Js,
-        "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "java" | "kt" | "kts" | "cs" | "swift" | "scala"
+        "java" => Lang::Java,
+        "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "kt" | "kts" | "cs" | "swift" | "scala"
         | "php" | "dart" | "proto" => Lang::CLike,
         "sh" | "bash" | "zsh" | "rb" | "yaml" | "yml" | "toml" | "r" | "pl" => Lang::Hash,
         "sql" | "lua" | "hs" => Lang::Dash,
@@ -141,6 +143,7 @@ fn syntax(lang: Lang) -> Syntax {
         Lang::Rust => Syntax { line: &[b"//"], block: C_BLOCK, quotes: b"", long: &[(b"\"", true)], long_is_comment: false, rust: true },
         Lang::Go => Syntax { line: &[b"//"], block: C_BLOCK, quotes: b"\"'", long: &[(b"`", false)], long_is_comment: false, rust: false },
         Lang::Js => Syntax { line: &[b"//"], block: C_BLOCK, quotes: b"\"'", long: &[(b"`", true)], long_is_comment: false, rust: false },
+        Lang::Java => Syntax { line: &[b"//"], block: C_BLOCK, quotes: b"\"'", long: &[(b"\"\"\"", true)], long_is_comment: false, rust: false },
         Lang::CLike => Syntax { line: &[b"//"], block: C_BLOCK, quotes: b"\"'", long: &[], long_is_comment: false, rust: false },
         Lang::Hash => Syntax { line: &[b"#"], block: None, quotes: b"\"'", long: &[], long_is_comment: false, rust: false },
         Lang::Dash => Syntax { line: &[b"--"], block: C_BLOCK, quotes: b"\"'", long: &[], long_is_comment: false, rust: false },
@@ -331,7 +334,7 @@ fn parse_target(s: &[u8]) -> Option<String> {
 pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     match lang {
         Lang::Python => python_spans(lines),
-        Lang::Rust | Lang::Go | Lang::Js => brace_spans(lines, lang),
+        Lang::Rust | Lang::Go | Lang::Js | Lang::Java => brace_spans(lines, lang),
         _ => Vec::new(),
     }
 }
@@ -351,7 +354,7 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
     let rest = &line[start..];
     let word = rest.iter().position(|b| !is_ident(*b)).map_or(rest, |e| &rest[..e]);
     let member = lang == Lang::Js && start > 0 && rest.trim_ascii_end().ends_with(b"{");
-    if !member && !DEF_STARTS.iter().any(|d| d.as_bytes() == word) {
+    if lang != Lang::Java && !member && !DEF_STARTS.iter().any(|d| d.as_bytes() == word) {
         return None;
     }
     let t = tokens(rest);
@@ -360,6 +363,7 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Rust => rust_def(&t),
         Lang::Go => go_def(&t),
         Lang::Js => js_def(&t, member),
+        Lang::Java => java_def(&t, start > 0),
         _ => None,
     }
 }
@@ -534,6 +538,64 @@ fn js_def(t: &[&str], in_class: bool) -> Option<(&'static str, String)> {
     }
 }
 
+const JAVA_MODIFIERS: &[&str] = &[
+    "public", "private", "protected", "static", "final", "abstract", "sealed", "non", "-", "strictfp", "synchronized",
+    "native", "default", "transient", "volatile",
+];
+const JAVA_KEYWORDS: &[&str] = &[
+    "if", "for", "while", "switch", "catch", "return", "new", "throw", "else", "do", "try", "case", "super", "this",
+    "assert", "yield", "instanceof",
+];
+
+/// A Java type (class, record, interface, annotation type, enum) or, `in_type`, a method or
+/// constructor: modifiers and annotations, then `[<T>] [Type] name(` with the line ending
+/// its signature (`{`, `;` after `)`) or leaving it open; not a field set by a call, not an
+/// enum constant.
+fn java_def(t: &[&str], in_type: bool) -> Option<(&'static str, String)> {
+    let mut i = 0;
+    loop {
+        match t.get(i).copied()? {
+            "@" if t.get(i + 1) != Some(&"interface") => {
+                i += 2;
+                if t.get(i) == Some(&"(") {
+                    i += t[i..].iter().position(|x| *x == ")")? + 1;
+                }
+            }
+            m if JAVA_MODIFIERS.contains(&m) => i += 1,
+            _ => break,
+        }
+    }
+    let name_at = |j: usize| t.get(j).filter(|n| is_name(n) && !JAVA_KEYWORDS.contains(n)).map(|n| n.to_string());
+    match t.get(i).copied()? {
+        "class" | "record" => return Some(("class", name_at(i + 1)?)),
+        "interface" => return Some(("interface", name_at(i + 1)?)),
+        "@" => return Some(("interface", name_at(i + 2)?)),
+        "enum" => return Some(("enum", name_at(i + 1)?)),
+        _ => {}
+    }
+    let paren = t.iter().position(|x| *x == "(")?;
+    if !in_type || paren <= i || JAVA_KEYWORDS.contains(&t[i]) || t[i..paren].contains(&"=") {
+        return None;
+    }
+    let name = name_at(paren - 1)?;
+    // A method has a type before its name; a constructor is named as its class, capitalised
+    // (a call statement is neither).
+    let typed = paren - 1 > i;
+    if typed && !t.get(paren - 2).is_some_and(|p| is_name(p) || *p == ">" || *p == "]") {
+        return None;
+    }
+    if !typed && !name.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
+    }
+    let open = !t[paren..].contains(&")");
+    let ends = match t.last().copied() {
+        Some("{") => true,
+        Some(";") => typed && t.len() >= 2 && t[t.len() - 2] == ")",
+        _ => false,
+    };
+    (open || ends).then_some(("function", name))
+}
+
 /// Definitions of a brace language, each spanning its body's braces (or one line
 /// for a body-less definition such as `const f = (x) => x;`).
 fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
@@ -551,6 +613,7 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
         let def = match lang {
             Lang::Rust => rust_def(&t),
             Lang::Go => go_def(&t),
+            Lang::Java => java_def(&t, frames.last().is_some_and(|f| matches!(f.span.kind, "class" | "interface" | "enum"))),
             _ => js_def(&t, in_class),
         };
         if let Some((kind, name)) = def {

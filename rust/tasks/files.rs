@@ -95,7 +95,7 @@ pub struct Facts {
 
 /// Whether a file is code (a language with definitions or C-like comments) and not a test.
 pub fn is_code_not_test(path: &str) -> bool {
-    matches!(annotate::lang_of(path), Some(Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::CLike)) && !crate::lang::is_test_path(path)
+    matches!(annotate::lang_of(path), Some(Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::Java | Lang::CLike)) && !crate::lang::is_test_path(path)
 }
 
 /// The terms of a path: its directories and its name without the extension.
@@ -185,8 +185,8 @@ mod tests {
         assert_eq!(f.imports, [Import::Python(0, "os".into()), Import::Python(1, "util.read_file".into())]);
         assert_eq!(f.annotations, [(5, "SPEC-004".to_string())]);
         let count = |t: &str| f.counts.iter().find(|(x, _)| x == t).map_or(0, |c| c.1);
-        assert_eq!(count("setting"), 3, "docstring, def and class");
-        assert_eq!(count("loader"), PATH_WEIGHT, "the path's words count three times");
+        assert_eq!(count("set"), 3, "docstring, def and class (settings, setting: set)");
+        assert_eq!(count("config"), PATH_WEIGHT, "the path's words count three times");
         assert_eq!(count("app"), PATH_WEIGHT);
         assert_eq!(count("py"), 0, "the extension is no word of the path");
         assert_eq!(f.len as usize, f.counts.iter().map(|c| c.1 as usize).sum::<usize>());

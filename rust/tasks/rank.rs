@@ -196,17 +196,35 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     // symbols
     let mut named: HashSet<String> = HashSet::new();
     if on("symbols") {
+        // A plain word (`fields`, `required`) that a file happens to define counts once per
+        // file, its best: a large file defining thousands of names matches many words of any
+        // task, and summed they pulled it above the file the task is about.
+        let mut plain: HashMap<u32, (f32, String)> = HashMap::new();
         for (name, code) in terms::identifiers(ask.task) {
             let Some(files) = ix.definers(&name) else { continue };
             if files.len() > MAX_DEFINERS {
                 continue;
             }
-            named.insert(name.clone());
             let w = W_SYMBOL * if code { 1.0 } else { 0.5 } / (files.len() as f32).sqrt();
+            if !code {
+                for &f in files {
+                    if plain.get(&f).is_none_or(|had| had.0 < w) {
+                        plain.insert(f, (w, name.clone()));
+                    }
+                }
+                continue;
+            }
+            named.insert(name.clone());
             let r = sc.reason(format!("defines `{name}`"));
             for &f in files {
                 sc.add(f, w, r);
             }
+        }
+        let mut plain: Vec<(u32, (f32, String))> = plain.into_iter().collect();
+        plain.sort_by_key(|p| p.0);
+        for (f, (w, name)) in plain {
+            let r = sc.reason(format!("defines `{name}`"));
+            sc.add(f, w, r);
         }
         for p in terms::paths(ask.task).into_iter().take(MAX_NAMED_PATHS) {
             let files = ix.named(p);
@@ -441,14 +459,28 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
 }
 
 /// Each region of a file with how much the task speaks for it: BM25 of the task's terms in
-/// it (over the file's best region), 1 for a definition the task names, and the match of an
+/// it, each term weighted by its IDF over the index and over the file's regions (over the
+/// file's best region), 1 for a definition the task names as code, and the match of an
 /// artifact annotated inside it.
 fn region_scores(cut: &Cut, idf: &HashMap<&str, f32>, named: &HashSet<String>, art: &[(u32, f32)]) -> Vec<(Region, f32)> {
     let avg = cut.counts.iter().map(|c| c.0 as f32).sum::<f32>() / cut.counts.len().max(1) as f32;
+    // A word in most regions of the file (`type` all through types.rs) tells none of them
+    // apart: each word's weight is its IDF over the index times its IDF over the regions.
+    let mut in_regions: HashMap<&str, u32> = HashMap::new();
+    for (_, words) in &cut.counts {
+        for (k, _) in words {
+            if idf.contains_key(&**k) {
+                *in_regions.entry(&**k).or_default() += 1;
+            }
+        }
+    }
+    let local = |k: &str| super::bm25::idf(cut.counts.len() as u32, in_regions.get(k).copied().unwrap_or(1));
     let lex: Vec<f32> = cut
         .counts
         .iter()
-        .map(|(len, words)| words.iter().filter_map(|(k, tf)| Some(idf.get(&**k)? * tf_weight(*tf as f32, *len as f32, avg))).sum())
+        .map(|(len, words)| {
+            words.iter().filter_map(|(k, tf)| Some(idf.get(&**k)? * local(k) * tf_weight(*tf as f32, *len as f32, avg))).sum()
+        })
         .collect();
     let best = lex.iter().copied().fold(0f32, f32::max);
     cut.regions
@@ -561,6 +593,59 @@ mod tests {
         let a = answer(&ix, &ask("ship parcels by weight", &[], &[]), count);
         assert_eq!(a.files[0].path, "src/ship.py", "{:?}", a.files);
         assert!(a.files[0].score > a.files[1].score * 1.5, "tests and docs count half: {:?}", a.files);
+    }
+
+    #[test]
+    fn plain_words_a_large_file_defines_do_not_add_up() {
+        // `big.rs` defines a function for each plain word of the task; `stub.rs` is what the task is about.
+        let mut big: String = ["fields", "required", "stub", "generated", "constructors"]
+            .iter()
+            .map(|w| format!("pub fn {w}() -> u32 {{\n    1\n}}\n\n"))
+            .collect();
+        for i in 0..30 {
+            big.push_str(&format!("pub fn step_{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n\n"));
+        }
+        let t = TempTree::with(
+            "task-plain",
+            &[
+                ("src/big.rs", &big),
+                ("src/stub.rs", "/// Stub files: fields of a generated constructor are kept when required.\npub fn keep_stub_fields() {}\n"),
+                ("src/other.rs", "pub fn unrelated() {}\n"),
+            ],
+        );
+        let ix = {
+            let dirs: Vec<String> = [".", "src"].iter().map(|s| s.to_string()).collect();
+            let mut ix = Index::build(t.path(), Options { extra_ignore: vec![], prefix: "@".into(), contextia: None }, &dirs).unwrap();
+            ix.prepare(false);
+            ix
+        };
+        let count: Count = &|s: &str| s.len().div_ceil(4);
+        let a = answer(&ix, &ask("Preserve required stub fields in generated constructors", &[], &[]), count);
+        assert_eq!(a.files[0].path, "src/stub.rs", "{:?}", a.files);
+        let big = a.files.iter().find(|f| f.path == "src/big.rs").expect("it defines the words");
+        assert_eq!(big.why.matches("defines").count(), 1, "one plain word counts: {}", big.why);
+    }
+
+    #[test]
+    fn a_word_all_through_a_large_file_does_not_choose_its_region() {
+        // Every function of orders.py but one says "order" many times; that one says "refund".
+        let mut src = String::new();
+        for i in 0..12 {
+            src.push_str(&format!("def order_step_{i}(order):\n    order.check(order)\n    return order.next(order)\n\n\n"));
+        }
+        src.push_str("def settle(amount):\n    ledger = books.ledger\n    total = sum(ledger)\n    limit = total - amount\n    return refund(limit)\n\n\n");
+        let t = TempTree::with("task-local-idf", &[("shop/orders.py", &src), ("shop/tax.py", "def rate():\n    return 1\n")]);
+        let ix = {
+            let dirs: Vec<String> = [".", "shop"].iter().map(|s| s.to_string()).collect();
+            let mut ix = Index::build(t.path(), Options { extra_ignore: vec![], prefix: "@".into(), contextia: None }, &dirs).unwrap();
+            ix.prepare(false);
+            ix
+        };
+        let count: Count = &|s: &str| s.len().div_ceil(4);
+        let a = answer(&ix, &Ask { budget: 60, ..ask("order refund", &[], &[]) }, count);
+        assert_eq!(a.files[0].path, "shop/orders.py");
+        assert_eq!(a.files[0].regions[0].symbol, "settle", "{:?}", a.files[0].regions);
+        assert!(a.bundle.iter().any(|p| p.text.contains("refund(limit)")), "{:?}", a.bundle);
     }
 
     #[test]

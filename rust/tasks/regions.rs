@@ -28,7 +28,7 @@ pub struct Region {
 
 /// The language whose definitions are found, if any.
 pub fn code_lang(path: &str) -> Option<Lang> {
-    annotate::lang_of(path).filter(|l| matches!(l, Lang::Python | Lang::Rust | Lang::Go | Lang::Js))
+    annotate::lang_of(path).filter(|l| matches!(l, Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::Java))
 }
 
 /// The number of lines of `text` (a final newline ends the last line, it starts none).
@@ -189,6 +189,23 @@ mod tests {
         assert_eq!(got[7], r(107, 107, "Thing", "impl"), "the impl's closing brace");
         assert_eq!(*got.last().unwrap(), r(109, 109, "main", "function"));
         covers_every_line_once("t.rs", &src);
+    }
+
+    #[test]
+    fn java_types_methods_and_constructors() {
+        let src = "package a;\n\nimport java.util.List;\n\n/** A store. */\n@Deprecated\npublic final class Store<T> {\n  private final List<T> items = new ArrayList<>(4);\n\n  public Store(int n) {\n    init(n);\n  }\n\n  @Override\n  public <R> List<R> map(Function<T, R> f,\n      int limit) throws IOException {\n    return items.stream().map(f).toList();\n  }\n\n  enum Mode {\n    FAST(\"f\"),\n    SLOW(\"s\");\n  }\n\n  interface Sink {\n    void put(String s);\n  }\n}\n\nrecord Point(int x, int y) {}\n";
+        assert_eq!(
+            shape("a/Store.java", src),
+            [
+                r(1, 4, "", "lines"),
+                r(5, 28, "Store", "class"),
+                r(29, 29, "", "lines"),
+                r(30, 30, "Point", "class"),
+            ]
+        );
+        let defs = crate::tasks::files::definitions("a/Store.java", src);
+        assert_eq!(defs, ["Mode", "Point", "Sink", "Store", "map", "put"], "no call, field or enum constant");
+        covers_every_line_once("a/Store.java", src);
     }
 
     #[test]

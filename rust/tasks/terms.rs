@@ -2,20 +2,34 @@
 //!
 //! A word is a run of ASCII letters, digits and `_`. Each is split on `_` and on case
 //! (`parseHTTPResponse` is `parse`, `http`, `response`; digits stay with the part before
-//! them: `utf8`, `http2`), lower-cased and lightly stemmed (plural `s`, `ies`, `ing`,
-//! `ed`), so `Parsing configs` in a task finds `parse_config` in code. Parts shorter than
-//! two letters, pure numbers, parts over 40 bytes (hashes, base64) and a short list of
-//! English and keyword stopwords are dropped. The same function reads code, comments,
-//! docstrings, paths and the task, so both sides always agree.
+//! them: `utf8`, `http2`; an acronym keeps its plural: `URLs`), lower-cased and lightly
+//! stemmed (plural `s`, `ies`, then `ing`, `ed`, then `er`, a doubled last consonant
+//! undoubled), so `Parsing configs` in a task finds `parse_config` in code and `parser`
+//! meets `parse`. A word of several parts also counts joined (`file_path` and `FilePath`
+//! are `file`, `path` and `filepath`), so a task's `filepath` finds them and its `file
+//! path` does too. Parts shorter than two letters, pure numbers, parts over 40 bytes
+//! (hashes, base64), common English function words and a few keywords are dropped. The
+//! same function reads code, comments, docstrings, paths and the task, so both sides
+//! always agree.
 
 use std::collections::{HashMap, HashSet};
 
-/// Words too common in code or prose to say anything about a task.
+/// Words too common in code or prose to say anything about a task: English function words
+/// (articles, pronouns, auxiliaries, conjunctions, prepositions that are not also common
+/// names in code, like `before`, `after`, `up`, `each`), then keywords and the verbs of
+/// commit subjects.
 const STOPWORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "for", "from", "has", "have", "if",
     "in", "into", "is", "it", "its", "no", "not", "of", "on", "or", "so", "that", "the", "then", "there",
     "these", "this", "those", "to", "was", "we", "were", "when", "which", "will", "with", "would", "you",
-    "your", "also", "all", "any", "should", "now", "use", "used", "using", "self", "fn", "def", "let", "var",
+    "your", "also", "all", "any", "should", "now", "am", "been", "being", "did", "does", "doing", "had",
+    "having", "he", "she", "her", "hers", "him", "his", "me", "my", "our", "ours", "us", "they", "them",
+    "their", "theirs", "what", "who", "whom", "whose", "why", "how", "where", "while", "because", "than",
+    "too", "very", "just", "may", "might", "must", "could", "shall", "nor", "yet", "though", "although",
+    "whether", "either", "neither", "such", "same", "own", "itself", "themselves", "here", "via", "per",
+    "onto", "upon", "within", "without", "etc", "eg", "ie", "instead", "rather", "already", "still", "about",
+    "against", "during", "through", "until",
+    "use", "used", "using", "self", "fn", "def", "let", "var",
     "const", "pub", "mut", "return", "import", "true", "false", "none", "null", "nil", "else", "elif",
     "crate", "super", "impl", "func", "function", "package", "static", "void", "this", "new", "end", "get",
     "set", "make", "add", "fix", "fixes", "fixed", "change", "changes", "update", "support", "allow",
@@ -62,11 +76,13 @@ pub fn each_part<'a>(word: &'a str, mut f: impl FnMut(&'a str)) {
             continue;
         };
         let prev = b[i - 1];
-        // aB: a new part at B; ABc: a new part at B (the end of an acronym); 2B: at B.
+        // aB: a new part at B; ABc: a new part at B (the end of an acronym), unless `c` is
+        // a lone plural `s` (`URLs`); 2B: at B.
+        let plural = b.get(i + 1) == Some(&b's') && !b.get(i + 2).is_some_and(|n| n.is_ascii_lowercase());
         let boundary = c.is_ascii_uppercase()
             && (prev.is_ascii_lowercase()
                 || prev.is_ascii_digit()
-                || (prev.is_ascii_uppercase() && i > s + 1 && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase())));
+                || (prev.is_ascii_uppercase() && i > s + 1 && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase()) && !plural));
         if boundary {
             f(&word[s..i]);
             start = Some(i);
@@ -84,8 +100,11 @@ pub fn parts(word: &str) -> Vec<&str> {
     out
 }
 
-/// A light stemmer, in place: plural and verb endings off, so `configs`, `parsing` and
-/// `parsed` meet `config` and `parse` (whose final `e` is also dropped, as `pars`).
+/// A light stemmer, in place: the plural off, then a verb ending (`ing`, `ed`), then an
+/// agent's `er`, so `configs`, `parsing`, `parsed`, `parser` and `parsers` meet `config`
+/// and `parse` (whose final `e` is also dropped, as `pars`); a doubled consonant left at
+/// the end is undoubled (`formatting`, `formatter`: `format`), unless `l`, `s` or `z`
+/// (`called`, `passed`) or the stem would be two letters (`added`).
 fn stem_in_place(s: &mut String) {
     let n = s.len();
     if n > 4 && s.ends_with("ies") {
@@ -95,10 +114,25 @@ fn stem_in_place(s: &mut String) {
         s.truncate(n - 2);
     } else if n > 3 && s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is") {
         s.truncate(n - 1);
-    } else if n > 5 && s.ends_with("ing") {
+    }
+    let n = s.len();
+    let mut cut = false;
+    if n > 5 && s.ends_with("ing") {
         s.truncate(n - 3);
+        cut = true;
     } else if n > 4 && s.ends_with("ed") && !s.ends_with("eed") {
         s.truncate(n - 2);
+        cut = true;
+    }
+    let n = s.len();
+    if n > 5 && s.ends_with("er") && !s.ends_with("eer") {
+        s.truncate(n - 2);
+        cut = true;
+    }
+    let b = s.as_bytes();
+    let n = b.len();
+    if cut && n > 3 && b[n - 1] == b[n - 2] && !matches!(b[n - 1], b'a' | b'e' | b'i' | b'o' | b'u' | b'l' | b's' | b'z') {
+        s.pop();
     }
     if s.len() > 3 && s.ends_with('e') {
         s.pop();
@@ -131,18 +165,27 @@ pub fn term(part: &str) -> Option<String> {
     term_into(part, &mut buf).then_some(buf)
 }
 
-/// Call `f` with each term of `text`, in order (one buffer, reused: no allocation per term).
+/// Call `f` with each term of `text`, in order, and after the terms of a word of several
+/// parts the term of its parts joined (buffers reused: no allocation per term).
 pub fn each_term(text: &str, mut f: impl FnMut(&str)) {
     let mut buf = String::with_capacity(MAX_PART);
+    let mut joined = String::with_capacity(MAX_PART);
     for (_, w) in words(text) {
         if w.len() > 4 * MAX_PART {
             continue;
         }
+        joined.clear();
+        let mut parts = 0;
         each_part(w, |p| {
+            parts += 1;
+            joined.push_str(p);
             if term_into(p, &mut buf) {
                 f(&buf);
             }
         });
+        if parts > 1 && term_into(&joined, &mut buf) {
+            f(&buf);
+        }
     }
 }
 
@@ -241,14 +284,36 @@ mod tests {
 
     #[test]
     fn terms_are_lowered_stemmed_and_filtered() {
-        assert_eq!(terms("fn parse_config(configs: &[Config]) -> Self"), ["pars", "config", "config", "config"]);
+        assert_eq!(terms("fn parse_config(configs: &[Config]) -> Self"), ["pars", "config", "parseconfig", "config", "config"]);
         assert_eq!(terms("Parsing the configs, parsed"), ["pars", "config", "pars"]);
+        assert_eq!(terms("parser"), ["pars"]);
         assert_eq!(terms("a 12 x9 ab"), ["x9", "ab"]);
         assert_eq!(terms("libraries classes status"), ["library", "class", "status"]);
         // Overlong parts (hashes) say nothing.
         assert!(terms(&"f".repeat(60)).is_empty());
         // Non-ASCII letters separate words.
-        assert_eq!(terms("größe_wert"), ["gr", "wert"]);
+        assert_eq!(terms("größe_wert"), ["gr", "wert", "ewert"]);
+    }
+
+    #[test]
+    fn people_s_words_meet_the_code_s() {
+        // Plurals of acronyms, agents' `er`, doubled consonants.
+        assert_eq!(parts("parseURLs"), ["parse", "URLs"]);
+        assert_eq!(parts("URLsFor"), ["URLs", "For"]);
+        assert_eq!(parts("HTTPServer"), ["HTTP", "Server"], "an acronym before a word is still cut");
+        for (a, b) in [("URLs", "url"), ("parser", "parse"), ("parsers", "parsing"), ("formatter", "format"),
+                       ("formatting", "formatted"), ("running", "run"), ("filtering", "filter"), ("servers", "serve")] {
+            assert_eq!(terms(a), terms(b), "{a} / {b}");
+        }
+        for (a, b) in [("added", "ad"), ("called", "cal"), ("passed", "pas"), ("order", "ord"), ("user", "us")] {
+            assert_ne!(terms(a), terms(b), "{a} / {b}");
+        }
+        // A word of several parts counts joined too, so both ways of writing it meet.
+        assert_eq!(terms("file_path"), ["fil", "path", "filepath"]);
+        assert_eq!(terms("FilePath"), terms("file_path"));
+        assert!(terms("filepath").iter().all(|t| terms("filePath").contains(t)));
+        // Function words are dropped; names that are also code are not.
+        assert_eq!(terms("what would they do about it, before and after each step"), ["befor", "after", "each", "step"]);
     }
 
     #[test]

@@ -13,12 +13,14 @@ use super::terms;
 use crate::formats::yamlread;
 use crate::tree::fs::{Kind, Root};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 pub const CONTEXT_FILE: &str = ".context.yaml";
 pub const PROJECT_FILE: &str = ".repoctx/project.yaml";
 const MAX_NOTE_FILE: u64 = 1 << 20;
+/// A note holding this many of a task's distinct terms (or all, for a shorter task) counts whole.
+const COVER_TERMS: usize = 4;
 /// The artifact folders under `.contextia/` whose documents describe the code.
 const ARTIFACT_DIRS: &[&str] = &["system/specs", "system/rationale", "system/norms"];
 
@@ -228,8 +230,14 @@ impl Written {
         self.artifacts = (now, ids);
     }
 
-    /// Each note matching the query terms: (note, score scaled so the best of its source is 1).
+    /// Each note matching the query terms: (note, score scaled so the best of its source is 1,
+    /// times the share of the task's distinct terms it holds, counted up to `COVER_TERMS`): a
+    /// note that shares one word with a long task (a spec that says "comment") lifts its files
+    /// a little, not as much as one that says what the task says.
     pub fn matches(&self, query: &[String]) -> Vec<(&Note, f32)> {
+        let distinct: HashSet<&str> = query.iter().map(String::as_str).collect();
+        let known: Vec<u32> = distinct.iter().filter_map(|t| self.ix.id(t)).collect();
+        let wanted = distinct.len().clamp(1, COVER_TERMS) as f32;
         let q: Vec<(u32, f32)> = query.iter().filter_map(|t| self.ix.id(t)).map(|id| (id, 1.0)).collect();
         let scores = self.ix.score(&q, self.notes.len());
         let mut best: HashMap<u8, f32> = HashMap::new();
@@ -241,12 +249,11 @@ impl Written {
             if let Some(n) = &self.notes[i] {
                 let b = best.entry(n.source as u8).or_default();
                 *b = b.max(*s);
-                out.push((n, *s));
+                let held = known.iter().filter(|&&t| self.ix.tf(t, i as u32) > 0).count() as f32;
+                out.push((n, *s, (held / wanted).min(1.0)));
             }
         }
-        for (n, s) in &mut out {
-            *s /= best[&(n.source as u8)];
-        }
+        let mut out: Vec<(&Note, f32)> = out.into_iter().map(|(n, s, cover)| (n, s / best[&(n.source as u8)] * cover)).collect();
         // In an order of their own, not of their numbers (which edits reuse).
         out.sort_by(|a, b| a.0.label.cmp(&b.0.label).then_with(|| format!("{:?}", a.0.target).cmp(&format!("{:?}", b.0.target))));
         out
@@ -306,6 +313,11 @@ mod tests {
         assert!(billing[0].1.contains("path: \"src/billing\"") && billing[0].1.contains("src/billing/invoice.py"), "{billing:?}");
         // Scores are scaled per source: the best note of each is 1.
         assert!(w.matches(&terms::terms("refresh token")).iter().any(|(_, s)| *s == 1.0));
+        // A note sharing one word with a long task counts a quarter: "token" alone does not
+        // make the spec a match for a task about something else.
+        let long = w.matches(&terms::terms("token budget of the bundle, counted per piece and merged"));
+        let spec = long.iter().find(|(n, _)| n.label.starts_with("SPEC-001")).expect("the spec shares a word");
+        assert!((spec.1 - 0.25).abs() < 1e-6, "{}", spec.1);
         // A change is seen; a removed file takes its notes with it.
         std::fs::remove_file(t.path().join("src/auth/.context.yaml")).unwrap();
         w.scope(t.path(), &root, "src/auth");

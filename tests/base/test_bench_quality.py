@@ -263,3 +263,46 @@ def test_task_context_answers_are_read_as_the_tool_will_return_them():
     task = quality_history.Task("c" * 40, "p" * 40, "", "fix a", "fix a", {"a.py": [2, 3]})
     row = quality.score(answer, task, [50, 500])
     assert (row["recall@5"], row["rr"], row["coverage"]) == (1.0, 0.5, {"50": 0.0, "500": 1.0})
+
+
+def test_a_state_git_cannot_check_out_skips_its_task_and_is_counted(tmp_path):
+    """A snapshot lacking blobs (here deleted from the object store): a state lacking a source
+    file's blob costs its task, counted in the report, not the run; one lacking only another
+    file's blob is checked out without that file."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    write(repo, "src/app.py", APP)
+    c = [_commit(repo, 1, "Initial layout")]
+    write(repo, "tests/fixture.py", "RECORDS = []\n")  # a source file (a test): never gold
+    write(repo, "notes.txt", "not source\n")
+    write(repo, "src/app.py", APP.replace("argv[1:]", "argv[2:]"))
+    c.append(_commit(repo, 2, "Skip the program name and the command"))  # its parent is whole
+    write(repo, "src/app.py", APP.replace("argv[1:]", "list(argv[2:])"))
+    c.append(_commit(repo, 3, "Copy the arguments"))  # its parent holds the fixture
+    (repo / "tests/fixture.py").unlink()
+    write(repo, "src/app.py", APP.replace("return 1", "return 2"))
+    c.append(_commit(repo, 4, "Exit with 2 without arguments"))  # its parent holds the fixture
+    write(repo, "src/app.py", APP.replace("return 1", "return 3"))
+    c.append(_commit(repo, 5, "Exit with 3 without arguments"))  # its parent holds only notes.txt
+    for path in ("tests/fixture.py", "notes.txt"):
+        blob = _git(repo, "rev-parse", f"{c[1]}:{path}").strip()
+        (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+
+    tasks_of = {}
+    for half, extra in (("tuning", []), ("held-out", ["--held-out"])):
+        out = tmp_path / half
+        proc = _quality("--repo", str(repo), "--n", "10", "--rankers", "path", "--out", str(out), *extra)
+        assert proc.returncode == 0, proc.stderr
+        report = json.loads(next(out.glob("*-quality.json")).read_text())
+        assert report["selected"] == 4
+        skipped = [s["sha"] for s in report["unreadable"]["skipped"]]
+        assert report["unreadable"]["tasks"] == len(skipped)
+        assert report["tasks"] + len(skipped) == len([t for t in c[1:] if quality_history.half(t) == half])
+        tasks_of[half] = ([r["sha"] for r in report["commits"]], skipped)
+        if skipped:
+            assert "skipped: its parent cannot be checked out" in proc.stderr
+            assert "tasks skipped (their state cannot be checked out)" in next(out.glob("*-quality.md")).read_text()
+    answered = sorted(s for done, _ in tasks_of.values() for s in done)
+    skipped = sorted(s for _, gone in tasks_of.values() for s in gone)
+    assert answered == sorted([c[1], c[4]]) and skipped == sorted([c[2], c[3]])

@@ -175,3 +175,30 @@ def test_the_cli_takes_the_task_and_repeated_paths(tmp_path):
     assert answer["budget"] == 300 and "shop/tax.py" in [f["path"] for f in answer["files"]]
     human = run_cli("context", "apply_discount", "--root", str(repo), check=True).stdout
     assert human.startswith(" 1. shop/orders.py") and "def apply_discount(order, coupon):" in human
+
+
+def test_words_as_people_write_them_find_the_code_and_its_region(tmp_path):
+    """Through the CLI: "URLs", "parser", "filepath" and a task of function words meet code that
+    says `parse_url`, `UrlParser`, `file_path`; in a large Java file the method the task is about
+    is the region shown, not the file's head."""
+    repo = tmp_path / "repo"
+    write(repo, "net/links.py", "def parse_url(text):\n    return text.split('/')\n")
+    write(repo, "net/mail.py", "def send(message):\n    return message\n")
+    write(repo, "io/paths.py", "def join(file_path, name):\n    return file_path + '/' + name\n")
+    steps = "".join(f"  public int step{i}(int x) {{\n    return x + {i};\n  }}\n\n" for i in range(80))
+    write(repo, "src/Ledger.java", "package shop;\n\npublic class Ledger {\n" + steps
+          + "  public long refundTotal(long paid) {\n    return paid - fee;\n  }\n}\n")
+
+    def ranked(task: str, budget: int = 4000) -> dict:
+        return json.loads(run_cli("context", task, "--budget", str(budget), "--json", "--root", str(repo),
+                                  check=True).stdout)
+
+    assert ranked("the parser of URLs is wrong")["files"][0]["path"] == "net/links.py"
+    assert ranked("which filepath is it")["files"][0]["path"] == "io/paths.py"
+    assert ranked("what would they do about it")["files"] == [], "function words match nothing"
+    ledger = ranked("refund totals are off", budget=80)
+    assert ledger["files"][0]["path"] == "src/Ledger.java"
+    assert ledger["files"][0]["regions"][0]["symbol"] == "refundTotal"
+    assert {p["path"] for p in ledger["bundle"]} == {"src/Ledger.java"}
+    assert any("public long refundTotal(long paid) {" in p["text"] for p in ledger["bundle"])
+    assert all("step40(" not in p["text"] for p in ledger["bundle"]), "not the steps in between"
