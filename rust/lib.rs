@@ -418,7 +418,8 @@ impl CacheViewPy {
 }
 
 /// Read and verify a cache's documents into a view, each opened through `docs_fd` (a
-/// descriptor of the directory at `docs_dir`, which the caller keeps). `entries` are the
+/// descriptor of the directory at `docs_dir`, which the caller keeps; None on Windows, where
+/// the directory is opened by that path). `entries` are the
 /// manifest's (id, version, file name in docs_dir); `stats` are the cache's own paths with their
 /// `os.stat_result` from before anything was read; `watch` was begun before that.
 /// Raises CacheRefused(code, message) or OSError.
@@ -426,14 +427,14 @@ impl CacheViewPy {
 fn load_cache(
     py: Python<'_>,
     docs_dir: PathBuf,
-    docs_fd: i32,
+    docs_fd: Option<i32>,
     entries: Vec<(String, String, String)>,
     stats: std::collections::HashMap<PathBuf, py::StatResult>,
     watch: &CacheWatchPy,
 ) -> PyResult<CacheViewPy> {
     let watcher = watch.inner.lock().unwrap().take();
     let meta = stats.into_iter().map(|(p, st)| (p, st.key())).collect();
-    let docs_handle = fs::dir_from_fd(docs_fd).map_err(os_err)?;
+    let docs_handle = fs::dir_held(docs_fd, &docs_dir).map_err(os_err)?;
     py.detach(|| {
         let (docs, keys) = cache::load(&docs_handle, &docs_dir, &entries)?;
         Ok(CacheViewPy { view: select::View::new(docs), meta, docs: keys, watcher })

@@ -344,11 +344,12 @@ class CacheView:
     def __len__(self) -> int: ...
 
 def load_cache(
-    docs_dir: str, docs_fd: int, entries: list[tuple[str, str, str]], stats: dict[str, os.stat_result],
+    docs_dir: str, docs_fd: int | None, entries: list[tuple[str, str, str]], stats: dict[str, os.stat_result],
     watch: CacheWatch,
 ) -> CacheView:
     """Read and verify, in parallel, the documents a manifest lists as (id, version, file name in
-    docs_dir), each opened through `docs_fd` (a descriptor of docs_dir the caller keeps): each must parse, carry that id and version, and hash to it. `stats` are the cache's
+    docs_dir), each opened through `docs_fd` (a descriptor of docs_dir the caller keeps; None on Windows,
+    where docs_dir is opened by its path): each must parse, carry that id and version, and hash to it. `stats` are the cache's
     own paths with their lstat from before anything was read (the view keeps dev, inode, size,
     mtime and ctime); the view takes over `watch`. Raises CacheRefused(code, message) or OSError."""
 

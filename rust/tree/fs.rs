@@ -492,13 +492,19 @@ fn read_regular(file: File, rel: &Path, n: u64) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// A handle of the directory a caller holds the descriptor of (duplicated: the caller keeps
-/// and closes its own).
-#[cfg(unix)]
-pub fn dir_from_fd(fd: std::os::fd::RawFd) -> io::Result<Dir> {
-    // SAFETY: the caller's descriptor stays open for this call, which only duplicates it.
-    let owned = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }.try_clone_to_owned()?;
-    Ok(Dir::from_std_file(std::fs::File::from(owned)))
+/// A handle of a directory the caller holds: by its descriptor where the OS has them (duplicated:
+/// the caller keeps and closes its own), so a swap after the caller's check is never followed;
+/// on Windows, which has none, by its path, which the caller checked through this layer.
+pub fn dir_held(fd: Option<i32>, path: &Path) -> io::Result<Dir> {
+    #[cfg(unix)]
+    if let Some(fd) = fd {
+        // SAFETY: the caller's descriptor stays open for this call, which only duplicates it.
+        let owned = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }.try_clone_to_owned()?;
+        return Ok(Dir::from_std_file(std::fs::File::from(owned)));
+    }
+    #[cfg(not(unix))]
+    let _ = fd;
+    Dir::open_ambient_dir(path, ambient_authority())
 }
 
 /// A directory's descriptor, opened for reading (so it can be listed, synced and locked);

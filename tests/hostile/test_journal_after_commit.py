@@ -37,13 +37,13 @@ class Injector:
     def __init__(self, monkeypatch, fail_at: int | None = None) -> None:
         self.steps: list[str] = []
         self.committed, self.fail_at = False, fail_at
-        real_pwrite = os.pwrite
+        real_write = os.write
 
-        def pwrite(fd, data, offset):
+        def write(fd, data):  # the commit point: the state byte written over the journal's first
             self.committed |= bytes(data) == journal.COMMITTED
-            return real_pwrite(fd, data, offset)
+            return real_write(fd, data)
 
-        monkeypatch.setattr(os, "pwrite", pwrite)
+        monkeypatch.setattr(os, "write", write)
         for name in ("replace", "unlink", "fsync"):
             monkeypatch.setattr(os, name, self._step(name, getattr(os, name)))
 

@@ -1,5 +1,6 @@
 """A directory of a repository opened beneath its root through the confined layer (base/fs),
-and the operations on single names in it that the journal needs: they never leave it.
+and the operations on single names in it that the journal and the caches need: they never
+leave it.
 
 POSIX: a descriptor of the directory, every call relative to it (`dir_fd=`), a final link never
 followed (O_NOFOLLOW), the directory synced after a change. Windows has neither `dir_fd=` nor
@@ -46,6 +47,42 @@ if sys.platform == "win32":
             except FileNotFoundError:
                 return None
 
+        def read_open(self, name: str) -> int:
+            """Open a regular file for reading: a link, junction or anything else is refused."""
+            st = os.lstat(self._at(name))
+            _regular_or_absent(st, name)
+            fd = os.open(self._at(name), os.O_RDONLY | os.O_BINARY | os.O_NOINHERIT)
+            opened = os.fstat(fd)
+            if (opened.st_ino, opened.st_dev) != (st.st_ino, st.st_dev):
+                os.close(fd)
+                raise OSError(errno.ELOOP, "changed while it was opened", name)
+            return fd
+
+        def sub(self, name: str) -> Dir:
+            """The directory `name` in this one (a link or junction there is refused)."""
+            if not stat.S_ISDIR(os.lstat(self._at(name)).st_mode):
+                raise NotADirectoryError(errno.ENOTDIR, "not a directory", name)
+            return Dir.at_path(self._at(name))
+
+        @classmethod
+        def at_path(cls, path: str) -> Dir:
+            d = cls.__new__(cls)
+            d.path = path
+            return d
+
+        def own_stat(self) -> os.stat_result:
+            return os.stat(self.path)
+
+        def listdir(self) -> list[str]:
+            return os.listdir(self.path)
+
+        def scandir(self) -> list[os.DirEntry[str]]:
+            with os.scandir(self.path) as it:
+                return list(it)
+
+        def descriptor(self) -> int | None:
+            return None  # none on Windows: the directory is named by its path
+
         def keep_mode(self, fd: int, target: str) -> None:
             pass  # no POSIX mode bits to keep
 
@@ -81,6 +118,29 @@ else:
                 return os.lstat(name, dir_fd=self.fd)
             except FileNotFoundError:
                 return None
+
+        def read_open(self, name: str) -> int:
+            """Open a file for reading: never through a final link, never waiting on a FIFO."""
+            return os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=self.fd)
+
+        def sub(self, name: str) -> Dir:
+            """The directory `name` in this one, by handle (a link there is refused)."""
+            d = Dir.__new__(Dir)
+            d.fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
+            return d
+
+        def own_stat(self) -> os.stat_result:
+            return os.fstat(self.fd)
+
+        def listdir(self) -> list[str]:
+            return os.listdir(self.fd)
+
+        def scandir(self) -> list[os.DirEntry[str]]:
+            with os.scandir(self.fd) as it:
+                return list(it)  # type: ignore[arg-type]  # entries of a descriptor are named by str
+
+        def descriptor(self) -> int | None:
+            return self.fd
 
         def keep_mode(self, fd: int, target: str) -> None:
             """Give the file open on `fd` the mode of the regular file `target`, if there is one."""

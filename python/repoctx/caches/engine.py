@@ -23,7 +23,6 @@ import os
 import re
 import shlex
 import stat
-import sys
 import threading
 import time
 from collections import OrderedDict
@@ -37,6 +36,7 @@ from msgspec import Meta, Struct
 from repoctx import _core
 from repoctx.base import clock, fs, local_state
 from repoctx.base.command import Check, CheckResult, Command, fixed_form
+from repoctx.base.dirhandle import Dir
 from repoctx.base.words import plural
 from repoctx.base.workspace import Workspace, locked
 from repoctx.formats import bounded
@@ -121,16 +121,17 @@ def locate(ws: Workspace, name: object) -> tuple[str, str]:
 
 
 @contextmanager
-def opened(base: str, rel: str) -> Iterator[int]:
-    """A descriptor of the cache directory, opened once beneath `base` by the confined layer:
+def opened(base: str, rel: str) -> Iterator[Dir]:
+    """A handle of the cache directory, opened once beneath `base` by the confined layer:
     every file of the cache is then read through it, by single names, so a swap of the cache
-    or of a folder above it for a link out after the check is never followed."""
+    or of a folder above it for a link out after the check is never followed (Windows, which
+    has no directory descriptors: base/dirhandle.py)."""
     with _missing_or_io():
-        fd = fs.open_dir(base, rel)
+        directory = Dir(base, rel)
     try:
-        yield fd
+        yield directory
     finally:
-        os.close(fd)
+        directory.close()
 
 
 @contextmanager
@@ -150,10 +151,10 @@ def _missing_or_io() -> Iterator[None]:
 # --- reading a cache ---------------------------------------------------------
 
 
-def _read_regular(name: str, dir_fd: int) -> bytes:
+def _read_regular(name: str, directory: Dir) -> bytes:
     """A regular file's bytes, never through a final symlink; CacheError otherwise."""
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+        fd = directory.read_open(name)
     except FileNotFoundError:
         raise CacheError("cache_invalid") from None
     except OSError as exc:
@@ -167,25 +168,6 @@ def _read_regular(name: str, dir_fd: int) -> bytes:
         raise CacheError("io_error") from None
     finally:
         os.close(fd)
-
-
-if sys.platform == "win32":
-    def _open_nofollow(path: str) -> int:
-        """Windows has no O_NOFOLLOW: a final link (or junction) is refused by its lstat, and
-        the file opened must be the one that lstat saw."""
-        st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.ELOOP, "not a regular file", path)
-        fd = os.open(path, os.O_RDONLY | os.O_BINARY | os.O_NOINHERIT)
-        opened = os.fstat(fd)
-        if (opened.st_ino, opened.st_dev) != (st.st_ino, st.st_dev):
-            os.close(fd)
-            raise OSError(errno.ELOOP, "changed while it was opened", path)
-        return fd
-else:
-    def _open_nofollow(path: str) -> int:
-        # O_NONBLOCK: a FIFO planted under the name must not hang the open.
-        return os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
 
 
 def _decode(raw: bytes, tp: Any) -> Any:
@@ -219,53 +201,59 @@ def verify_manifest(manifest: fmt.Manifest) -> list[str]:
 def load_view(base: str, rel: str) -> _core.CacheView:
     """Read and verify a whole cache: manifest, index, no orphans, every document's id and hash;
     every file read through one handle of its directory (`opened`)."""
-    with opened(base, rel) as fd:
-        return _load_view(os.path.join(base, rel), fd)
+    with opened(base, rel) as directory:
+        return _load_view(os.path.join(base, rel), directory)
 
 
-def _load_view(directory: str, fd: int) -> _core.CacheView:
+def _load_view(directory: str, handle: Dir) -> _core.CacheView:
     names_in = ("manifest.json", "index.json", DOCUMENTS)
     paths = [directory, *(os.path.join(directory, n) for n in names_in)]
     watch = _core.CacheWatch([directory, paths[3]])  # first: a change while reading shows on the next call
     # Then the stats, for the same reason (the core keeps their keys: dev, inode, size, mtime,
     # ctime; not workspace.stat_key): a change after them shows on the watch. The core checks
     # them again by path later: a cache swapped for a link then differs, and is read again.
-    watched: dict[str, os.stat_result] = {directory: os.fstat(fd)}
+    watched: dict[str, os.stat_result] = {directory: handle.own_stat()}
     problem = None
     for path, name in zip(paths[1:], names_in):
         try:
-            watched[path] = os.lstat(name, dir_fd=fd)
-        except OSError as exc:
-            problem = problem or ("cache_invalid" if isinstance(exc, FileNotFoundError) else "io_error")
+            st = handle.lstat_or_none(name)
+        except OSError:
+            problem = problem or "io_error"
+            continue
+        if st is None:
+            problem = problem or "cache_invalid"
+        else:
+            watched[path] = st
     # The manifest is read before any other check, as the engine does: an unreadable one is
     # io_error even when other files are missing too.
-    raw_manifest = _read_regular("manifest.json", fd)
+    raw_manifest = _read_regular("manifest.json", handle)
     if problem:
         raise CacheError(problem)
     if not stat.S_ISDIR(watched[paths[3]].st_mode):  # documents/ itself, never a symlink
         raise CacheError("cache_invalid")
     manifest = _decode(raw_manifest, fmt.Manifest)
     names = verify_manifest(manifest)
-    index = _decode(_read_regular("index.json", fd), dict[str, str])
+    index = _decode(_read_regular("index.json", handle), dict[str, str])
     if index != {e.id: e.file for e in manifest.documents}:
         raise CacheError("cache_invalid")
     try:
-        docs_fd = os.open(DOCUMENTS, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+        docs = handle.sub(DOCUMENTS)
     except OSError:
         raise CacheError("cache_invalid") from None
     try:
-        present = os.listdir(docs_fd)
+        present = docs.listdir()
         if sorted(present) != sorted(names):
             raise CacheError("cache_invalid")  # a missing document or an orphan file
         return _core.load_cache(
-            paths[3], docs_fd, [(e.id, e.version, n) for e, n in zip(manifest.documents, names)], watched, watch
+            paths[3], docs.descriptor(), [(e.id, e.version, n) for e, n in zip(manifest.documents, names)], watched,
+            watch,
         )
     except _core.CacheRefused as exc:
         raise CacheError(exc.args[0]) from None
     except OSError:
         raise CacheError("io_error") from None
     finally:
-        os.close(docs_fd)
+        docs.close()
 
 
 class _Views:
@@ -392,13 +380,13 @@ def list_caches(ws: Workspace, p: ListCachesParams) -> fmt.ListCachesResult | fm
 
 
 def inspect_cache(ws: Workspace, p: InspectParams) -> fmt.InspectResult | fmt.ErrorResult:
-    with opened(*locate(ws, p.cache)) as fd:
-        return _inspect(fd, p)
+    with opened(*locate(ws, p.cache)) as directory:
+        return _inspect(directory, p)
 
 
-def _inspect(fd: int, p: InspectParams) -> fmt.InspectResult:
+def _inspect(directory: Dir, p: InspectParams) -> fmt.InspectResult:
     try:
-        raw = _read_regular("manifest.json", fd)
+        raw = _read_regular("manifest.json", directory)
         data = bounded.json(raw)
     except CacheError as exc:
         if exc.code == "io_error":
@@ -414,21 +402,22 @@ def _inspect(fd: int, p: InspectParams) -> fmt.InspectResult:
     if version is None or count is None:
         total = None
     elif p.total_bytes_of == "directory":
-        total = _directory_bytes(fd)
+        total = _directory_bytes(directory)
     else:
-        total = _document_bytes(fd, data.get("documents"))
+        total = _document_bytes(directory, data.get("documents"))
     if total is None:
         return fmt.InspectResult(version or "", count or 0, 0, False)
     return fmt.InspectResult(version, count, total, True)
 
 
-def _document_bytes(fd: int, entries: object) -> int | None:
+def _document_bytes(directory: Dir, entries: object) -> int | None:
     """Sum of the sizes of the document files the manifest lists (symlinks not followed);
     None when a file cannot be read or an entry names a file outside `documents/`."""
     try:
-        if not stat.S_ISDIR(os.lstat(DOCUMENTS, dir_fd=fd).st_mode) or not isinstance(entries, list):
+        st = directory.lstat_or_none(DOCUMENTS)
+        if st is None or not stat.S_ISDIR(st.st_mode) or not isinstance(entries, list):
             return None
-        docs = os.open(DOCUMENTS, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+        docs = directory.sub(DOCUMENTS)
     except OSError:
         return None
     try:
@@ -438,22 +427,24 @@ def _document_bytes(fd: int, entries: object) -> int | None:
             name = file[len(DOCUMENTS) + 1:] if isinstance(file, str) and file.startswith(DOCUMENTS + "/") else ""
             if name in ("", ".", "..") or "/" in name or "\\" in name or "\x00" in name:
                 return None
-            st = os.lstat(name, dir_fd=docs)
-            if stat.S_ISREG(st.st_mode):
-                total += st.st_size
+            found = docs.lstat_or_none(name)
+            if found is None:
+                return None
+            if stat.S_ISREG(found.st_mode):
+                total += found.st_size
         return total
     except OSError:
         return None
     finally:
-        os.close(docs)
+        docs.close()
 
 
-def _directory_bytes(fd: int) -> int | None:
+def _directory_bytes(directory: Dir) -> int | None:
     """Sum of the sizes of the regular files directly in the directory (symlinks and
     subdirectories left out); None when the directory cannot be listed."""
     try:
-        with os.scandir(fd) as it:
-            return sum(e.stat(follow_symlinks=False).st_size for e in it if e.is_file(follow_symlinks=False))
+        entries = directory.scandir()
+        return sum(e.stat(follow_symlinks=False).st_size for e in entries if e.is_file(follow_symlinks=False))
     except OSError:
         return None
 

@@ -15,6 +15,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from repoctx.base import fs
+from repoctx.base.dirhandle import Dir
 
 DB_FILE = ".repoctx/sessions.db"
 APPLICATION_ID = 0x72637478  # "rctx"
@@ -92,16 +93,16 @@ class Store:
         # Its folder is opened once, beneath the root, and SQLite is given the file through that
         # handle: a `.repoctx` swapped for a link out after the check is not followed.
         try:
-            self.dir_fd = fs.open_dir(root, os.path.dirname(rel))
+            self.dir = Dir(root, os.path.dirname(rel))
         except fs.LinkRefused as exc:
             raise StoreError(f"{DB_FILE} leads outside the repository ({exc.strerror})") from None
         try:
             self.conn = self._open(root, rel, create, read_only)
         except sqlite3.DatabaseError as exc:
-            os.close(self.dir_fd)
+            self.dir.close()
             raise _problem(f"is not a usable SQLite database ({exc})") from None
         except BaseException:
-            os.close(self.dir_fd)
+            self.dir.close()
             raise
         try:
             self._prepare(read_only)
@@ -113,17 +114,18 @@ class Store:
             raise
 
     def _open(self, root: str, rel: str, create: bool, read_only: bool) -> sqlite3.Connection:
-        name, fd = os.path.basename(rel), self.dir_fd
-        exists = _lexists(name, fd)
+        name, directory = os.path.basename(rel), self.dir
+        exists = directory.lstat_or_none(name) is not None
         if not exists and (read_only or not create):
             raise FileNotFoundError(self.path)
         if not exists:  # made here, beneath the handle; SQLite is never asked to make it
-            os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=fd))
-        target = f"/proc/self/fd/{fd}/{name}" if os.path.isdir(f"/proc/self/fd/{fd}") else self.path
+            os.close(directory.open(name, os.O_WRONLY | os.O_CREAT, 0o666))
+        fd = directory.descriptor()  # SQLite opens by name: the handle's /proc name where there is one
+        target = f"/proc/self/fd/{fd}/{name}" if fd is not None and os.path.isdir(f"/proc/self/fd/{fd}") else self.path
         if read_only:
             # With no -wal file no writer is active and the main file holds everything: reading it as
             # immutable creates no -shm/-wal beside it, so a read-only reader leaves no trace.
-            immutable = "&immutable=1" if not _lexists(name + "-wal", fd) else ""
+            immutable = "&immutable=1" if directory.lstat_or_none(name + "-wal") is None else ""
             conn = _connect("file:" + _quote_path(target) + "?mode=ro" + immutable, uri=True)
         else:
             conn = _connect("file:" + _quote_path(target) + "?mode=rw", uri=True)
@@ -192,7 +194,7 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
-        os.close(self.dir_fd)
+        self.dir.close()
 
     # --- writes (each one short transaction) ---------------------------------
 
@@ -307,14 +309,6 @@ def _connect(target: str, uri: bool = False) -> sqlite3.Connection:
     # Autocommit at the driver level; every write is an explicit BEGIN IMMEDIATE … COMMIT.
     return sqlite3.connect(target, timeout=BUSY_TIMEOUT_MS / 1000, uri=uri, check_same_thread=False,
                            isolation_level=None)
-
-
-def _lexists(name: str, dir_fd: int) -> bool:
-    try:
-        os.lstat(name, dir_fd=dir_fd)
-    except FileNotFoundError:
-        return False
-    return True
 
 
 def _check_header(root: str, rel: str) -> None:
