@@ -388,7 +388,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(windows, ignore = "Windows gap: ignore rules are matched against paths with backslashes")]
     fn walk_honours_gitignore_hidden_and_scan_paths() {
         let d = tree(&[
             (".gitignore", "gen/\n*.log\n"),

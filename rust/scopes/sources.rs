@@ -566,7 +566,6 @@ mod tests {
     use crate::testing::TempTree;
 
     #[test]
-    #[cfg_attr(windows, ignore = "Windows gap: ignore rules are matched against paths with backslashes")]
     fn ignored_files_are_not_described() {
         let root = TempTree::with(
             "sources-ignore",

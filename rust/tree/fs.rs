@@ -389,6 +389,7 @@ fn exchange(_: &Dir, _: &std::ffi::OsStr, _: &Dir, _: &std::ffi::OsStr) -> io::R
 /// Why `keep_mode` will not let a file be put in a place.
 enum Keep {
     Kind(&'static str, i32),
+    #[cfg_attr(windows, allow(dead_code))] // Windows has no owner to keep
     Owner,
     Io(io::Error),
 }

@@ -304,6 +304,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "runs git, which a wine prefix has no git.exe for")]
     fn lists_what_git_log_lists() {
         let t = TempTree::with("githistory", &[("a.py", "1\n"), ("sub/b.py", "1\n"), ("sub/deep/c.py", "1\n")]);
         let root = t.path();

@@ -51,7 +51,7 @@ def test_report_out_never_replaces_what_is_not_a_regular_file(repo, tmp_path):
         out = str(path) if name.startswith(("outside", "/dev")) else os.path.relpath(path, repo)
         proc = run_cli("report", "--root", str(repo), "--out", out)
         assert proc.returncode == 1, (name, proc.stdout, proc.stderr)
-        assert "not replaced" in proc.stdout or "Is a directory" in proc.stdout, (name, proc.stdout)
+        assert "not replaced" in proc.stderr or "Is a directory" in proc.stderr, (name, proc.stderr)
         assert "Traceback" not in proc.stderr
         assert _identity(path) == before, name  # the very same node, untouched
     leftovers = [p for p in tmp_path.rglob(".repoctx-*.tmp")]
@@ -62,7 +62,7 @@ def test_report_out_makes_no_missing_folder(repo, tmp_path):
     for out in (str(tmp_path / "nowhere/deeper/report.html"), "docs/made/report.html"):
         proc = run_cli("report", "--root", str(repo), "--out", out)
         assert proc.returncode == 1, proc.stdout
-        assert "its folder does not exist" in proc.stdout
+        assert "its folder does not exist" in proc.stderr
     assert not (tmp_path / "nowhere").exists() and not (repo / "docs/made").exists()
     # The default place is repoctx's own: made when missing.
     proc = run_cli("report", "--root", str(repo))
