@@ -255,17 +255,7 @@ impl Root {
         let mut out = Vec::new();
         for entry in dir.entries()? {
             let entry = entry?;
-            let t = entry.file_type()?;
-            let kind = if t.is_symlink() {
-                Kind::Link
-            } else if t.is_dir() {
-                Kind::Dir
-            } else if t.is_file() {
-                Kind::File
-            } else {
-                Kind::Other
-            };
-            out.push((entry.file_name(), kind));
+            out.push((entry.file_name(), Kind::of(&entry.file_type()?)));
         }
         Ok(out)
     }

@@ -29,6 +29,19 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// What a directory entry's type says it is (its link not followed).
+    pub fn of(t: &cap_std::fs::FileType) -> Kind {
+        if t.is_symlink() {
+            Kind::Link
+        } else if t.is_dir() {
+            Kind::Dir
+        } else if t.is_file() {
+            Kind::File
+        } else {
+            Kind::Other
+        }
+    }
+
     pub fn letter(self) -> &'static str {
         match self {
             Kind::File => "f",
@@ -530,17 +543,7 @@ mod imp {
         for entry in list.flatten() {
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
-            let kind = entry.file_type().ok().map(|t| {
-                if t.is_symlink() {
-                    Kind::Link
-                } else if t.is_dir() {
-                    Kind::Dir
-                } else if t.is_file() {
-                    Kind::File
-                } else {
-                    Kind::Other
-                }
-            });
+            let kind = entry.file_type().ok().map(|t| Kind::of(&t));
             f(name.as_bytes(), kind);
         }
     }
