@@ -224,7 +224,7 @@ def test_what_needs_attention_is_in_sight_and_only_can_narrow_the_tree(repo, tmp
     finally:
         browser.close()
     out = run_cli("report", "--root", str(repo), "--only", "stale,old")
-    assert out.returncode == 1 and "--only old: not a state" in out.stdout
+    assert out.returncode == 1 and "--only old: not a state" in out.stderr
 
 
 def test_fresh_coverage_is_never_rounded_up(tmp_path):
