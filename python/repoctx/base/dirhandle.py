@@ -121,7 +121,7 @@ else:
 
         def read_open(self, name: str) -> int:
             """Open a file for reading: never through a final link, never waiting on a FIFO."""
-            return os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=self.fd)
+            return self.open(name, os.O_RDONLY | os.O_NONBLOCK)
 
         def sub(self, name: str) -> Dir:
             """The directory `name` in this one, by handle (a link there is refused)."""
