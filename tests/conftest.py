@@ -3,9 +3,12 @@ client talking to `repoctx serve` over a real stdio pipe."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -61,6 +64,36 @@ def run_as_script(*args: str, **kwargs) -> subprocess.Popen | subprocess.Complet
     if kwargs.pop("popen", False):
         return subprocess.Popen([sys.executable, *args], env=env, **kwargs)
     return subprocess.run([sys.executable, *args], env=env, **kwargs)
+
+
+def served_lines(root: Path | str, lines: list[str], done: Callable[[list[dict]], bool]) -> list[dict]:
+    """Send raw `lines` to `repoctx serve --root root` on stdin and read its messages until
+    `done(messages)` holds; a watchdog turns a request never answered into a failure, not a hang."""
+    proc = subprocess.Popen([*REPOCTX, "serve", "--root", str(root)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    watchdog = threading.Timer(60, proc.kill)
+    watchdog.start()
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("".join(line + "\n" for line in lines))
+        proc.stdin.flush()
+        messages: list[dict] = []
+        while not done(messages):
+            line = proc.stdout.readline()
+            assert line, f"the server closed stdout after {len(messages)} messages"
+            message = json.loads(line)  # stdout carries protocol messages only
+            assert message["jsonrpc"] == "2.0"
+            messages.append(message)
+        return messages
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.wait()
+
+
+def answered(wait_for: list) -> Callable[[list[dict]], bool]:
+    """For served_lines: done once every id in `wait_for` has an answer."""
+    return lambda messages: set(wait_for) <= {m.get("id") for m in messages}
 
 
 def write(root: Path, rel: str, text: str | bytes = "") -> Path:

@@ -14,12 +14,10 @@ from __future__ import annotations
 import errno
 import json
 import logging
-import subprocess
-import sys
-import threading
 
 import pytest
 
+from conftest import served_lines
 from repoctx import _core
 from repoctx.base.workspace import Workspace
 from repoctx.registry.catalog import select
@@ -69,24 +67,8 @@ GOOD_IDS = [0, -1, 2**63 - 1, 2**64 - 1, "", "x", "ü"]
 
 
 def _exchange(root, lines: list[str], expect: int) -> list[dict]:
-    """Send the lines to `repoctx serve` and read `expect` answers (a watchdog stops a hang)."""
-    proc = subprocess.Popen([sys.executable, "-m", "repoctx", "serve", "--root", str(root)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    watchdog = threading.Timer(60, proc.kill)
-    watchdog.start()
-    try:
-        proc.stdin.write("".join(line + "\n" for line in lines))
-        proc.stdin.flush()
-        answers = []
-        while len(answers) < expect:
-            line = proc.stdout.readline()
-            assert line, f"the server closed stdout after {len(answers)} of {expect} answers"
-            answers.append(json.loads(line))
-        return answers
-    finally:
-        watchdog.cancel()
-        proc.kill()
-        proc.wait()
+    """Send the lines to `repoctx serve` and read `expect` answers."""
+    return served_lines(root, lines, lambda answers: len(answers) >= expect)
 
 
 def test_every_request_with_an_id_is_answered_with_it(tmp_path):

@@ -5,9 +5,6 @@ bundle's budget, resource and query errors, duplicate YAML keys, and what servin
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
@@ -15,7 +12,7 @@ import anyio
 import pytest
 
 from artifacts_fixture import copy_fixture
-from conftest import mcp_client, run_cli, write
+from conftest import answered, mcp_client, run_cli, served_lines, write
 from sample_repo import build_sample_repo
 
 MCP_TOOLS = {"mcp_show", "mcp_search", "mcp_list", "mcp_trace", "mcp_find_by_path", "mcp_context", "mcp_check",
@@ -178,25 +175,7 @@ async def test_an_unknown_resource_is_invalid_params(project):
 
 
 def _raw(root: Path, lines: list[str], wait_for: list) -> dict:
-    proc = subprocess.Popen([sys.executable, "-m", "repoctx", "serve", "--root", str(root)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    watchdog = threading.Timer(60, proc.kill)
-    watchdog.start()
-    try:
-        proc.stdin.write("".join(line + "\n" for line in lines))
-        proc.stdin.flush()
-        answers, pending = {}, set(wait_for)
-        while pending:
-            line = proc.stdout.readline()
-            assert line, f"server closed stdout with {pending} unanswered"
-            message = json.loads(line)
-            answers[message.get("id")] = message
-            pending.discard(message.get("id"))
-        return answers
-    finally:
-        watchdog.cancel()
-        proc.kill()
-        proc.wait()
+    return {m.get("id"): m for m in served_lines(root, lines, answered(wait_for))}
 
 
 def test_a_lone_surrogate_in_a_query_is_invalid_query(plain):

@@ -7,38 +7,19 @@ JSON-RPC over a pipe to `repoctx serve`, as a client that sends these would."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import threading
 
 import pytest
 
-from conftest import write
+from conftest import answered, served_lines, write
 
 
 def _session(root, lines: list[str], wait_for: list) -> dict:
     """Send `lines` to `repoctx serve`, read until each id in `wait_for` is answered (a ping
-    numbered last proves the server still serves); the answers by id."""
-    proc = subprocess.Popen([sys.executable, "-m", "repoctx", "serve", "--root", str(root)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    watchdog = threading.Timer(60, proc.kill)  # an unanswered id fails the test, not hangs it
-    watchdog.start()
-    try:
-        proc.stdin.write("".join(line + "\n" for line in lines))
-        proc.stdin.flush()
-        answers, pending = {}, set(wait_for)
-        while pending:
-            line = proc.stdout.readline()
-            assert line, f"server closed stdout with {pending} unanswered"
-            message = json.loads(line)  # stdout carries protocol messages only
-            assert message["jsonrpc"] == "2.0"
-            answers.setdefault(message.get("id"), message)
-            pending.discard(message.get("id"))
-        return answers
-    finally:
-        watchdog.cancel()
-        proc.kill()
-        proc.wait()
+    numbered last proves the server still serves); the first answer of each id."""
+    answers: dict = {}
+    for message in served_lines(root, lines, answered(wait_for)):
+        answers.setdefault(message.get("id"), message)
+    return answers
 
 
 def _initialize(id_, params=None) -> str:
