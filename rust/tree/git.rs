@@ -618,7 +618,7 @@ impl Repo {
         let repo = gix::ThreadSafeRepository::open_opts(git_dir, opts).map_err(cannot)?.to_thread_local();
         let workdir = fs::canonicalize(&workdir).map_err(cannot)?;
         let prefix = real_root.strip_prefix(&workdir).map_err(cannot)?.as_os_str();
-        let prefix = os::bytes_of(prefix).iter().map(|&c| if c == b'\\' { b'/' } else { c }).collect::<Vec<u8>>();
+        let prefix = crate::tree::paths::slashed(os::bytes_of(prefix)).into_owned();
         if !prefix.is_empty() && !clean_path(&prefix) {
             return Err(CannotTell);
         }
