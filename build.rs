@@ -7,7 +7,9 @@ use std::hash::{DefaultHasher, Hasher};
 use std::path::{Path, PathBuf};
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         match e.file_type() {
@@ -32,5 +34,9 @@ fn main() {
         h.write(p.to_string_lossy().as_bytes());
         h.write(&std::fs::read(p).unwrap_or_default());
     }
-    println!("cargo:rustc-env=REPOCTX_BUILD_ID={}-{:016x}", env!("CARGO_PKG_VERSION"), h.finish());
+    println!(
+        "cargo:rustc-env=REPOCTX_BUILD_ID={}-{:016x}",
+        env!("CARGO_PKG_VERSION"),
+        h.finish()
+    );
 }

@@ -10,8 +10,8 @@ use crate::caches::cache;
 use crate::formats::yamlread::Parsed;
 use crate::tree::fs;
 use crate::tree::live;
-use crate::tree::walk;
 use crate::tree::os::{errno, Meta};
+use crate::tree::walk;
 use cap_std::fs::Metadata;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -21,7 +21,12 @@ use std::path::Path;
 
 fn int<T>(py: Python<'_>, n: T) -> Py<PyInt>
 where
-    T: for<'py> IntoPyObject<'py, Target = PyInt, Output = Bound<'py, PyInt>, Error = std::convert::Infallible>,
+    T: for<'py> IntoPyObject<
+        'py,
+        Target = PyInt,
+        Output = Bound<'py, PyInt>,
+        Error = std::convert::Infallible,
+    >,
 {
     let Ok(n) = n.into_pyobject(py);
     n.unbind()
@@ -97,23 +102,46 @@ impl DirRow {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let fields: PyResult<Vec<String>> = self.fields(py).iter().map(|(k, v)| Ok(format!("{k}={}", v.repr()?))).collect();
+        let fields: PyResult<Vec<String>> = self
+            .fields(py)
+            .iter()
+            .map(|(k, v)| Ok(format!("{k}={}", v.repr()?)))
+            .collect();
         Ok(format!("DirRow({})", fields?.join(", ")))
     }
 }
 
 /// What a scan or a build left out, and why: a directory of the walk (its subtree with it; a
 /// name that is not UTF-8 written with `\xNN`), or a file a repository cache build skipped.
-#[pyclass(frozen, get_all, eq, str = "{path}: {reason}", module = "repoctx._core")]
+#[pyclass(
+    frozen,
+    get_all,
+    eq,
+    str = "{path}: {reason}",
+    module = "repoctx._core"
+)]
 #[derive(PartialEq)]
 pub struct LeftOut {
     pub path: String,
     pub reason: String,
 }
 
-fn left_out<'a>(py: Python<'_>, items: impl IntoIterator<Item = (&'a str, &'a str)>) -> PyResult<Py<PyList>> {
-    let items: PyResult<Vec<Py<LeftOut>>> =
-        items.into_iter().map(|(path, reason)| Py::new(py, LeftOut { path: path.into(), reason: reason.into() })).collect();
+fn left_out<'a>(
+    py: Python<'_>,
+    items: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> PyResult<Py<PyList>> {
+    let items: PyResult<Vec<Py<LeftOut>>> = items
+        .into_iter()
+        .map(|(path, reason)| {
+            Py::new(
+                py,
+                LeftOut {
+                    path: path.into(),
+                    reason: reason.into(),
+                },
+            )
+        })
+        .collect();
     Ok(PyList::new(py, items?)?.unbind())
 }
 
@@ -137,7 +165,10 @@ impl Table {
         Ok(Table {
             rows: PyList::new(py, rows?)?.unbind(),
             skipped: t.skipped,
-            left_out: left_out(py, t.unreadable.iter().map(|(p, w)| (p.as_str(), w.as_str())))?,
+            left_out: left_out(
+                py,
+                t.unreadable.iter().map(|(p, w)| (p.as_str(), w.as_str())),
+            )?,
             generation: 0,
             changed_at: None,
         })
@@ -154,17 +185,27 @@ pub struct Shown {
 }
 
 /// Generations as Python ints, one object per value: a table's thousands of rows share a few.
-struct Ints<'py>(Python<'py>, std::collections::HashMap<u64, Bound<'py, PyInt>>);
+struct Ints<'py>(
+    Python<'py>,
+    std::collections::HashMap<u64, Bound<'py, PyInt>>,
+);
 
 impl<'py> Ints<'py> {
     fn get(&mut self, n: u64) -> Bound<'py, PyInt> {
-        self.1.entry(n).or_insert_with(|| int(self.0, n).into_bound(self.0)).clone()
+        self.1
+            .entry(n)
+            .or_insert_with(|| int(self.0, n).into_bound(self.0))
+            .clone()
     }
 }
 
 /// The live index's table; `shown` (the last one made) is reused while nothing changed, and
 /// its row objects are reused where rows did not change.
-pub fn live_table(py: Python<'_>, index: &live::LiveIndex, shown: &mut Option<Shown>) -> PyResult<Py<Table>> {
+pub fn live_table(
+    py: Python<'_>,
+    index: &live::LiveIndex,
+    shown: &mut Option<Shown>,
+) -> PyResult<Py<Table>> {
     if let Some(s) = shown.as_ref() {
         if s.table.get().generation == index.generation {
             return Ok(s.table.clone_ref(py));
@@ -176,7 +217,10 @@ pub fn live_table(py: Python<'_>, index: &live::LiveIndex, shown: &mut Option<Sh
     let (rows, at) = match shown.take() {
         None => {
             let rows: PyResult<Vec<Py<DirRow>>> = now.iter().map(|r| DirRow::of(py, r)).collect();
-            (PyList::new(py, rows?)?, PyList::new(py, changed_at.iter().map(|&g| ints.get(g)))?)
+            (
+                PyList::new(py, rows?)?,
+                PyList::new(py, changed_at.iter().map(|&g| ints.get(g)))?,
+            )
         }
         Some(before) => {
             let since = before.table.get().generation;
@@ -198,7 +242,13 @@ pub fn live_table(py: Python<'_>, index: &live::LiveIndex, shown: &mut Option<Sh
                         let mut kept = None;
                         while let Some(o) = old.peek().filter(|_| at <= since) {
                             let o = o.cast::<DirRow>()?.clone();
-                            let order = o.get().scope.bind(py).to_str()?.as_bytes().cmp(r.scope.as_bytes());
+                            let order = o
+                                .get()
+                                .scope
+                                .bind(py)
+                                .to_str()?
+                                .as_bytes()
+                                .cmp(r.scope.as_bytes());
                             if order == Ordering::Greater {
                                 break;
                             }
@@ -213,7 +263,10 @@ pub fn live_table(py: Python<'_>, index: &live::LiveIndex, shown: &mut Option<Sh
                             None => DirRow::of(py, r)?,
                         });
                     }
-                    (PyList::new(py, rows)?, PyList::new(py, changed_at.iter().map(|&g| ints.get(g)))?)
+                    (
+                        PyList::new(py, rows)?,
+                        PyList::new(py, changed_at.iter().map(|&g| ints.get(g)))?,
+                    )
                 }
             }
         }
@@ -226,7 +279,11 @@ pub fn live_table(py: Python<'_>, index: &live::LiveIndex, shown: &mut Option<Sh
         changed_at: Some(at.get_slice(0, at.len()).unbind()),
     };
     let table = Py::new(py, table)?;
-    *shown = Some(Shown { table: table.clone_ref(py), rows: rows.unbind(), changed_at: at.unbind() });
+    *shown = Some(Shown {
+        table: table.clone_ref(py),
+        rows: rows.unbind(),
+        changed_at: at.unbind(),
+    });
     Ok(table)
 }
 
@@ -247,7 +304,10 @@ pub struct Annotation {
 }
 
 /// Annotations as Python objects; consecutive ones of one file share its path's string.
-pub fn annotations(py: Python<'_>, found: impl IntoIterator<Item = (String, Found)>) -> PyResult<Vec<Py<Annotation>>> {
+pub fn annotations(
+    py: Python<'_>,
+    found: impl IntoIterator<Item = (String, Found)>,
+) -> PyResult<Vec<Py<Annotation>>> {
     let mut last: Option<(String, Py<PyString>)> = None;
     found
         .into_iter()
@@ -290,9 +350,18 @@ pub fn yaml_file(py: Python<'_>, p: Parsed) -> PyResult<Py<YamlFile>> {
         Parsed::Missing => ("missing", String::new()),
         Parsed::TooLarge => ("too_large", String::new()),
         Parsed::Invalid(e) => ("invalid", e),
-        Parsed::Refused(r) => ("refused", serde_json::json!({"reason": r.reason, "line": r.line, "column": r.column}).to_string()),
+        Parsed::Refused(r) => (
+            "refused",
+            serde_json::json!({"reason": r.reason, "line": r.line, "column": r.column}).to_string(),
+        ),
     };
-    Py::new(py, YamlFile { kind: PyString::intern(py, kind).unbind(), text: string(py, &text) })
+    Py::new(
+        py,
+        YamlFile {
+            kind: PyString::intern(py, kind).unbind(),
+            text: string(py, &text),
+        },
+    )
 }
 
 /// What `jsonrpc_request_id` read of a line.
@@ -333,9 +402,23 @@ pub fn go_file(py: Python<'_>, g: crate::formats::gomod::GoFile) -> PyResult<GoF
     let requires: PyResult<Vec<Py<GoRequire>>> = g
         .requires
         .into_iter()
-        .map(|r| Py::new(py, GoRequire { path: r.path, version: r.version, indirect: r.indirect }))
+        .map(|r| {
+            Py::new(
+                py,
+                GoRequire {
+                    path: r.path,
+                    version: r.version,
+                    indirect: r.indirect,
+                },
+            )
+        })
         .collect();
-    Ok(GoFile { module: g.module, go: g.go, requires: requires?, uses: g.uses })
+    Ok(GoFile {
+        module: g.module,
+        go: g.go,
+        requires: requires?,
+        uses: g.uses,
+    })
 }
 
 /// How the core was built.
@@ -372,10 +455,24 @@ pub struct ModuleScan {
     pub ignored: bool,
 }
 
-pub fn module_scan(py: Python<'_>, m: crate::project::modscan::ModuleScan) -> PyResult<Py<ModuleScan>> {
-    let key_files: PyResult<Vec<Py<KeyFile>>> =
-        m.key_files.into_iter().map(|(path, role)| Py::new(py, KeyFile { path, role })).collect();
-    Py::new(py, ModuleScan { code_files: m.code_files, key_files: key_files?, imports: m.imports, ignored: m.ignored })
+pub fn module_scan(
+    py: Python<'_>,
+    m: crate::project::modscan::ModuleScan,
+) -> PyResult<Py<ModuleScan>> {
+    let key_files: PyResult<Vec<Py<KeyFile>>> = m
+        .key_files
+        .into_iter()
+        .map(|(path, role)| Py::new(py, KeyFile { path, role }))
+        .collect();
+    Py::new(
+        py,
+        ModuleScan {
+            code_files: m.code_files,
+            key_files: key_files?,
+            imports: m.imports,
+            ignored: m.ignored,
+        },
+    )
 }
 
 /// One document of a built cache, as its manifest lists it.
@@ -403,7 +500,16 @@ pub fn built_cache(py: Python<'_>, b: cache::Built) -> PyResult<BuiltCache> {
     let entries: PyResult<Vec<Py<CacheEntry>>> = b
         .entries
         .into_iter()
-        .map(|e| Py::new(py, CacheEntry { id: e.id, version: e.version, file: e.file }))
+        .map(|e| {
+            Py::new(
+                py,
+                CacheEntry {
+                    id: e.id,
+                    version: e.version,
+                    file: e.file,
+                },
+            )
+        })
         .collect();
     Ok(BuiltCache {
         entries: entries?,
@@ -480,7 +586,14 @@ pub struct StatResult {
 
 impl StatResult {
     pub fn key(&self) -> cache::StatKey {
-        cache::StatKey { dev: self.dev, ino: self.ino, size: self.size, mode: self.mode, mtime: self.mtime_ns, ctime: self.ctime_ns }
+        cache::StatKey {
+            dev: self.dev,
+            ino: self.ino,
+            size: self.size,
+            mode: self.mode,
+            mtime: self.mtime_ns,
+            ctime: self.ctime_ns,
+        }
     }
 }
 
@@ -522,26 +635,44 @@ pub fn fs_err(e: fs::Error) -> PyErr {
     let message = e.to_string();
     match e {
         fs::Error::Outside(_) => LinkRefused::new_err((errno::ELOOP, message)),
-        fs::Error::NotRegular(_, dir) => PyOSError::new_err((if dir { errno::EISDIR } else { errno::EINVAL }, message)),
+        fs::Error::NotRegular(_, dir) => {
+            PyOSError::new_err((if dir { errno::EISDIR } else { errno::EINVAL }, message))
+        }
         fs::Error::TooLarge(..) => PyOSError::new_err((errno::EFBIG, message)),
         fs::Error::NotReplaced(_, _, errno) => PyOSError::new_err((errno, message)),
         // OSError(errno, text) is the errno's own subclass (FileNotFoundError, …) with strerror set;
         // on Windows the OS's number is a winerror, which Python maps to the errno itself.
         fs::Error::Io(e) => match e.raw_os_error() {
             Some(n) if cfg!(windows) => {
-                let text = message.trim_end_matches(&format!(" (os error {n})")).to_string();
+                let text = message
+                    .trim_end_matches(&format!(" (os error {n})"))
+                    .to_string();
                 PyOSError::new_err((0, text, None::<String>, n))
             }
-            Some(n) => PyOSError::new_err((n, message.trim_end_matches(&format!(" (os error {n})")).to_string())),
+            Some(n) => PyOSError::new_err((
+                n,
+                message
+                    .trim_end_matches(&format!(" (os error {n})"))
+                    .to_string(),
+            )),
             None => os_err(e),
         },
     }
 }
 
 /// Run `op` on the confined layer of `root`, without the GIL.
-pub fn in_root<T>(py: Python<'_>, root: &Path, op: impl FnOnce(&fs::Root) -> fs::Result<T> + Send) -> PyResult<T>
+pub fn in_root<T>(
+    py: Python<'_>,
+    root: &Path,
+    op: impl FnOnce(&fs::Root) -> fs::Result<T> + Send,
+) -> PyResult<T>
 where
     T: Send,
 {
-    py.detach(|| fs::Root::open(root).map_err(fs::Error::Io).and_then(|r| op(&r))).map_err(fs_err)
+    py.detach(|| {
+        fs::Root::open(root)
+            .map_err(fs::Error::Io)
+            .and_then(|r| op(&r))
+    })
+    .map_err(fs_err)
 }

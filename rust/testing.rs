@@ -16,7 +16,8 @@ impl TempTree {
     pub fn new(name: &str) -> TempTree {
         static SEQ: AtomicUsize = AtomicUsize::new(0);
         let seq = SEQ.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("repoctx-{name}-{}-{seq}", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("repoctx-{name}-{}-{seq}", std::process::id()));
         let _ = fs::remove_dir_all(&path);
         fs::create_dir_all(&path).unwrap();
         TempTree { path }

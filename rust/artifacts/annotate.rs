@@ -52,8 +52,8 @@ pub fn lang_of(path: &str) -> Option<Lang> {
         "go" => Lang::Go,
         "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" => Lang::Js,
         "java" => Lang::Java,
-        "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "kt" | "kts" | "cs" | "swift" | "scala"
-        | "php" | "dart" | "proto" => Lang::CLike,
+        "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "kt" | "kts" | "cs" | "swift"
+        | "scala" | "php" | "dart" | "proto" => Lang::CLike,
         "sh" | "bash" | "zsh" | "rb" | "yaml" | "yml" | "toml" | "r" | "pl" => Lang::Hash,
         "sql" | "lua" | "hs" => Lang::Dash,
         "html" | "htm" | "xml" | "vue" | "svelte" | "md" => Lang::Markup,
@@ -140,21 +140,82 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: true,
             rust: false,
         },
-        Lang::Rust => Syntax { line: &[b"//"], block: C_BLOCK, quotes: b"", long: &[(b"\"", true)], long_is_comment: false, rust: true },
-        Lang::Go => Syntax { line: &[b"//"], block: C_BLOCK, quotes: b"\"'", long: &[(b"`", false)], long_is_comment: false, rust: false },
-        Lang::Js => Syntax { line: &[b"//"], block: C_BLOCK, quotes: b"\"'", long: &[(b"`", true)], long_is_comment: false, rust: false },
-        Lang::Java => Syntax { line: &[b"//"], block: C_BLOCK, quotes: b"\"'", long: &[(b"\"\"\"", true)], long_is_comment: false, rust: false },
-        Lang::CLike => Syntax { line: &[b"//"], block: C_BLOCK, quotes: b"\"'", long: &[], long_is_comment: false, rust: false },
-        Lang::Hash => Syntax { line: &[b"#"], block: None, quotes: b"\"'", long: &[], long_is_comment: false, rust: false },
-        Lang::Dash => Syntax { line: &[b"--"], block: C_BLOCK, quotes: b"\"'", long: &[], long_is_comment: false, rust: false },
-        Lang::Markup => Syntax { line: &[], block: Some((b"<!--", b"-->")), quotes: b"", long: &[], long_is_comment: false, rust: false },
+        Lang::Rust => Syntax {
+            line: &[b"//"],
+            block: C_BLOCK,
+            quotes: b"",
+            long: &[(b"\"", true)],
+            long_is_comment: false,
+            rust: true,
+        },
+        Lang::Go => Syntax {
+            line: &[b"//"],
+            block: C_BLOCK,
+            quotes: b"\"'",
+            long: &[(b"`", false)],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::Js => Syntax {
+            line: &[b"//"],
+            block: C_BLOCK,
+            quotes: b"\"'",
+            long: &[(b"`", true)],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::Java => Syntax {
+            line: &[b"//"],
+            block: C_BLOCK,
+            quotes: b"\"'",
+            long: &[(b"\"\"\"", true)],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::CLike => Syntax {
+            line: &[b"//"],
+            block: C_BLOCK,
+            quotes: b"\"'",
+            long: &[],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::Hash => Syntax {
+            line: &[b"#"],
+            block: None,
+            quotes: b"\"'",
+            long: &[],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::Dash => Syntax {
+            line: &[b"--"],
+            block: C_BLOCK,
+            quotes: b"\"'",
+            long: &[],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::Markup => Syntax {
+            line: &[],
+            block: Some((b"<!--", b"-->")),
+            quotes: b"",
+            long: &[],
+            long_is_comment: false,
+            rust: false,
+        },
     }
 }
 
 enum State {
     Code,
     Block,
-    Str { end: Vec<u8>, escapes: bool, multiline: bool, comment: bool },
+    Str {
+        end: Vec<u8>,
+        escapes: bool,
+        multiline: bool,
+        comment: bool,
+    },
 }
 
 fn is_ident(b: u8) -> bool {
@@ -226,18 +287,33 @@ pub fn lex(text: &[u8], lang: Lang) -> Vec<Line> {
                             continue;
                         }
                         if let Some((n, end)) = rust_raw(s, i) {
-                            state = State::Str { end, escapes: false, multiline: true, comment: false };
+                            state = State::Str {
+                                end,
+                                escapes: false,
+                                multiline: true,
+                                comment: false,
+                            };
                             i += n;
                             continue;
                         }
                     }
                     if let Some((d, esc)) = sx.long.iter().find(|(d, _)| rest.starts_with(d)) {
-                        state = State::Str { end: d.to_vec(), escapes: *esc, multiline: true, comment: sx.long_is_comment };
+                        state = State::Str {
+                            end: d.to_vec(),
+                            escapes: *esc,
+                            multiline: true,
+                            comment: sx.long_is_comment,
+                        };
                         i += d.len();
                         continue;
                     }
                     if sx.quotes.contains(&s[i]) {
-                        state = State::Str { end: vec![s[i]], escapes: true, multiline: false, comment: false };
+                        state = State::Str {
+                            end: vec![s[i]],
+                            escapes: true,
+                            multiline: false,
+                            comment: false,
+                        };
                         i += 1;
                         continue;
                     }
@@ -254,7 +330,12 @@ pub fn lex(text: &[u8], lang: Lang) -> Vec<Line> {
                         i += 1;
                     }
                 }
-                State::Str { end, escapes, comment: as_comment, .. } => {
+                State::Str {
+                    end,
+                    escapes,
+                    comment: as_comment,
+                    ..
+                } => {
                     if *escapes && s[i] == b'\\' {
                         i += 2;
                     } else if s[i..].starts_with(end) {
@@ -269,11 +350,22 @@ pub fn lex(text: &[u8], lang: Lang) -> Vec<Line> {
                 }
             }
         }
-        if matches!(state, State::Str { multiline: false, .. }) {
+        if matches!(
+            state,
+            State::Str {
+                multiline: false,
+                ..
+            }
+        ) {
             state = State::Code;
         }
         let indent = s.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
-        out.push(Line { code, comment, starts_in_code, indent });
+        out.push(Line {
+            code,
+            comment,
+            starts_in_code,
+            indent,
+        });
     }
     out
 }
@@ -288,9 +380,14 @@ fn annotations_in(comment: &[u8], prefix: &[u8]) -> Vec<(&'static str, String)> 
             continue;
         }
         let after = &comment[pos + prefix.len()..];
-        let Some(kind) = KINDS.iter().find(|k| after.starts_with(k.as_bytes())) else { continue };
+        let Some(kind) = KINDS.iter().find(|k| after.starts_with(k.as_bytes())) else {
+            continue;
+        };
         let rest = &after[kind.len()..];
-        let gap = rest.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        let gap = rest
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
         if gap == 0 {
             continue;
         }
@@ -307,7 +404,12 @@ fn parse_target(s: &[u8]) -> Option<String> {
     if !ID_PREFIXES.contains(&&s[..head]) || s.get(head) != Some(&b'-') {
         return None;
     }
-    let mut end = head + 1 + s[head + 1..].iter().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'-').count();
+    let mut end = head
+        + 1
+        + s[head + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'-')
+            .count();
     while s[end - 1] == b'-' {
         end -= 1;
     }
@@ -315,12 +417,17 @@ fn parse_target(s: &[u8]) -> Option<String> {
         return None;
     }
     if matches!(s.get(end), Some(b'.') | Some(b'/')) {
-        let tail = s[end + 1..].iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'_' || **b == b'-').count();
+        let tail = s[end + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_' || **b == b'-')
+            .count();
         if tail > 0 {
             end += 1 + tail;
         }
     }
-    if s.get(end).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+    if s.get(end)
+        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    {
         return None;
     }
     Some(String::from_utf8_lossy(&s[..end]).into_owned())
@@ -341,8 +448,30 @@ pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
 
 /// Words a definition line can start with, in any of the languages with spans.
 const DEF_STARTS: &[&str] = &[
-    "def", "class", "async", "fn", "pub", "struct", "enum", "trait", "mod", "impl", "union", "const", "unsafe",
-    "extern", "default", "func", "type", "function", "export", "declare", "abstract", "let", "var", "interface",
+    "def",
+    "class",
+    "async",
+    "fn",
+    "pub",
+    "struct",
+    "enum",
+    "trait",
+    "mod",
+    "impl",
+    "union",
+    "const",
+    "unsafe",
+    "extern",
+    "default",
+    "func",
+    "type",
+    "function",
+    "export",
+    "declare",
+    "abstract",
+    "let",
+    "var",
+    "interface",
 ];
 
 /// The definition one raw line starts, if it starts one (without the lexer: a line inside a
@@ -352,7 +481,10 @@ const DEF_STARTS: &[&str] = &[
 pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
     let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
     let rest = &line[start..];
-    let word = rest.iter().position(|b| !is_ident(*b)).map_or(rest, |e| &rest[..e]);
+    let word = rest
+        .iter()
+        .position(|b| !is_ident(*b))
+        .map_or(rest, |e| &rest[..e]);
     let member = lang == Lang::Js && start > 0 && rest.trim_ascii_end().ends_with(b"{");
     if lang != Lang::Java && !member && !DEF_STARTS.iter().any(|d| d.as_bytes() == word) {
         return None;
@@ -400,11 +532,17 @@ fn tokens(code: &[u8]) -> Vec<&str> {
 }
 
 fn is_name(t: &str) -> bool {
-    t.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b >= 0x80)
+    t.bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b >= 0x80)
 }
 
 fn python_def(t: &[&str]) -> Option<(&'static str, String)> {
-    let t = if t.first() == Some(&"async") { &t[1..] } else { t };
+    let t = if t.first() == Some(&"async") {
+        &t[1..]
+    } else {
+        t
+    };
     match (t.first(), t.get(1)) {
         (Some(&"def"), Some(n)) if is_name(n) => Some(("function", n.to_string())),
         (Some(&"class"), Some(n)) if is_name(n) => Some(("class", n.to_string())),
@@ -478,7 +616,9 @@ fn go_def(t: &[&str]) -> Option<(&'static str, String)> {
             if t.get(1) == Some(&"(") {
                 i = t.iter().position(|x| *x == ")")? + 1;
             }
-            t.get(i).filter(|n| is_name(n)).map(|n| ("function", n.to_string()))
+            t.get(i)
+                .filter(|n| is_name(n))
+                .map(|n| ("function", n.to_string()))
         }
         "type" => {
             let name = t.get(1).filter(|n| is_name(n))?;
@@ -493,19 +633,30 @@ fn go_def(t: &[&str]) -> Option<(&'static str, String)> {
 }
 
 const JS_KEYWORDS: &[&str] = &[
-    "if", "for", "while", "switch", "catch", "return", "function", "with", "else", "do", "try", "new",
-    "await", "typeof", "delete", "throw", "case", "super", "this",
+    "if", "for", "while", "switch", "catch", "return", "function", "with", "else", "do", "try",
+    "new", "await", "typeof", "delete", "throw", "case", "super", "this",
 ];
 
 fn js_def(t: &[&str], in_class: bool) -> Option<(&'static str, String)> {
     let mut i = 0;
-    while matches!(t.get(i).copied(), Some("export" | "default" | "declare" | "abstract" | "async")) {
+    while matches!(
+        t.get(i).copied(),
+        Some("export" | "default" | "declare" | "abstract" | "async")
+    ) {
         i += 1;
     }
-    let name_at = |j: usize| t.get(j).filter(|n| is_name(n) && !JS_KEYWORDS.contains(n)).map(|n| n.to_string());
+    let name_at = |j: usize| {
+        t.get(j)
+            .filter(|n| is_name(n) && !JS_KEYWORDS.contains(n))
+            .map(|n| n.to_string())
+    };
     match t.get(i).copied()? {
         "function" => {
-            let j = if t.get(i + 1) == Some(&"*") { i + 2 } else { i + 1 };
+            let j = if t.get(i + 1) == Some(&"*") {
+                i + 2
+            } else {
+                i + 1
+            };
             return Some(("function", name_at(j)?));
         }
         "class" => return Some(("class", name_at(i + 1)?)),
@@ -525,7 +676,18 @@ fn js_def(t: &[&str], in_class: bool) -> Option<(&'static str, String)> {
     }
     while matches!(
         t.get(i).copied(),
-        Some("public" | "private" | "protected" | "static" | "readonly" | "async" | "get" | "set" | "override" | "*")
+        Some(
+            "public"
+                | "private"
+                | "protected"
+                | "static"
+                | "readonly"
+                | "async"
+                | "get"
+                | "set"
+                | "override"
+                | "*"
+        )
     ) && t.get(i + 1).is_some_and(|n| *n != "(")
     {
         i += 1;
@@ -539,12 +701,40 @@ fn js_def(t: &[&str], in_class: bool) -> Option<(&'static str, String)> {
 }
 
 const JAVA_MODIFIERS: &[&str] = &[
-    "public", "private", "protected", "static", "final", "abstract", "sealed", "non", "-", "strictfp", "synchronized",
-    "native", "default", "transient", "volatile",
+    "public",
+    "private",
+    "protected",
+    "static",
+    "final",
+    "abstract",
+    "sealed",
+    "non",
+    "-",
+    "strictfp",
+    "synchronized",
+    "native",
+    "default",
+    "transient",
+    "volatile",
 ];
 const JAVA_KEYWORDS: &[&str] = &[
-    "if", "for", "while", "switch", "catch", "return", "new", "throw", "else", "do", "try", "case", "super", "this",
-    "assert", "yield", "instanceof",
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "return",
+    "new",
+    "throw",
+    "else",
+    "do",
+    "try",
+    "case",
+    "super",
+    "this",
+    "assert",
+    "yield",
+    "instanceof",
 ];
 
 /// A Java type (class, record, interface, annotation type, enum) or, `in_type`, a method or
@@ -565,7 +755,11 @@ fn java_def(t: &[&str], in_type: bool) -> Option<(&'static str, String)> {
             _ => break,
         }
     }
-    let name_at = |j: usize| t.get(j).filter(|n| is_name(n) && !JAVA_KEYWORDS.contains(n)).map(|n| n.to_string());
+    let name_at = |j: usize| {
+        t.get(j)
+            .filter(|n| is_name(n) && !JAVA_KEYWORDS.contains(n))
+            .map(|n| n.to_string())
+    };
     match t.get(i).copied()? {
         "class" | "record" => return Some(("class", name_at(i + 1)?)),
         "interface" => return Some(("interface", name_at(i + 1)?)),
@@ -581,7 +775,11 @@ fn java_def(t: &[&str], in_type: bool) -> Option<(&'static str, String)> {
     // A method has a type before its name; a constructor is named as its class, capitalised
     // (a call statement is neither).
     let typed = paren - 1 > i;
-    if typed && !t.get(paren - 2).is_some_and(|p| is_name(p) || *p == ">" || *p == "]") {
+    if typed
+        && !t
+            .get(paren - 2)
+            .is_some_and(|p| is_name(p) || *p == ">" || *p == "]")
+    {
         return None;
     }
     if !typed && !name.starts_with(|c: char| c.is_ascii_uppercase()) {
@@ -609,18 +807,33 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     let mut depth = 0usize;
     for (n, line) in lines.iter().enumerate() {
         let t = tokens(&line.code);
-        let in_class = frames.last().is_some_and(|f| matches!(f.span.kind, "class"));
+        let in_class = frames
+            .last()
+            .is_some_and(|f| matches!(f.span.kind, "class"));
         let def = match lang {
             Lang::Rust => rust_def(&t),
             Lang::Go => go_def(&t),
-            Lang::Java => java_def(&t, frames.last().is_some_and(|f| matches!(f.span.kind, "class" | "interface" | "enum"))),
+            Lang::Java => java_def(
+                &t,
+                frames
+                    .last()
+                    .is_some_and(|f| matches!(f.span.kind, "class" | "interface" | "enum")),
+            ),
             _ => js_def(&t, in_class),
         };
         if let Some((kind, name)) = def {
             if let Some((p, _)) = pending.take() {
                 spans.push(p);
             }
-            pending = Some((Span { start: n, end: n, kind, name }, depth));
+            pending = Some((
+                Span {
+                    start: n,
+                    end: n,
+                    kind,
+                    name,
+                },
+                depth,
+            ));
         }
         for &b in &line.code {
             match b {
@@ -672,7 +885,15 @@ fn python_spans(lines: &[Line]) -> Vec<Span> {
                 s.end = n;
             }
             if let Some((kind, name)) = python_def(&tokens(&line.code)) {
-                open.push((Span { start: n, end: n, kind, name }, indent));
+                open.push((
+                    Span {
+                        start: n,
+                        end: n,
+                        kind,
+                        name,
+                    },
+                    indent,
+                ));
             }
         } else if !line.code_blank() || !line.comment_blank() {
             // A continuation line or a comment: inside every definition indented less.
@@ -729,7 +950,14 @@ mod tests {
     fn found(src: &str, lang: Lang) -> Vec<(u32, String, String, String)> {
         scan(src.as_bytes(), lang, "@", &finder("@"))
             .into_iter()
-            .map(|a| (a.line, format!("{} {}", a.kind, a.target), a.symbol_kind.to_string(), a.symbol))
+            .map(|a| {
+                (
+                    a.line,
+                    format!("{} {}", a.kind, a.target),
+                    a.symbol_kind.to_string(),
+                    a.symbol,
+                )
+            })
             .collect()
     }
 
@@ -766,8 +994,18 @@ x = 1
                 row(4, "spec SPEC-012", "function", "authenticate_user"),
                 row(6, "decision DEC-003", "function", "authenticate_user"),
                 row(8, "norm NORM-001", "function", "authenticate_user"),
-                row(11, "spec SPEC-012.token-refresh", "function", "refresh_token"),
-                row(16, "test SPEC-001/login-success", "function", "refresh_token"),
+                row(
+                    11,
+                    "spec SPEC-012.token-refresh",
+                    "function",
+                    "refresh_token"
+                ),
+                row(
+                    16,
+                    "test SPEC-001/login-success",
+                    "function",
+                    "refresh_token"
+                ),
                 row(19, "spec SPEC-020", "", ""),
             ]
         );
@@ -859,13 +1097,29 @@ describe("auth", () => {
 
     #[test]
     fn grammar_boundaries() {
-        let f = |s: &str| found(s, Lang::Hash).into_iter().map(|r| r.1).collect::<Vec<_>>();
-        assert_eq!(f("# @spec SPEC-1, @norm NORM-A-2. @test TASK-3/x-y_z"), ["spec SPEC-1", "norm NORM-A-2", "test TASK-3/x-y_z"]);
-        assert!(f("# @specs SPEC-1 @spec: SPEC-1 @spec spec-1 @spec FOO-1 @spec SPEC-1x a@spec SPEC-2").is_empty());
+        let f = |s: &str| {
+            found(s, Lang::Hash)
+                .into_iter()
+                .map(|r| r.1)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            f("# @spec SPEC-1, @norm NORM-A-2. @test TASK-3/x-y_z"),
+            ["spec SPEC-1", "norm NORM-A-2", "test TASK-3/x-y_z"]
+        );
+        assert!(f(
+            "# @specs SPEC-1 @spec: SPEC-1 @spec spec-1 @spec FOO-1 @spec SPEC-1x a@spec SPEC-2"
+        )
+        .is_empty());
         assert_eq!(f("# @spec  SPEC-12-  trailing"), ["spec SPEC-12"]);
         assert_eq!(f("# @spec SPEC-1. end"), ["spec SPEC-1"]);
         assert!(f("x = '@spec SPEC-1'").is_empty());
-        let custom = scan(b"// contextia:spec SPEC-9 @spec SPEC-1", Lang::CLike, "contextia:", &finder("contextia:"));
+        let custom = scan(
+            b"// contextia:spec SPEC-9 @spec SPEC-1",
+            Lang::CLike,
+            "contextia:",
+            &finder("contextia:"),
+        );
         assert_eq!(custom.len(), 1);
         assert_eq!(custom[0].target, "SPEC-9");
     }
@@ -873,8 +1127,17 @@ describe("auth", () => {
     #[test]
     fn markup_only_in_comments() {
         let src = "# Title\n\n@spec SPEC-1 in prose\n<!-- @spec SPEC-2\n@norm NORM-1 -->\n";
-        let got: Vec<_> = found(src, Lang::Markup).into_iter().map(|r| (r.0, r.1)).collect();
-        assert_eq!(got, vec![(4, "spec SPEC-2".to_string()), (5, "norm NORM-1".to_string())]);
+        let got: Vec<_> = found(src, Lang::Markup)
+            .into_iter()
+            .map(|r| (r.0, r.1))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (4, "spec SPEC-2".to_string()),
+                (5, "norm NORM-1".to_string())
+            ]
+        );
     }
 
     #[test]

@@ -9,8 +9,13 @@ fn encoding(name: &str) -> Option<&'static CoreBPE> {
     static O200K: OnceLock<CoreBPE> = OnceLock::new();
     static CL100K: OnceLock<CoreBPE> = OnceLock::new();
     match name {
-        "o200k" => Some(O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("o200k ranks are compiled in"))),
-        "cl100k" => Some(CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("cl100k ranks are compiled in"))),
+        "o200k" => Some(
+            O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("o200k ranks are compiled in")),
+        ),
+        "cl100k" => Some(
+            CL100K
+                .get_or_init(|| tiktoken_rs::cl100k_base().expect("cl100k ranks are compiled in")),
+        ),
         _ => None,
     }
 }
@@ -18,7 +23,12 @@ fn encoding(name: &str) -> Option<&'static CoreBPE> {
 /// Token counts of each text in `name`'s encoding, in parallel; None for an unknown name.
 pub fn count(name: &str, texts: &[String]) -> Option<Vec<usize>> {
     let bpe = encoding(name)?;
-    Some(texts.par_iter().map(|t| bpe.encode_ordinary(t).len()).collect())
+    Some(
+        texts
+            .par_iter()
+            .map(|t| bpe.encode_ordinary(t).len())
+            .collect(),
+    )
 }
 
 /// The token count of one text in `name`'s encoding; None for an unknown name.
@@ -32,7 +42,11 @@ mod tests {
 
     #[test]
     fn counts_known_strings() {
-        let texts = vec!["hello world".to_string(), String::new(), "tiktoken is great!".to_string()];
+        let texts = vec![
+            "hello world".to_string(),
+            String::new(),
+            "tiktoken is great!".to_string(),
+        ];
         assert_eq!(count("cl100k", &texts).unwrap(), vec![2, 0, 6]);
         assert_eq!(count("o200k", &texts[..1]).unwrap(), vec![2]);
         assert!(count("gpt2", &texts).is_none());

@@ -56,15 +56,23 @@ pub fn normalize_pattern(p: &str) -> String {
 
 /// The leading directories of a pattern before its first glob character ("a/b/" of "a/b/c*.py").
 fn literal_dirs(pattern: &str) -> &str {
-    let literal = pattern.find(['*', '?', '[', '{', '\\']).map_or(pattern, |i| &pattern[..i]);
+    let literal = pattern
+        .find(['*', '?', '[', '{', '\\'])
+        .map_or(pattern, |i| &pattern[..i]);
     literal.rfind('/').map_or("", |i| &literal[..=i])
 }
 
 fn common_prefix<'a>(mut items: impl Iterator<Item = &'a str>) -> String {
-    let Some(first) = items.next() else { return String::new() };
+    let Some(first) = items.next() else {
+        return String::new();
+    };
     let mut prefix = first;
     for p in items {
-        let n = prefix.bytes().zip(p.bytes()).take_while(|(a, b)| a == b).count();
+        let n = prefix
+            .bytes()
+            .zip(p.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
         prefix = &prefix[..prefix[..n].rfind('/').map_or(0, |i| i + 1)];
     }
     prefix.to_string()
@@ -76,7 +84,10 @@ impl Globs {
         let mut index = Vec::new();
         let mut invalid = Vec::new();
         for (i, p) in patterns.iter().enumerate() {
-            match GlobBuilder::new(&normalize_pattern(p)).literal_separator(true).build() {
+            match GlobBuilder::new(&normalize_pattern(p))
+                .literal_separator(true)
+                .build()
+            {
                 Ok(g) => {
                     builder.add(g);
                     index.push(i);
@@ -85,9 +96,18 @@ impl Globs {
             }
         }
         let set = builder.build().unwrap_or_else(|_| GlobSet::empty());
-        let valid: Vec<String> = index.iter().map(|&i| normalize_pattern(&patterns[i])).collect();
+        let valid: Vec<String> = index
+            .iter()
+            .map(|&i| normalize_pattern(&patterns[i]))
+            .collect();
         let prefix = common_prefix(valid.iter().map(|p| literal_dirs(p)));
-        Globs { set, prefix, index, len: patterns.len(), invalid }
+        Globs {
+            set,
+            prefix,
+            index,
+            len: patterns.len(),
+            invalid,
+        }
     }
 
     fn matches_candidate(&self, c: &Candidate<'_>, into: &mut Vec<usize>) {
@@ -108,10 +128,10 @@ impl Globs {
 
 // --- the index ---------------------------------------------------------------
 
+use crate::tree::os::now_ns;
 /// What a file's metadata says of its content: the one stat key (tree/os.rs), whose change
 /// time tells an edit whose mtime was put back and whose inode a file replaced by a rename.
 pub use crate::tree::os::Key as Stamp;
-use crate::tree::os::now_ns;
 
 /// Whether a write in the clock tick of a scan that started at `started` could keep this stamp:
 /// its mtime is that recent (the rule of workspace.is_racy, over the one window of tree/os.rs).
@@ -153,7 +173,9 @@ impl DirStamp {
         let abs = root.join(&self.rel);
         !self.racy
             && stat(&abs) == Some(self.stamp)
-            && self.gitignore.is_none_or(|g| stat(&abs.join(".gitignore")) == Some(g))
+            && self
+                .gitignore
+                .is_none_or(|g| stat(&abs.join(".gitignore")) == Some(g))
     }
 }
 
@@ -169,10 +191,21 @@ pub struct Index {
 }
 
 /// Read and scan one file: (stamp, annotations). Binary and oversized files have none.
-pub fn scan_path(abs: &Path, rel: &str, prefix: &str, finder: &AhoCorasick) -> (Option<Stamp>, Vec<Annotation>) {
-    let Some(lang) = annotate::lang_of(rel) else { return (stat(abs), Vec::new()) };
-    let Ok(mut file) = fs::File::open(abs) else { return (None, Vec::new()) };
-    let Ok(meta) = file.metadata() else { return (None, Vec::new()) };
+pub fn scan_path(
+    abs: &Path,
+    rel: &str,
+    prefix: &str,
+    finder: &AhoCorasick,
+) -> (Option<Stamp>, Vec<Annotation>) {
+    let Some(lang) = annotate::lang_of(rel) else {
+        return (stat(abs), Vec::new());
+    };
+    let Ok(mut file) = fs::File::open(abs) else {
+        return (None, Vec::new());
+    };
+    let Ok(meta) = file.metadata() else {
+        return (None, Vec::new());
+    };
     let stamp = Some(stamp_of(&meta));
     if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
         return (stamp, Vec::new());
@@ -190,7 +223,9 @@ fn wanted(rel: &str, is_dir: bool, scan_paths: &[String]) -> bool {
         sp.is_empty()
             || sp == "."
             || rel == sp
-            || rel.strip_prefix(sp.as_str()).is_some_and(|r| r.starts_with('/'))
+            || rel
+                .strip_prefix(sp.as_str())
+                .is_some_and(|r| r.starts_with('/'))
             || (is_dir && sp.strip_prefix(rel).is_some_and(|r| r.starts_with('/')))
     })
 }
@@ -227,8 +262,12 @@ impl Index {
                 if is_dir && SKIP_DIRS.contains(&e.file_name().to_string_lossy().as_ref()) {
                     return false;
                 }
-                let rel = e.path().strip_prefix(&filter_root).map(|p| p.to_string_lossy().replace('\\', "/"));
-                rel.is_ok_and(|rel| wanted(&rel, is_dir, &filter_paths)) && !rules.ignores(e.path(), is_dir)
+                let rel = e
+                    .path()
+                    .strip_prefix(&filter_root)
+                    .map(|p| p.to_string_lossy().replace('\\', "/"));
+                rel.is_ok_and(|rel| wanted(&rel, is_dir, &filter_paths))
+                    && !rules.ignores(e.path(), is_dir)
             })
             .build_parallel();
         let (tx, rx) = mpsc::channel::<Item>();
@@ -238,10 +277,17 @@ impl Index {
             let prefix = prefix.to_string();
             let finder = finder.clone();
             Box::new(move |entry| {
-                let Ok(entry) = entry else { return WalkState::Continue };
-                let Some(ft) = entry.file_type() else { return WalkState::Continue };
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                let Some(ft) = entry.file_type() else {
+                    return WalkState::Continue;
+                };
                 let path = entry.path();
-                let Ok(rel) = path.strip_prefix(&root).map(|p| p.to_string_lossy().replace('\\', "/")) else {
+                let Ok(rel) = path
+                    .strip_prefix(&root)
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                else {
                     return WalkState::Continue;
                 };
                 if ft.is_dir() {
@@ -250,7 +296,8 @@ impl Index {
                     }
                 } else if ft.is_file() {
                     {
-                        let scanned = annotate::lang_of(&rel).map(|_| scan_path(path, &rel, &prefix, &finder));
+                        let scanned = annotate::lang_of(&rel)
+                            .map(|_| scan_path(path, &rel, &prefix, &finder));
                         let _ = tx.send(Item::File(rel, scanned));
                     }
                 }
@@ -264,12 +311,21 @@ impl Index {
         for item in rx {
             match item {
                 Item::Dir(rel, stamp, gitignore) => {
-                    dirs.push(DirStamp { rel, stamp, racy: racy(&stamp, started), gitignore });
+                    dirs.push(DirStamp {
+                        rel,
+                        stamp,
+                        racy: racy(&stamp, started),
+                        gitignore,
+                    });
                 }
                 Item::File(path, scanned) => {
                     let state = scanned.map(|(stamp, annotations)| {
                         let racy = stamp.is_none_or(|s| racy(&s, started));
-                        Mutex::new(FileState { stamp, racy, annotations })
+                        Mutex::new(FileState {
+                            stamp,
+                            racy,
+                            annotations,
+                        })
                     });
                     files.push(FileRec { path, state });
                 }
@@ -277,7 +333,14 @@ impl Index {
         }
         files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         dirs.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
-        Ok(Index { root: root.to_path_buf(), prefix: prefix.to_string(), finder, files, dirs, exclude })
+        Ok(Index {
+            root: root.to_path_buf(),
+            prefix: prefix.to_string(),
+            finder,
+            files,
+            dirs,
+            exclude,
+        })
     }
 
     /// Whether the files a query can match (every file when None), and the ignore rules behind
@@ -285,7 +348,10 @@ impl Index {
     /// and the ones above them are stamped again, and nothing else.
     pub fn is_current(&self, query: Option<&Globs>) -> bool {
         stat(&self.root.join(".git/info/exclude")) == self.exclude
-            && self.relevant_dirs(query).par_iter().all(|d| d.holds(&self.root))
+            && self
+                .relevant_dirs(query)
+                .par_iter()
+                .all(|d| d.holds(&self.root))
     }
 
     fn relevant_dirs(&self, query: Option<&Globs>) -> Vec<&DirStamp> {
@@ -294,9 +360,16 @@ impl Index {
             return self.dirs.iter().collect();
         }
         let dir = prefix.trim_end_matches('/');
-        let ancestors = std::iter::once("").chain(dir.match_indices('/').map(|(i, _)| &dir[..i])).chain([dir]);
+        let ancestors = std::iter::once("")
+            .chain(dir.match_indices('/').map(|(i, _)| &dir[..i]))
+            .chain([dir]);
         let mut out: Vec<&DirStamp> = ancestors
-            .filter_map(|a| self.dirs.binary_search_by(|d| d.rel.as_str().cmp(a)).ok().map(|i| &self.dirs[i]))
+            .filter_map(|a| {
+                self.dirs
+                    .binary_search_by(|d| d.rel.as_str().cmp(a))
+                    .ok()
+                    .map(|i| &self.dirs[i])
+            })
             .collect();
         let start = self.dirs.partition_point(|d| d.rel.as_str() < prefix);
         let len = self.dirs[start..].partition_point(|d| d.rel.starts_with(prefix));
@@ -306,7 +379,9 @@ impl Index {
 
     /// The files whose paths start with the query's literal directories (all when None).
     fn candidates(&self, query: Option<&Globs>) -> &[FileRec] {
-        let Some(prefix) = query.map(|q| q.prefix.as_str()).filter(|p| !p.is_empty()) else { return &self.files };
+        let Some(prefix) = query.map(|q| q.prefix.as_str()).filter(|p| !p.is_empty()) else {
+            return &self.files;
+        };
         let start = self.files.partition_point(|f| f.path.as_str() < prefix);
         let len = self.files[start..].partition_point(|f| f.path.starts_with(prefix));
         &self.files[start..start + len]
@@ -319,7 +394,12 @@ impl Index {
             .par_iter()
             .filter(|f| f.state.is_some() && query.is_none_or(|g| g.set.is_match(&f.path)))
             .flat_map_iter(|f| {
-                let mut st = f.state.as_ref().expect("filtered").lock().unwrap_or_else(|e| e.into_inner());
+                let mut st = f
+                    .state
+                    .as_ref()
+                    .expect("filtered")
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
                 let abs = self.root.join(&f.path);
                 let now = stat(&abs);
                 if st.racy || now != st.stamp {
@@ -329,7 +409,10 @@ impl Index {
                     st.stamp = stamp;
                     st.annotations = annotations;
                 }
-                st.annotations.iter().map(|a| (f.path.clone(), a.clone())).collect::<Vec<_>>()
+                st.annotations
+                    .iter()
+                    .map(|a| (f.path.clone(), a.clone()))
+                    .collect::<Vec<_>>()
             })
             .collect()
     }
@@ -349,7 +432,10 @@ impl Index {
                 },
             )
             .map(|(acc, _)| acc)
-            .reduce(|| vec![0u64; globs.len], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect())
+            .reduce(
+                || vec![0u64; globs.len],
+                |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect(),
+            )
     }
 
     /// For each pattern, whether some file matches both it and `query`.
@@ -370,7 +456,10 @@ impl Index {
                 },
             )
             .map(|(acc, _)| acc)
-            .reduce(|| vec![false; globs.len], |a, b| a.iter().zip(&b).map(|(x, y)| *x || *y).collect())
+            .reduce(
+                || vec![false; globs.len],
+                |a, b| a.iter().zip(&b).map(|(x, y)| *x || *y).collect(),
+            )
     }
 }
 
@@ -384,7 +473,10 @@ mod tests {
     }
 
     fn targets(idx: &Index, q: Option<&Globs>) -> Vec<String> {
-        idx.annotations(q).into_iter().map(|(p, a)| format!("{p}:{} {}", a.line, a.target)).collect()
+        idx.annotations(q)
+            .into_iter()
+            .map(|(p, a)| format!("{p}:{} {}", a.line, a.target))
+            .collect()
     }
 
     #[test]
@@ -402,13 +494,19 @@ mod tests {
         let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
         let paths: Vec<_> = idx.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["README", "src/a.py", "tests/t.go"]);
-        assert_eq!(targets(&idx, None), ["src/a.py:1 SPEC-1", "tests/t.go:1 SPEC-1/x"]);
+        assert_eq!(
+            targets(&idx, None),
+            ["src/a.py:1 SPEC-1", "tests/t.go:1 SPEC-1/x"]
+        );
         let only_src = Index::build(d.path(), "@", &["src/".into()]).unwrap();
         assert_eq!(targets(&only_src, None), ["src/a.py:1 SPEC-1"]);
     }
 
     #[test]
-    #[cfg_attr(windows, ignore = "sets a directory's mtime through File::open, which Windows refuses for a directory")]
+    #[cfg_attr(
+        windows,
+        ignore = "sets a directory's mtime through File::open, which Windows refuses for a directory"
+    )]
     fn in_place_edits_are_seen_and_new_files_invalidate() {
         let d = tree(&[("a.py", "# @spec SPEC-1\n"), ("b.py", "x = 1\n")]);
         let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
@@ -422,44 +520,89 @@ mod tests {
         let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
         for p in ["a", ""] {
-            fs::File::open(d.path().join(p)).unwrap().set_modified(old).unwrap();
+            fs::File::open(d.path().join(p))
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
         }
-        let idx = Index { dirs: idx.dirs.into_iter().map(|x| DirStamp { racy: false, stamp: stat(&d.path().join(&x.rel)).unwrap(), ..x }).collect(), ..idx };
+        let idx = Index {
+            dirs: idx
+                .dirs
+                .into_iter()
+                .map(|x| DirStamp {
+                    racy: false,
+                    stamp: stat(&d.path().join(&x.rel)).unwrap(),
+                    ..x
+                })
+                .collect(),
+            ..idx
+        };
         assert!(idx.is_current(None) && idx.is_current(Some(&under_a)));
         fs::write(d.path().join("a/new.py"), "").unwrap();
         assert!(!idx.is_current(Some(&under_a)));
-        assert!(idx.is_current(Some(&Globs::new(&["b/*.py".into()]))), "a change under a/ is not a change under b/");
+        assert!(
+            idx.is_current(Some(&Globs::new(&["b/*.py".into()]))),
+            "a change under a/ is not a change under b/"
+        );
         assert!(!idx.is_current(None));
     }
 
     #[test]
-    #[cfg_attr(windows, ignore = "sets a directory's mtime through File::open, which Windows refuses for a directory")]
+    #[cfg_attr(
+        windows,
+        ignore = "sets a directory's mtime through File::open, which Windows refuses for a directory"
+    )]
     fn an_edit_of_the_same_size_with_its_mtime_put_back_is_seen() {
         let d = tree(&[("a.py", "# @spec SPEC-1\n")]);
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
         for p in ["a.py", ""] {
-            fs::File::open(d.path().join(p)).unwrap().set_modified(old).unwrap();
+            fs::File::open(d.path().join(p))
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
         }
         let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
         let f = idx.files[0].state.as_ref().unwrap();
         f.lock().unwrap().racy = false; // as if the scan were long after the last change
-        let before = fs::metadata(d.path().join("a.py")).unwrap().modified().unwrap();
+        let before = fs::metadata(d.path().join("a.py"))
+            .unwrap()
+            .modified()
+            .unwrap();
         fs::write(d.path().join("a.py"), "# @spec SPEC-2\n").unwrap();
-        fs::File::options().write(true).open(d.path().join("a.py")).unwrap().set_modified(before).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(d.path().join("a.py"))
+            .unwrap()
+            .set_modified(before)
+            .unwrap();
         assert_eq!(targets(&idx, None), ["a.py:1 SPEC-2"]);
     }
 
     #[test]
     fn globs_counts_and_overlaps() {
-        let d = tree(&[("src/auth/login.py", ""), ("src/auth/api_keys.py", ""), ("src/db/x.rs", ""), ("docs/a.md", "")]);
+        let d = tree(&[
+            ("src/auth/login.py", ""),
+            ("src/auth/api_keys.py", ""),
+            ("src/db/x.rs", ""),
+            ("docs/a.md", ""),
+        ]);
         let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
-        let g = Globs::new(&["src/auth/*".into(), "src/**".into(), "./docs/".into(), "[bad".into(), "src/*".into()]);
+        let g = Globs::new(&[
+            "src/auth/*".into(),
+            "src/**".into(),
+            "./docs/".into(),
+            "[bad".into(),
+            "src/*".into(),
+        ]);
         assert_eq!(g.invalid, [3]);
         assert_eq!(idx.match_counts(&g), [2, 3, 1, 0, 0]);
         assert_eq!(g.matches("src/auth/login.py"), [0, 1]);
         let q = Globs::new(&["src/*/login.py".into()]);
         assert_eq!(idx.overlaps(&q, &g), [true, true, false, false, false]);
-        assert_eq!(Globs::new(&["src/auth/*.py".into(), "src/db/**".into()]).prefix, "src/");
+        assert_eq!(
+            Globs::new(&["src/auth/*.py".into(), "src/db/**".into()]).prefix,
+            "src/"
+        );
         assert_eq!(Globs::new(&["./src/auth/".into()]).prefix, "src/auth/");
         assert_eq!(Globs::new(&["src/a.py".into()]).prefix, "src/");
         assert_eq!(Globs::new(&["**/*.rs".into(), "src/x".into()]).prefix, "");

@@ -6,13 +6,13 @@
 //! FIFOs; a non-regular file is never read. Errors are reported for the first
 //! failing document in id order, so the same cache always fails the same way.
 
-use crate::tree::ignore::{lister, Tree};
 use crate::caches::select::Doc;
+use crate::tree::ignore::{lister, Tree};
+use crate::tree::os;
 use crate::tree::watch::{Drained, Interest, Watch};
 use ignore::WalkBuilder;
 use rayon::prelude::*;
 use serde::Deserialize;
-use crate::tree::os;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{self, File};
@@ -113,7 +113,10 @@ fn open_regular_in(dir: &cap_std::fs::Dir, name: &str) -> io::Result<(File, fs::
 fn regular(file: File) -> io::Result<(File, fs::Metadata)> {
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
     }
     Ok((file, meta))
 }
@@ -136,14 +139,34 @@ pub fn sha256_version(bytes: &[u8]) -> String {
 
 /// The document id of a source path: relative to the sources, forward slashes, lowercase.
 pub fn document_id(rel: &str) -> String {
-    rel.replace('\\', "/").trim_start_matches("./").to_lowercase()
+    rel.replace('\\', "/")
+        .trim_start_matches("./")
+        .to_lowercase()
 }
 
 fn is_secret(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    const NAMES: &[&str] = &["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".netrc", ".pypirc", ".npmrc"];
+    const NAMES: &[&str] = &[
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+        ".netrc",
+        ".pypirc",
+        ".npmrc",
+    ];
     // Keys and certificates (with their keystores): private material or what identifies it.
-    const SUFFIXES: &[&str] = &[".pem", ".key", ".p12", ".pfx", ".crt", ".cer", ".der", ".jks", ".keystore"];
+    const SUFFIXES: &[&str] = &[
+        ".pem",
+        ".key",
+        ".p12",
+        ".pfx",
+        ".crt",
+        ".cer",
+        ".der",
+        ".jks",
+        ".keystore",
+    ];
     lower == ".env"
         || lower.starts_with(".env.")
         || NAMES.contains(&lower.as_str())
@@ -174,7 +197,10 @@ fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, Skipped), Fail> {
             // on any machine.
             let rules = Tree::above(root);
             let mut w = lister(root);
-            w.filter_entry(move |e| e.depth() == 0 || !rules.ignores(e.path(), e.file_type().is_some_and(|t| t.is_dir())));
+            w.filter_entry(move |e| {
+                e.depth() == 0
+                    || !rules.ignores(e.path(), e.file_type().is_some_and(|t| t.is_dir()))
+            });
             w
         }
     };
@@ -196,9 +222,15 @@ fn collect(root: &Path, mode: Mode) -> Result<(Vec<Source>, Skipped), Fail> {
             _ => {}
         }
         match rel.to_str() {
-            Some(rel) => sources.push(Source { rel: slashed(rel), path: path.to_owned() }),
+            Some(rel) => sources.push(Source {
+                rel: slashed(rel),
+                path: path.to_owned(),
+            }),
             None if mode == Mode::Markdown => {
-                return Err(Fail::Code("internal_error", "A source path is not valid UTF-8"))
+                return Err(Fail::Code(
+                    "internal_error",
+                    "A source path is not valid UTF-8",
+                ))
             }
             None => skipped.push((slashed(&rel.to_string_lossy()), SKIP_PATH)),
         }
@@ -235,7 +267,12 @@ fn ingest(s: &Source, mode: Mode) -> Result<Result<Read1, &'static str>, Fail> {
     let content = match String::from_utf8(bytes) {
         Ok(c) => c,
         Err(_) if mode == Mode::Repository => return Ok(Err(SKIP_TEXT)),
-        Err(_) => return Err(Fail::Code("internal_error", "A source document is not valid UTF-8")),
+        Err(_) => {
+            return Err(Fail::Code(
+                "internal_error",
+                "A source document is not valid UTF-8",
+            ))
+        }
     };
     Ok(Ok(Read1 {
         id: document_id(&s.rel),
@@ -277,7 +314,14 @@ fn push_json_str(out: &mut Vec<u8>, s: &str) {
             b'\n' => b"\\n",
             b'\r' => b"\\r",
             b'\t' => b"\\t",
-            0..=0x1f => &[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]],
+            0..=0x1f => &[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 15) as usize],
+            ],
             _ => {
                 i += 1;
                 continue;
@@ -296,7 +340,12 @@ fn push_json_str(out: &mut Vec<u8>, s: &str) {
 /// serde_json writes the reference's documents.
 fn document_json(d: &Read1) -> Vec<u8> {
     let mut out = Vec::with_capacity(d.content.len() + d.source.len() * 2 + 160);
-    for (key, value) in [("{\"id\":", &d.id), (",\"version\":", &d.version), (",\"source\":", &d.source), (",\"content\":", &d.content)] {
+    for (key, value) in [
+        ("{\"id\":", &d.id),
+        (",\"version\":", &d.version),
+        (",\"source\":", &d.source),
+        (",\"content\":", &d.content),
+    ] {
         out.extend_from_slice(key.as_bytes());
         push_json_str(&mut out, value);
     }
@@ -305,7 +354,10 @@ fn document_json(d: &Read1) -> Vec<u8> {
 }
 
 fn write_document(docs: &cap_std::fs::Dir, d: &Read1) -> io::Result<()> {
-    let mut f = docs.open_with(format!("{}.json", &d.version[7..19]), cap_std::fs::OpenOptions::new().write(true).create_new(true))?;
+    let mut f = docs.open_with(
+        format!("{}.json", &d.version[7..19]),
+        cap_std::fs::OpenOptions::new().write(true).create_new(true),
+    )?;
     f.write_all(&document_json(d))?;
     #[cfg(not(target_os = "linux"))]
     f.sync_all()?;
@@ -345,13 +397,19 @@ pub fn build(sources: &Path, out: &cap_std::fs::Dir, mode: Mode) -> Result<Built
     let mut stems = HashSet::new();
     for d in &docs {
         if !stems.insert(&d.version[7..19]) {
-            return Err(Fail::Code("internal_error", "Two documents share a file name (hash prefix collision)"));
+            return Err(Fail::Code(
+                "internal_error",
+                "Two documents share a file name (hash prefix collision)",
+            ));
         }
     }
     out.create_dir(DOCUMENTS)?;
     let docs_dir = out.open_dir(DOCUMENTS)?;
-    let written: Vec<io::Result<()>> =
-        io_pool().install(|| docs.par_iter().map(|d| write_document(&docs_dir, d)).collect());
+    let written: Vec<io::Result<()>> = io_pool().install(|| {
+        docs.par_iter()
+            .map(|d| write_document(&docs_dir, d))
+            .collect()
+    });
     for w in written {
         w?;
     }
@@ -360,7 +418,11 @@ pub fn build(sources: &Path, out: &cap_std::fs::Dir, mode: Mode) -> Result<Built
         bytes: docs.iter().map(|d| d.content.len() as u64).sum(),
         entries: docs
             .into_iter()
-            .map(|d| Entry { file: format!("{DOCUMENTS}/{}.json", &d.version[7..19]), id: d.id, version: d.version })
+            .map(|d| Entry {
+                file: format!("{DOCUMENTS}/{}.json", &d.version[7..19]),
+                id: d.id,
+                version: d.version,
+            })
             .collect(),
         skipped,
     })
@@ -381,7 +443,10 @@ impl Watcher {
         for dir in dirs {
             watch.add(dir, Interest::Writes).ok()?;
         }
-        Some(Watcher { watch, changed: std::sync::Mutex::new(false) })
+        Some(Watcher {
+            watch,
+            changed: std::sync::Mutex::new(false),
+        })
     }
 
     /// Whether any event (or a lost one) arrived since the watch began.
@@ -418,9 +483,17 @@ struct DocumentIn {
 /// the entry's id and version, and its content must hash to that version. Returns the
 /// documents with the stat key each file had when it was opened (by its path, which later
 /// checks stat again).
-pub fn load(docs: &cap_std::fs::Dir, docs_dir: &Path, entries: &[(String, String, String)]) -> Result<(Vec<Doc>, Vec<Keyed>), Fail> {
-    let results: Vec<Result<(Doc, Keyed), Fail>> =
-        io_pool().install(|| entries.par_iter().map(|e| load_one(docs, docs_dir, e)).collect());
+pub fn load(
+    docs: &cap_std::fs::Dir,
+    docs_dir: &Path,
+    entries: &[(String, String, String)],
+) -> Result<(Vec<Doc>, Vec<Keyed>), Fail> {
+    let results: Vec<Result<(Doc, Keyed), Fail>> = io_pool().install(|| {
+        entries
+            .par_iter()
+            .map(|e| load_one(docs, docs_dir, e))
+            .collect()
+    });
     let mut docs = Vec::with_capacity(results.len());
     let mut keys = Vec::with_capacity(results.len());
     for r in results {
@@ -431,7 +504,11 @@ pub fn load(docs: &cap_std::fs::Dir, docs_dir: &Path, entries: &[(String, String
     Ok((docs, keys))
 }
 
-fn load_one(docs: &cap_std::fs::Dir, docs_dir: &Path, (id, version, name): &(String, String, String)) -> Result<(Doc, Keyed), Fail> {
+fn load_one(
+    docs: &cap_std::fs::Dir,
+    docs_dir: &Path,
+    (id, version, name): &(String, String, String),
+) -> Result<(Doc, Keyed), Fail> {
     let path = docs_dir.join(name);
     let (file, meta) = open_regular_in(docs, name).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound | io::ErrorKind::InvalidInput => invalid("missing document"),
@@ -440,11 +517,22 @@ fn load_one(docs: &cap_std::fs::Dir, docs_dir: &Path, (id, version, name): &(Str
     })?;
     let key = StatKey::of(&meta);
     let bytes = read_all(file, meta.len())?;
-    let doc: DocumentIn = serde_json::from_slice(&bytes).map_err(|_| invalid("malformed document"))?;
-    if &doc.id != id || &doc.version != version || &sha256_version(doc.content.as_bytes()) != version {
+    let doc: DocumentIn =
+        serde_json::from_slice(&bytes).map_err(|_| invalid("malformed document"))?;
+    if &doc.id != id
+        || &doc.version != version
+        || &sha256_version(doc.content.as_bytes()) != version
+    {
         return Err(invalid("document does not match the manifest"));
     }
-    Ok((Doc { id: doc.id, version: doc.version, content: doc.content }, (path, key)))
+    Ok((
+        Doc {
+            id: doc.id,
+            version: doc.version,
+            content: doc.content,
+        },
+        (path, key),
+    ))
 }
 
 #[cfg(test)]
@@ -468,15 +556,26 @@ mod tests {
 
     #[test]
     fn documents_are_written_as_serde_json_writes_them() {
-        let mut samples: Vec<String> = vec![String::new(), "plain".into(), "é🚀 \u{2028}\u{7f}".into()];
+        let mut samples: Vec<String> =
+            vec![String::new(), "plain".into(), "é🚀 \u{2028}\u{7f}".into()];
         samples.push((0u8..0x80).map(char::from).collect());
         for c in (0u8..0x20).chain([b'"', b'\\']) {
             for pad in 0..17 {
-                samples.push(format!("{}{}{}", "x".repeat(pad), c as char, "y".repeat(16 - pad)));
+                samples.push(format!(
+                    "{}{}{}",
+                    "x".repeat(pad),
+                    c as char,
+                    "y".repeat(16 - pad)
+                ));
             }
         }
         for s in samples {
-            let d = Read1 { id: s.clone(), version: "sha256:0".into(), source: s.clone(), content: s.repeat(3) };
+            let d = Read1 {
+                id: s.clone(),
+                version: "sha256:0".into(),
+                source: s.clone(),
+                content: s.repeat(3),
+            };
             let want = serde_json::json!({"id": d.id, "version": d.version, "source": d.source, "content": d.content, "metadata": {}});
             let want = format!(
                 "{{\"id\":{},\"version\":{},\"source\":{},\"content\":{},\"metadata\":{{}}}}",
@@ -488,7 +587,17 @@ mod tests {
 
     #[test]
     fn secrets_are_recognised() {
-        for name in [".env", ".env.local", "server.pem", "tls.KEY", "id_rsa", ".netrc", "client.crt", "ca.CER", "app.jks"] {
+        for name in [
+            ".env",
+            ".env.local",
+            "server.pem",
+            "tls.KEY",
+            "id_rsa",
+            ".netrc",
+            "client.crt",
+            "ca.CER",
+            "app.jks",
+        ] {
             assert!(is_secret(name), "{name}");
         }
         for name in ["environment.md", "keys.py", "id_rsa.pub", "README.md"] {
@@ -502,7 +611,13 @@ mod tests {
 
     #[test]
     fn build_then_load_round_trips() {
-        let dir = TempTree::with("cache-roundtrip", &[("src/Sub/Guide.md", "Deploy \"it\"\n"), ("src/notes.txt", "not markdown")]);
+        let dir = TempTree::with(
+            "cache-roundtrip",
+            &[
+                ("src/Sub/Guide.md", "Deploy \"it\"\n"),
+                ("src/notes.txt", "not markdown"),
+            ],
+        );
         let src = dir.join("src");
         let built = build(&src, &out(&dir), Mode::Markdown).unwrap();
         assert_eq!(built.entries.len(), 1);
@@ -510,21 +625,37 @@ mod tests {
         let e = &built.entries[0];
         let name = e.file.trim_start_matches("documents/").to_owned();
         let docs_dir = out(&dir.join("documents"));
-        let (docs, keys) = load(&docs_dir, &dir.join("documents"), &[(e.id.clone(), e.version.clone(), name.clone())]).unwrap();
+        let (docs, keys) = load(
+            &docs_dir,
+            &dir.join("documents"),
+            &[(e.id.clone(), e.version.clone(), name.clone())],
+        )
+        .unwrap();
         assert_eq!(docs[0].content, "Deploy \"it\"\n");
         assert_eq!(StatKey::lstat(&keys[0].0), Some(keys[0].1));
         // Tampering with the content is caught against the manifest's version.
         let path = dir.join("documents").join(&name);
-        let text = fs::read_to_string(&path).unwrap().replace("Deploy", "Delete");
+        let text = fs::read_to_string(&path)
+            .unwrap()
+            .replace("Deploy", "Delete");
         fs::write(&path, text).unwrap();
-        let err = load(&docs_dir, &dir.join("documents"), &[(e.id.clone(), e.version.clone(), name)]).err().unwrap();
+        let err = load(
+            &docs_dir,
+            &dir.join("documents"),
+            &[(e.id.clone(), e.version.clone(), name)],
+        )
+        .err()
+        .unwrap();
         assert!(matches!(err, Fail::Code("cache_invalid", _)));
     }
 
     #[cfg(target_os = "linux")]
     #[test]
     fn a_watch_sees_writes_in_its_directories_only() {
-        let dir = TempTree::with("cache-watch", &[("documents/a.json", "x"), ("elsewhere", "x")]);
+        let dir = TempTree::with(
+            "cache-watch",
+            &[("documents/a.json", "x"), ("elsewhere", "x")],
+        );
         let w = Watcher::new(&[dir.join("documents")]).unwrap();
         let _ = fs::read(dir.join("documents/a.json")).unwrap(); // reading is not a change
         fs::write(dir.join("elsewhere"), "y").unwrap();
@@ -550,7 +681,18 @@ mod tests {
         let built = build(&src, &out(&dir), Mode::Repository).unwrap();
         let ids: Vec<_> = built.entries.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(ids, ["a.py"]);
-        let skipped: Vec<_> = built.skipped.iter().map(|(p, why)| (p.as_str(), *why)).collect();
-        assert_eq!(skipped, [("b.py", SKIP_DUPLICATE), ("blob.bin", SKIP_BINARY), ("server.pem", SKIP_SECRET)]);
+        let skipped: Vec<_> = built
+            .skipped
+            .iter()
+            .map(|(p, why)| (p.as_str(), *why))
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                ("b.py", SKIP_DUPLICATE),
+                ("blob.bin", SKIP_BINARY),
+                ("server.pem", SKIP_SECRET)
+            ]
+        );
     }
 }

@@ -50,7 +50,10 @@ impl View {
                     total += 1;
                     *counts.entry(w).or_insert(0) += 1;
                 }
-                let spans = counts.into_iter().map(|(w, c)| (w.as_ptr() as usize - base, w.len(), c)).collect();
+                let spans = counts
+                    .into_iter()
+                    .map(|(w, c)| (w.as_ptr() as usize - base, w.len(), c))
+                    .collect();
                 (lower, total, spans)
             })
             .collect();
@@ -68,8 +71,16 @@ impl View {
                 }
             }
         }
-        let tokens = docs.iter().map(|d| tokens::approx_tokens(&d.content)).collect();
-        View { docs, tokens, total_words, postings }
+        let tokens = docs
+            .iter()
+            .map(|d| tokens::approx_tokens(&d.content))
+            .collect();
+        View {
+            docs,
+            tokens,
+            total_words,
+            postings,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -106,14 +117,24 @@ impl View {
         let zeros = (0..n as u32).filter(|&i| matches[i as usize] == 0);
         let mut picked = Vec::new();
         let mut used = 0u64;
-        for i in ranked.iter().map(|&(_, i)| i).chain(zeros).take_while(|_| budget > 0) {
+        for i in ranked
+            .iter()
+            .map(|&(_, i)| i)
+            .chain(zeros)
+            .take_while(|_| budget > 0)
+        {
             let t = self.tokens[i as usize];
             if let Some(total) = used.checked_add(t).filter(|&s| s <= budget) {
                 used = total;
                 picked.push(i);
             }
         }
-        Selection { terms, matches, picked, tokens_used: used }
+        Selection {
+            terms,
+            matches,
+            picked,
+            tokens_used: used,
+        }
     }
 
     /// The `SelectionResult` JSON of a selection (compact, no trailing newline).
@@ -195,7 +216,11 @@ mod tests {
     fn view(docs: &[(&str, &str)]) -> View {
         View::new(
             docs.iter()
-                .map(|(id, content)| Doc { id: id.to_string(), version: format!("v-{id}"), content: content.to_string() })
+                .map(|(id, content)| Doc {
+                    id: id.to_string(),
+                    version: format!("v-{id}"),
+                    content: content.to_string(),
+                })
                 .collect(),
         )
     }
@@ -206,9 +231,19 @@ mod tests {
 
     #[test]
     fn orders_by_score_then_id_and_appends_zero_scores() {
-        let v = view(&[("c.md", "x y"), ("b.md", "deploy x"), ("a.md", "deploy deploy"), ("d.md", "deploy y")]);
+        let v = view(&[
+            ("c.md", "x y"),
+            ("b.md", "deploy x"),
+            ("a.md", "deploy deploy"),
+            ("d.md", "deploy y"),
+        ]);
         let out = resolve(&v, "Deploy", 100);
-        let ids: Vec<_> = out["documents"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
+        let ids: Vec<_> = out["documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["id"].as_str().unwrap())
+            .collect();
         assert_eq!(ids, ["a.md", "b.md", "d.md", "c.md"]);
         assert_eq!(out["documents"][0]["score"], 1.0);
         assert_eq!(out["documents"][3]["score"], 0.0);
@@ -230,7 +265,10 @@ mod tests {
         let v = view(&[("a.md", "a b")]);
         let out = resolve(&v, "a A a", 10);
         assert_eq!(out["documents"][0]["why"]["term_matches"], 1);
-        assert_eq!(out["documents"][0]["why"]["query_terms"], serde_json::json!(["a", "a", "a"]));
+        assert_eq!(
+            out["documents"][0]["why"]["query_terms"],
+            serde_json::json!(["a", "a", "a"])
+        );
         assert_eq!(out["documents"][0]["score"], 0.5);
     }
 
@@ -249,7 +287,10 @@ mod tests {
         // An empty document costs 0 tokens: budget 1 takes it, budget 0 takes nothing.
         assert_eq!(resolve(&v, "x", 1)["selection"]["documents_selected"], 2);
         assert_eq!(resolve(&v, "x", 0)["selection"]["documents_selected"], 0);
-        assert_eq!(resolve(&v, "x", 0)["selection"]["documents_excluded_by_budget"], 2);
+        assert_eq!(
+            resolve(&v, "x", 0)["selection"]["documents_excluded_by_budget"],
+            2
+        );
         let empty = view(&[]);
         let out = empty.to_json("", 5, &empty.select("", 5));
         assert_eq!(

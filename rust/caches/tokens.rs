@@ -12,7 +12,11 @@ pub fn approx_tokens(content: &str) -> u64 {
 
 /// The query's terms: lowercased, split on whitespace, in order, repeats kept.
 pub fn query_terms(query: &str) -> Vec<String> {
-    query.to_lowercase().split_whitespace().map(str::to_owned).collect()
+    query
+        .to_lowercase()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Score of a document: matching words over all its words, as a 32-bit float.
@@ -40,10 +44,16 @@ mod tests {
 
     #[test]
     fn terms_keep_order_and_repeats() {
-        assert_eq!(query_terms("  Deployment\tSECURITY deployment "), ["deployment", "security", "deployment"]);
+        assert_eq!(
+            query_terms("  Deployment\tSECURITY deployment "),
+            ["deployment", "security", "deployment"]
+        );
         assert!(query_terms(" \u{3000}\n").is_empty());
         // NBSP and ideographic space are whitespace; a zero-width space is not.
-        assert_eq!(query_terms("a\u{a0}b\u{3000}c\u{200b}d"), ["a", "b", "c\u{200b}d"]);
+        assert_eq!(
+            query_terms("a\u{a0}b\u{3000}c\u{200b}d"),
+            ["a", "b", "c\u{200b}d"]
+        );
     }
 
     #[test]

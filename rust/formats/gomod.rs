@@ -64,7 +64,11 @@ pub fn directives(text: &str) -> Vec<Directive> {
         let comment = comment.map(str::to_string);
         match &block {
             Some(_) if tokens[0] == ")" => block = None,
-            Some(verb) => out.push(Directive { verb: verb.clone(), args: tokens, comment }),
+            Some(verb) => out.push(Directive {
+                verb: verb.clone(),
+                args: tokens,
+                comment,
+            }),
             None if tokens.get(1).is_some_and(|t| t == "(") => {
                 // `require ()` is an empty block
                 if tokens.get(2).is_none_or(|t| t != ")") {
@@ -73,7 +77,11 @@ pub fn directives(text: &str) -> Vec<Directive> {
             }
             None => {
                 let verb = tokens.remove(0);
-                out.push(Directive { verb, args: tokens, comment });
+                out.push(Directive {
+                    verb,
+                    args: tokens,
+                    comment,
+                });
             }
         }
     }
@@ -182,8 +190,14 @@ fn hex4(chars: &mut std::str::Chars) -> Option<u32> {
 
 /// Go's reading of a requirement's comment: `// indirect`, or `// indirect; why`.
 fn is_indirect(comment: Option<&str>) -> bool {
-    let mut words = comment.unwrap_or("").split(is_space).filter(|w| !w.is_empty());
-    matches!((words.next(), words.next()), (Some("indirect"), None) | (Some("indirect;"), Some(_)))
+    let mut words = comment
+        .unwrap_or("")
+        .split(is_space)
+        .filter(|w| !w.is_empty());
+    matches!(
+        (words.next(), words.next()),
+        (Some("indirect"), None) | (Some("indirect;"), Some(_))
+    )
 }
 
 /// What a go.mod or go.work declares (a file's text; the caller reads it within its cap).
@@ -220,7 +234,11 @@ mod tests {
 
     fn parsed(text: &str) -> Read {
         let g = parse(text);
-        let reqs = g.requires.into_iter().map(|r| (r.path, r.version, r.indirect)).collect();
+        let reqs = g
+            .requires
+            .into_iter()
+            .map(|r| (r.path, r.version, r.indirect))
+            .collect();
         (!g.module.is_empty()).then_some((g.module, g.go, reqs))
     }
 
@@ -238,51 +256,126 @@ mod tests {
         assert_eq!(parsed("module\tex.com/m // comment\n"), module("ex.com/m"));
         assert_eq!(parsed("module ex.com/m// glued\n"), module("ex.com/m"));
         assert_eq!(parsed("  module   ex.com/m  \r\n"), module("ex.com/m"));
-        assert_eq!(parsed("module\u{a0}ex.com/m\n"), module("ex.com/m"), "a no-break space is white space");
-        assert_eq!(parsed("module\u{1f}ex.com/m\n"), module("ex.com/m"), "as Python's isspace");
-        assert_eq!(parsed("module (\n\tex.com/block\n)\n"), module("ex.com/block"));
-        assert_eq!(parsed("module(\n\tex.com/block // the module\n)\n"), module("ex.com/block"));
-        assert_eq!(parsed("module ex.com/first\nmodule ex.com/last\n"), module("ex.com/last"), "the last one holds");
+        assert_eq!(
+            parsed("module\u{a0}ex.com/m\n"),
+            module("ex.com/m"),
+            "a no-break space is white space"
+        );
+        assert_eq!(
+            parsed("module\u{1f}ex.com/m\n"),
+            module("ex.com/m"),
+            "as Python's isspace"
+        );
+        assert_eq!(
+            parsed("module (\n\tex.com/block\n)\n"),
+            module("ex.com/block")
+        );
+        assert_eq!(
+            parsed("module(\n\tex.com/block // the module\n)\n"),
+            module("ex.com/block")
+        );
+        assert_eq!(
+            parsed("module ex.com/first\nmodule ex.com/last\n"),
+            module("ex.com/last"),
+            "the last one holds"
+        );
         assert_eq!(parsed("\u{feff}module ex.com/bom\n"), module("ex.com/bom"));
-        assert_eq!(parsed("module ex.com/no-newline"), module("ex.com/no-newline"));
+        assert_eq!(
+            parsed("module ex.com/no-newline"),
+            module("ex.com/no-newline")
+        );
         assert_eq!(parsed("// module ex.com/commented\n"), None);
         assert_eq!(parsed("modulex ex.com/m\n"), None);
         assert_eq!(parsed("module\n"), None);
         assert_eq!(parsed("module ()\n"), None, "an empty block");
-        assert_eq!(parsed("module a\nmodule \"\"\n"), None, "the last one holds, even empty");
+        assert_eq!(
+            parsed("module a\nmodule \"\"\n"),
+            None,
+            "the last one holds, even empty"
+        );
     }
 
     #[test]
     fn quoted_and_backquoted_paths() {
-        assert_eq!(parsed("module \"ex.com/a//b\" // the module\n"), module("ex.com/a//b"));
+        assert_eq!(
+            parsed("module \"ex.com/a//b\" // the module\n"),
+            module("ex.com/a//b")
+        );
         assert_eq!(parsed("module \"ex.com/\\u0061\"\n"), module("ex.com/a"));
-        assert_eq!(parsed("module \"ex.com/\\\"q\\\"\"\n"), module("ex.com/\"q\""));
+        assert_eq!(
+            parsed("module \"ex.com/\\\"q\\\"\"\n"),
+            module("ex.com/\"q\"")
+        );
         assert_eq!(parsed("module \"a\\/b\\\\c\\td\"\n"), module("a/b\\c\td"));
-        assert_eq!(parsed("module \"\\ud83d\\ude00\"\n"), module("\u{1f600}"), "a surrogate pair");
+        assert_eq!(
+            parsed("module \"\\ud83d\\ude00\"\n"),
+            module("\u{1f600}"),
+            "a surrogate pair"
+        );
         assert_eq!(parsed("module `ex.com/raw`\n"), module("ex.com/raw"));
-        assert_eq!(parsed("module `ex.com/raw\\n // x`\n"), module("ex.com/raw\\n // x"));
-        assert_eq!(parsed("module `ex.com/open\n"), module("ex.com/open"), "to the end of the line");
+        assert_eq!(
+            parsed("module `ex.com/raw\\n // x`\n"),
+            module("ex.com/raw\\n // x")
+        );
+        assert_eq!(
+            parsed("module `ex.com/open\n"),
+            module("ex.com/open"),
+            "to the end of the line"
+        );
         assert_eq!(parsed("module \"ex.com/open\n"), module("ex.com/open"));
         assert_eq!(parsed("module \"ex.com (x)\"\n"), module("ex.com (x)"));
         assert_eq!(parsed("module \"é\"\n"), module("é"));
-        assert_eq!(parsed("module \"\\é\"\n"), module("\\é"), "not a JSON escape: as written");
+        assert_eq!(
+            parsed("module \"\\é\"\n"),
+            module("\\é"),
+            "not a JSON escape: as written"
+        );
         // Escapes JSON does not share, and what a strict JSON reader refuses, stay as written.
         assert_eq!(parsed("module \"a\\x41\"\n"), module("a\\x41"));
         assert_eq!(parsed("module \"a\\u00\"\n"), module("a\\u00"));
-        assert_eq!(parsed("module \"a\\ud800\"\n"), module("a\\ud800"), "a lone surrogate");
-        assert_eq!(parsed("module \"a\\udc00\\ud800\"\n"), module("a\\udc00\\ud800"));
-        assert_eq!(parsed("module \"a\\ud800\\u0041\"\n"), module("a\\ud800\\u0041"));
-        assert_eq!(parsed("module \"a\\n\tb\"\n"), module("a\\n\tb"), "a raw tab beside an escape");
-        assert_eq!(parsed("module \"a\tb\"\n"), module("a\tb"), "no escape: as written");
-        assert_eq!(parsed("module \"a\\\"\n"), module("a\""), "an escaped quote, then the end of the line");
-        assert_eq!(parsed("module a\"b\n"), module("a\"b"), "a quote inside a word is the word's");
+        assert_eq!(
+            parsed("module \"a\\ud800\"\n"),
+            module("a\\ud800"),
+            "a lone surrogate"
+        );
+        assert_eq!(
+            parsed("module \"a\\udc00\\ud800\"\n"),
+            module("a\\udc00\\ud800")
+        );
+        assert_eq!(
+            parsed("module \"a\\ud800\\u0041\"\n"),
+            module("a\\ud800\\u0041")
+        );
+        assert_eq!(
+            parsed("module \"a\\n\tb\"\n"),
+            module("a\\n\tb"),
+            "a raw tab beside an escape"
+        );
+        assert_eq!(
+            parsed("module \"a\tb\"\n"),
+            module("a\tb"),
+            "no escape: as written"
+        );
+        assert_eq!(
+            parsed("module \"a\\\"\n"),
+            module("a\""),
+            "an escaped quote, then the end of the line"
+        );
+        assert_eq!(
+            parsed("module a\"b\n"),
+            module("a\"b"),
+            "a quote inside a word is the word's"
+        );
         assert_eq!(parsed("module \"\"\n"), None);
     }
 
     #[test]
     fn requirements_and_indirect() {
         let text = "module a\nrequire b\nrequire (\n\tc\n\td v1 extra\n)\n";
-        assert_eq!(parsed(text), Some(("a".into(), None, vec![req("d", "v1", false)])));
+        assert_eq!(
+            parsed(text),
+            Some(("a".into(), None, vec![req("d", "v1", false)]))
+        );
         let text = "module ex.com/m\n\ngo 1.21\ngo 1.22.3\nrequire (\n\tex.com/a v1.0.0 // indirect\n\tex.com/b v1.0.0 //indirect\n\
             \tex.com/c v1.0.0 // indirect; for tests\n\tex.com/d v1.0.0 // indirectly\n\tex.com/e v1.0.0 // indirect extra\n\
             \tex.com/f v1.0.0 //\tindirect\n\tex.com/g v1.0.0 /// indirect\n\tex.com/h v1.0.0 // indirect;\n)\n\
@@ -313,17 +406,46 @@ mod tests {
             exclude (\n\tbad v1.0.0\n)\nrequire(\n\tp v1 // indirect\n) trailing\nrequire q v2\n";
         assert_eq!(
             parsed(text),
-            Some(("m".into(), None, vec![req("x", "v1", false), req("p", "v1", true), req("q", "v2", false)]))
+            Some((
+                "m".into(),
+                None,
+                vec![
+                    req("x", "v1", false),
+                    req("p", "v1", true),
+                    req("q", "v2", false)
+                ]
+            ))
         );
         // A block never closed runs to the end; `require (  // deps` opens one.
         let text = "module m\nrequire\t(  // deps\n\ta v1\n\tb v2\n";
-        assert_eq!(parsed(text), Some(("m".into(), None, vec![req("a", "v1", false), req("b", "v2", false)])));
+        assert_eq!(
+            parsed(text),
+            Some((
+                "m".into(),
+                None,
+                vec![req("a", "v1", false), req("b", "v2", false)]
+            ))
+        );
         let d = directives("retract (\n\tv1.0.0 // oops\n)\n");
-        assert_eq!(d, vec![Directive { verb: "retract".into(), args: vec!["v1.0.0".into()], comment: Some(" oops".into()) }]);
+        assert_eq!(
+            d,
+            vec![Directive {
+                verb: "retract".into(),
+                args: vec!["v1.0.0".into()],
+                comment: Some(" oops".into())
+            }]
+        );
         // `(` where a verb would be, and `)` out of a block, are tokens like others.
         assert_eq!(directives(") x\n")[0].args, vec!["x"]);
         let opened = directives("x(y)\nmodule m\n");
-        assert_eq!(opened, vec![Directive { verb: "x".into(), args: vec!["module".into(), "m".into()], comment: None }]);
+        assert_eq!(
+            opened,
+            vec![Directive {
+                verb: "x".into(),
+                args: vec!["module".into(), "m".into()],
+                comment: None
+            }]
+        );
     }
 
     #[test]
@@ -336,18 +458,41 @@ mod tests {
 
     #[test]
     fn crlf_and_a_missing_module() {
-        assert_eq!(parsed("module m\r\nrequire a v1 // indirect\r\n"), Some(("m".into(), None, vec![req("a", "v1", true)])));
+        assert_eq!(
+            parsed("module m\r\nrequire a v1 // indirect\r\n"),
+            Some(("m".into(), None, vec![req("a", "v1", true)]))
+        );
         assert_eq!(parsed("go 1.22\nrequire a v1\n"), None);
         assert_eq!(parsed(""), None);
-        assert_eq!(module_path("module ex.com/m\n").as_deref(), Some("ex.com/m"));
+        assert_eq!(
+            module_path("module ex.com/m\n").as_deref(),
+            Some("ex.com/m")
+        );
         assert_eq!(module_path("go 1.22\n"), None);
     }
 
     #[test]
     fn any_text_parses() {
-        for text in ["\"", "`", "\\", "\"\\", "(", ")", "((", "))", "( (\n)", "\u{feff}", "\u{feff}\u{feff}module m", "\0module m"] {
+        for text in [
+            "\"",
+            "`",
+            "\\",
+            "\"\\",
+            "(",
+            ")",
+            "((",
+            "))",
+            "( (\n)",
+            "\u{feff}",
+            "\u{feff}\u{feff}module m",
+            "\0module m",
+        ] {
             let _ = parse(text);
         }
-        assert_eq!(parsed("\u{feff}\u{feff}module m\n"), None, "one mark is dropped, the second is a word");
+        assert_eq!(
+            parsed("\u{feff}\u{feff}module m\n"),
+            None,
+            "one mark is dropped, the second is a word"
+        );
     }
 }

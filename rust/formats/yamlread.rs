@@ -46,7 +46,9 @@ fn read_one(root: &crate::tree::fs::Root, rel: &str, max_bytes: u64) -> Parsed {
         Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Parsed::Missing,
         Err(Error::Io(e)) => return Parsed::Invalid(e.kind().to_string()),
         Err(Error::TooLarge(..)) => return Parsed::TooLarge,
-        Err(Error::NotRegular(_, true)) => return Parsed::Invalid(std::io::ErrorKind::IsADirectory.to_string()),
+        Err(Error::NotRegular(_, true)) => {
+            return Parsed::Invalid(std::io::ErrorKind::IsADirectory.to_string())
+        }
         Err(e) => return Parsed::Invalid(e.to_string()), // a link out (named), a FIFO or a device
     };
     match to_json(&buf) {
@@ -56,9 +58,16 @@ fn read_one(root: &crate::tree::fs::Root, rel: &str, max_bytes: u64) -> Parsed {
 }
 
 /// Read and parse files beneath `root` (through the confined layer), in parallel.
-pub fn read_many(root: &std::path::Path, rels: &[String], max_bytes: u64) -> std::io::Result<Vec<Parsed>> {
+pub fn read_many(
+    root: &std::path::Path,
+    rels: &[String],
+    max_bytes: u64,
+) -> std::io::Result<Vec<Parsed>> {
     let root = crate::tree::fs::Root::open(root)?;
-    Ok(rels.par_iter().map(|p| read_one(&root, p, max_bytes)).collect())
+    Ok(rels
+        .par_iter()
+        .map(|p| read_one(&root, p, max_bytes))
+        .collect())
 }
 
 /// One YAML document as JSON text (`null` when the file holds none), or why it is refused.
@@ -67,13 +76,23 @@ pub fn to_json(bytes: &[u8]) -> Result<String, Refusal> {
         let valid = &bytes[..e.valid_up_to()];
         let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let column = 1 + std::str::from_utf8(&valid[line_start..]).map_or(0, |s| s.chars().count());
-        Refusal { line: 1 + valid.iter().filter(|&&b| b == b'\n').count(), column, reason: "not UTF-8 text".into(), syntax: true }
+        Refusal {
+            line: 1 + valid.iter().filter(|&&b| b == b'\n').count(),
+            column,
+            reason: "not UTF-8 text".into(),
+            syntax: true,
+        }
     })?;
     let mut json = Json::default();
     let mut documents = 0;
     for next in Parser::new_from_str(text) {
         let (event, span) = next.map_err(scan_refusal)?;
-        let refuse = |reason| Refusal { line: span.start.line(), column: span.start.col() + 1, reason, syntax: false };
+        let refuse = |reason| Refusal {
+            line: span.start.line(),
+            column: span.start.col() + 1,
+            reason,
+            syntax: false,
+        };
         match event {
             Event::DocumentStart(_) => {
                 documents += 1;
@@ -97,7 +116,12 @@ fn scan_refusal(e: ScanError) -> Refusal {
         "recursion limit exceeded" => (format!("nested deeper than {MAX_DEPTH} levels"), false),
         info => (info.to_string(), true),
     };
-    Refusal { line: e.marker().line(), column: e.marker().col() + 1, reason, syntax }
+    Refusal {
+        line: e.marker().line(),
+        column: e.marker().col() + 1,
+        reason,
+        syntax,
+    }
 }
 
 /// An open sequence or mapping.
@@ -106,8 +130,8 @@ struct Frame {
     at_key: bool, // a mapping whose next scalar is a key
     empty: bool,
     anchor: usize,
-    start: usize,  // where its JSON begins in `out`
-    height: usize, // nesting below it so far
+    start: usize,          // where its JSON begins in `out`
+    height: usize,         // nesting below it so far
     keys: HashSet<String>, // a mapping's keys so far (allocated from its first key)
 }
 
@@ -128,7 +152,10 @@ impl Json {
             Event::Scalar(value, _, anchor, _) if at_key => {
                 let f = self.stack.last_mut().expect("at a key");
                 if f.keys.contains(value.as_ref()) {
-                    return Err(format!("duplicate key {}", serde_json::to_string(value.as_ref()).expect("a string")));
+                    return Err(format!(
+                        "duplicate key {}",
+                        serde_json::to_string(value.as_ref()).expect("a string")
+                    ));
                 }
                 f.keys.insert(value.to_string());
                 if !f.empty {
@@ -152,7 +179,8 @@ impl Json {
                     return Err("a mapping key must be a scalar, not a sequence or mapping".into());
                 }
                 if let Some(t) = tag.as_deref() {
-                    let core = t.is_yaml_core_schema() && t.suffix == if map { "map" } else { "seq" };
+                    let core =
+                        t.is_yaml_core_schema() && t.suffix == if map { "map" } else { "seq" };
                     if !(core || (t.handle == "!" && t.suffix.is_empty())) {
                         return Err(format!("unsupported tag {}", name(t)));
                     }
@@ -162,7 +190,15 @@ impl Json {
                 }
                 let start = self.value_start();
                 self.out.push(if map { b'{' } else { b'[' });
-                self.stack.push(Frame { map, at_key: map, empty: true, anchor, start, height: 0, keys: HashSet::new() });
+                self.stack.push(Frame {
+                    map,
+                    at_key: map,
+                    empty: true,
+                    anchor,
+                    start,
+                    height: 0,
+                    keys: HashSet::new(),
+                });
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 let f = self.stack.pop().expect("the parser balances collections");
@@ -182,7 +218,9 @@ impl Json {
                 }
                 self.copied += range.len();
                 if self.copied > MAX_ALIAS_BYTES {
-                    return Err(format!("aliases expand to more than {MAX_ALIAS_BYTES} bytes"));
+                    return Err(format!(
+                        "aliases expand to more than {MAX_ALIAS_BYTES} bytes"
+                    ));
                 }
                 let start = self.value_start();
                 self.out.extend_from_within(range);
@@ -221,16 +259,25 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
 
 /// A scalar as JSON: quoted ones are text; plain ones by the YAML 1.2 core schema;
 /// the core tags (`!!str 12`, `!!int "5"`) as they say; any other tag is refused.
-fn scalar(out: &mut Vec<u8>, value: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<(), String> {
+fn scalar(
+    out: &mut Vec<u8>,
+    value: &str,
+    style: ScalarStyle,
+    tag: Option<&Tag>,
+) -> Result<(), String> {
     let resolved = match tag {
         None if style == ScalarStyle::Plain => plain(value),
         None => Plain::Str,
         Some(t) if t.handle == "!" && t.suffix.is_empty() => Plain::Str, // the non-specific `!`
         Some(t) if t.is_yaml_core_schema() && t.suffix == "str" => Plain::Str,
         Some(t) if t.is_yaml_core_schema() => match (t.suffix.as_str(), plain(value)) {
-            ("null", p @ Plain::Null) | ("bool", p @ Plain::Bool(_)) | ("int", p @ Plain::Int(_)) => p,
+            ("null", p @ Plain::Null)
+            | ("bool", p @ Plain::Bool(_))
+            | ("int", p @ Plain::Int(_)) => p,
             ("float", p @ (Plain::Float(_) | Plain::Int(_))) => p,
-            ("null" | "bool" | "int" | "float", _) => return Err(format!("{value:?} is not a valid {}", name(t))),
+            ("null" | "bool" | "int" | "float", _) => {
+                return Err(format!("{value:?} is not a valid {}", name(t)))
+            }
             _ => return Err(format!("unsupported tag {}", name(t))),
         },
         Some(t) => return Err(format!("unsupported tag {}", name(t))),
@@ -251,7 +298,11 @@ fn scalar(out: &mut Vec<u8>, value: &str, style: ScalarStyle, tag: Option<&Tag>)
 
 /// A tag as written: `!!int`, `!local`.
 fn name(t: &Tag) -> String {
-    if t.is_yaml_core_schema() { format!("!!{}", t.suffix) } else { t.to_string() }
+    if t.is_yaml_core_schema() {
+        format!("!!{}", t.suffix)
+    } else {
+        t.to_string()
+    }
 }
 
 enum Plain {
@@ -276,7 +327,11 @@ fn plain(s: &str) -> Plain {
         _ => (false, s),
     };
     if matches!(unsigned, ".inf" | ".Inf" | ".INF") {
-        return Plain::Float(if negative { f64::NEG_INFINITY } else { f64::INFINITY });
+        return Plain::Float(if negative {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        });
     }
     let digits = |t: &str, radix| !t.is_empty() && t.chars().all(|c| c.is_digit(radix));
     if digits(unsigned, 10) {
@@ -284,11 +339,16 @@ fn plain(s: &str) -> Plain {
         if unsigned.len() > 1 && unsigned.starts_with('0') {
             return Plain::Str;
         }
-        return Plain::Int(if negative { format!("-{unsigned}") } else { unsigned.to_string() });
+        return Plain::Int(if negative {
+            format!("-{unsigned}")
+        } else {
+            unsigned.to_string()
+        });
     }
     for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
         if let Some(rest) = s.strip_prefix(prefix).filter(|r| digits(r, radix)) {
-            return u64::from_str_radix(rest, radix).map_or(Plain::Str, |n| Plain::Int(n.to_string()));
+            return u64::from_str_radix(rest, radix)
+                .map_or(Plain::Str, |n| Plain::Int(n.to_string()));
         }
     }
     if is_float(unsigned) {
@@ -309,7 +369,8 @@ fn is_float(s: &str) -> bool {
     };
     let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let all_digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
-    let mantissa_ok = all_digits(whole) && all_digits(fraction) && !(whole.is_empty() && fraction.is_empty());
+    let mantissa_ok =
+        all_digits(whole) && all_digits(fraction) && !(whole.is_empty() && fraction.is_empty());
     let exponent_ok = exponent.is_none_or(|e| {
         let e = e.strip_prefix(['-', '+']).unwrap_or(e);
         !e.is_empty() && all_digits(e)
@@ -323,23 +384,42 @@ mod tests {
     use crate::testing::TempTree;
 
     #[test]
-    #[cfg_attr(windows, ignore = "Windows gap: a link out made under wine 8 reads as its target")]
+    #[cfg_attr(
+        windows,
+        ignore = "Windows gap: a link out made under wine 8 reads as its target"
+    )]
     fn yaml_becomes_json_and_errors_are_reported() {
         let dir = TempTree::with(
             "yaml",
-            &[("good.yaml", "version: 1\nlast_updated: 2026-02-13T10:00:00Z\nlist: [a, b]\n"), ("bad.yaml", "key: [unclosed\n")],
+            &[
+                (
+                    "good.yaml",
+                    "version: 1\nlast_updated: 2026-02-13T10:00:00Z\nlist: [a, b]\n",
+                ),
+                ("bad.yaml", "key: [unclosed\n"),
+            ],
         );
         crate::tree::os::symlink("/etc/passwd", dir.join("out.yaml")).unwrap();
-        let paths: Vec<String> = ["good.yaml", "bad.yaml", "none.yaml", "out.yaml"].map(String::from).into();
+        let paths: Vec<String> = ["good.yaml", "bad.yaml", "none.yaml", "out.yaml"]
+            .map(String::from)
+            .into();
         let out = read_many(&dir, &paths, 1 << 20).unwrap();
         match &out[0] {
-            Parsed::Json(s) => assert_eq!(s, r#"{"version":1,"last_updated":"2026-02-13T10:00:00Z","list":["a","b"]}"#),
+            Parsed::Json(s) => assert_eq!(
+                s,
+                r#"{"version":1,"last_updated":"2026-02-13T10:00:00Z","list":["a","b"]}"#
+            ),
             _ => panic!("expected json"),
         }
         assert!(matches!(&out[1], Parsed::Refused(r) if (r.line, r.column) == (2, 1)));
         assert!(matches!(out[2], Parsed::Missing));
-        assert!(matches!(&out[3], Parsed::Invalid(e) if e.contains("'out.yaml' is a link that leads outside")));
-        assert!(matches!(read_many(&dir, &paths[..1], 4).unwrap()[0], Parsed::TooLarge));
+        assert!(
+            matches!(&out[3], Parsed::Invalid(e) if e.contains("'out.yaml' is a link that leads outside"))
+        );
+        assert!(matches!(
+            read_many(&dir, &paths[..1], 4).unwrap()[0],
+            Parsed::TooLarge
+        ));
     }
 
     fn json(text: &str) -> String {
@@ -360,19 +440,43 @@ mod tests {
             r#"{"z":"yes","a":"off","d":"2026-02-13","n":null,"b":true,"i":-12,"o":15,"x":31,"f":1000.0,"v":0.5,"z0":"007","q":"1","inf":null,"big":123456789012345678901234}"#
         );
         assert_eq!(json("1: a\n~: b\n"), r#"{"1":"a","~":"b"}"#);
-        assert_eq!(json("a: !!str 12\nb: !!int \"5\"\nc: |\n  x\n  y\n"), r#"{"a":"12","b":5,"c":"x\ny\n"}"#);
-        assert_eq!(json("---\n[a, {b: [], c: {}}]\n...\n"), r#"["a",{"b":[],"c":{}}]"#);
-        assert_eq!(json("\u{feff}s: \"\\u00e9\\t\"\n"), r#"{"s":"\u00e9\t"}"#.replace("\\u00e9", "\u{e9}"));
+        assert_eq!(
+            json("a: !!str 12\nb: !!int \"5\"\nc: |\n  x\n  y\n"),
+            r#"{"a":"12","b":5,"c":"x\ny\n"}"#
+        );
+        assert_eq!(
+            json("---\n[a, {b: [], c: {}}]\n...\n"),
+            r#"["a",{"b":[],"c":{}}]"#
+        );
+        assert_eq!(
+            json("\u{feff}s: \"\\u00e9\\t\"\n"),
+            r#"{"s":"\u00e9\t"}"#.replace("\\u00e9", "\u{e9}")
+        );
     }
 
     #[test]
     fn aliases_are_copied_within_the_budget() {
-        assert_eq!(json("a: &x [1, {k: v}]\nb: *x\nc: &s text\nd: *s\n"), r#"{"a":[1,{"k":"v"}],"b":[1,{"k":"v"}],"c":"text","d":"text"}"#);
-        let laughs: String = (0..9).map(|i| format!("l{}: &l{} [{}]\n", i + 1, i + 1, vec![format!("*l{i}"); 9].join(","))).collect();
+        assert_eq!(
+            json("a: &x [1, {k: v}]\nb: *x\nc: &s text\nd: *s\n"),
+            r#"{"a":[1,{"k":"v"}],"b":[1,{"k":"v"}],"c":"text","d":"text"}"#
+        );
+        let laughs: String = (0..9)
+            .map(|i| {
+                format!(
+                    "l{}: &l{} [{}]\n",
+                    i + 1,
+                    i + 1,
+                    vec![format!("*l{i}"); 9].join(",")
+                )
+            })
+            .collect();
         let (line, reason) = refused(&format!("l0: &l0 lol\n{laughs}"));
         assert_eq!(reason, "aliases expand to more than 1048576 bytes");
         assert!(line > 1);
-        assert_eq!(refused("a: &a [*a]\n").1, "an alias refers to a node that contains it");
+        assert_eq!(
+            refused("a: &a [*a]\n").1,
+            "an alias refers to a node that contains it"
+        );
     }
 
     #[test]
@@ -385,11 +489,18 @@ mod tests {
             format!("{}x\n", "- ".repeat(100_000)),
         ] {
             let start = std::time::Instant::now();
-            assert_eq!(refused(&deep), (1, format!("nested deeper than {n} levels")));
+            assert_eq!(
+                refused(&deep),
+                (1, format!("nested deeper than {n} levels"))
+            );
             assert!(start.elapsed().as_secs() < 1);
         }
         let half = format!("{}{}", "[".repeat(n / 2 + 1), "]".repeat(n / 2 + 1));
-        let (_, reason) = refused(&format!("a: &x {half}\nb: {}*x{}", "[".repeat(n / 2), "]".repeat(n / 2)));
+        let (_, reason) = refused(&format!(
+            "a: &x {half}\nb: {}*x{}",
+            "[".repeat(n / 2),
+            "]".repeat(n / 2)
+        ));
         assert_eq!(reason, format!("nested deeper than {n} levels"));
     }
 
@@ -409,13 +520,31 @@ mod tests {
     #[test]
     fn refusals_name_the_line() {
         assert_eq!(refused("a: 1\nb: [unclosed\n").0, 3);
-        assert_eq!(refused("a: 1\n---\nb: 2\n"), (2, "more than one document in the file".into()));
-        assert_eq!(refused("a: 1\nb: !foo x\n"), (2, "unsupported tag !foo".into()));
-        assert_eq!(refused("x: 1\n? [a]\n: c\n").1, "a mapping key must be a scalar, not a sequence or mapping");
+        assert_eq!(
+            refused("a: 1\n---\nb: 2\n"),
+            (2, "more than one document in the file".into())
+        );
+        assert_eq!(
+            refused("a: 1\nb: !foo x\n"),
+            (2, "unsupported tag !foo".into())
+        );
+        assert_eq!(
+            refused("x: 1\n? [a]\n: c\n").1,
+            "a mapping key must be a scalar, not a sequence or mapping"
+        );
         assert_eq!(refused("a: !!int x\n").1, r#""x" is not a valid !!int"#);
-        assert_eq!(refused("a: 1\nb:\n  c: 2\n  c: 3\n"), (4, r#"duplicate key "c""#.into()));
-        assert_eq!(refused("{a: 1, a: 2}\n"), (1, r#"duplicate key "a""#.into()));
-        assert_eq!(json("a: {k: 1}\nb: {k: 2}\n"), r#"{"a":{"k":1},"b":{"k":2}}"#); // the same key in two mappings
+        assert_eq!(
+            refused("a: 1\nb:\n  c: 2\n  c: 3\n"),
+            (4, r#"duplicate key "c""#.into())
+        );
+        assert_eq!(
+            refused("{a: 1, a: 2}\n"),
+            (1, r#"duplicate key "a""#.into())
+        );
+        assert_eq!(
+            json("a: {k: 1}\nb: {k: 2}\n"),
+            r#"{"a":{"k":1},"b":{"k":2}}"#
+        ); // the same key in two mappings
         assert_eq!(to_json(b"a: 1\nb: \xff\n").unwrap_err().line, 2);
     }
 }

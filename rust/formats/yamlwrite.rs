@@ -8,11 +8,11 @@
 //! then renamed into place in the order given: a crash leaves each file old or
 //! new, never half-written, without paying an fsync per file.
 
+use crate::tree::fs::Root;
 use rayon::prelude::*;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use std::io;
-use crate::tree::fs::Root;
 use std::path::{Path, PathBuf};
 
 enum Value {
@@ -48,7 +48,11 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Num(v.to_string()))
     }
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Value::Num(serde_json::Number::from_f64(v).map(|n| float_text(&n.to_string())).unwrap_or_else(|| ".nan".into())))
+        Ok(Value::Num(
+            serde_json::Number::from_f64(v)
+                .map(|n| float_text(&n.to_string()))
+                .unwrap_or_else(|| ".nan".into()),
+        ))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
         Ok(Value::Str(v.to_string()))
@@ -89,7 +93,10 @@ fn quote(s: &str, out: &mut String) {
             '\r' => out.push_str("\\r"),
             c if (c as u32) < 0x20
                 || ('\u{7f}'..='\u{9f}').contains(&c)
-                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}') =>
+                || matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                ) =>
             {
                 out.push_str(&format!("\\u{:04x}", c as u32));
             }
@@ -100,7 +107,10 @@ fn quote(s: &str, out: &mut String) {
 }
 
 fn key(k: &str, out: &mut String) {
-    let plain = k.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let plain = k
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if plain {
         out.push_str(k);
@@ -182,7 +192,8 @@ fn emit_seq(items: &[Value], indent: usize, out: &mut String) {
 
 /// YAML text for a JSON document (an object at the top, as every context file is).
 pub fn to_yaml(json: &[u8]) -> io::Result<String> {
-    let value: Value = serde_json::from_slice(json).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let value: Value =
+        serde_json::from_slice(json).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
     let mut out = String::with_capacity(json.len() + json.len() / 4);
     match &value {
         Value::Map(entries) if !entries.is_empty() => emit_map(entries, 0, false, &mut out),
@@ -201,19 +212,32 @@ pub fn to_yaml(json: &[u8]) -> io::Result<String> {
 
 /// A path under `root` as the layer takes it: relative to the root.
 fn beneath<'a>(root: &Path, path: &'a Path) -> io::Result<&'a Path> {
-    path.strip_prefix(root)
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not under the root", path.display())))
+    path.strip_prefix(root).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not under the root", path.display()),
+        )
+    })
 }
 
 /// Write each (path under `root`, JSON) as YAML (with `raw`, each (path, text) as it is) to
 /// a new temporary file beside it, through the confined layer; returns the temporary paths
 /// in order. On failure, the ones written are removed.
-pub fn stage(layer: &Root, root: &Path, items: &[(PathBuf, Vec<u8>)], raw: bool) -> crate::tree::fs::Result<Vec<PathBuf>> {
+pub fn stage(
+    layer: &Root,
+    root: &Path,
+    items: &[(PathBuf, Vec<u8>)],
+    raw: bool,
+) -> crate::tree::fs::Result<Vec<PathBuf>> {
     let results: Vec<crate::tree::fs::Result<PathBuf>> = items
         .par_iter()
         .map(|(path, data)| {
             let rel = beneath(root, path)?;
-            let text = if raw { data.clone() } else { to_yaml(data)?.into_bytes() };
+            let text = if raw {
+                data.clone()
+            } else {
+                to_yaml(data)?.into_bytes()
+            };
             let text = keep_line_endings(layer.read_head(rel, HEAD).ok().as_deref(), text);
             Ok(root.join(layer.write_temp(rel, &text)?))
         })
@@ -234,7 +258,11 @@ const HEAD: u64 = 4096;
 /// never churns: when the file there (its first `HEAD` bytes) ends its first line with CRLF,
 /// every line of `text` ends so too; a new file, or one ending its lines with LF, gets LF.
 fn keep_line_endings(old_head: Option<&[u8]>, text: Vec<u8>) -> Vec<u8> {
-    let crlf = old_head.and_then(|h| h.iter().position(|&b| b == b'\n').map(|i| i > 0 && h[i - 1] == b'\r'));
+    let crlf = old_head.and_then(|h| {
+        h.iter()
+            .position(|&b| b == b'\n')
+            .map(|i| i > 0 && h[i - 1] == b'\r')
+    });
     if crlf != Some(true) {
         return text;
     }
@@ -250,7 +278,11 @@ fn keep_line_endings(old_head: Option<&[u8]>, text: Vec<u8>) -> Vec<u8> {
 
 /// Flush the staged (temporary, final) pairs to disk, rename each into place in order
 /// (beneath the root), and flush the renames.
-pub fn commit(layer: &Root, root: &Path, pairs: &[(PathBuf, PathBuf)]) -> crate::tree::fs::Result<()> {
+pub fn commit(
+    layer: &Root,
+    root: &Path,
+    pairs: &[(PathBuf, PathBuf)],
+) -> crate::tree::fs::Result<()> {
     layer.sync()?;
     for (tmp, path) in pairs {
         layer.rename(beneath(root, tmp)?, beneath(root, path)?, false)?;
@@ -291,10 +323,21 @@ mod tests {
     #[test]
     fn a_file_keeps_the_line_endings_of_its_first_line() {
         let text = || b"a: 1\nb: \"x\"\r\n".to_vec();
-        assert_eq!(keep_line_endings(None, text()), text(), "a new file: as written");
-        assert_eq!(keep_line_endings(Some(b"# c\na: 0\r\n"), text()), text(), "LF first: as written");
+        assert_eq!(
+            keep_line_endings(None, text()),
+            text(),
+            "a new file: as written"
+        );
+        assert_eq!(
+            keep_line_endings(Some(b"# c\na: 0\r\n"), text()),
+            text(),
+            "LF first: as written"
+        );
         assert_eq!(keep_line_endings(Some(b"no line end"), text()), text());
-        assert_eq!(keep_line_endings(Some(b"# c\r\na: 0\n"), text()), b"a: 1\r\nb: \"x\"\r\n");
+        assert_eq!(
+            keep_line_endings(Some(b"# c\r\na: 0\n"), text()),
+            b"a: 1\r\nb: \"x\"\r\n"
+        );
     }
 
     #[test]
@@ -306,26 +349,51 @@ mod tests {
     #[test]
     fn escapes_what_yaml_readers_refuse_or_fold() {
         let json = "{\"s\":\"a\u{85}b\u{2028}c\u{7f}\u{feff}\"}";
-        assert_eq!(to_yaml(json.as_bytes()).unwrap(), "s: \"a\\u0085b\\u2028c\\u007f\\ufeff\"\n");
-        let back: serde_json::Value =
-            serde_json::from_str(&crate::formats::yamlread::to_json(to_yaml(json.as_bytes()).unwrap().as_bytes()).unwrap()).unwrap();
+        assert_eq!(
+            to_yaml(json.as_bytes()).unwrap(),
+            "s: \"a\\u0085b\\u2028c\\u007f\\ufeff\"\n"
+        );
+        let back: serde_json::Value = serde_json::from_str(
+            &crate::formats::yamlread::to_json(to_yaml(json.as_bytes()).unwrap().as_bytes())
+                .unwrap(),
+        )
+        .unwrap();
         assert_eq!(back["s"], "a\u{85}b\u{2028}c\u{7f}\u{feff}");
     }
 
     #[test]
-    #[cfg_attr(windows, ignore = "Windows gap: a link planted under wine 8 reads as its target")]
+    #[cfg_attr(
+        windows,
+        ignore = "Windows gap: a link planted under wine 8 reads as its target"
+    )]
     fn stage_and_commit_replace_files() {
         let dir = TempTree::with("yamlwrite", &[("root/a.yaml", "old"), ("outside", "keep")]);
         let root = dir.join("root");
         let layer = Root::open(&root).unwrap();
         let path = root.join("a.yaml");
         // A link planted where a predictable temporary name would go is never written through.
-        crate::tree::os::symlink(dir.join("outside"), root.join(format!("a.yaml.repoctx-{}.tmp", std::process::id()))).unwrap();
-        let tmps = stage(&layer, &root, &[(path.clone(), br#"{"k":"v"}"#.to_vec())], false).unwrap();
+        crate::tree::os::symlink(
+            dir.join("outside"),
+            root.join(format!("a.yaml.repoctx-{}.tmp", std::process::id())),
+        )
+        .unwrap();
+        let tmps = stage(
+            &layer,
+            &root,
+            &[(path.clone(), br#"{"k":"v"}"#.to_vec())],
+            false,
+        )
+        .unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "old");
         commit(&layer, &root, &[(tmps[0].clone(), path.clone())]).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "k: \"v\"\n");
-        assert!(stage(&layer, &root, &[(path.clone(), b"not json".to_vec())], false).is_err());
+        assert!(stage(
+            &layer,
+            &root,
+            &[(path.clone(), b"not json".to_vec())],
+            false
+        )
+        .is_err());
         assert_eq!(fs::read_dir(&root).unwrap().count(), 2); // a.yaml and the planted link
         assert_eq!(fs::read_to_string(dir.join("outside")).unwrap(), "keep");
     }

@@ -7,7 +7,9 @@
 //! files get their header comment, or a label for their kind.
 
 use super::imports::{self, Import};
-use super::text::{clean, line_comment_header, markdown_header, rst_header, slash_header, split_lines};
+use super::text::{
+    clean, line_comment_header, markdown_header, rst_header, slash_header, split_lines,
+};
 use super::{go, grammar, is_code, js, kind_of, python, rust, Lang};
 use crate::tree::fs::Root;
 use std::path::Path;
@@ -52,7 +54,12 @@ pub struct Scanner<'a> {
 
 impl<'a> Scanner<'a> {
     fn new(text: &'a str, want_names: bool, budget: usize) -> Self {
-        Scanner { lines: split_lines(text), out: FileScan::default(), want_names, budget }
+        Scanner {
+            lines: split_lines(text),
+            out: FileScan::default(),
+            want_names,
+            budget,
+        }
     }
 
     /// Record an export. `make` gives its (signature, doc) and runs only while
@@ -67,7 +74,10 @@ impl<'a> Scanner<'a> {
         }
         if self.out.exports.len() < self.budget {
             let (sig, doc) = make();
-            self.out.exports.push(Export { sig: cap_sig(sig), doc });
+            self.out.exports.push(Export {
+                sig: cap_sig(sig),
+                doc,
+            });
         }
     }
 }
@@ -89,13 +99,21 @@ fn scan_imports_only(lang: Lang, text: &str, out: &mut FileScan) {
     }
     if lang == Lang::Rust {
         let bytes = text.as_bytes();
-        out.tests = memchr::memmem::find(bytes, b"#[test]").is_some() || memchr::memmem::find(bytes, b"#[cfg(test)]").is_some();
+        out.tests = memchr::memmem::find(bytes, b"#[test]").is_some()
+            || memchr::memmem::find(bytes, b"#[cfg(test)]").is_some();
     }
 }
 
 /// What a file says: its purpose, exports (at most `budget` signatures; every name with
 /// `want_names`) and imports; code is read as code only with `scan_code`.
-pub fn scan_file(name: &str, lang: Lang, text: &str, scan_code: bool, want_names: bool, budget: usize) -> FileScan {
+pub fn scan_file(
+    name: &str,
+    lang: Lang,
+    text: &str,
+    scan_code: bool,
+    want_names: bool,
+    budget: usize,
+) -> FileScan {
     if scan_code && budget == 0 && !want_names {
         // The scope has all the signatures it keeps: only the purpose and the imports matter,
         // unless there is no purpose, when the first exports name the file.
@@ -105,7 +123,10 @@ pub fn scan_file(name: &str, lang: Lang, text: &str, scan_code: bool, want_names
         }
         let purpose = code_purpose(lang, &split_lines(&text[..top]));
         if purpose.is_some() {
-            let mut out = FileScan { purpose, ..FileScan::default() };
+            let mut out = FileScan {
+                purpose,
+                ..FileScan::default()
+            };
             scan_imports_only(lang, text, &mut out);
             return out;
         }
@@ -117,7 +138,9 @@ pub fn scan_file(name: &str, lang: Lang, text: &str, scan_code: bool, want_names
         Lang::Go if scan_code => go::scan(&mut sc),
         Lang::TypeScript | Lang::JavaScript if scan_code => js::scan(&mut sc),
         Lang::Python | Lang::Hash => sc.out.purpose = line_comment_header(&sc.lines, "#"),
-        Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Slash => sc.out.purpose = slash_header(&sc.lines),
+        Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Slash => {
+            sc.out.purpose = slash_header(&sc.lines)
+        }
         Lang::Dash => sc.out.purpose = line_comment_header(&sc.lines, "--"),
         Lang::Markdown => sc.out.purpose = markdown_header(&sc.lines),
         Lang::Rst => sc.out.purpose = rst_header(&sc.lines),
@@ -125,7 +148,11 @@ pub fn scan_file(name: &str, lang: Lang, text: &str, scan_code: bool, want_names
         Lang::Json if name == "package.json" => {
             sc.out.purpose = serde_json::from_str::<serde_json::Value>(text)
                 .ok()
-                .and_then(|v| v.get("description").and_then(|d| d.as_str()).and_then(clean));
+                .and_then(|v| {
+                    v.get("description")
+                        .and_then(|d| d.as_str())
+                        .and_then(clean)
+                });
         }
         Lang::Json | Lang::Other => {}
     }
@@ -139,9 +166,16 @@ pub fn scan_file(name: &str, lang: Lang, text: &str, scan_code: bool, want_names
 /// leads out of the root is not followed, and what is not a regular file is not read),
 /// wanting at most `budget` signatures.
 pub fn scan_one(root: &Root, rel: &Path, want_names: bool, budget: usize) -> FileScan {
-    let name = rel.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let name = rel
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
     let (_, lang, _) = kind_of(&name);
-    let cap = if is_code(lang) || name == "package.json" { MAX_CODE_BYTES + 1 } else { MAX_TEXT_BYTES };
+    let cap = if is_code(lang) || name == "package.json" {
+        MAX_CODE_BYTES + 1
+    } else {
+        MAX_TEXT_BYTES
+    };
     let text = read_head_text(root, rel, cap).unwrap_or_default();
     let scan_code = is_code(lang) && (text.len() as u64) <= MAX_CODE_BYTES;
     scan_file(&name, lang, &text, scan_code, want_names, budget)
@@ -174,34 +208,83 @@ pub mod tests {
     #[test]
     fn a_wrapped_first_sentence_is_read_whole() {
         let purpose = |name: &str, text: &str| scan(name, text).purpose;
-        let whole = Some("The formats: a manifest and an index, and the results of the tools.".to_string());
+        let whole =
+            Some("The formats: a manifest and an index, and the results of the tools.".to_string());
         assert_eq!(purpose("m.py", "\"\"\"The formats: a manifest and an index,\nand the results of the tools.\n\nMore.\"\"\"\n"), whole);
-        assert_eq!(purpose("m.py", "\"\"\"The manifest and the index,\nand the results of the tools.\n\nMore.\"\"\"\n").as_deref(),
-                   Some("The manifest and the index, and the results of the tools."));
-        assert_eq!(purpose("m.py", "\"\"\"\nA docstring that starts\non its second line.\n\"\"\"\n").as_deref(),
-                   Some("A docstring that starts on its second line."));
+        assert_eq!(
+            purpose(
+                "m.py",
+                "\"\"\"The manifest and the index,\nand the results of the tools.\n\nMore.\"\"\"\n"
+            )
+            .as_deref(),
+            Some("The manifest and the index, and the results of the tools.")
+        );
+        assert_eq!(
+            purpose(
+                "m.py",
+                "\"\"\"\nA docstring that starts\non its second line.\n\"\"\"\n"
+            )
+            .as_deref(),
+            Some("A docstring that starts on its second line.")
+        );
         assert_eq!(purpose("lib.rs", "//! The formats: a manifest and an index, and the results\n//! of the tools.\n//!\n//! More.\n"), whole);
-        assert_eq!(purpose("run.sh", "#!/bin/sh\n# Runs the thing\n# every night.\necho\n").as_deref(), Some("Runs the thing every night."));
-        assert_eq!(purpose("a.ts", "/**\n * Token helpers for the\n * API.\n * @module x\n */\n").as_deref(), Some("Token helpers for the API."));
+        assert_eq!(
+            purpose(
+                "run.sh",
+                "#!/bin/sh\n# Runs the thing\n# every night.\necho\n"
+            )
+            .as_deref(),
+            Some("Runs the thing every night.")
+        );
+        assert_eq!(
+            purpose(
+                "a.ts",
+                "/**\n * Token helpers for the\n * API.\n * @module x\n */\n"
+            )
+            .as_deref(),
+            Some("Token helpers for the API.")
+        );
         assert_eq!(purpose("README.md", "# Tool\n").as_deref(), Some("Tool"));
-        assert_eq!(purpose("NOTES.md", "Notes on a\nlong topic.\n\nNext.\n").as_deref(), Some("Notes on a long topic."));
+        assert_eq!(
+            purpose("NOTES.md", "Notes on a\nlong topic.\n\nNext.\n").as_deref(),
+            Some("Notes on a long topic.")
+        );
         assert_eq!(purpose("m.py", "\"\"\"Concurrency: several processes at\nonce. Afterwards nothing is lost,\nnothing half written.\"\"\"\n").as_deref(),
                    Some("Concurrency: several processes at once."));
         // A paragraph that ends without a full stop stops at the blank line.
-        assert_eq!(purpose("m.py", "\"\"\"Helpers\n\nMore.\"\"\"\n").as_deref(), Some("Helpers"));
+        assert_eq!(
+            purpose("m.py", "\"\"\"Helpers\n\nMore.\"\"\"\n").as_deref(),
+            Some("Helpers")
+        );
         // One sentence over MAX_TEXT is cut after a word.
         let long = format!("\"\"\"{}.\"\"\"\n", "word ".repeat(100).trim_end());
         let cut = purpose("l.py", &long).unwrap();
-        assert!(cut.ends_with("word…") && cut.chars().count() <= MAX_TEXT, "{cut}");
+        assert!(
+            cut.ends_with("word…") && cut.chars().count() <= MAX_TEXT,
+            "{cut}"
+        );
     }
 
     #[test]
     fn headers_of_other_files() {
-        assert_eq!(scan("README.md", "---\nx: 1\n---\n\n# My Tool\n").purpose.as_deref(), Some("My Tool"));
-        assert_eq!(scan("run.sh", "#!/bin/sh\n# Runs the thing.\necho\n").purpose.as_deref(), Some("Runs the thing."));
+        assert_eq!(
+            scan("README.md", "---\nx: 1\n---\n\n# My Tool\n")
+                .purpose
+                .as_deref(),
+            Some("My Tool")
+        );
+        assert_eq!(
+            scan("run.sh", "#!/bin/sh\n# Runs the thing.\necho\n")
+                .purpose
+                .as_deref(),
+            Some("Runs the thing.")
+        );
         assert_eq!(scan("a.yaml", "key: 1\n").purpose, None);
         let long = format!("\"\"\"{}\"\"\"\n", "x".repeat(500));
-        assert_eq!(scan("l.py", &long).purpose.unwrap().chars().count(), MAX_TEXT);
+        assert_eq!(
+            scan("l.py", &long).purpose.unwrap().chars().count(),
+            MAX_TEXT
+        );
     }
 
     #[test]
@@ -228,7 +311,12 @@ pub mod tests {
             let full = scan_file(name, lang, text, true, false, usize::MAX);
             let quick = scan_file(name, lang, text, true, false, 0);
             assert_eq!(imports(&quick), imports(&full), "{}", name);
-            assert_eq!((quick.purpose, quick.tests), (full.purpose, full.tests), "{}", name);
+            assert_eq!(
+                (quick.purpose, quick.tests),
+                (full.purpose, full.tests),
+                "{}",
+                name
+            );
         }
     }
 }

@@ -27,8 +27,18 @@ pub fn scan(sc: &mut Scanner) {
                 let name = ident(t);
                 if name.starts_with(|c: char| c.is_uppercase()) {
                     sc.export(&[name], || {
-                        let rest = t[name.len()..].split_whitespace().next().unwrap_or("").split('{').next().unwrap_or("");
-                        let kw = if kind == "type" { format!("type {} {}", name, rest) } else { format!("{} {}", kind, name) };
+                        let rest = t[name.len()..]
+                            .split_whitespace()
+                            .next()
+                            .unwrap_or("")
+                            .split('{')
+                            .next()
+                            .unwrap_or("");
+                        let kw = if kind == "type" {
+                            format!("type {} {}", name, rest)
+                        } else {
+                            format!("{} {}", kind, name)
+                        };
                         (kw.trim().to_string(), doc_above(&lines, i, "//", false))
                     });
                 }
@@ -44,7 +54,11 @@ pub fn scan(sc: &mut Scanner) {
                 match rest.find(')') {
                     Some(k) => {
                         let inner = &rest[1..k];
-                        let ty = inner.split_whitespace().last().unwrap_or("").trim_start_matches('*');
+                        let ty = inner
+                            .split_whitespace()
+                            .last()
+                            .unwrap_or("")
+                            .trim_start_matches('*');
                         let ty = ty.split('[').next().unwrap_or("");
                         (Some(ty.to_string()), rest[k + 1..].trim_start())
                     }
@@ -83,8 +97,18 @@ pub fn scan(sc: &mut Scanner) {
             let name = ident(rest);
             if name.starts_with(|c: char| c.is_uppercase()) {
                 sc.export(&[name], || {
-                    let what = rest[name.len()..].split_whitespace().next().unwrap_or("").split('{').next().unwrap_or("");
-                    let sig = if kind == "type" { format!("type {} {}", name, what) } else { format!("{} {}", kind, name) };
+                    let what = rest[name.len()..]
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .split('{')
+                        .next()
+                        .unwrap_or("");
+                    let sig = if kind == "type" {
+                        format!("type {} {}", name, what)
+                    } else {
+                        format!("{} {}", kind, name)
+                    };
                     (sig.trim().to_string(), doc_above(&lines, i, "//", false))
                 });
             }
@@ -106,7 +130,15 @@ mod tests {
              type DB struct {\n}\nconst (\n\tMax = 3\n\tmin = 1\n)\n",
         );
         assert_eq!(s.purpose.as_deref(), Some("Package store keeps rows."));
-        assert_eq!(sigs(&s), vec!["Open(path string) (*DB, error)", "DB.Close() error", "type DB struct", "const Max"]);
+        assert_eq!(
+            sigs(&s),
+            vec![
+                "Open(path string) (*DB, error)",
+                "DB.Close() error",
+                "type DB struct",
+                "const Max"
+            ]
+        );
         assert_eq!(s.imports.len(), 2);
     }
 }

@@ -65,7 +65,11 @@ pub const RUST_BUILTIN: &[&str] = &["std", "core", "alloc", "proc_macro", "test"
 /// The imports of a file's lines, in order of appearance.
 pub fn of_lines(g: Grammar, text: &str, lines: &[&str]) -> Vec<Import> {
     let mut out = Vec::new();
-    if !g.keywords().iter().any(|k| memchr::memmem::find(text.as_bytes(), k.as_bytes()).is_some()) {
+    if !g
+        .keywords()
+        .iter()
+        .any(|k| memchr::memmem::find(text.as_bytes(), k.as_bytes()).is_some())
+    {
         return out;
     }
     match g {
@@ -107,7 +111,8 @@ pub fn is_dotted(name: &str) -> bool {
     !name.is_empty()
         && name.split('.').all(|p| {
             let mut cs = p.chars();
-            matches!(cs.next(), Some(c) if c == '_' || c.is_alphabetic()) && cs.all(|c| c == '_' || c.is_alphanumeric())
+            matches!(cs.next(), Some(c) if c == '_' || c.is_alphabetic())
+                && cs.all(|c| c == '_' || c.is_alphanumeric())
         })
 }
 
@@ -123,7 +128,9 @@ fn python_line(t: &str, out: &mut Vec<Import>) {
         }
     } else if let Some(rest) = t.strip_prefix("from ") {
         let mut words = rest.split_whitespace();
-        let (Some(module), Some("import")) = (words.next(), words.next()) else { return };
+        let (Some(module), Some("import")) = (words.next(), words.next()) else {
+            return;
+        };
         let level = module.len() - module.trim_start_matches('.').len();
         let module = &module[level..];
         if !module.is_empty() && !is_dotted(module) {
@@ -132,7 +139,11 @@ fn python_line(t: &str, out: &mut Vec<Import>) {
         let joined = words.collect::<Vec<_>>().join(" ");
         let names: Vec<&str> = joined
             .split(',')
-            .filter_map(|n| n.trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace()).split_whitespace().next())
+            .filter_map(|n| {
+                n.trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace())
+                    .split_whitespace()
+                    .next()
+            })
             .filter(|n| is_dotted(n))
             .take(20)
             .collect();
@@ -140,7 +151,11 @@ fn python_line(t: &str, out: &mut Vec<Import>) {
             out.push(Import::Python(level, module.to_string()));
         }
         for n in names {
-            let full = if module.is_empty() { n.to_string() } else { format!("{module}.{n}") };
+            let full = if module.is_empty() {
+                n.to_string()
+            } else {
+                format!("{module}.{n}")
+            };
             out.push(Import::Python(level, full));
         }
     }
@@ -152,7 +167,11 @@ fn quoted(s: &str, quotes: &[char]) -> Option<String> {
     let q = s.chars().next().filter(|c| quotes.contains(c))?;
     let body = &s[1..];
     let v = &body[..body.find(q)?];
-    if v.is_empty() { None } else { Some(v.to_string()) }
+    if v.is_empty() {
+        None
+    } else {
+        Some(v.to_string())
+    }
 }
 
 fn js_line(line: &str, out: &mut Vec<Import>) {
@@ -164,11 +183,17 @@ fn js_line(line: &str, out: &mut Vec<Import>) {
         return;
     }
     for marker in ["from ", "import ", "require(", "import("] {
-        let quotes: &[char] = if marker.ends_with('(') { &['\'', '"', '`'] } else { &['\'', '"'] };
+        let quotes: &[char] = if marker.ends_with('(') {
+            &['\'', '"', '`']
+        } else {
+            &['\'', '"']
+        };
         let mut search = line;
         while let Some(k) = search.find(marker) {
             // `from` and `import` are words, not the end of another identifier or a property.
-            let before_ok = k == 0 || !search[..k].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.' || c == '$');
+            let before_ok = k == 0
+                || !search[..k]
+                    .ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.' || c == '$');
             let after = search[k + marker.len()..].trim_start();
             if before_ok {
                 if let Some(spec) = quoted(after, quotes) {
@@ -184,7 +209,8 @@ fn js_line(line: &str, out: &mut Vec<Import>) {
 
 fn is_ident(s: &str) -> bool {
     let mut cs = s.chars();
-    matches!(cs.next(), Some(c) if c == '_' || c.is_alphabetic()) && cs.all(|c| c == '_' || c.is_alphanumeric())
+    matches!(cs.next(), Some(c) if c == '_' || c.is_alphabetic())
+        && cs.all(|c| c == '_' || c.is_alphanumeric())
 }
 
 fn rust_line(line: &str, out: &mut Vec<Import>) {
@@ -194,8 +220,18 @@ fn rust_line(line: &str, out: &mut Vec<Import>) {
     } else if let Some(r) = t.strip_prefix("pub ") {
         t = r.trim_start();
     }
-    let Some(rest) = t.strip_prefix("use ").or_else(|| t.strip_prefix("extern crate ")) else { return };
-    let tree = rest.split(';').next().unwrap_or("").trim().trim_start_matches("::");
+    let Some(rest) = t
+        .strip_prefix("use ")
+        .or_else(|| t.strip_prefix("extern crate "))
+    else {
+        return;
+    };
+    let tree = rest
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .trim_start_matches("::");
     use_tree(&[], tree, out);
 }
 
@@ -255,7 +291,9 @@ fn go(lines: &[&str], out: &mut Vec<Import>) {
             }
             continue;
         }
-        let Some(rest) = t.strip_prefix("import") else { continue };
+        let Some(rest) = t.strip_prefix("import") else {
+            continue;
+        };
         if !rest.starts_with([' ', '\t', '(', '"', '`']) {
             continue; // `importer := …`
         }
@@ -296,7 +334,17 @@ mod tests {
                     from . import *\n    import late\nfrom 1bad import y\nimportlib = 1\n";
         assert_eq!(
             of(Grammar::Python, text),
-            [py(0, "os"), py(0, "a.b"), py(2, "pkg.mod"), py(2, "pkg.other"), py(1, "sibling"), py(1, "models.M"), py(0, "x"), py(1, ""), py(0, "late")]
+            [
+                py(0, "os"),
+                py(0, "a.b"),
+                py(2, "pkg.mod"),
+                py(2, "pkg.other"),
+                py(1, "sibling"),
+                py(1, "models.M"),
+                py(0, "x"),
+                py(1, ""),
+                py(0, "late")
+            ]
         );
     }
 
@@ -308,7 +356,16 @@ mod tests {
                     // import x from 'nope'\n/* import y from 'nope' */\nconst reimport = 'x';\nx.from 'no';\nimport e from `not-static`;\n";
         assert_eq!(
             of(Grammar::Js, text),
-            [js("@acme/ui"), js("./types"), js("./side.css"), js("../lib/b"), js("./all"), js("lodash"), js("./d"), js("react")]
+            [
+                js("@acme/ui"),
+                js("./types"),
+                js("./side.css"),
+                js("../lib/b"),
+                js("./all"),
+                js("lodash"),
+                js("./d"),
+                js("react")
+            ]
         );
         // A file that only re-exports has no `import` word.
         assert_eq!(of(Grammar::Js, "export * from './all';\n"), [js("./all")]);
@@ -325,8 +382,19 @@ mod tests {
         assert_eq!(
             of(Grammar::Rust, text),
             [
-                rs("std::fs"), rs("core_types::Thing"), rs("crate::x::y"), rs("super::z"), rs("serde"), rs("foo"), rs("log"),
-                rs("a::b"), rs("a::c::d"), rs("a::c::e"), rs("a"), rs("g"), rs("h")
+                rs("std::fs"),
+                rs("core_types::Thing"),
+                rs("crate::x::y"),
+                rs("super::z"),
+                rs("serde"),
+                rs("foo"),
+                rs("log"),
+                rs("a::b"),
+                rs("a::c::d"),
+                rs("a::c::e"),
+                rs("a"),
+                rs("g"),
+                rs("h")
             ]
         );
     }
@@ -336,6 +404,15 @@ mod tests {
         let go = |s: &str| Import::Go(s.to_string());
         let text = "package main\nimport \"fmt\"\nimport(\n\t\"example.com/m/a\"\n\tdb \"example.com/m/db\"\n\t// \"commented\"\n\t_ `embed`\n)\n\
                     importer := \"x\"\nimport . \"example.com/dot\"\n";
-        assert_eq!(of(Grammar::Go, text), [go("fmt"), go("example.com/m/a"), go("example.com/m/db"), go("embed"), go("example.com/dot")]);
+        assert_eq!(
+            of(Grammar::Go, text),
+            [
+                go("fmt"),
+                go("example.com/m/a"),
+                go("example.com/m/db"),
+                go("embed"),
+                go("example.com/dot")
+            ]
+        );
     }
 }

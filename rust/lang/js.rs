@@ -72,7 +72,11 @@ fn js_export(sc: &mut Scanner, lines: &[&str], i: usize, rest: &str) {
         }
     }
     let doc = || jsdoc_above(lines, i);
-    if let Some(r) = rest.strip_prefix("async ").unwrap_or(rest).strip_prefix("function") {
+    if let Some(r) = rest
+        .strip_prefix("async ")
+        .unwrap_or(rest)
+        .strip_prefix("function")
+    {
         let r = r.trim_start_matches('*').trim_start();
         let name = ident(r);
         if name.is_empty() {
@@ -83,16 +87,33 @@ fn js_export(sc: &mut Scanner, lines: &[&str], i: usize, rest: &str) {
         }
         sc.export(&[name], || {
             let head = header(lines, i, &['{', ';']);
-            let at = head.find(&format!("{}(", name)).or_else(|| head.find(name)).unwrap_or(0);
+            let at = head
+                .find(&format!("{}(", name))
+                .or_else(|| head.find(name))
+                .unwrap_or(0);
             (collapse_ws(&head[at..]), doc())
         });
         return;
     }
-    for kind in ["class", "interface", "type", "enum", "const enum", "namespace", "module"] {
+    for kind in [
+        "class",
+        "interface",
+        "type",
+        "enum",
+        "const enum",
+        "namespace",
+        "module",
+    ] {
         if let Some(r) = rest.strip_prefix(kind).and_then(|r| r.strip_prefix(' ')) {
             let name = ident(r.trim_start());
             if !name.is_empty() {
-                let kind = if kind == "const enum" { "enum" } else if kind == "module" { "namespace" } else { kind };
+                let kind = if kind == "const enum" {
+                    "enum"
+                } else if kind == "module" {
+                    "namespace"
+                } else {
+                    kind
+                };
                 sc.export(&[name], || (format!("{} {}", kind, name), doc()));
             }
             return;
@@ -108,25 +129,28 @@ fn js_export(sc: &mut Scanner, lines: &[&str], i: usize, rest: &str) {
             let value = value.strip_prefix("async ").unwrap_or(value);
             if value.starts_with('(') || value.starts_with("function") {
                 sc.export(&[name], || {
-                let head = header(lines, i, &['{', ';']);
-                let params = head.find('(').map(|k| {
-                    let inner = &head[k..];
-                    let mut depth = 0;
-                    let end = inner
-                        .char_indices()
-                        .find(|&(_, c)| {
-                            if c == '(' {
-                                depth += 1;
-                            } else if c == ')' {
-                                depth -= 1;
-                            }
-                            depth == 0
-                        })
-                        .map(|(e, _)| e + 1)
-                        .unwrap_or(inner.len());
-                    inner[..end].to_string()
-                });
-                (collapse_ws(&format!("{}{}", name, params.unwrap_or_default())), doc())
+                    let head = header(lines, i, &['{', ';']);
+                    let params = head.find('(').map(|k| {
+                        let inner = &head[k..];
+                        let mut depth = 0;
+                        let end = inner
+                            .char_indices()
+                            .find(|&(_, c)| {
+                                if c == '(' {
+                                    depth += 1;
+                                } else if c == ')' {
+                                    depth -= 1;
+                                }
+                                depth == 0
+                            })
+                            .map(|(e, _)| e + 1)
+                            .unwrap_or(inner.len());
+                        inner[..end].to_string()
+                    });
+                    (
+                        collapse_ws(&format!("{}{}", name, params.unwrap_or_default())),
+                        doc(),
+                    )
                 });
             } else {
                 sc.export(&[name], || (format!("const {}", name), doc()));
@@ -163,9 +187,29 @@ mod tests {
              export class Store {}\nexport interface Opts {}\nexport { a as b, c };\n",
         );
         assert_eq!(s.purpose.as_deref(), Some("Token helpers."));
-        assert_eq!(sigs(&s), vec!["verifyToken(token: string): User", "make(a: number)", "class Store", "interface Opts", "b", "c"]);
+        assert_eq!(
+            sigs(&s),
+            vec![
+                "verifyToken(token: string): User",
+                "make(a: number)",
+                "class Store",
+                "interface Opts",
+                "b",
+                "c"
+            ]
+        );
         assert_eq!(s.exports[0].doc.as_deref(), Some("Verify a token."));
-        let specs: Vec<&str> = s.imports.iter().map(|i| if let Import::Js(s) = i { s.as_str() } else { "" }).collect();
+        let specs: Vec<&str> = s
+            .imports
+            .iter()
+            .map(|i| {
+                if let Import::Js(s) = i {
+                    s.as_str()
+                } else {
+                    ""
+                }
+            })
+            .collect();
         assert_eq!(specs, vec!["./util", "react", "../lib/z"]);
     }
 }

@@ -38,11 +38,21 @@ const KINDS: &[(&str, &str, Lang, &str)] = &[
     ("pyi", "Python type stubs", Lang::Python, "python"),
     ("rs", "Rust module", Lang::Rust, "rust"),
     ("ts", "TypeScript module", Lang::TypeScript, "typescript"),
-    ("tsx", "TypeScript React component", Lang::TypeScript, "typescript"),
+    (
+        "tsx",
+        "TypeScript React component",
+        Lang::TypeScript,
+        "typescript",
+    ),
     ("mts", "TypeScript module", Lang::TypeScript, "typescript"),
     ("cts", "TypeScript module", Lang::TypeScript, "typescript"),
     ("js", "JavaScript module", Lang::JavaScript, "javascript"),
-    ("jsx", "JavaScript React component", Lang::JavaScript, "javascript"),
+    (
+        "jsx",
+        "JavaScript React component",
+        Lang::JavaScript,
+        "javascript",
+    ),
     ("mjs", "JavaScript module", Lang::JavaScript, "javascript"),
     ("cjs", "JavaScript module", Lang::JavaScript, "javascript"),
     ("go", "Go source", Lang::Go, "go"),
@@ -128,7 +138,10 @@ pub fn kind_of(name: &str) -> (&'static str, Lang, &'static str) {
 
 /// Whether files of `lang` are read as code (exports and imports), not only for a header.
 pub fn is_code(lang: Lang) -> bool {
-    matches!(lang, Lang::Python | Lang::Rust | Lang::TypeScript | Lang::JavaScript | Lang::Go)
+    matches!(
+        lang,
+        Lang::Python | Lang::Rust | Lang::TypeScript | Lang::JavaScript | Lang::Go
+    )
 }
 
 /// The import grammar of a language, if it has one.
@@ -145,7 +158,9 @@ pub fn grammar(lang: Lang) -> Option<Grammar> {
 /// Whether a file's name says it holds tests, by its language's convention.
 pub fn is_test_name(name: &str, lang: Lang) -> bool {
     match lang {
-        Lang::Python => name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py",
+        Lang::Python => {
+            name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py"
+        }
         Lang::Go => name.ends_with("_test.go"),
         Lang::TypeScript | Lang::JavaScript => name.contains(".test.") || name.contains(".spec."),
         _ => false,
@@ -160,7 +175,11 @@ const TEST_DIRS: &[&str] = &["tests", "test", "__tests__", "spec", "testing"];
 pub fn is_test_path(rel: &str) -> bool {
     let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", rel));
     let stem = name.split('.').next().unwrap_or(name);
-    if name.starts_with("test_") || stem.ends_with("_test") || name.contains(".test.") || name.contains(".spec.") {
+    if name.starts_with("test_")
+        || stem.ends_with("_test")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+    {
         return true;
     }
     dirs.split('/').any(|d| TEST_DIRS.contains(&d))
@@ -173,7 +192,10 @@ pub fn test_names(name: &str, lang: Lang) -> Option<Vec<String>> {
     Some(match lang {
         Lang::Python => vec![format!("test_{}.py", stem), format!("{}_test.py", stem)],
         Lang::Go => vec![format!("{}_test.go", stem)],
-        Lang::TypeScript | Lang::JavaScript => vec![format!("{}.test.{}", stem, ext), format!("{}.spec.{}", stem, ext)],
+        Lang::TypeScript | Lang::JavaScript => vec![
+            format!("{}.test.{}", stem, ext),
+            format!("{}.spec.{}", stem, ext),
+        ],
         _ => return None,
     })
 }
@@ -184,10 +206,25 @@ mod tests {
 
     #[test]
     fn test_paths_by_name_or_directory() {
-        for t in ["tests/a.rs", "pkg/tests/fixtures/x.py", "test_a.py", "a/b_test.go", "web/x.test.ts", "x.spec.js", "src/testing/h.rs", "__tests__/a.js"] {
+        for t in [
+            "tests/a.rs",
+            "pkg/tests/fixtures/x.py",
+            "test_a.py",
+            "a/b_test.go",
+            "web/x.test.ts",
+            "x.spec.js",
+            "src/testing/h.rs",
+            "__tests__/a.js",
+        ] {
             assert!(is_test_path(t), "{t}");
         }
-        for t in ["src/latest.rs", "contest/a.py", "testdata.py", "a/tested.go", "src/spec.rs"] {
+        for t in [
+            "src/latest.rs",
+            "contest/a.py",
+            "testdata.py",
+            "a/tested.go",
+            "src/spec.rs",
+        ] {
             assert!(!is_test_path(t), "{t}");
         }
     }

@@ -69,7 +69,9 @@ pub fn purpose(lines: &[&str]) -> Option<String> {
             continue;
         }
         if let Some((off, d)) = py_string_start(t) {
-            if let Some(doc) = py_string_line(lines, i, line.len() - line.trim_start().len() + off, d) {
+            if let Some(doc) =
+                py_string_line(lines, i, line.len() - line.trim_start().len() + off, d)
+            {
                 return Some(doc);
             }
         }
@@ -93,15 +95,22 @@ pub fn scan(sc: &mut Scanner) {
             i += 1;
             continue;
         }
-        if line.starts_with("def ") || line.starts_with("async def ") || line.starts_with("class ") {
+        if line.starts_with("def ") || line.starts_with("async def ") || line.starts_with("class ")
+        {
             let rest = line.strip_prefix("async ").unwrap_or(line);
-            let rest = rest.strip_prefix("def ").or_else(|| rest.strip_prefix("class ")).unwrap_or(rest);
+            let rest = rest
+                .strip_prefix("def ")
+                .or_else(|| rest.strip_prefix("class "))
+                .unwrap_or(rest);
             let name = ident(rest);
             if !name.is_empty() && !name.starts_with('_') {
                 sc.export(&[name], || {
                     let (head, end) = header_at(&lines, i, &[':']);
                     let head = head.strip_prefix("async ").unwrap_or(&head);
-                    (collapse_ws(head.strip_prefix("def ").unwrap_or(head)), py_docstring_after(&lines, end + 1))
+                    (
+                        collapse_ws(head.strip_prefix("def ").unwrap_or(head)),
+                        py_docstring_after(&lines, end + 1),
+                    )
                 });
             }
         }
@@ -132,7 +141,10 @@ mod tests {
              def _private():\n    pass\n\nclass Engine(Base):\n    def method(self):\n        pass\n\nx = \"\"\"\ndef fake():\n\"\"\"\n",
         );
         assert_eq!(s.purpose.as_deref(), Some("Engine that runs jobs."));
-        assert_eq!(sigs(&s), vec!["run(job, retries=3) -> int", "class Engine(Base)"]);
+        assert_eq!(
+            sigs(&s),
+            vec!["run(job, retries=3) -> int", "class Engine(Base)"]
+        );
         assert_eq!(s.exports[0].doc.as_deref(), Some("Run one job."));
         let imports: Vec<(usize, &str)> = s
             .imports
@@ -142,6 +154,15 @@ mod tests {
                 _ => panic!(),
             })
             .collect();
-        assert_eq!(imports, vec![(0, "os"), (0, "a.b"), (2, "pkg.mod"), (2, "pkg.other"), (1, "sibling")]);
+        assert_eq!(
+            imports,
+            vec![
+                (0, "os"),
+                (0, "a.b"),
+                (2, "pkg.mod"),
+                (2, "pkg.other"),
+                (1, "sibling")
+            ]
+        );
     }
 }

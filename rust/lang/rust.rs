@@ -2,7 +2,10 @@
 //! with the `pub fn`s of `impl` blocks as `Type::method`; whether the file has tests.
 
 use super::extract::Scanner;
-use super::text::{block_comment_line, collapse_ws, comment_lines, doc_above, header, ident, is_boilerplate, paragraph};
+use super::text::{
+    block_comment_line, collapse_ws, comment_lines, doc_above, header, ident, is_boilerplate,
+    paragraph,
+};
 
 /// A Rust module's `//!` doc, else its header comment.
 pub fn purpose(lines: &[&str]) -> Option<String> {
@@ -53,10 +56,17 @@ pub fn scan(sc: &mut Scanner) {
             owner = None;
         }
         let t = line.trim_start();
-        if t.starts_with("use ") || t.starts_with("pub use ") || t.starts_with("pub(crate) use ") || t.starts_with("extern crate ") {
+        if t.starts_with("use ")
+            || t.starts_with("pub use ")
+            || t.starts_with("pub(crate) use ")
+            || t.starts_with("extern crate ")
+        {
             continue;
         }
-        if t.starts_with("#[test]") || t.starts_with("#[tokio::test") || t.starts_with("#[cfg(test)]") {
+        if t.starts_with("#[test]")
+            || t.starts_with("#[tokio::test")
+            || t.starts_with("#[cfg(test)]")
+        {
             sc.out.tests = true;
         }
         let (rest, method_of) = if let Some(r) = line.strip_prefix("pub ") {
@@ -117,11 +127,18 @@ pub fn scan(sc: &mut Scanner) {
                         .unwrap_or(g.len());
                     format!("<{}>", &g[..end])
                 });
-                (format!("{} {}{}", kind, name, generics.unwrap_or_default()), doc())
+                (
+                    format!("{} {}{}", kind, name, generics.unwrap_or_default()),
+                    doc(),
+                )
             }),
             "type" | "const" | "static" => sc.export(&[name], || {
                 let head = header(&lines, i, &[';', '=']);
-                let text = head.split_once(&format!("{} ", kind)).map(|x| x.1).unwrap_or(name).to_string();
+                let text = head
+                    .split_once(&format!("{} ", kind))
+                    .map(|x| x.1)
+                    .unwrap_or(name)
+                    .to_string();
                 (format!("{} {}", kind, collapse_ws(&text)), doc())
             }),
             "mod" if name != "tests" => sc.export(&[name], || (format!("mod {}", name), doc())),
@@ -149,13 +166,23 @@ fn rust_impl_type(line: &str) -> Option<String> {
             }
         }
     }
-    let rest = rest.split('{').next().unwrap_or("").split(" where ").next().unwrap_or("");
+    let rest = rest
+        .split('{')
+        .next()
+        .unwrap_or("")
+        .split(" where ")
+        .next()
+        .unwrap_or("");
     let ty = match rest.split_once(" for ") {
         Some((_, t)) => t,
         None => rest,
     };
     let name = ident(ty.trim().trim_start_matches('&'));
-    if name.is_empty() { None } else { Some(name.to_string()) }
+    if name.is_empty() {
+        None
+    } else {
+        Some(name.to_string())
+    }
 }
 
 #[cfg(test)]
@@ -172,7 +199,15 @@ mod tests {
              pub const MAX: usize = 3;\n#[cfg(test)]\nmod tests {}\n",
         );
         assert_eq!(s.purpose.as_deref(), Some("Parsing of things."));
-        assert_eq!(sigs(&s), vec!["parse<'a>(s: &'a str) -> Result<T, E>", "struct Table<T>", "Table::new() -> Self", "const MAX: usize"]);
+        assert_eq!(
+            sigs(&s),
+            vec![
+                "parse<'a>(s: &'a str) -> Result<T, E>",
+                "struct Table<T>",
+                "Table::new() -> Self",
+                "const MAX: usize"
+            ]
+        );
         assert_eq!(s.exports[0].doc.as_deref(), Some("Parse it."));
         assert_eq!(s.exports[2].doc.as_deref(), Some("Make one."));
         assert!(s.tests);

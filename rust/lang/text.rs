@@ -20,7 +20,10 @@ pub fn clean(s: &str) -> Option<String> {
         Some(space) if space > cut.len() / 2 => &cut[..space],
         _ => &cut[..],
     };
-    Some(format!("{}…", cut.trim_end_matches(|c: char| c.is_whitespace() || ",;:".contains(c))))
+    Some(format!(
+        "{}…",
+        cut.trim_end_matches(|c: char| c.is_whitespace() || ",;:".contains(c))
+    ))
 }
 
 /// The first line of a paragraph (its lines given without comment markers), joined with the
@@ -65,9 +68,29 @@ pub fn is_boilerplate(s: &str) -> bool {
     }
     let l = t.to_ascii_lowercase();
     const NOISE: &[&str] = &[
-        "copyright", "license", "licence", "spdx-", "all rights reserved", "-*-", "eslint-", "@ts-",
-        "prettier-ignore", "noqa", "type: ignore", "pylint:", "mypy:", "ruff:", "go:build", "+build",
-        "vim:", "@flow", "jshint", "istanbul ignore", "biome-ignore", "clippy::", "rustfmt::",
+        "copyright",
+        "license",
+        "licence",
+        "spdx-",
+        "all rights reserved",
+        "-*-",
+        "eslint-",
+        "@ts-",
+        "prettier-ignore",
+        "noqa",
+        "type: ignore",
+        "pylint:",
+        "mypy:",
+        "ruff:",
+        "go:build",
+        "+build",
+        "vim:",
+        "@flow",
+        "jshint",
+        "istanbul ignore",
+        "biome-ignore",
+        "clippy::",
+        "rustfmt::",
     ];
     NOISE.iter().any(|n| l.contains(n)) || l.starts_with("!/") || l.starts_with("#!")
 }
@@ -95,7 +118,10 @@ pub fn collapse_ws(s: &str) -> String {
 
 pub fn ident(s: &str) -> &str {
     let b = s.as_bytes();
-    let ascii = b.iter().position(|&c| !(c.is_ascii_alphanumeric() || c == b'_' || c == b'$')).unwrap_or(b.len());
+    let ascii = b
+        .iter()
+        .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_' || c == b'$'))
+        .unwrap_or(b.len());
     if ascii == b.len() || b[ascii] < 0x80 {
         return &s[..ascii];
     }
@@ -178,20 +204,41 @@ pub fn doc_above(lines: &[&str], i: usize, prefix: &str, skip_attrs: bool) -> Op
 
 /// The comment lines from line `i` on that start with `mark`, without it (and without more
 /// of its first character, as in `##` or `///`): the rest of a comment paragraph.
-pub fn comment_lines<'a>(lines: &'a [&'a str], i: usize, mark: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+pub fn comment_lines<'a>(
+    lines: &'a [&'a str],
+    i: usize,
+    mark: &'a str,
+) -> impl Iterator<Item = &'a str> + 'a {
     let more = mark.chars().next().unwrap_or('#');
-    lines[i..].iter().map_while(move |l| l.trim().strip_prefix(mark).map(|r| r.trim_start_matches(more)))
+    lines[i..].iter().map_while(move |l| {
+        l.trim()
+            .strip_prefix(mark)
+            .map(|r| r.trim_start_matches(more))
+    })
 }
 
 /// The first sentence of a `/* … */` block (given with its delimiters).
 pub fn block_comment_line(block: &[&str]) -> Option<String> {
     let text = |line: &str| {
-        let t = line.trim().trim_start_matches("/**").trim_start_matches("/*!").trim_start_matches("/*");
-        t.trim_end_matches("*/").trim_start_matches('*').trim().to_string()
+        let t = line
+            .trim()
+            .trim_start_matches("/**")
+            .trim_start_matches("/*!")
+            .trim_start_matches("/*");
+        t.trim_end_matches("*/")
+            .trim_start_matches('*')
+            .trim()
+            .to_string()
     };
     for (k, line) in block.iter().enumerate() {
         let mut t = text(line);
-        for tag in ["@fileoverview", "@file", "@overview", "@description", "@summary"] {
+        for tag in [
+            "@fileoverview",
+            "@file",
+            "@overview",
+            "@description",
+            "@summary",
+        ] {
             if let Some(rest) = t.strip_prefix(tag) {
                 t = rest.trim().to_string();
             }
@@ -199,7 +246,11 @@ pub fn block_comment_line(block: &[&str]) -> Option<String> {
         if t.starts_with('@') || t.is_empty() || is_boilerplate(&t) {
             continue;
         }
-        let rest: Vec<String> = block[k + 1..].iter().map(|l| text(l)).take_while(|r| !r.starts_with('@')).collect();
+        let rest: Vec<String> = block[k + 1..]
+            .iter()
+            .map(|l| text(l))
+            .take_while(|r| !r.starts_with('@'))
+            .collect();
         return paragraph(std::iter::once(t.as_str()).chain(rest.iter().map(String::as_str)));
     }
     None
@@ -230,7 +281,8 @@ pub fn slash_header(lines: &[&str]) -> Option<String> {
     let mut i = 0;
     while i < lines.len() && i < 80 {
         let t = lines[i].trim();
-        if t.is_empty() || t.starts_with("#!") || t.starts_with("'use ") || t.starts_with("\"use ") {
+        if t.is_empty() || t.starts_with("#!") || t.starts_with("'use ") || t.starts_with("\"use ")
+        {
             i += 1;
             continue;
         }
@@ -275,11 +327,21 @@ pub fn markdown_header(lines: &[&str]) -> Option<String> {
             fence = !fence;
             continue;
         }
-        if fence || t.is_empty() || t.starts_with('<') || t.starts_with("[!") || t.starts_with("![") || t.starts_with("[![") {
+        if fence
+            || t.is_empty()
+            || t.starts_with('<')
+            || t.starts_with("[!")
+            || t.starts_with("![")
+            || t.starts_with("[![")
+        {
             continue;
         }
         if t.starts_with('#') {
-            let t = t.trim_start_matches('#').trim().trim_end_matches('#').trim();
+            let t = t
+                .trim_start_matches('#')
+                .trim()
+                .trim_end_matches('#')
+                .trim();
             if !t.is_empty() && !is_boilerplate(t) {
                 return clean(t); // a heading is whole on its line
             }

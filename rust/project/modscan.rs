@@ -6,8 +6,8 @@
 //! them); source files are then read in parallel, at most `HEAD_BYTES` each,
 //! since imports sit at the top. Results come back per module, never per file.
 
-use crate::tree::ignore::{self as ignore_rules, Tree};
 use crate::lang::imports::{self, Grammar, Import};
+use crate::tree::ignore::{self as ignore_rules, Tree};
 use crate::tree::walk::SKIP_DIRS;
 use ignore::WalkState;
 use rayon::prelude::*;
@@ -31,16 +31,43 @@ const CODE_EXTENSIONS: &[&str] = &[
 
 /// Entry points, best first; found at most `ENTRY_DEPTH` directories below the module.
 const ENTRY_NAMES: &[&str] = &[
-    "__main__.py", "main.py", "cli.py", "app.py", "server.py", "manage.py", "main.rs", "lib.rs",
-    "main.go", "index.ts", "index.tsx", "index.js", "index.mjs", "main.ts", "main.js", "server.ts",
-    "server.js", "app.ts", "app.js", "__init__.py",
+    "__main__.py",
+    "main.py",
+    "cli.py",
+    "app.py",
+    "server.py",
+    "manage.py",
+    "main.rs",
+    "lib.rs",
+    "main.go",
+    "index.ts",
+    "index.tsx",
+    "index.js",
+    "index.mjs",
+    "main.ts",
+    "main.js",
+    "server.ts",
+    "server.js",
+    "app.ts",
+    "app.js",
+    "__init__.py",
 ];
 const ENTRY_DEPTH: usize = 2;
 
 /// Configuration, best first; found at the module's top or one level below.
 const CONFIG_NAMES: &[&str] = &[
-    "pyproject.toml", "Cargo.toml", "package.json", "go.mod", "setup.py", "setup.cfg",
-    "tsconfig.json", "settings.py", "config.py", "config.ts", "config.js", "Dockerfile",
+    "pyproject.toml",
+    "Cargo.toml",
+    "package.json",
+    "go.mod",
+    "setup.py",
+    "setup.cfg",
+    "tsconfig.json",
+    "settings.py",
+    "config.py",
+    "config.ts",
+    "config.js",
+    "Dockerfile",
 ];
 
 #[derive(Debug, Default, PartialEq)]
@@ -57,7 +84,7 @@ pub struct ModuleScan {
 }
 
 struct FileInfo {
-    rel: String, // relative to the repository root, with `/`
+    rel: String,  // relative to the repository root, with `/`
     depth: usize, // directories between the module and the file
     name: String,
     size: u64,
@@ -82,32 +109,63 @@ fn rank(names: &[&str], name: &str) -> usize {
 fn is_config(f: &FileInfo) -> bool {
     f.depth <= 1
         && (CONFIG_NAMES.contains(&f.name.as_str())
-            || (f.depth == 0 && [".config.js", ".config.ts", ".config.mjs", ".config.cjs"].iter().any(|s| f.name.ends_with(s))))
+            || (f.depth == 0
+                && [".config.js", ".config.ts", ".config.mjs", ".config.cjs"]
+                    .iter()
+                    .any(|s| f.name.ends_with(s))))
 }
 
 fn is_entry(f: &FileInfo) -> bool {
-    ENTRY_NAMES.contains(&f.name.as_str()) && (f.depth <= ENTRY_DEPTH || (f.name == "main.go" && f.depth <= 3))
+    ENTRY_NAMES.contains(&f.name.as_str())
+        && (f.depth <= ENTRY_DEPTH || (f.name == "main.go" && f.depth <= 3))
 }
 
-fn pick(mut cands: Vec<&FileInfo>, max: usize, role: &'static str, out: &mut Vec<(String, &'static str)>) {
+fn pick(
+    mut cands: Vec<&FileInfo>,
+    max: usize,
+    role: &'static str,
+    out: &mut Vec<(String, &'static str)>,
+) {
     cands.retain(|f| !out.iter().any(|(p, _)| *p == f.rel));
     out.extend(cands.into_iter().take(max).map(|f| (f.rel.clone(), role)));
 }
 
 fn key_files(files: &[FileInfo]) -> Vec<(String, &'static str)> {
     let mut out = Vec::new();
-    let mut entries: Vec<&FileInfo> = files.iter().filter(|f| is_entry(f) && !is_test(f)).collect();
-    entries.sort_by(|a, b| (a.depth, rank(ENTRY_NAMES, &a.name), &a.rel).cmp(&(b.depth, rank(ENTRY_NAMES, &b.name), &b.rel)));
+    let mut entries: Vec<&FileInfo> = files
+        .iter()
+        .filter(|f| is_entry(f) && !is_test(f))
+        .collect();
+    entries.sort_by(|a, b| {
+        (a.depth, rank(ENTRY_NAMES, &a.name), &a.rel).cmp(&(
+            b.depth,
+            rank(ENTRY_NAMES, &b.name),
+            &b.rel,
+        ))
+    });
     pick(entries, MAX_ENTRY, "entry", &mut out);
     let mut configs: Vec<&FileInfo> = files.iter().filter(|f| is_config(f)).collect();
-    configs.sort_by(|a, b| (a.depth, rank(CONFIG_NAMES, &a.name), &a.rel).cmp(&(b.depth, rank(CONFIG_NAMES, &b.name), &b.rel)));
+    configs.sort_by(|a, b| {
+        (a.depth, rank(CONFIG_NAMES, &a.name), &a.rel).cmp(&(
+            b.depth,
+            rank(CONFIG_NAMES, &b.name),
+            &b.rel,
+        ))
+    });
     pick(configs, MAX_CONFIG, "config", &mut out);
     // The largest sources carry most of a module's logic; ties go to the smaller path.
-    let by_size = |a: &&FileInfo, b: &&FileInfo| b.size.cmp(&a.size).then_with(|| a.rel.cmp(&b.rel));
-    let mut core: Vec<&FileInfo> = files.iter().filter(|f| is_code(&f.name) && !is_test(f)).collect();
+    let by_size =
+        |a: &&FileInfo, b: &&FileInfo| b.size.cmp(&a.size).then_with(|| a.rel.cmp(&b.rel));
+    let mut core: Vec<&FileInfo> = files
+        .iter()
+        .filter(|f| is_code(&f.name) && !is_test(f))
+        .collect();
     core.sort_by(by_size);
     pick(core, MAX_CORE, "core", &mut out);
-    let mut tests: Vec<&FileInfo> = files.iter().filter(|f| is_code(&f.name) && is_test(f)).collect();
+    let mut tests: Vec<&FileInfo> = files
+        .iter()
+        .filter(|f| is_code(&f.name) && is_test(f))
+        .collect();
     tests.sort_by(by_size);
     pick(tests, MAX_TEST, "test", &mut out);
     out
@@ -133,14 +191,20 @@ fn parent(rel: &str) -> &str {
 }
 
 fn join(dir: &str, rest: &str) -> String {
-    if dir.is_empty() { rest.to_string() } else { format!("{dir}/{rest}") }
+    if dir.is_empty() {
+        rest.to_string()
+    } else {
+        format!("{dir}/{rest}")
+    }
 }
 
 /// Import specifiers of one file's head, read by the shared grammar (crate::lang::imports):
 /// "py:a.b", "js:spec", "rs:crate", "go:path", or "path:dir/x" for a relative import,
 /// resolved against the file's directory. Paths inside the same crate are left out.
 pub fn imports_of(rel: &str, text: &str) -> Vec<String> {
-    let Some(g) = Grammar::of_extension(extension(rel)) else { return Vec::new() };
+    let Some(g) = Grammar::of_extension(extension(rel)) else {
+        return Vec::new();
+    };
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     for import in imports::of_lines(g, text, &lines) {
@@ -156,7 +220,8 @@ pub fn imports_of(rel: &str, text: &str) -> Vec<String> {
                 }
             }
             Import::Js(spec) => {
-                if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
+                if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".."
+                {
                     if let Some(p) = normalize(&join(parent(rel), &spec)) {
                         out.push(format!("path:{p}"));
                     }
@@ -166,7 +231,9 @@ pub fn imports_of(rel: &str, text: &str) -> Vec<String> {
             }
             Import::Rust(segs) => {
                 let first = segs[0].as_str();
-                if !matches!(first, "crate" | "self" | "super") && !imports::RUST_BUILTIN.contains(&first) {
+                if !matches!(first, "crate" | "self" | "super")
+                    && !imports::RUST_BUILTIN.contains(&first)
+                {
                     out.push(format!("rs:{first}"));
                 }
             }
@@ -178,7 +245,11 @@ pub fn imports_of(rel: &str, text: &str) -> Vec<String> {
 
 fn read_head(path: &Path) -> Option<String> {
     let mut buf = Vec::new();
-    File::open(path).ok()?.take(HEAD_BYTES).read_to_end(&mut buf).ok()?;
+    File::open(path)
+        .ok()?
+        .take(HEAD_BYTES)
+        .read_to_end(&mut buf)
+        .ok()?;
     Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
@@ -204,8 +275,17 @@ impl Drop for Collector<'_> {
     }
 }
 
-fn list_files(root: &Path, dir: &str, others: Arc<Vec<PathBuf>>, rules: Arc<Tree>) -> Vec<FileInfo> {
-    let abs = if dir.is_empty() { root.to_path_buf() } else { root.join(dir) };
+fn list_files(
+    root: &Path,
+    dir: &str,
+    others: Arc<Vec<PathBuf>>,
+    rules: Arc<Tree>,
+) -> Vec<FileInfo> {
+    let abs = if dir.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(dir)
+    };
     // The ignore rules come from `rules`, shared by every module's walk: each file read once.
     let walker = ignore_rules::lister(&abs)
         .filter_entry(move |e| {
@@ -214,20 +294,28 @@ fn list_files(root: &Path, dir: &str, others: Arc<Vec<PathBuf>>, rules: Arc<Tree
                 return true;
             }
             let name = e.file_name().to_string_lossy();
-            let kept = !is_dir || (!SKIP_DIRS.contains(&name.as_ref()) && !others.iter().any(|o| o == e.path()));
+            let kept = !is_dir
+                || (!SKIP_DIRS.contains(&name.as_ref()) && !others.iter().any(|o| o == e.path()));
             kept && !rules.ignores(e.path(), is_dir)
         })
         .build_parallel();
     let found = Mutex::new(Vec::new());
     walker.run(|| {
         let abs = &abs;
-        let mut collector = Collector { items: Vec::new(), out: &found };
+        let mut collector = Collector {
+            items: Vec::new(),
+            out: &found,
+        };
         Box::new(move |entry| {
-            let Ok(entry) = entry else { return WalkState::Continue };
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return WalkState::Continue;
             }
-            let Ok(inner) = entry.path().strip_prefix(abs) else { return WalkState::Continue };
+            let Ok(inner) = entry.path().strip_prefix(abs) else {
+                return WalkState::Continue;
+            };
             let inner = inner.to_string_lossy().replace('\\', "/");
             collector.items.push(FileInfo {
                 rel: join(dir, &inner),
@@ -245,7 +333,10 @@ fn list_files(root: &Path, dir: &str, others: Arc<Vec<PathBuf>>, rules: Arc<Tree
 
 /// Scan each module directory (repository-relative, "" for the root).
 pub fn scan_modules(root: &Path, dirs: &[String]) -> Vec<ModuleScan> {
-    let dirs: Vec<String> = dirs.iter().map(|d| normalize(d).unwrap_or_default()).collect();
+    let dirs: Vec<String> = dirs
+        .iter()
+        .map(|d| normalize(d).unwrap_or_default())
+        .collect();
     let rules = Arc::new(Tree::new(root));
     dirs.par_iter()
         .enumerate()
@@ -255,7 +346,9 @@ pub fn scan_modules(root: &Path, dirs: &[String]) -> Vec<ModuleScan> {
             let others: Vec<PathBuf> = dirs
                 .iter()
                 .enumerate()
-                .filter(|(j, d)| *j != i && d.len() > dir.len() && owner(std::slice::from_ref(dir), d).is_some())
+                .filter(|(j, d)| {
+                    *j != i && d.len() > dir.len() && owner(std::slice::from_ref(dir), d).is_some()
+                })
                 .map(|(_, d)| root.join(d))
                 .collect();
             let files = list_files(root, dir, Arc::new(others), rules.clone());
@@ -263,18 +356,29 @@ pub fn scan_modules(root: &Path, dirs: &[String]) -> Vec<ModuleScan> {
             let found: BTreeSet<String> = files
                 .par_iter()
                 .filter(|f| is_code(&f.name))
-                .flat_map_iter(|f| read_head(&root.join(&f.rel)).map(|t| imports_of(&f.rel, &t)).unwrap_or_default())
+                .flat_map_iter(|f| {
+                    read_head(&root.join(&f.rel))
+                        .map(|t| imports_of(&f.rel, &t))
+                        .unwrap_or_default()
+                })
                 .collect();
             let imports = found
                 .into_iter()
                 .filter_map(|s| match s.strip_prefix("path:") {
-                    Some(p) => owner(&dirs, p).filter(|&m| m != i).map(|m| format!("mod:{m}")),
+                    Some(p) => owner(&dirs, p)
+                        .filter(|&m| m != i)
+                        .map(|m| format!("mod:{m}")),
                     None => Some(s),
                 })
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .collect();
-            ModuleScan { code_files, key_files: key_files(&files), imports, ignored }
+            ModuleScan {
+                code_files,
+                key_files: key_files(&files),
+                imports,
+                ignored,
+            }
         })
         .collect()
 }
@@ -293,7 +397,14 @@ mod tests {
         assert_eq!(
             got,
             // `from a import b` may name a submodule: the longest known prefix is kept by the caller.
-            ["py:os", "py:app.users", "py:app.billing.x", "path:src/app/users/y", "path:src/app/auth/z", "path:src/app/auth/models/M"]
+            [
+                "py:os",
+                "py:app.users",
+                "py:app.billing.x",
+                "path:src/app/users/y",
+                "path:src/app/auth/z",
+                "path:src/app/auth/models/M"
+            ]
         );
     }
 
@@ -302,7 +413,14 @@ mod tests {
         let text = "import a from '@acme/ui';\nimport './side.css'\nexport { b } from \"../lib/b\";\nconst c = require('lodash');\nconst d = await import(`./d`);\n} from 'react';\n// import x from 'nope'\nconst reimport = 1;\n";
         assert_eq!(
             imports_of("packages/web/src/index.ts", text),
-            ["js:@acme/ui", "path:packages/web/src/side.css", "path:packages/web/lib/b", "js:lodash", "path:packages/web/src/d", "js:react"]
+            [
+                "js:@acme/ui",
+                "path:packages/web/src/side.css",
+                "path:packages/web/lib/b",
+                "js:lodash",
+                "path:packages/web/src/d",
+                "js:react"
+            ]
         );
     }
 
@@ -320,7 +438,10 @@ mod tests {
 
     #[test]
     fn relative_paths_never_climb_above_the_root() {
-        assert_eq!(imports_of("a.js", "import x from '../../out'"), Vec::<String>::new());
+        assert_eq!(
+            imports_of("a.js", "import x from '../../out'"),
+            Vec::<String>::new()
+        );
         assert_eq!(normalize("a/./b/../c"), Some("a/c".into()));
     }
 
@@ -358,4 +479,3 @@ mod tests {
         assert!(scans[2].ignored && !app.ignored);
     }
 }
-

@@ -25,7 +25,11 @@ fn quoted(s: &str) -> Option<String> {
     let rest = &s[start + 1..];
     let end = rest.find(q)?;
     let v = &rest[..end];
-    if v.is_empty() { None } else { Some(v.to_string()) }
+    if v.is_empty() {
+        None
+    } else {
+        Some(v.to_string())
+    }
 }
 
 /// What is known of the whole tree before any scope is read: which directories exist,
@@ -119,10 +123,16 @@ fn cargo_package_name(text: &str) -> Option<String> {
 fn head_lines(root: &Root, rel: &Path, cap: u64) -> Option<String> {
     let mut buf = root.read_head(rel, cap + 1).ok()?;
     if buf.len() as u64 > cap {
-        let keep = buf[..cap as usize].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let keep = buf[..cap as usize]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
         buf.truncate(keep);
     }
-    Some(String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Some(
+        String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
 }
 
 /// The package name of a package.json (as Python's reader: a string, stripped, not blank).
@@ -143,15 +153,22 @@ fn dir_info(root: &Path, confined: Option<&Root>, dir: &str, budget: &Budget) ->
         gitignore: None,
         languages: HashMap::new(),
     };
-    let Some(confined) = confined else { return info };
+    let Some(confined) = confined else {
+        return info;
+    };
     let abs = root.join(dir);
-    let Ok(entries) = confined.list(Path::new(dir)) else { return info };
+    let Ok(entries) = confined.list(Path::new(dir)) else {
+        return info;
+    };
     for (name, kind) in entries {
         let name = name.to_string_lossy();
         let rel = PathBuf::from(child_scope(dir, &name));
         // A manifest may be a link to one (followed only inside the root, as Python's reader
         // does); every other name counts only as a regular file.
-        let manifest = matches!(name.as_ref(), "pyproject.toml" | "setup.py" | "setup.cfg" | "package.json" | "Cargo.toml" | "go.mod");
+        let manifest = matches!(
+            name.as_ref(),
+            "pyproject.toml" | "setup.py" | "setup.cfg" | "package.json" | "Cargo.toml" | "go.mod"
+        );
         match kind {
             Kind::File => {}
             Kind::Link if manifest => {}
@@ -159,15 +176,24 @@ fn dir_info(root: &Path, confined: Option<&Root>, dir: &str, budget: &Budget) ->
         }
         match name.as_ref() {
             "pyproject.toml" | "setup.py" | "setup.cfg" => {
-                info.py_project |= kind == Kind::File || confined.stat(&rel, true).is_ok_and(|m| m.is_some_and(|m| m.is_file()));
+                info.py_project |= kind == Kind::File
+                    || confined
+                        .stat(&rel, true)
+                        .is_ok_and(|m| m.is_some_and(|m| m.is_file()));
             }
-            ".gitignore" => info.gitignore = ignore::from_file(&abs, &abs.join(".gitignore"), budget),
+            ".gitignore" => {
+                info.gitignore = ignore::from_file(&abs, &abs.join(".gitignore"), budget)
+            }
             "package.json" => info.package_name = package_json_name(confined, &rel),
             "Cargo.toml" => {
                 // Read as absent when it cannot be read; a crate without a name is still a crate.
-                info.crate_name = read_head_text(confined, &rel, MAX_TEXT_BYTES * 4).map(|t| cargo_package_name(&t).unwrap_or_default());
+                info.crate_name = read_head_text(confined, &rel, MAX_TEXT_BYTES * 4)
+                    .map(|t| cargo_package_name(&t).unwrap_or_default());
             }
-            "go.mod" => info.go_module = head_lines(confined, &rel, MAX_TEXT_BYTES).and_then(|t| gomod::module_path(&t)),
+            "go.mod" => {
+                info.go_module =
+                    head_lines(confined, &rel, MAX_TEXT_BYTES).and_then(|t| gomod::module_path(&t))
+            }
             _ => {}
         }
         if kind != Kind::File || name.starts_with('.') || !is_source_file(&name) {
@@ -185,13 +211,28 @@ fn dir_info(root: &Path, confined: Option<&Root>, dir: &str, budget: &Budget) ->
 }
 
 impl Index {
-    pub fn build(root: &Path, dirs: Vec<String>, extra_ignore: &[String], manifests: Vec<String>) -> Index {
+    pub fn build(
+        root: &Path,
+        dirs: Vec<String>,
+        extra_ignore: &[String],
+        manifests: Vec<String>,
+    ) -> Index {
         let budget = Budget::new();
         let RootRules { priority, exclude } = ignore::root_rules(root, extra_ignore, &budget);
         let confined = Root::open(root).ok();
-        let mut infos: Vec<DirInfo> = dirs.par_iter().map(|d| dir_info(root, confined.as_ref(), d, &budget)).collect();
-        let nested = infos.iter_mut().filter_map(|i| i.gitignore.take().map(|g| (i.dir.clone(), g))).collect();
-        let rules = Rules { priority, nested, exclude };
+        let mut infos: Vec<DirInfo> = dirs
+            .par_iter()
+            .map(|d| dir_info(root, confined.as_ref(), d, &budget))
+            .collect();
+        let nested = infos
+            .iter_mut()
+            .filter_map(|i| i.gitignore.take().map(|g| (i.dir.clone(), g)))
+            .collect();
+        let rules = Rules {
+            priority,
+            nested,
+            exclude,
+        };
         let dir_set: HashSet<String> = dirs.into_iter().collect();
         let mut languages: HashMap<&str, u64> = HashMap::new();
         let mut py_roots: HashSet<String> = HashSet::from([".".to_string()]);
@@ -232,7 +273,11 @@ impl Index {
             let mut anc = parent(&info.dir);
             while let Some(a) = anc {
                 if py_roots.contains(&a) {
-                    let rel = if a == "." { info.dir.as_str() } else { &info.dir[a.len() + 1..] };
+                    let rel = if a == "." {
+                        info.dir.as_str()
+                    } else {
+                        &info.dir[a.len() + 1..]
+                    };
                     let dotted = rel.replace('/', ".");
                     if imports::is_dotted(&dotted) {
                         py_modules.entry(dotted).or_default().push(info.dir.clone());
@@ -241,7 +286,10 @@ impl Index {
                 anc = parent(&a);
             }
         }
-        let mut languages: Vec<(String, u64)> = languages.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let mut languages: Vec<(String, u64)> = languages
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
         languages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         Index {
             root: root.to_path_buf(),
@@ -280,10 +328,19 @@ impl Index {
     }
 
     /// An import seen in `file` of `dir`: Some(Ok(internal dir)) or Some(Err((ecosystem, package))).
-    fn resolve(&self, dir: &str, file: &str, import: &Import) -> Option<Result<String, (&'static str, String)>> {
+    fn resolve(
+        &self,
+        dir: &str,
+        file: &str,
+        import: &Import,
+    ) -> Option<Result<String, (&'static str, String)>> {
         match import {
             Import::Python(level, module) => {
-                let segs: Vec<&str> = if module.is_empty() { vec![] } else { module.split('.').collect() };
+                let segs: Vec<&str> = if module.is_empty() {
+                    vec![]
+                } else {
+                    module.split('.').collect()
+                };
                 if *level > 0 {
                     let mut base = dir.to_string();
                     for _ in 1..*level {
@@ -299,14 +356,19 @@ impl Index {
                 segs.first().map(|s| Err(("python", s.to_string())))
             }
             Import::Js(spec) => {
-                if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
+                if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".."
+                {
                     let target = normalize(dir, spec)?;
                     if self.dirs.contains(&target) {
                         return Some(Ok(target));
                     }
                     return parent(&target).map(Ok);
                 }
-                if spec.starts_with('/') || spec.contains(':') || spec.starts_with('#') || spec.starts_with('~') {
+                if spec.starts_with('/')
+                    || spec.contains(':')
+                    || spec.starts_with('#')
+                    || spec.starts_with('~')
+                {
                     return None;
                 }
                 let mut parts = spec.splitn(3, '/');
@@ -335,7 +397,11 @@ impl Index {
                     }
                     "self" => Some(Ok(self.longest_dir(dir, &rest))),
                     "super" => {
-                        let mut base = if at_root { parent(dir)? } else { dir.to_string() };
+                        let mut base = if at_root {
+                            parent(dir)?
+                        } else {
+                            dir.to_string()
+                        };
                         let mut rest = rest.as_slice();
                         while rest.first() == Some(&"super") {
                             base = parent(&base)?;
@@ -355,7 +421,10 @@ impl Index {
                     if path == module {
                         return Some(Ok(mdir.clone()));
                     }
-                    if let Some(rest) = path.strip_prefix(module.as_str()).and_then(|r| r.strip_prefix('/')) {
+                    if let Some(rest) = path
+                        .strip_prefix(module.as_str())
+                        .and_then(|r| r.strip_prefix('/'))
+                    {
                         let segs: Vec<&str> = rest.split('/').collect();
                         return Some(Ok(self.longest_dir(mdir, &segs)));
                     }
@@ -381,17 +450,31 @@ impl Index {
             .par_iter()
             .map(|(scope, names)| {
                 let all = self.list_files(scope);
-                let found: HashSet<String> = self.sources(scope, &all).flat_map(|n| self.scan(scope, n, true, 0).names).collect();
-                names.iter().filter(|n| !found.contains(*n)).cloned().collect()
+                let found: HashSet<String> = self
+                    .sources(scope, &all)
+                    .flat_map(|n| self.scan(scope, n, true, 0).names)
+                    .collect();
+                names
+                    .iter()
+                    .filter(|n| !found.contains(*n))
+                    .cloned()
+                    .collect()
             })
             .collect()
     }
 
     /// The regular files of a directory (links are not listed), sorted.
     fn list_files(&self, dir: &str) -> Vec<String> {
-        let listed = self.confined.as_ref().and_then(|r| r.list(Path::new(dir)).ok()).unwrap_or_default();
-        let mut names: Vec<String> =
-            listed.into_iter().filter(|(_, k)| *k == Kind::File).map(|(n, _)| n.to_string_lossy().into_owned()).collect();
+        let listed = self
+            .confined
+            .as_ref()
+            .and_then(|r| r.list(Path::new(dir)).ok())
+            .unwrap_or_default();
+        let mut names: Vec<String> = listed
+            .into_iter()
+            .filter(|(_, k)| *k == Kind::File)
+            .map(|(n, _)| n.to_string_lossy().into_owned())
+            .collect();
         names.sort();
         names
     }
@@ -399,16 +482,27 @@ impl Index {
     /// What one file of a scope says, read through the confined layer.
     fn scan(&self, scope: &str, name: &str, want_names: bool, budget: usize) -> FileScan {
         match &self.confined {
-            Some(root) => scan_one(root, Path::new(&child_scope(scope, name)), want_names, budget),
+            Some(root) => scan_one(
+                root,
+                Path::new(&child_scope(scope, name)),
+                want_names,
+                budget,
+            ),
             None => FileScan::default(),
         }
     }
 
     /// The files of a scope's listing that a context file describes: not hidden, counted
     /// as source by the walk, not ignored.
-    fn sources<'b>(&'b self, scope: &'b str, all: &'b [String]) -> impl Iterator<Item = &'b String> {
+    fn sources<'b>(
+        &'b self,
+        scope: &'b str,
+        all: &'b [String],
+    ) -> impl Iterator<Item = &'b String> {
         let abs = self.root.join(scope);
-        all.iter().filter(move |n| !n.starts_with('.') && is_source_file(n) && !self.rules.ignores(scope, &abs.join(n)))
+        all.iter().filter(move |n| {
+            !n.starts_with('.') && is_source_file(n) && !self.rules.ignores(scope, &abs.join(n))
+        })
     }
 
     /// For each scope, the names of the files its context file lists.
@@ -430,8 +524,15 @@ impl Index {
             .filter(|d| self.dirs.contains(&child_scope(scope, d)))
             .map(|d| (d, self.list_files(&child_scope(scope, d))))
             .collect();
-        let manifests = all.iter().filter(|n| self.manifests.contains(n.as_str())).cloned().collect();
-        let mut facts = ScopeFacts { manifests, ..ScopeFacts::default() };
+        let manifests = all
+            .iter()
+            .filter(|n| self.manifests.contains(n.as_str()))
+            .cloned()
+            .collect();
+        let mut facts = ScopeFacts {
+            manifests,
+            ..ScopeFacts::default()
+        };
         let mut internal = BTreeSet::new();
         let mut external = BTreeSet::new();
         let mut tests = BTreeSet::new();
@@ -464,42 +565,77 @@ impl Index {
                 if scan.first.is_empty() {
                     label.to_string()
                 } else {
-                    let more = if scan.count > scan.first.len() { ", …" } else { "" };
+                    let more = if scan.count > scan.first.len() {
+                        ", …"
+                    } else {
+                        ""
+                    };
                     format!("{} defining {}{}", label, scan.first.join(", "), more)
                 }
             });
             if generic {
                 facts.generic.push(name.clone());
             }
-            let test_file = if is_code(lang) && !is_test_name(name, lang) { find_test(name, lang, &present, &test_dirs) } else { None };
+            let test_file = if is_code(lang) && !is_test_name(name, lang) {
+                find_test(name, lang, &present, &test_dirs)
+            } else {
+                None
+            };
             // A test file's functions are not the directory's interface.
-            for e in scan.exports.into_iter().filter(|_| !is_test_name(name, lang)) {
+            for e in scan
+                .exports
+                .into_iter()
+                .filter(|_| !is_test_name(name, lang))
+            {
                 if !seen.insert(e.sig.clone()) {
                     continue;
                 }
                 if let Some(d) = e.doc {
                     if facts.interfaces.len() < MAX_INTERFACES {
-                        facts.interfaces.push(InterfaceOut { name: e.sig.clone(), description: d });
+                        facts.interfaces.push(InterfaceOut {
+                            name: e.sig.clone(),
+                            description: d,
+                        });
                     }
                 }
                 facts.exports.push(e.sig);
             }
-            facts.files.push(FileOut { name: name.clone(), purpose, test_file });
+            facts.files.push(FileOut {
+                name: name.clone(),
+                purpose,
+                test_file,
+            });
         }
         facts.internal = internal.into_iter().collect();
-        facts.external = external.into_iter().map(|(e, p)| (e.to_string(), p)).collect();
+        facts.external = external
+            .into_iter()
+            .map(|(e, p)| (e.to_string(), p))
+            .collect();
         facts.tests = tests.into_iter().map(|s| s.to_string()).collect();
         facts
     }
 }
 
 fn nearest(cands: &[String], dir: &str) -> String {
-    let shared = |c: &String| c.split('/').zip(dir.split('/')).take_while(|(a, b)| a == b).count();
-    cands.iter().max_by(|a, b| shared(a).cmp(&shared(b)).then(b.cmp(a))).cloned().unwrap_or_default()
+    let shared = |c: &String| {
+        c.split('/')
+            .zip(dir.split('/'))
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    cands
+        .iter()
+        .max_by(|a, b| shared(a).cmp(&shared(b)).then(b.cmp(a)))
+        .cloned()
+        .unwrap_or_default()
 }
 
 fn normalize(dir: &str, spec: &str) -> Option<String> {
-    let mut parts: Vec<&str> = if dir == "." { vec![] } else { dir.split('/').collect() };
+    let mut parts: Vec<&str> = if dir == "." {
+        vec![]
+    } else {
+        dir.split('/').collect()
+    };
     for seg in spec.split('/') {
         match seg {
             "" | "." => {}
@@ -509,11 +645,20 @@ fn normalize(dir: &str, spec: &str) -> Option<String> {
             s => parts.push(s),
         }
     }
-    Some(if parts.is_empty() { ".".to_string() } else { parts.join("/") })
+    Some(if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
+    })
 }
 
 /// Where the tests of `name` are: beside it, or in a test directory of the scope.
-fn find_test(name: &str, lang: Lang, present: &HashSet<&str>, test_dirs: &[(&str, Vec<String>)]) -> Option<String> {
+fn find_test(
+    name: &str,
+    lang: Lang,
+    present: &HashSet<&str>,
+    test_dirs: &[(&str, Vec<String>)],
+) -> Option<String> {
     let candidates = test_names(name, lang)?;
     for c in &candidates {
         if present.contains(c.as_str()) {
@@ -529,7 +674,6 @@ fn find_test(name: &str, lang: Lang, present: &HashSet<&str>, test_dirs: &[(&str
     }
     None
 }
-
 
 #[derive(Serialize)]
 struct FileOut {
@@ -576,23 +720,49 @@ mod tests {
                 (".contextignore", "noise.md\n"),
             ],
         );
-        for f in ["a.py", "b.local.py", "keep.py", "excluded.py", "noise.md", "extra.py"] {
+        for f in [
+            "a.py",
+            "b.local.py",
+            "keep.py",
+            "excluded.py",
+            "noise.md",
+            "extra.py",
+        ] {
             root.write(Path::new("src/sub").join(f), "x = 1\n");
         }
         let dirs = vec![".".to_string(), "src".to_string(), "src/sub".to_string()];
-        let index = Index::build(&root, dirs, &["extra.py".to_string()], vec!["Cargo.toml".to_string()]);
-        assert_eq!(index.source_files(&["src/sub".to_string()]), vec![vec!["a.py".to_string(), "keep.py".to_string()]]);
+        let index = Index::build(
+            &root,
+            dirs,
+            &["extra.py".to_string()],
+            vec!["Cargo.toml".to_string()],
+        );
+        assert_eq!(
+            index.source_files(&["src/sub".to_string()]),
+            vec![vec!["a.py".to_string(), "keep.py".to_string()]]
+        );
     }
 
     /// The internal and external dependencies `extract` gives one scope.
     fn deps(index: &Index, scope: &str) -> (Vec<String>, Vec<(String, String)>) {
-        let facts: serde_json::Value = serde_json::from_str(&index.extract(&[scope.to_string()])).unwrap();
-        let internal = facts[0]["internal"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+        let facts: serde_json::Value =
+            serde_json::from_str(&index.extract(&[scope.to_string()])).unwrap();
+        let internal = facts[0]["internal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
         let external = facts[0]["external"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_str().unwrap().to_string()))
+            .map(|p| {
+                (
+                    p[0].as_str().unwrap().to_string(),
+                    p[1].as_str().unwrap().to_string(),
+                )
+            })
             .collect();
         (internal, external)
     }
@@ -623,12 +793,27 @@ mod tests {
         }
         let index = Index::build(&root, dirs, &[], Vec::new());
         let (internal, external) = deps(&index, "cmd");
-        assert_eq!(internal, ["block/util", "plain/util", "quoted/util", "tab/util", "twice/util"]);
-        assert_eq!(external, [("go".to_string(), "ex.com/old/util".to_string())]);
+        assert_eq!(
+            internal,
+            [
+                "block/util",
+                "plain/util",
+                "quoted/util",
+                "tab/util",
+                "twice/util"
+            ]
+        );
+        assert_eq!(
+            external,
+            [("go".to_string(), "ex.com/old/util".to_string())]
+        );
     }
 
     #[test]
-    #[cfg_attr(windows, ignore = "Windows gap: links made under wine 8 read as their targets")]
+    #[cfg_attr(
+        windows,
+        ignore = "Windows gap: links made under wine 8 read as their targets"
+    )]
     fn manifests_are_read_through_the_confined_layer() {
         // Manifests that are links out of the root are not read (their names would make the
         // imports internal); links inside the root are followed, as Python's reader does.
@@ -638,31 +823,53 @@ mod tests {
                 ("out/go.mod", "module ex.com/leak\n"),
                 ("out/package.json", "{\"name\": \"@leak/ui\"}"),
                 ("out/Cargo.toml", "[package]\nname = \"leak\"\n"),
-                ("root/cmd/main.go", "package main\n\nimport \"ex.com/leak/util\"\nimport \"ex.com/in/util\"\n"),
-                ("root/web/index.ts", "import { x } from '@leak/ui';\nimport { y } from '@in/ui';\n"),
+                (
+                    "root/cmd/main.go",
+                    "package main\n\nimport \"ex.com/leak/util\"\nimport \"ex.com/in/util\"\n",
+                ),
+                (
+                    "root/web/index.ts",
+                    "import { x } from '@leak/ui';\nimport { y } from '@in/ui';\n",
+                ),
                 ("root/web/lib.rs", "use leak::Thing;\nuse inside::Other;\n"),
                 ("root/util/u.go", "package util\n"),
                 ("root/in/util/u.go", "package util\n"),
                 ("root/in/real/go.mod.txt", "module ex.com/in\n"),
                 ("root/in/real/package.json.txt", "{\"name\": \" @in/ui \"}"),
-                ("root/in/real/Cargo.toml.txt", "[package]\nname = \"inside\"\n"),
+                (
+                    "root/in/real/Cargo.toml.txt",
+                    "[package]\nname = \"inside\"\n",
+                ),
             ],
         );
         let root = base.join("root");
         for name in ["go.mod", "package.json", "Cargo.toml"] {
             crate::tree::os::symlink(base.join("out").join(name), root.join(name)).unwrap();
-            crate::tree::os::symlink(format!("real/{name}.txt"), root.join("in").join(name)).unwrap();
+            crate::tree::os::symlink(format!("real/{name}.txt"), root.join("in").join(name))
+                .unwrap();
         }
         let dirs = scopes(&[".", "cmd", "web", "util", "in", "in/util", "in/real"]);
         let index = Index::build(&root, dirs, &[], Vec::new());
         let (internal, external) = deps(&index, "cmd");
         assert_eq!(internal, ["in/util"]);
-        assert_eq!(external, [("go".to_string(), "ex.com/leak/util".to_string())]);
+        assert_eq!(
+            external,
+            [("go".to_string(), "ex.com/leak/util".to_string())]
+        );
         let (internal, external) = deps(&index, "web");
         assert_eq!(internal, ["in"]);
-        assert!(external.contains(&("js".to_string(), "@leak/ui".to_string())), "{external:?}");
-        assert!(external.contains(&("rust".to_string(), "leak".to_string())), "{external:?}");
-        assert!(!index.cargo_dirs.contains("."), "a Cargo.toml linked out is read as absent");
+        assert!(
+            external.contains(&("js".to_string(), "@leak/ui".to_string())),
+            "{external:?}"
+        );
+        assert!(
+            external.contains(&("rust".to_string(), "leak".to_string())),
+            "{external:?}"
+        );
+        assert!(
+            !index.cargo_dirs.contains("."),
+            "a Cargo.toml linked out is read as absent"
+        );
     }
 
     #[test]

@@ -57,7 +57,10 @@ impl Inverted {
     /// Put document `doc` in with its (term, count) pairs and length; returns the term ids
     /// (kept by the caller to take it out again).
     pub fn add(&mut self, doc: u32, counts: &[(String, u32)], len: u32) -> Vec<u32> {
-        let ids: Vec<(u32, u32)> = counts.iter().map(|(term, tf)| (self.intern(term), *tf)).collect();
+        let ids: Vec<(u32, u32)> = counts
+            .iter()
+            .map(|(term, tf)| (self.intern(term), *tf))
+            .collect();
         self.add_ids(doc, &ids, len)
     }
 
@@ -66,7 +69,10 @@ impl Inverted {
         let mut ids = Vec::with_capacity(counts.len());
         for &(id, tf) in counts {
             let list = &mut self.postings[id as usize];
-            let p = Posting { doc, tf: tf.min(u16::MAX as u32) as u16 };
+            let p = Posting {
+                doc,
+                tf: tf.min(u16::MAX as u32) as u16,
+            };
             match list.last() {
                 Some(last) if last.doc >= doc => {
                     let at = list.partition_point(|q| q.doc < doc);
@@ -128,14 +134,20 @@ impl Inverted {
     }
 
     pub fn avg_len(&self) -> f32 {
-        if self.docs == 0 { 1.0 } else { self.total_len as f32 / self.docs as f32 }
+        if self.docs == 0 {
+            1.0
+        } else {
+            self.total_len as f32 / self.docs as f32
+        }
     }
 
     /// How often term `id` occurs in `doc`.
     pub fn tf(&self, id: u32, doc: u32) -> u32 {
         let list = &self.postings[id as usize];
         let at = list.partition_point(|q| q.doc < doc);
-        list.get(at).filter(|q| q.doc == doc).map_or(0, |q| q.tf as u32)
+        list.get(at)
+            .filter(|q| q.doc == doc)
+            .map_or(0, |q| q.tf as u32)
     }
 
     /// BM25 of every document for the query terms (id, weight of the term in the query):
@@ -163,7 +175,11 @@ impl Inverted {
 
     /// Bytes held, roughly: the postings, the vocabulary and the lengths.
     pub fn heap_bytes(&self) -> usize {
-        let postings: usize = self.postings.iter().map(|l| l.capacity() * std::mem::size_of::<Posting>() + 24).sum();
+        let postings: usize = self
+            .postings
+            .iter()
+            .map(|l| l.capacity() * std::mem::size_of::<Posting>() + 24)
+            .sum();
         let vocab: usize = self.vocab.keys().map(|k| k.len() + 16 + 4 + 8).sum();
         postings + vocab + self.lens.capacity() * 4
     }
@@ -203,17 +219,31 @@ mod tests {
     #[test]
     fn ranking_follows_the_formula() {
         let mut ix = Inverted::default();
-        for (i, text) in ["parse config file", "render page page page", "config loader parse parse", "unrelated words here"].iter().enumerate() {
+        for (i, text) in [
+            "parse config file",
+            "render page page page",
+            "config loader parse parse",
+            "unrelated words here",
+        ]
+        .iter()
+        .enumerate()
+        {
             let (c, len) = doc(text);
             ix.add(i as u32, &c, len);
         }
-        let q: Vec<(u32, f32)> = ["parse", "config"].iter().map(|t| (ix.id(t).unwrap(), 1.0)).collect();
+        let q: Vec<(u32, f32)> = ["parse", "config"]
+            .iter()
+            .map(|t| (ix.id(t).unwrap(), 1.0))
+            .collect();
         let s = ix.score(&q, 4);
         assert!(s[0] > 0.0 && s[2] > 0.0 && s[1] == 0.0 && s[3] == 0.0);
         // By hand for document 0: both terms in 2 of 4 documents, length 3, average 3.5.
         let w = idf(4, 2) * tf_weight(1.0, 3.0, 3.5) * 2.0;
         assert!((s[0] - w).abs() < 1e-5, "{} vs {}", s[0], w);
-        assert!(s[2] > s[0], "two parses and a config beat one of each in a short document");
+        assert!(
+            s[2] > s[0],
+            "two parses and a config beat one of each in a short document"
+        );
     }
 
     #[test]
@@ -235,6 +265,12 @@ mod tests {
         let delta = ix.id("delta").unwrap();
         let (b2, lb2) = doc("delta");
         ix.add(1, &b2, lb2);
-        assert_eq!(ix.postings[delta as usize].iter().map(|p| p.doc).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(
+            ix.postings[delta as usize]
+                .iter()
+                .map(|p| p.doc)
+                .collect::<Vec<_>>(),
+            [0, 1]
+        );
     }
 }

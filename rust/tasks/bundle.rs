@@ -24,7 +24,9 @@ pub fn counter(tokenizer: &str) -> Option<Counter> {
         "o200k" | "cl100k" => {
             let name = tokenizer.to_string();
             crate::artifacts::bpe::count_one(&name, "")?;
-            Some(Box::new(move |t: &str| crate::artifacts::bpe::count_one(&name, t).unwrap_or(usize::MAX)))
+            Some(Box::new(move |t: &str| {
+                crate::artifacts::bpe::count_one(&name, t).unwrap_or(usize::MAX)
+            }))
         }
         _ => None,
     }
@@ -40,7 +42,11 @@ pub struct Text<'a> {
 impl<'a> Text<'a> {
     pub fn new(text: &'a str) -> Text<'a> {
         let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1).filter(|&i| i < text.len()));
+        starts.extend(
+            memchr::memchr_iter(b'\n', text.as_bytes())
+                .map(|i| i + 1)
+                .filter(|&i| i < text.len()),
+        );
         if !text.is_empty() {
             starts.push(text.len());
         }
@@ -85,7 +91,14 @@ pub fn cut(texts: &[Text], offers: &[Offer], budget: usize, count: Count) -> (Ve
             let start = o.start.saturating_sub(CONTEXT).max(1);
             let end = (o.end + CONTEXT).min(n);
             let tokens = count(texts[o.file].slice(start, end)).max(MIN_TOKENS);
-            (Offer { start, end, ..o.clone() }, o.score / (tokens as f32).sqrt())
+            (
+                Offer {
+                    start,
+                    end,
+                    ..o.clone()
+                },
+                o.score / (tokens as f32).sqrt(),
+            )
         })
         .collect();
     let mut order: Vec<usize> = (0..widened.len()).collect();
@@ -97,7 +110,9 @@ pub fn cut(texts: &[Text], offers: &[Offer], budget: usize, count: Count) -> (Ve
             break;
         }
         let o = &widened[i].0;
-        if let Some((merged, new_total)) = fit(texts, &pieces, total, o.file, o.start, o.end, budget, count) {
+        if let Some((merged, new_total)) =
+            fit(texts, &pieces, total, o.file, o.start, o.end, budget, count)
+        {
             pieces = merged;
             total = new_total;
         } else if budget - total >= MIN_TOKENS {
@@ -127,8 +142,20 @@ pub fn cut(texts: &[Text], offers: &[Offer], budget: usize, count: Count) -> (Ve
 /// The pieces with lines `start..=end` of `file` added (merged with what they touch) and the
 /// new total, when it is within the budget.
 #[allow(clippy::too_many_arguments)]
-fn fit(texts: &[Text], pieces: &[Piece], total: usize, file: usize, start: u32, end: u32, budget: usize, count: Count) -> Option<(Vec<Piece>, usize)> {
-    if pieces.iter().any(|p| p.file == file && p.start <= start && end <= p.end) {
+fn fit(
+    texts: &[Text],
+    pieces: &[Piece],
+    total: usize,
+    file: usize,
+    start: u32,
+    end: u32,
+    budget: usize,
+    count: Count,
+) -> Option<(Vec<Piece>, usize)> {
+    if pieces
+        .iter()
+        .any(|p| p.file == file && p.start <= start && end <= p.end)
+    {
         return Some((pieces.to_vec(), total)); // already in the bundle
     }
     let (mut s, mut e) = (start, end);
@@ -148,7 +175,12 @@ fn fit(texts: &[Text], pieces: &[Piece], total: usize, file: usize, start: u32, 
     if new_total > budget {
         return None;
     }
-    rest.push(Piece { file, start: s, end: e, tokens });
+    rest.push(Piece {
+        file,
+        start: s,
+        end: e,
+        tokens,
+    });
     Some((rest, new_total))
 }
 
@@ -161,7 +193,9 @@ mod tests {
     }
 
     fn text(n: usize, width: usize) -> String {
-        (1..=n).map(|i| format!("{:0width$}\n", i, width = width - 1)).collect()
+        (1..=n)
+            .map(|i| format!("{:0width$}\n", i, width = width - 1))
+            .collect()
     }
 
     #[test]
@@ -180,31 +214,93 @@ mod tests {
         let b = text(50, 8);
         let texts = [Text::new(&a), Text::new(&b)];
         let offers = [
-            Offer { file: 0, start: 10, end: 19, score: 1.0 },
-            Offer { file: 0, start: 20, end: 29, score: 0.9 },
-            Offer { file: 1, start: 1, end: 50, score: 0.5 },
-            Offer { file: 0, start: 80, end: 99, score: 0.1 },
+            Offer {
+                file: 0,
+                start: 10,
+                end: 19,
+                score: 1.0,
+            },
+            Offer {
+                file: 0,
+                start: 20,
+                end: 29,
+                score: 0.9,
+            },
+            Offer {
+                file: 1,
+                start: 1,
+                end: 50,
+                score: 0.5,
+            },
+            Offer {
+                file: 0,
+                start: 80,
+                end: 99,
+                score: 0.1,
+            },
         ];
         let count: Count = &bytes4;
         let (pieces, total) = cut(&texts, &offers, 100, count);
         // 8..21 (14 lines, 28 tokens) then 18..31 merged into 8..31 (24 lines, 48 tokens); b does not
         // fit whole, and its first lines fill what is left.
-        assert_eq!(pieces, [Piece { file: 0, start: 8, end: 31, tokens: 48 }, Piece { file: 1, start: 1, end: 26, tokens: 52 }]);
+        assert_eq!(
+            pieces,
+            [
+                Piece {
+                    file: 0,
+                    start: 8,
+                    end: 31,
+                    tokens: 48
+                },
+                Piece {
+                    file: 1,
+                    start: 1,
+                    end: 26,
+                    tokens: 52
+                }
+            ]
+        );
         assert_eq!(total, 100);
         // Fewer than MIN_TOKENS left: no sliver.
-        assert_eq!(cut(&texts, &offers, 60, count), (vec![Piece { file: 0, start: 8, end: 31, tokens: 48 }], 48));
+        assert_eq!(
+            cut(&texts, &offers, 60, count),
+            (
+                vec![Piece {
+                    file: 0,
+                    start: 8,
+                    end: 31,
+                    tokens: 48
+                }],
+                48
+            )
+        );
         for budget in [0, 1, 5, 47, 48, 49, 100, 500, 100_000] {
             let (pieces, total) = cut(&texts, &offers, budget, count);
             assert!(total <= budget, "{budget}: {total}");
-            let recount: usize = pieces.iter().map(|p| bytes4(texts[p.file].slice(p.start, p.end))).sum();
+            let recount: usize = pieces
+                .iter()
+                .map(|p| bytes4(texts[p.file].slice(p.start, p.end)))
+                .sum();
             assert_eq!(recount, total);
             for w in pieces.windows(2) {
-                assert!(w[0].file != w[1].file || w[0].end + 1 < w[1].start, "pieces of a file never touch: {pieces:?}");
+                assert!(
+                    w[0].file != w[1].file || w[0].end + 1 < w[1].start,
+                    "pieces of a file never touch: {pieces:?}"
+                );
             }
         }
         let (all, total) = cut(&texts, &offers, 100_000, count);
-        assert_eq!(total, 48 + 46 + 100, "a large budget takes every offer, merged");
-        assert_eq!(all.iter().map(|p| (p.file, p.start, p.end)).collect::<Vec<_>>(), [(0, 8, 31), (0, 78, 100), (1, 1, 50)]);
+        assert_eq!(
+            total,
+            48 + 46 + 100,
+            "a large budget takes every offer, merged"
+        );
+        assert_eq!(
+            all.iter()
+                .map(|p| (p.file, p.start, p.end))
+                .collect::<Vec<_>>(),
+            [(0, 8, 31), (0, 78, 100), (1, 1, 50)]
+        );
     }
 
     #[test]

@@ -46,11 +46,20 @@ impl Cut {
                 (len, seen.into_iter().collect())
             })
             .collect();
-        Cut { text, regions, counts }
+        Cut {
+            text,
+            regions,
+            counts,
+        }
     }
 
     fn bytes(&self) -> usize {
-        let words: usize = self.counts.iter().flat_map(|c| &c.1).map(|(t, _)| t.len() + 24).sum();
+        let words: usize = self
+            .counts
+            .iter()
+            .flat_map(|c| &c.1)
+            .map(|(t, _)| t.len() + 24)
+            .sum();
         self.text.len() + words + self.regions.len() * 64
     }
 }
@@ -69,7 +78,12 @@ struct Held {
 
 impl Cuts {
     /// The cut of file `id` whose stat key is `key`, made by `make` when none is held for it.
-    pub fn get(&self, id: u32, key: StatKey, make: impl FnOnce() -> Option<Cut>) -> Option<Arc<Cut>> {
+    pub fn get(
+        &self,
+        id: u32,
+        key: StatKey,
+        make: impl FnOnce() -> Option<Cut>,
+    ) -> Option<Arc<Cut>> {
         {
             let mut h = self.held.lock().unwrap_or_else(|e| e.into_inner());
             h.clock += 1;
@@ -111,19 +125,32 @@ mod tests {
     use super::*;
 
     fn key(n: u64) -> crate::tree::os::Key {
-        crate::tree::os::Key { size: n, ino: n, ..Default::default() }
+        crate::tree::os::Key {
+            size: n,
+            ino: n,
+            ..Default::default()
+        }
     }
 
     #[test]
     fn held_by_key_and_counted_by_region() {
         let cuts = Cuts::default();
-        let text = "def parse_url(u):\n    return u\n\n\ndef other():\n    parse_url(1)\n".to_string();
-        let a = cuts.get(1, key(1), || Some(Cut::new("a.py", text.clone()))).unwrap();
+        let text =
+            "def parse_url(u):\n    return u\n\n\ndef other():\n    parse_url(1)\n".to_string();
+        let a = cuts
+            .get(1, key(1), || Some(Cut::new("a.py", text.clone())))
+            .unwrap();
         assert_eq!(a.regions.len(), a.counts.len());
-        assert!(a.counts.iter().all(|(len, words)| words.windows(2).all(|w| w[0].0 < w[1].0) && words.iter().map(|w| w.1).sum::<u32>() == *len));
+        assert!(a
+            .counts
+            .iter()
+            .all(|(len, words)| words.windows(2).all(|w| w[0].0 < w[1].0)
+                && words.iter().map(|w| w.1).sum::<u32>() == *len));
         let again = cuts.get(1, key(1), || panic!("held")).unwrap();
         assert!(Arc::ptr_eq(&a, &again));
-        let edited = cuts.get(1, key(2), || Some(Cut::new("a.py", "x = 1\n".into()))).unwrap();
+        let edited = cuts
+            .get(1, key(2), || Some(Cut::new("a.py", "x = 1\n".into())))
+            .unwrap();
         assert_eq!(edited.text, "x = 1\n", "another stat key: cut again");
         assert_eq!(cuts.heap_bytes(), edited.bytes());
     }

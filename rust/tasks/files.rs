@@ -19,7 +19,14 @@ pub const MAX_FILE_BYTES: u64 = 1 << 20;
 /// Path terms count this many times each: a file named for a word is about it.
 const PATH_WEIGHT: u32 = 3;
 /// Names that are source by extension but never worth reading for a task.
-const SKIP_NAMES: &[&str] = &["package-lock.json", "yarn.lock", "pnpm-lock.yaml", "Cargo.lock", "poetry.lock", "go.sum"];
+const SKIP_NAMES: &[&str] = &[
+    "package-lock.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "Cargo.lock",
+    "poetry.lock",
+    "go.sum",
+];
 
 /// What a file's metadata says of its content (the one key of tree/os.rs).
 pub use crate::tree::os::Key as StatKey;
@@ -40,7 +47,10 @@ impl Ignore {
     pub fn new(root: &Path, extra: &[String]) -> Ignore {
         let budget = crate::tree::ignore::Budget::new();
         let rules = crate::tree::ignore::root_rules(root, extra, &budget);
-        Ignore { priority: rules.priority, tree: Tree::new(root) }
+        Ignore {
+            priority: rules.priority,
+            tree: Tree::new(root),
+        }
     }
 
     pub fn ignores(&self, abs: &Path) -> bool {
@@ -53,20 +63,31 @@ impl Ignore {
 
 /// Whether a file name is one the index reads.
 pub fn wanted(name: &str) -> bool {
-    !name.starts_with('.') && is_source_file(name) && !SKIP_NAMES.contains(&name) && !name.ends_with(".min.js")
+    !name.starts_with('.')
+        && is_source_file(name)
+        && !SKIP_NAMES.contains(&name)
+        && !name.ends_with(".min.js")
 }
 
 /// The files of directory `dir` (a scope of the walk table) the index reads: (path, stat key).
 pub fn list(root: &Path, dir: &str, ignore: &Ignore) -> Vec<(String, StatKey)> {
-    let abs = if dir == "." { root.to_path_buf() } else { root.join(dir) };
-    let Ok(entries) = std::fs::read_dir(&abs) else { return Vec::new() };
+    let abs = if dir == "." {
+        root.to_path_buf()
+    } else {
+        root.join(dir)
+    };
+    let Ok(entries) = std::fs::read_dir(&abs) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for entry in entries.flatten() {
         let Ok(ft) = entry.file_type() else { continue };
         if !ft.is_file() {
             continue; // links are never followed, directories are rows of their own
         }
-        let Ok(name) = entry.file_name().into_string() else { continue };
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
         if !wanted(&name) {
             continue;
         }
@@ -95,7 +116,10 @@ pub struct Facts {
 
 /// Whether a file is code (a language with definitions or C-like comments) and not a test.
 pub fn is_code_not_test(path: &str) -> bool {
-    matches!(annotate::lang_of(path), Some(Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::Java | Lang::CLike)) && !crate::lang::is_test_path(path)
+    matches!(
+        annotate::lang_of(path),
+        Some(Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::Java | Lang::CLike)
+    ) && !crate::lang::is_test_path(path)
 }
 
 /// The terms of a path: its directories and its name without the extension.
@@ -132,8 +156,14 @@ pub fn count_terms(text: &str, path: &str) -> (Vec<(String, u32)>, u32) {
 
 /// The names a file defines, by the definition lines of its language (annotate::line_def).
 pub fn definitions(path: &str, text: &str) -> Vec<String> {
-    let Some(lang) = super::regions::code_lang(path) else { return Vec::new() };
-    let mut defs: Vec<String> = text.lines().filter_map(|l| annotate::line_def(lang, l.as_bytes())).map(|d| d.1).collect();
+    let Some(lang) = super::regions::code_lang(path) else {
+        return Vec::new();
+    };
+    let mut defs: Vec<String> = text
+        .lines()
+        .filter_map(|l| annotate::line_def(lang, l.as_bytes()))
+        .map(|d| d.1)
+        .collect();
     defs.sort_unstable();
     defs.dedup();
     defs
@@ -142,7 +172,12 @@ pub fn definitions(path: &str, text: &str) -> Vec<String> {
 /// Read what the index keeps of `text`, the content of `path`.
 pub fn facts(path: &str, text: &str, prefix: &str, finder: &AhoCorasick) -> Facts {
     let (counts, len) = count_terms(text, path);
-    let mut f = Facts { counts, len, defs: definitions(path, text), ..Facts::default() };
+    let mut f = Facts {
+        counts,
+        len,
+        defs: definitions(path, text),
+        ..Facts::default()
+    };
     let name = path.rsplit('/').next().unwrap_or(path);
     if let Some(g) = grammar(kind_of(name).1) {
         let lines: Vec<&str> = text.lines().collect();
@@ -169,7 +204,10 @@ pub fn read_text(root: &crate::tree::fs::Root, path: &str) -> Option<String> {
     if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
         return None;
     }
-    Some(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Some(
+        String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
 }
 
 #[cfg(test)]
@@ -182,14 +220,31 @@ mod tests {
         let src = "\"\"\"Load settings.\"\"\"\nimport os\nfrom .util import read_file\n\n# @spec SPEC-004.loading\ndef load_settings(path):\n    def inner():\n        pass\n    return read_file(path)\n\nclass Settings:\n    pass\n";
         let f = facts("app/config_loader.py", src, "@", &annotate::finder("@"));
         assert_eq!(f.defs, ["Settings", "inner", "load_settings"]);
-        assert_eq!(f.imports, [Import::Python(0, "os".into()), Import::Python(1, "util.read_file".into())]);
+        assert_eq!(
+            f.imports,
+            [
+                Import::Python(0, "os".into()),
+                Import::Python(1, "util.read_file".into())
+            ]
+        );
         assert_eq!(f.annotations, [(5, "SPEC-004".to_string())]);
         let count = |t: &str| f.counts.iter().find(|(x, _)| x == t).map_or(0, |c| c.1);
-        assert_eq!(count("set"), 3, "docstring, def and class (settings, setting: set)");
-        assert_eq!(count("config"), PATH_WEIGHT, "the path's words count three times");
+        assert_eq!(
+            count("set"),
+            3,
+            "docstring, def and class (settings, setting: set)"
+        );
+        assert_eq!(
+            count("config"),
+            PATH_WEIGHT,
+            "the path's words count three times"
+        );
         assert_eq!(count("app"), PATH_WEIGHT);
         assert_eq!(count("py"), 0, "the extension is no word of the path");
-        assert_eq!(f.len as usize, f.counts.iter().map(|c| c.1 as usize).sum::<usize>());
+        assert_eq!(
+            f.len as usize,
+            f.counts.iter().map(|c| c.1 as usize).sum::<usize>()
+        );
     }
 
     #[test]
@@ -209,11 +264,20 @@ mod tests {
         t.write("big.py", vec![b'#'; MAX_FILE_BYTES as usize + 1]);
         crate::tree::os::symlink(t.path().join("a.py"), t.path().join("link.py")).unwrap();
         let ig = Ignore::new(t.path(), &[]);
-        let names: Vec<String> = list(t.path(), ".", &ig).into_iter().map(|(p, _)| p).collect();
+        let names: Vec<String> = list(t.path(), ".", &ig)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
         assert_eq!(names, ["a.py"]);
-        let sub: Vec<String> = list(t.path(), "sub", &ig).into_iter().map(|(p, _)| p).collect();
+        let sub: Vec<String> = list(t.path(), "sub", &ig)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
         assert_eq!(sub, ["sub/c.rs"]);
         let ig = Ignore::new(t.path(), &["sub/".to_string(), "a.py".to_string()]);
-        assert!(list(t.path(), ".", &ig).is_empty(), "the config's patterns hold for files too");
+        assert!(
+            list(t.path(), ".", &ig).is_empty(),
+            "the config's patterns hold for files too"
+        );
     }
 }

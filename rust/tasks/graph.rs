@@ -17,7 +17,9 @@ use std::collections::HashMap;
 
 /// The module path of a file, as imports name it; empty when no import can name it.
 pub fn module_path(path: &str) -> Vec<&str> {
-    let Some((stem, ext)) = path.rsplit_once('.') else { return Vec::new() };
+    let Some((stem, ext)) = path.rsplit_once('.') else {
+        return Vec::new();
+    };
     if ext.contains('/') {
         return Vec::new();
     }
@@ -75,15 +77,27 @@ impl Modules {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.by_last.iter().map(|(k, v)| k.len() + 32 + v.capacity() * 4).sum()
+        self.by_last
+            .iter()
+            .map(|(k, v)| k.len() + 32 + v.capacity() * 4)
+            .sum()
     }
 
     /// The files an import of `from` names (several for a Go package), at most `MAX_EACH`.
-    pub fn resolve(&self, from: &str, import: &Import, path_of: &dyn Fn(u32) -> Option<String>) -> Vec<u32> {
-        let Some(segs) = absolute(from, import) else { return Vec::new() };
+    pub fn resolve(
+        &self,
+        from: &str,
+        import: &Import,
+        path_of: &dyn Fn(u32) -> Option<String>,
+    ) -> Vec<u32> {
+        let Some(segs) = absolute(from, import) else {
+            return Vec::new();
+        };
         let from_dir = from.rsplit_once('/').map_or("", |(d, _)| d);
         for k in (1..=segs.len()).rev() {
-            let Some(cands) = self.by_last.get(segs[k - 1].as_str()) else { continue };
+            let Some(cands) = self.by_last.get(segs[k - 1].as_str()) else {
+                continue;
+            };
             let want = &segs[..k];
             let mut best: Vec<(usize, usize, String, u32)> = Vec::new(); // (met, extra, path, id)
             for &id in cands {
@@ -92,9 +106,16 @@ impl Modules {
                     continue;
                 }
                 let m = module_path(&p);
-                let met = m.iter().rev().zip(want.iter().rev()).take_while(|(a, b)| **a == b.as_str()).count();
+                let met = m
+                    .iter()
+                    .rev()
+                    .zip(want.iter().rev())
+                    .take_while(|(a, b)| **a == b.as_str())
+                    .count();
                 let beside = p.rsplit_once('/').map_or("", |(d, _)| d) == from_dir;
-                let enough = met >= 2 || (met == k && segs.len() == 1 && beside) || (met == k && relative(import));
+                let enough = met >= 2
+                    || (met == k && segs.len() == 1 && beside)
+                    || (met == k && relative(import));
                 if enough {
                     let extra = m.len() - met;
                     best.push((met, extra, p, id));
@@ -106,7 +127,11 @@ impl Modules {
                 // Ties by path, never by number: numbers depend on the order files were seen.
                 best.sort_unstable_by(|a, b| a.1.cmp(&b.1).then_with(|| a.2.cmp(&b.2)));
                 let go = matches!(import, Import::Go(_));
-                return best.into_iter().take(if go { MAX_EACH } else { 1 }).map(|b| b.3).collect();
+                return best
+                    .into_iter()
+                    .take(if go { MAX_EACH } else { 1 })
+                    .map(|b| b.3)
+                    .collect();
             }
         }
         Vec::new()
@@ -120,7 +145,10 @@ fn relative(import: &Import) -> bool {
     match import {
         Import::Python(level, _) => *level > 0,
         Import::Js(s) => s.starts_with('.'),
-        Import::Rust(segs) => matches!(segs.first().map(String::as_str), Some("crate" | "self" | "super")),
+        Import::Rust(segs) => matches!(
+            segs.first().map(String::as_str),
+            Some("crate" | "self" | "super")
+        ),
         Import::Go(_) => false,
     }
 }
@@ -128,7 +156,9 @@ fn relative(import: &Import) -> bool {
 /// The import's segments, made absolute from the importing file `from`; None when it
 /// leaves the repository (`..` above the root).
 pub fn absolute(from: &str, import: &Import) -> Option<Vec<String>> {
-    let dir: Vec<&str> = from.rsplit_once('/').map_or(Vec::new(), |(d, _)| d.split('/').collect());
+    let dir: Vec<&str> = from
+        .rsplit_once('/')
+        .map_or(Vec::new(), |(d, _)| d.split('/').collect());
     let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     match import {
         Import::Python(level, name) => {
@@ -169,7 +199,11 @@ pub fn absolute(from: &str, import: &Import) -> Option<Vec<String>> {
                 }
                 (!out.is_empty()).then_some(out)
             } else {
-                let out: Vec<String> = spec.split('/').filter(|s| !s.is_empty() && !s.starts_with('@')).map(String::from).collect();
+                let out: Vec<String> = spec
+                    .split('/')
+                    .filter(|s| !s.is_empty() && !s.starts_with('@'))
+                    .map(String::from)
+                    .collect();
                 (!out.is_empty()).then_some(out)
             }
         }
@@ -177,7 +211,9 @@ pub fn absolute(from: &str, import: &Import) -> Option<Vec<String>> {
             let module = module_path(from);
             // The module of this file, and the crate it belongs to (its path before `src/`).
             let crate_lib = match from.find("src/") {
-                Some(i) if i == 0 || from.as_bytes()[i - 1] == b'/' => format!("{}lib.rs", &from[..i + 4]),
+                Some(i) if i == 0 || from.as_bytes()[i - 1] == b'/' => {
+                    format!("{}lib.rs", &from[..i + 4])
+                }
                 _ => String::new(),
             };
             let crate_root = module_path(&crate_lib);
@@ -207,7 +243,11 @@ pub fn absolute(from: &str, import: &Import) -> Option<Vec<String>> {
             (!out.is_empty()).then_some(out)
         }
         Import::Go(path) => {
-            let out: Vec<String> = path.split('/').filter(|s| !s.is_empty()).map(String::from).collect();
+            let out: Vec<String> = path
+                .split('/')
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect();
             (!out.is_empty()).then_some(out)
         }
     }
@@ -228,7 +268,10 @@ mod tests {
     fn resolved(paths: &[&str], from: &str, import: Import) -> Vec<String> {
         let (m, owned) = table(paths);
         let path_of = |id: u32| owned.get(id as usize).cloned();
-        m.resolve(from, &import, &path_of).into_iter().map(|i| owned[i as usize].clone()).collect()
+        m.resolve(from, &import, &path_of)
+            .into_iter()
+            .map(|i| owned[i as usize].clone())
+            .collect()
     }
 
     #[test]
@@ -239,7 +282,15 @@ mod tests {
             m.add(100 - i as u32, p); // numbered and added backwards
         }
         let path_of = |id: u32| files.get(100 - id as usize).cloned();
-        let got: Vec<String> = m.resolve("svc/db/c.go", &Import::Go("example.com/m/svc/api".into()), &path_of).into_iter().filter_map(path_of).collect();
+        let got: Vec<String> = m
+            .resolve(
+                "svc/db/c.go",
+                &Import::Go("example.com/m/svc/api".into()),
+                &path_of,
+            )
+            .into_iter()
+            .filter_map(path_of)
+            .collect();
         assert_eq!(got, files[..MAX_EACH]);
     }
 
@@ -247,7 +298,10 @@ mod tests {
     fn module_paths() {
         assert_eq!(module_path("src/pkg/util.py"), ["src", "pkg", "util"]);
         assert_eq!(module_path("pkg/__init__.py"), ["pkg"]);
-        assert_eq!(module_path("crates/x/src/rules/mod.rs"), ["crates", "x", "rules"]);
+        assert_eq!(
+            module_path("crates/x/src/rules/mod.rs"),
+            ["crates", "x", "rules"]
+        );
         assert_eq!(module_path("crates/x/src/lib.rs"), ["crates", "x"]);
         assert_eq!(module_path("web/cart/index.ts"), ["web", "cart"]);
         assert_eq!(module_path("svc/api/h.go"), ["svc", "api"]);
@@ -256,34 +310,115 @@ mod tests {
 
     #[test]
     fn python_absolute_relative_and_names_inside_modules() {
-        let files = ["src/shop/cart.py", "src/shop/__init__.py", "src/shop/pay/stripe.py", "other/cart.py", "tools/os.py"];
-        assert_eq!(resolved(&files, "src/shop/app.py", Import::Python(0, "shop.cart.Cart".into())), ["src/shop/cart.py"]);
-        assert_eq!(resolved(&files, "src/shop/app.py", Import::Python(1, "cart".into())), ["src/shop/cart.py"]);
-        assert_eq!(resolved(&files, "src/shop/pay/x.py", Import::Python(2, "cart.total".into())), ["src/shop/cart.py"]);
-        assert_eq!(resolved(&files, "src/shop/app.py", Import::Python(0, "shop.pay.stripe".into())), ["src/shop/pay/stripe.py"]);
+        let files = [
+            "src/shop/cart.py",
+            "src/shop/__init__.py",
+            "src/shop/pay/stripe.py",
+            "other/cart.py",
+            "tools/os.py",
+        ];
+        assert_eq!(
+            resolved(
+                &files,
+                "src/shop/app.py",
+                Import::Python(0, "shop.cart.Cart".into())
+            ),
+            ["src/shop/cart.py"]
+        );
+        assert_eq!(
+            resolved(&files, "src/shop/app.py", Import::Python(1, "cart".into())),
+            ["src/shop/cart.py"]
+        );
+        assert_eq!(
+            resolved(
+                &files,
+                "src/shop/pay/x.py",
+                Import::Python(2, "cart.total".into())
+            ),
+            ["src/shop/cart.py"]
+        );
+        assert_eq!(
+            resolved(
+                &files,
+                "src/shop/app.py",
+                Import::Python(0, "shop.pay.stripe".into())
+            ),
+            ["src/shop/pay/stripe.py"]
+        );
         // One segment meets only a file beside the importer: `import os` is not tools/os.py.
         assert!(resolved(&files, "src/shop/app.py", Import::Python(0, "os".into())).is_empty());
-        assert_eq!(resolved(&files, "tools/run.py", Import::Python(0, "os".into())), ["tools/os.py"]);
-        assert!(resolved(&files, "a.py", Import::Python(3, "x".into())).is_empty(), "above the root");
+        assert_eq!(
+            resolved(&files, "tools/run.py", Import::Python(0, "os".into())),
+            ["tools/os.py"]
+        );
+        assert!(
+            resolved(&files, "a.py", Import::Python(3, "x".into())).is_empty(),
+            "above the root"
+        );
     }
 
     #[test]
     fn rust_crate_self_super_and_other_crates() {
-        let files = ["crates/lint/src/lib.rs", "crates/lint/src/rules/mod.rs", "crates/lint/src/rules/unused.rs", "crates/ast/src/nodes.rs"];
-        let r = |from: &str, segs: &[&str]| resolved(&files, from, Import::Rust(segs.iter().map(|s| s.to_string()).collect()));
-        assert_eq!(r("crates/lint/src/lib.rs", &["crate", "rules", "unused", "check"]), ["crates/lint/src/rules/unused.rs"]);
-        assert_eq!(r("crates/lint/src/rules/unused.rs", &["super", "Rule"]), ["crates/lint/src/rules/mod.rs"]);
-        assert_eq!(r("crates/lint/src/rules/mod.rs", &["self", "unused"]), ["crates/lint/src/rules/unused.rs"]);
-        assert_eq!(r("crates/lint/src/lib.rs", &["ast", "nodes", "Expr"]), ["crates/ast/src/nodes.rs"]);
+        let files = [
+            "crates/lint/src/lib.rs",
+            "crates/lint/src/rules/mod.rs",
+            "crates/lint/src/rules/unused.rs",
+            "crates/ast/src/nodes.rs",
+        ];
+        let r = |from: &str, segs: &[&str]| {
+            resolved(
+                &files,
+                from,
+                Import::Rust(segs.iter().map(|s| s.to_string()).collect()),
+            )
+        };
+        assert_eq!(
+            r(
+                "crates/lint/src/lib.rs",
+                &["crate", "rules", "unused", "check"]
+            ),
+            ["crates/lint/src/rules/unused.rs"]
+        );
+        assert_eq!(
+            r("crates/lint/src/rules/unused.rs", &["super", "Rule"]),
+            ["crates/lint/src/rules/mod.rs"]
+        );
+        assert_eq!(
+            r("crates/lint/src/rules/mod.rs", &["self", "unused"]),
+            ["crates/lint/src/rules/unused.rs"]
+        );
+        assert_eq!(
+            r("crates/lint/src/lib.rs", &["ast", "nodes", "Expr"]),
+            ["crates/ast/src/nodes.rs"]
+        );
         assert!(r("crates/lint/src/lib.rs", &["std", "collections", "HashMap"]).is_empty());
     }
 
     #[test]
     fn js_relative_specifiers_and_go_packages() {
-        let files = ["web/src/cart/index.ts", "web/src/api.ts", "svc/api/a.go", "svc/api/b.go", "svc/db/c.go"];
-        assert_eq!(resolved(&files, "web/src/app.ts", Import::Js("./cart".into())), ["web/src/cart/index.ts"]);
-        assert_eq!(resolved(&files, "web/src/cart/x.ts", Import::Js("../api.js".into())), ["web/src/api.ts"]);
+        let files = [
+            "web/src/cart/index.ts",
+            "web/src/api.ts",
+            "svc/api/a.go",
+            "svc/api/b.go",
+            "svc/db/c.go",
+        ];
+        assert_eq!(
+            resolved(&files, "web/src/app.ts", Import::Js("./cart".into())),
+            ["web/src/cart/index.ts"]
+        );
+        assert_eq!(
+            resolved(&files, "web/src/cart/x.ts", Import::Js("../api.js".into())),
+            ["web/src/api.ts"]
+        );
         assert!(resolved(&files, "web/src/app.ts", Import::Js("react".into())).is_empty());
-        assert_eq!(resolved(&files, "svc/db/c.go", Import::Go("example.com/m/svc/api".into())), ["svc/api/a.go", "svc/api/b.go"]);
+        assert_eq!(
+            resolved(
+                &files,
+                "svc/db/c.go",
+                Import::Go("example.com/m/svc/api".into())
+            ),
+            ["svc/api/a.go", "svc/api/b.go"]
+        );
     }
 }

@@ -32,10 +32,20 @@ pub struct History {
 impl History {
     /// The history of the commit checked out at `root` (read again only when HEAD moved).
     pub fn refresh(&mut self, root: &Path) {
-        let git = self.git.take().filter(|g| g.0 == root).unwrap_or_else(|| (root.to_path_buf(), Handle::new(root)));
+        let git = self
+            .git
+            .take()
+            .filter(|g| g.0 == root)
+            .unwrap_or_else(|| (root.to_path_buf(), Handle::new(root)));
         let now = git.1.head().unwrap_or_default();
         if now != self.head || !self.read {
-            let commits = if now.is_empty() { Vec::new() } else { githistory::changed_files(&git.1, MAX_COMMITS).map(|(_, c)| c).unwrap_or_default() };
+            let commits = if now.is_empty() {
+                Vec::new()
+            } else {
+                githistory::changed_files(&git.1, MAX_COMMITS)
+                    .map(|(_, c)| c)
+                    .unwrap_or_default()
+            };
             *self = History::from_commits(&commits);
             self.head = now;
             self.read = true;
@@ -87,22 +97,36 @@ impl History {
     /// How recently `path` changed: 1 for HEAD's commit, falling towards 0 with age
     /// (half at the 50th commit back); 0 when no commit read changed it.
     pub fn recency(&self, path: &str) -> f32 {
-        self.ids.get(path).map_or(0.0, |&id| 50.0 / (50.0 + self.last[id as usize] as f32))
+        self.ids
+            .get(path)
+            .map_or(0.0, |&id| 50.0 / (50.0 + self.last[id as usize] as f32))
     }
 
     /// How many commits read changed `path`.
     pub fn changes(&self, path: &str) -> u32 {
-        self.ids.get(path).map_or(0, |&id| self.changes[id as usize])
+        self.ids
+            .get(path)
+            .map_or(0, |&id| self.changes[id as usize])
     }
 
     /// The files that changed together with `path`: (path, commits that changed both).
     pub fn changed_with(&self, path: &str) -> Vec<(&str, u16)> {
-        let Some(&id) = self.ids.get(path) else { return Vec::new() };
-        self.with[id as usize].iter().map(|&(f, n)| (&*self.names[f as usize], n)).collect()
+        let Some(&id) = self.ids.get(path) else {
+            return Vec::new();
+        };
+        self.with[id as usize]
+            .iter()
+            .map(|&(f, n)| (&*self.names[f as usize], n))
+            .collect()
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.names.iter().map(|n| n.len() * 2 + 48).sum::<usize>() + self.with.iter().map(|w| w.capacity() * 8 + 24).sum::<usize>()
+        self.names.iter().map(|n| n.len() * 2 + 48).sum::<usize>()
+            + self
+                .with
+                .iter()
+                .map(|w| w.capacity() * 8 + 24)
+                .sum::<usize>()
     }
 }
 
@@ -117,8 +141,17 @@ mod tests {
         let c = |files: &[&str]| files.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let mut big: Vec<String> = (0..40).map(|i| format!("f{i}.py")).collect();
         big.push("a.py".into());
-        let h = History::from_commits(&[c(&["a.py", "b.py"]), c(&["a.py", "b.py", "c.py"]), big, c(&["c.py"])]);
-        assert_eq!(h.changed_with("a.py"), [("b.py", 2), ("c.py", 1)], "the sweeping commit counts for recency, not pairs");
+        let h = History::from_commits(&[
+            c(&["a.py", "b.py"]),
+            c(&["a.py", "b.py", "c.py"]),
+            big,
+            c(&["c.py"]),
+        ]);
+        assert_eq!(
+            h.changed_with("a.py"),
+            [("b.py", 2), ("c.py", 1)],
+            "the sweeping commit counts for recency, not pairs"
+        );
         assert_eq!(h.changes("a.py"), 3);
         assert_eq!(h.recency("a.py"), 1.0);
         assert!(h.recency("c.py") > h.recency("f1.py") && h.recency("f1.py") > 0.0);
@@ -130,9 +163,19 @@ mod tests {
     fn reads_a_repository_and_follows_head() {
         let t = TempTree::with("task-history", &[("a.py", "1\n"), ("b.py", "1\n")]);
         let run = |args: &[&str]| {
-            let ok = Command::new("git").arg("-C").arg(t.path()).args(args)
-                .env("GIT_AUTHOR_NAME", "t").env("GIT_AUTHOR_EMAIL", "t@t").env("GIT_COMMITTER_NAME", "t").env("GIT_COMMITTER_EMAIL", "t@t")
-                .stdout(Stdio::null()).stderr(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
+            let ok = Command::new("git")
+                .arg("-C")
+                .arg(t.path())
+                .args(args)
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@t")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@t")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
             assert!(ok, "git {args:?}");
         };
         let mut h = History::default();

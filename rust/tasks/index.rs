@@ -117,7 +117,6 @@ use crate::tree::os::now_ns;
 /// files written a moment before a save (the tests and a serving process both do).
 const RACY_NS: i64 = 50_000_000;
 
-
 /// Files read and put in the index at a time.
 const CHUNK: usize = 4096;
 
@@ -145,7 +144,12 @@ impl Index {
     /// `build`, starting from the bytes an earlier `save` wrote (if any): the files whose stat
     /// key is the one saved are not read. Bytes that cannot be used (`refused` says why) are
     /// as none: the build reads every file.
-    pub fn build_from(root: &Path, opts: Options, dirs: &[String], saved: Option<&[u8]>) -> std::io::Result<Index> {
+    pub fn build_from(
+        root: &Path,
+        opts: Options,
+        dirs: &[String],
+        saved: Option<&[u8]>,
+    ) -> std::io::Result<Index> {
         let (seed, refused) = match saved.map(|b| store::decode(b, root, &opts)) {
             None => (None, None),
             Some(Ok(s)) => (Some(s), None),
@@ -194,12 +198,23 @@ impl Index {
     /// the files whose stat key changed; with `all` (every directory of the table now),
     /// also drop the directories that are gone and index the ones that are new.
     pub fn update(&mut self, changed: &[String], all: Option<&[String]>) {
-        let Ok(confined) = Root::open(&self.root) else { return };
+        let Ok(confined) = Root::open(&self.root) else {
+            return;
+        };
         let ignore = Ignore::new(&self.root, &self.opts.extra_ignore);
-        let mut dirs: Vec<String> = changed.iter().filter(|d| all.is_some() || self.dirs.contains(*d)).cloned().collect();
+        let mut dirs: Vec<String> = changed
+            .iter()
+            .filter(|d| all.is_some() || self.dirs.contains(*d))
+            .cloned()
+            .collect();
         if let Some(all) = all {
             let now: HashSet<&str> = all.iter().map(String::as_str).collect();
-            let gone: Vec<String> = self.dirs.iter().filter(|d| !now.contains(d.as_str())).cloned().collect();
+            let gone: Vec<String> = self
+                .dirs
+                .iter()
+                .filter(|d| !now.contains(d.as_str()))
+                .cloned()
+                .collect();
             for d in gone {
                 for id in self.by_dir.remove(&d).unwrap_or_default() {
                     self.remove(id, true);
@@ -213,9 +228,14 @@ impl Index {
         dirs.dedup();
         let root = self.root.clone();
         let seed = self.seed.take();
-        let mut memo = seed.as_ref().map_or((Vec::new(), Vec::new()), |s| (vec![u32::MAX; s.terms.len()], vec![u32::MAX; s.names.len()]));
+        let mut memo = seed.as_ref().map_or((Vec::new(), Vec::new()), |s| {
+            (vec![u32::MAX; s.terms.len()], vec![u32::MAX; s.names.len()])
+        });
         let listed_at = now_ns();
-        let listed: Vec<(String, Vec<(String, StatKey)>)> = dirs.par_iter().map(|d| (d.clone(), files::list(&root, d, &ignore))).collect();
+        let listed: Vec<(String, Vec<(String, StatKey)>)> = dirs
+            .par_iter()
+            .map(|d| (d.clone(), files::list(&root, d, &ignore)))
+            .collect();
         let mut to_read: Vec<(String, StatKey)> = Vec::new();
         for (dir, now) in &listed {
             let present: HashSet<&str> = now.iter().map(|(p, _)| p.as_str()).collect();
@@ -226,7 +246,11 @@ impl Index {
                 }
             }
             for (p, k) in now {
-                let same = self.by_path.get(p).and_then(|&id| self.files[id as usize].as_ref()).is_some_and(|f| f.key == *k);
+                let same = self
+                    .by_path
+                    .get(p)
+                    .and_then(|&id| self.files[id as usize].as_ref())
+                    .is_some_and(|f| f.key == *k);
                 if !same {
                     to_read.push((p.clone(), *k));
                 }
@@ -238,12 +262,21 @@ impl Index {
         let bulk = to_read.len() > CHUNK;
         for chunk in to_read.chunks(CHUNK) {
             let (prefix, finder) = (&self.opts.prefix, &self.finder);
-            let saved = |p: &String, k: &StatKey| seed.as_ref().and_then(|s| s.files.get(p)).filter(|f| f.key == *k);
+            let saved = |p: &String, k: &StatKey| {
+                seed.as_ref()
+                    .and_then(|s| s.files.get(p))
+                    .filter(|f| f.key == *k)
+            };
             let read: Vec<(&String, StatKey, Option<Got>)> = chunk
                 .par_iter()
                 .map(|(p, k)| match saved(p, k) {
                     Some(f) => (p, *k, Some(Got::Saved(f))),
-                    None => (p, *k, files::read_text(&confined, p).map(|t| Got::Read(files::facts(p, &t, prefix, finder)))),
+                    None => (
+                        p,
+                        *k,
+                        files::read_text(&confined, p)
+                            .map(|t| Got::Read(files::facts(p, &t, prefix, finder))),
+                    ),
                 })
                 .collect();
             for (p, k, f) in read {
@@ -260,7 +293,14 @@ impl Index {
                         }
                         id
                     }
-                    Some(Got::Saved(f)) => self.insert_saved(p.clone(), k, f, seed.as_ref().expect("saved facts"), &mut memo, had.is_none()),
+                    Some(Got::Saved(f)) => self.insert_saved(
+                        p.clone(),
+                        k,
+                        f,
+                        seed.as_ref().expect("saved facts"),
+                        &mut memo,
+                        had.is_none(),
+                    ),
                     None => continue,
                 };
                 self.unresolved.insert(id);
@@ -278,21 +318,49 @@ impl Index {
     }
 
     fn path(&self, id: u32) -> Option<String> {
-        self.files.get(id as usize).and_then(|f| f.as_ref()).map(|f| f.path.clone())
+        self.files
+            .get(id as usize)
+            .and_then(|f| f.as_ref())
+            .map(|f| f.path.clone())
     }
 
     /// Put a file in (`reshaped`: a path the index did not hold); returns its number.
     fn insert(&mut self, path: String, key: StatKey, f: Facts, reshaped: bool) -> u32 {
-        let terms: Vec<(u32, u32)> = f.counts.iter().map(|(t, n)| (self.lex.intern(t), *n)).collect();
+        let terms: Vec<(u32, u32)> = f
+            .counts
+            .iter()
+            .map(|(t, n)| (self.lex.intern(t), *n))
+            .collect();
         let defs: Vec<u32> = f.defs.iter().map(|d| self.def_number(d)).collect();
-        let annotations = f.annotations.into_iter().map(|(l, t)| (l, t.into())).collect();
+        let annotations = f
+            .annotations
+            .into_iter()
+            .map(|(l, t)| (l, t.into()))
+            .collect();
         self.changed += 1;
-        self.insert_ids(path, key, &terms, f.len, defs, f.imports, annotations, reshaped)
+        self.insert_ids(
+            path,
+            key,
+            &terms,
+            f.len,
+            defs,
+            f.imports,
+            annotations,
+            reshaped,
+        )
     }
 
     /// Put a file in from saved facts; `memo` maps the ids of the saved tables (terms,
     /// names) to the index's own as they are met.
-    fn insert_saved(&mut self, path: String, key: StatKey, f: &SavedFile, seed: &Saved, memo: &mut (Vec<u32>, Vec<u32>), reshaped: bool) -> u32 {
+    fn insert_saved(
+        &mut self,
+        path: String,
+        key: StatKey,
+        f: &SavedFile,
+        seed: &Saved,
+        memo: &mut (Vec<u32>, Vec<u32>),
+        reshaped: bool,
+    ) -> u32 {
         let terms: Vec<(u32, u32)> = f
             .terms
             .iter()
@@ -316,7 +384,16 @@ impl Index {
             })
             .collect();
         self.loaded += 1;
-        self.insert_ids(path, key, &terms, f.len, defs, f.imports.clone(), f.annotations.clone(), reshaped)
+        self.insert_ids(
+            path,
+            key,
+            &terms,
+            f.len,
+            defs,
+            f.imports.clone(),
+            f.annotations.clone(),
+            reshaped,
+        )
     }
 
     /// The number of a defined name, made if no file defined it yet.
@@ -334,7 +411,17 @@ impl Index {
 
     /// Put a file in with its terms interned ((term id, count)) and its names numbered.
     #[allow(clippy::too_many_arguments)]
-    fn insert_ids(&mut self, path: String, key: StatKey, counts: &[(u32, u32)], len: u32, def_numbers: Vec<u32>, imports: Vec<Import>, annotations: Vec<(u32, Box<str>)>, reshaped: bool) -> u32 {
+    fn insert_ids(
+        &mut self,
+        path: String,
+        key: StatKey,
+        counts: &[(u32, u32)],
+        len: u32,
+        def_numbers: Vec<u32>,
+        imports: Vec<Import>,
+        annotations: Vec<(u32, Box<str>)>,
+        reshaped: bool,
+    ) -> u32 {
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
@@ -355,13 +442,20 @@ impl Index {
             }
         }
         for (line, target) in &annotations {
-            self.annotated.entry(target.clone()).or_default().push((id, *line));
+            self.annotated
+                .entry(target.clone())
+                .or_default()
+                .push((id, *line));
         }
         self.modules.add(id, &path);
         self.by_path.insert(path.clone(), id);
         let files = &self.files;
-        let in_dir = self.by_dir.entry(parent_dir(&path).to_string()).or_default();
-        let at = in_dir.partition_point(|&x| files[x as usize].as_ref().is_some_and(|f| f.path < path));
+        let in_dir = self
+            .by_dir
+            .entry(parent_dir(&path).to_string())
+            .or_default();
+        let at =
+            in_dir.partition_point(|&x| files[x as usize].as_ref().is_some_and(|f| f.path < path));
         in_dir.insert(at, id);
         self.files[id as usize] = Some(File {
             code: files::is_code_not_test(&path),
@@ -381,7 +475,9 @@ impl Index {
 
     /// Take a file out (`reshaped`: for good, not to put it back in after an edit).
     fn remove(&mut self, id: u32, reshaped: bool) {
-        let Some(f) = self.files.get_mut(id as usize).and_then(Option::take) else { return };
+        let Some(f) = self.files.get_mut(id as usize).and_then(Option::take) else {
+            return;
+        };
         self.changed += reshaped as usize;
         self.lex.remove(id, &f.terms);
         for &d in &f.defs {
@@ -417,17 +513,28 @@ impl Index {
         self.recount_common();
         if self.resolve_all || !self.unresolved.is_empty() {
             let ids: Vec<u32> = if self.resolve_all {
-                (0..self.files.len() as u32).filter(|&i| self.files[i as usize].is_some()).collect()
+                (0..self.files.len() as u32)
+                    .filter(|&i| self.files[i as usize].is_some())
+                    .collect()
             } else {
                 self.unresolved.iter().copied().collect()
             };
             let resolved: Vec<(u32, Vec<u32>)> = {
                 let files = &self.files;
-                let path_of = |id: u32| files.get(id as usize).and_then(|f| f.as_ref()).map(|f| f.path.clone());
+                let path_of = |id: u32| {
+                    files
+                        .get(id as usize)
+                        .and_then(|f| f.as_ref())
+                        .map(|f| f.path.clone())
+                };
                 ids.par_iter()
                     .filter_map(|&id| {
                         let f = files[id as usize].as_ref()?;
-                        let mut out: Vec<u32> = f.imports.iter().flat_map(|i| self.modules.resolve(&f.path, i, &path_of)).collect();
+                        let mut out: Vec<u32> = f
+                            .imports
+                            .iter()
+                            .flat_map(|i| self.modules.resolve(&f.path, i, &path_of))
+                            .collect();
                         out.sort_unstable();
                         out.dedup();
                         out.retain(|&o| o != id);
@@ -462,7 +569,11 @@ impl Index {
             self.history.refresh(&self.root);
             if self.recency_stale || head != self.history.head {
                 let h = &self.history;
-                self.recency = self.files.par_iter().map(|f| f.as_ref().map_or(0.0, |f| h.recency(&f.path))).collect();
+                self.recency = self
+                    .files
+                    .par_iter()
+                    .map(|f| f.as_ref().map_or(0.0, |f| h.recency(&f.path)))
+                    .collect();
                 self.recency_stale = false;
             }
         }
@@ -471,7 +582,11 @@ impl Index {
     /// Names no longer common (`recount`) get their files back: a build of the same files
     /// would hold them.
     fn recount_common(&mut self) {
-        let names: Vec<u32> = self.recount.drain().filter(|&d| self.defined[d as usize].count as usize <= COMMON).collect();
+        let names: Vec<u32> = self
+            .recount
+            .drain()
+            .filter(|&d| self.defined[d as usize].count as usize <= COMMON)
+            .collect();
         if names.is_empty() {
             return;
         }
@@ -503,7 +618,11 @@ impl Index {
 
     /// The files a file imports and the files that import it.
     pub fn neighbours(&self, id: u32) -> (Vec<u32>, Vec<u32>) {
-        let out = self.files.get(id as usize).and_then(|f| f.as_ref()).map_or(Vec::new(), |f| f.out.clone());
+        let out = self
+            .files
+            .get(id as usize)
+            .and_then(|f| f.as_ref())
+            .map_or(Vec::new(), |f| f.out.clone());
         let inc = self.reverse.get(id as usize).cloned().unwrap_or_default();
         (out, inc)
     }
@@ -512,7 +631,9 @@ impl Index {
     /// between questions while the index holds the file unchanged.
     pub fn cut(&self, confined: &Root, id: u32) -> Option<Arc<Cut>> {
         let f = self.file(id)?;
-        self.cuts.get(id, f.key, || files::read_text(confined, &f.path).map(|t| Cut::new(&f.path, t)))
+        self.cuts.get(id, f.key, || {
+            files::read_text(confined, &f.path).map(|t| Cut::new(&f.path, t))
+        })
     }
 
     pub fn file(&self, id: u32) -> Option<&File> {
@@ -529,7 +650,11 @@ impl Index {
         let mut ids: Vec<u32> = self
             .by_path
             .iter()
-            .filter(|(p, _)| p.len() > name.len() && p.ends_with(name) && p.as_bytes()[p.len() - name.len() - 1] == b'/')
+            .filter(|(p, _)| {
+                p.len() > name.len()
+                    && p.ends_with(name)
+                    && p.as_bytes()[p.len() - name.len() - 1] == b'/'
+            })
             .map(|(_, &id)| id)
             .collect();
         if ids.is_empty() {
@@ -544,14 +669,21 @@ impl Index {
     /// the next process); `changed` is 0 from then on.
     pub fn save(&mut self) -> Vec<u8> {
         let names = self.lex.term_names();
-        let mut live: Vec<u32> = (0..names.len() as u32).filter(|&t| self.lex.df(t) > 0).collect();
+        let mut live: Vec<u32> = (0..names.len() as u32)
+            .filter(|&t| self.lex.df(t) > 0)
+            .collect();
         live.par_sort_unstable_by(|&a, &b| names[a as usize].cmp(names[b as usize]));
         let mut term_at = vec![u32::MAX; names.len()];
         for (i, &t) in live.iter().enumerate() {
             term_at[t as usize] = i as u32;
         }
         let terms: Vec<&str> = live.iter().map(|&t| names[t as usize]).collect();
-        let mut defined: Vec<(&str, u32)> = self.def_ids.iter().filter(|(_, &n)| self.defined[n as usize].count > 0).map(|(k, &n)| (&**k, n)).collect();
+        let mut defined: Vec<(&str, u32)> = self
+            .def_ids
+            .iter()
+            .filter(|(_, &n)| self.defined[n as usize].count > 0)
+            .map(|(k, &n)| (&**k, n))
+            .collect();
         defined.sort_unstable();
         let mut name_at = vec![u32::MAX; self.defined.len()];
         for (i, &(_, n)) in defined.iter().enumerate() {
@@ -568,20 +700,41 @@ impl Index {
                 let (mut ts, mut ds) = (Vec::new(), Vec::new());
                 for (i, f) in chunk.iter().enumerate() {
                     let doc = (c * PIECE + i) as u32;
-                    let Some(f) = f.as_ref().filter(|_| !self.racy.contains(&doc)) else { continue };
+                    let Some(f) = f.as_ref().filter(|_| !self.racy.contains(&doc)) else {
+                        continue;
+                    };
                     ts.clear();
-                    ts.extend(f.terms.iter().map(|&t| (term_at[t as usize], self.lex.tf(t, doc))));
+                    ts.extend(
+                        f.terms
+                            .iter()
+                            .map(|&t| (term_at[t as usize], self.lex.tf(t, doc))),
+                    );
                     ts.sort_unstable();
                     ds.clear();
                     ds.extend(f.defs.iter().map(|&d| name_at[d as usize]));
                     ds.sort_unstable();
-                    let e = store::Entry { path: &f.path, key: f.key, len: self.lex.doc_len(doc), terms: &ts, defs: &ds, imports: &f.imports, annotations: &f.annotations };
+                    let e = store::Entry {
+                        path: &f.path,
+                        key: f.key,
+                        len: self.lex.doc_len(doc),
+                        terms: &ts,
+                        defs: &ds,
+                        imports: &f.imports,
+                        annotations: &f.annotations,
+                    };
                     store::encode_entry(&mut out, &e);
                 }
                 out
             })
             .collect();
-        let bytes = store::encode(&self.root, &self.opts, &terms, &defined, self.file_count() - self.racy.len(), &pieces);
+        let bytes = store::encode(
+            &self.root,
+            &self.opts,
+            &terms,
+            &defined,
+            self.file_count() - self.racy.len(),
+            &pieces,
+        );
         self.changed = 0;
         bytes
     }
@@ -607,9 +760,23 @@ impl Index {
             })
             .sum();
         let defs: usize = self.def_ids.keys().map(|k| k.len() + 28).sum::<usize>()
-            + self.defined.iter().map(|d| 40 + d.files.capacity() * 4).sum::<usize>();
-        files + defs + self.cuts.heap_bytes() + self.lex.heap_bytes() + self.modules.heap_bytes() + self.written.heap_bytes() + self.history.heap_bytes()
-            + self.reverse.iter().map(|r| r.capacity() * 4 + 24).sum::<usize>()
+            + self
+                .defined
+                .iter()
+                .map(|d| 40 + d.files.capacity() * 4)
+                .sum::<usize>();
+        files
+            + defs
+            + self.cuts.heap_bytes()
+            + self.lex.heap_bytes()
+            + self.modules.heap_bytes()
+            + self.written.heap_bytes()
+            + self.history.heap_bytes()
+            + self
+                .reverse
+                .iter()
+                .map(|r| r.capacity() * 4 + 24)
+                .sum::<usize>()
     }
 }
 
@@ -619,7 +786,11 @@ mod tests {
     use crate::testing::TempTree;
 
     fn opts() -> Options {
-        Options { extra_ignore: Vec::new(), prefix: "@".into(), contextia: None }
+        Options {
+            extra_ignore: Vec::new(),
+            prefix: "@".into(),
+            contextia: None,
+        }
     }
 
     #[test]
@@ -627,7 +798,10 @@ mod tests {
         let t = TempTree::with(
             "task-index",
             &[
-                ("app/main.py", "from app.store import save_order\n\ndef run():\n    save_order()\n"),
+                (
+                    "app/main.py",
+                    "from app.store import save_order\n\ndef run():\n    save_order()\n",
+                ),
                 ("app/store.py", "def save_order():\n    pass\n"),
                 ("lib/other.py", "x = 1\n"),
             ],
@@ -643,13 +817,24 @@ mod tests {
         assert_eq!(ix.definers("save_order"), Some(&[store][..]));
         // An edit re-reads that file only; a new file and a removed one are followed.
         std::thread::sleep(std::time::Duration::from_millis(10));
-        std::fs::write(t.path().join("app/store.py"), "def persist_order():\n    pass\n").unwrap();
+        std::fs::write(
+            t.path().join("app/store.py"),
+            "def persist_order():\n    pass\n",
+        )
+        .unwrap();
         std::fs::write(t.path().join("lib/new.py"), "def save_order():\n    pass\n").unwrap();
         std::fs::remove_file(t.path().join("lib/other.py")).unwrap();
         ix.update(&["app".to_string(), "lib".to_string()], None);
         ix.prepare(false);
         assert!(ix.definers("persist_order").is_some());
-        assert_eq!(ix.definers("save_order").unwrap().iter().map(|&i| ix.file(i).unwrap().path.clone()).collect::<Vec<_>>(), ["lib/new.py"]);
+        assert_eq!(
+            ix.definers("save_order")
+                .unwrap()
+                .iter()
+                .map(|&i| ix.file(i).unwrap().path.clone())
+                .collect::<Vec<_>>(),
+            ["lib/new.py"]
+        );
         assert!(!ix.by_path.contains_key("lib/other.py"));
         assert_eq!(ix.lex.docs, 3);
         // A directory gone from the table takes its files with it.
@@ -659,7 +844,13 @@ mod tests {
     }
 
     fn answer(ix: &mut Index, task: &str) -> String {
-        let ask = crate::tasks::rank::Ask { task, budget: 400, paths: &[], off: &[], limit: 10 };
+        let ask = crate::tasks::rank::Ask {
+            task,
+            budget: 400,
+            paths: &[],
+            off: &[],
+            limit: 10,
+        };
         crate::tasks::query_json(ix, &ask, "bytes4").unwrap()
     }
 
@@ -676,12 +867,21 @@ mod tests {
                 ("src/util.rs", "pub fn helper() {}\n"),
             ],
         );
-        let dirs: Vec<String> = [".", "app", "web", "src"].iter().map(|s| s.to_string()).collect();
-        let settle = || std::thread::sleep(std::time::Duration::from_nanos(RACY_NS as u64 + 10_000_000));
+        let dirs: Vec<String> = [".", "app", "web", "src"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let settle =
+            || std::thread::sleep(std::time::Duration::from_nanos(RACY_NS as u64 + 10_000_000));
         // Files written as they are listed are not saved: they could change in the same tick.
         let mut racy = Index::build(t.path(), opts(), &dirs).unwrap();
         let bytes = racy.save();
-        assert_eq!(Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap().loaded, 0);
+        assert_eq!(
+            Index::build_from(t.path(), opts(), &dirs, Some(&bytes))
+                .unwrap()
+                .loaded,
+            0
+        );
         settle();
         let mut first = Index::build(t.path(), opts(), &dirs).unwrap();
         assert_eq!((first.changed, first.loaded), (6, 0));
@@ -690,18 +890,35 @@ mod tests {
         let task = "save_order persists the order; renderCart total helper entry";
         let fresh = answer(&mut first, task);
         let mut again = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
-        assert_eq!((again.loaded, again.changed, again.refused.as_deref()), (6, 0, None));
+        assert_eq!(
+            (again.loaded, again.changed, again.refused.as_deref()),
+            (6, 0, None)
+        );
         assert_eq!(answer(&mut again, task), fresh);
-        assert_eq!(again.save(), bytes, "saving what was loaded gives the same bytes");
+        assert_eq!(
+            again.save(),
+            bytes,
+            "saving what was loaded gives the same bytes"
+        );
 
         // An edit, a file gone and a file new while no process ran: those are read, the rest loaded.
-        t.write("app/store.py", "def save_order():\n    \"\"\"Write the order to the entry table.\"\"\"\n");
+        t.write(
+            "app/store.py",
+            "def save_order():\n    \"\"\"Write the order to the entry table.\"\"\"\n",
+        );
         std::fs::remove_file(t.path().join("web/total.ts")).unwrap();
-        t.write("web/checkout.ts", "export function checkout() { return renderCart(); }\n");
+        t.write(
+            "web/checkout.ts",
+            "export function checkout() { return renderCart(); }\n",
+        );
         settle();
         let mut loaded = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
         assert_eq!(loaded.loaded, 4);
-        assert_eq!(loaded.changed, 2 + 2, "two files read, two saved ones unused");
+        assert_eq!(
+            loaded.changed,
+            2 + 2,
+            "two files read, two saved ones unused"
+        );
         let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
         assert_eq!(answer(&mut loaded, task), answer(&mut built, task));
         assert_eq!(loaded.save(), built.save());
@@ -709,9 +926,30 @@ mod tests {
         // Bytes of another root, other options, cut short or no save at all: refused, every file read.
         let other = TempTree::with("task-index-saved-other", &[("a.py", "x = 1\n")]);
         for (root, o, b) in [
-            (t.path(), Options { prefix: "#".into(), ..opts() }, bytes.clone()),
-            (t.path(), Options { extra_ignore: vec!["x/".into()], ..opts() }, bytes.clone()),
-            (t.path(), Options { contextia: Some(t.path().join(".contextia")), ..opts() }, bytes.clone()),
+            (
+                t.path(),
+                Options {
+                    prefix: "#".into(),
+                    ..opts()
+                },
+                bytes.clone(),
+            ),
+            (
+                t.path(),
+                Options {
+                    extra_ignore: vec!["x/".into()],
+                    ..opts()
+                },
+                bytes.clone(),
+            ),
+            (
+                t.path(),
+                Options {
+                    contextia: Some(t.path().join(".contextia")),
+                    ..opts()
+                },
+                bytes.clone(),
+            ),
             (other.path(), opts(), bytes.clone()),
             (t.path(), opts(), bytes[..bytes.len() / 2].to_vec()),
             (t.path(), opts(), b"random bytes".to_vec()),
@@ -730,35 +968,70 @@ mod profile {
     #[ignore]
     fn phases() {
         use super::*;
-        let Ok(root) = std::env::var("REPOCTX_PROFILE_ROOT") else { return };
+        let Ok(root) = std::env::var("REPOCTX_PROFILE_ROOT") else {
+            return;
+        };
         let root = PathBuf::from(root);
         let t = std::time::Instant::now();
-        let opts = crate::tree::walk::Options { extra_ignore: vec![], max_depth: 10, min_tokens: 0 };
+        let opts = crate::tree::walk::Options {
+            extra_ignore: vec![],
+            max_depth: 10,
+            min_tokens: 0,
+        };
         let table = crate::tree::walk::walk(&root, &opts, None).unwrap();
         let dirs: Vec<String> = table.rows.iter().map(|r| r.scope.clone()).collect();
         eprintln!("walk {:?}", t.elapsed());
         let ignore = Ignore::new(&root, &[]);
         let t = std::time::Instant::now();
-        let listed: Vec<(String, StatKey)> = dirs.par_iter().flat_map(|d| files::list(&root, d, &ignore)).collect();
+        let listed: Vec<(String, StatKey)> = dirs
+            .par_iter()
+            .flat_map(|d| files::list(&root, d, &ignore))
+            .collect();
         eprintln!("list {} files {:?}", listed.len(), t.elapsed());
         let confined = Root::open(&root).unwrap();
         let t = std::time::Instant::now();
-        let texts: Vec<(String, String)> = listed.par_iter().filter_map(|(p, _)| files::read_text(&confined, p).map(|t| (p.clone(), t))).collect();
+        let texts: Vec<(String, String)> = listed
+            .par_iter()
+            .filter_map(|(p, _)| files::read_text(&confined, p).map(|t| (p.clone(), t)))
+            .collect();
         eprintln!("read {:?}", t.elapsed());
         let t = std::time::Instant::now();
-        let n: usize = texts.par_iter().map(|(_, t)| super::super::terms::terms(t).len()).sum();
+        let n: usize = texts
+            .par_iter()
+            .map(|(_, t)| super::super::terms::terms(t).len())
+            .sum();
         eprintln!("terms {n} {:?}", t.elapsed());
         let t = std::time::Instant::now();
-        let n: usize = texts.par_iter().map(|(p, t)| files::definitions(p, t).len()).sum();
+        let n: usize = texts
+            .par_iter()
+            .map(|(p, t)| files::definitions(p, t).len())
+            .sum();
         eprintln!("defs {n} {:?}", t.elapsed());
         let t = std::time::Instant::now();
         let finder = annotate::finder("@");
-        let facts: Vec<Facts> = texts.par_iter().map(|(p, t)| files::facts(p, t, "@", &finder)).collect();
+        let facts: Vec<Facts> = texts
+            .par_iter()
+            .map(|(p, t)| files::facts(p, t, "@", &finder))
+            .collect();
         eprintln!("facts {:?}", t.elapsed());
         drop(facts);
         let t = std::time::Instant::now();
-        let ix = Index::build(&root, Options { extra_ignore: vec![], prefix: "@".into(), contextia: None }, &dirs).unwrap();
-        eprintln!("build {} {:?} heap {}", ix.file_count(), t.elapsed(), ix.heap_bytes());
+        let ix = Index::build(
+            &root,
+            Options {
+                extra_ignore: vec![],
+                prefix: "@".into(),
+                contextia: None,
+            },
+            &dirs,
+        )
+        .unwrap();
+        eprintln!(
+            "build {} {:?} heap {}",
+            ix.file_count(),
+            t.elapsed(),
+            ix.heap_bytes()
+        );
         let mut ix = ix;
         let t = std::time::Instant::now();
         ix.prepare(true);
@@ -775,11 +1048,27 @@ mod profile {
         eprintln!("build from saved {} loaded {:?}", from.loaded, t.elapsed());
         drop(from);
         let count = crate::tasks::bundle::counter("bytes4").unwrap();
-        for task in ["func_12 returns the wrong value in module f4711", "Func3 should add one more", "fix the paragraph 7 of the documentation", "synthetic package regenerate module"] {
+        for task in [
+            "func_12 returns the wrong value in module f4711",
+            "Func3 should add one more",
+            "fix the paragraph 7 of the documentation",
+            "synthetic package regenerate module",
+        ] {
             let t = std::time::Instant::now();
-            let ask = crate::tasks::rank::Ask { task, budget: 8000, paths: &[], off: &[], limit: 10 };
+            let ask = crate::tasks::rank::Ask {
+                task,
+                budget: 8000,
+                paths: &[],
+                off: &[],
+                limit: 10,
+            };
             let a = crate::tasks::rank::answer(&ix, &ask, &*count);
-            eprintln!("query {:?} {} files {} pieces: {task}", t.elapsed(), a.files.len(), a.bundle.len());
+            eprintln!(
+                "query {:?} {} files {} pieces: {task}",
+                t.elapsed(),
+                a.files.len(),
+                a.bundle.len()
+            );
         }
     }
 }

@@ -24,8 +24,13 @@ pub mod written;
 
 /// The answer to one question as JSON (`rank::Answer`), the index made current first;
 /// Err for a tokenizer that is not known.
-pub fn query_json(ix: &mut index::Index, ask: &rank::Ask, tokenizer: &str) -> Result<String, String> {
-    let count = bundle::counter(tokenizer).ok_or_else(|| format!("unknown tokenizer {tokenizer:?}; known: bytes4, o200k, cl100k"))?;
+pub fn query_json(
+    ix: &mut index::Index,
+    ask: &rank::Ask,
+    tokenizer: &str,
+) -> Result<String, String> {
+    let count = bundle::counter(tokenizer)
+        .ok_or_else(|| format!("unknown tokenizer {tokenizer:?}; known: bytes4, o200k, cl100k"))?;
     ix.prepare(!ask.off.iter().any(|s| s == "history"));
     let answer = rank::answer(ix, ask, &*count);
     serde_json::to_string(&answer).map_err(|e| e.to_string())

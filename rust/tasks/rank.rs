@@ -25,8 +25,8 @@
 
 use super::bm25::tf_weight;
 use super::bundle::{self, Count, Offer, Text};
-use super::index::Index;
 use super::cuts::Cut;
+use super::index::Index;
 use super::regions::Region;
 use super::terms;
 use super::written::{Source, Target};
@@ -38,7 +38,15 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// The signals, by the names `signals_off` takes.
-pub const SIGNALS: &[&str] = &["lexical", "symbols", "imports", "scopes", "artifacts", "project", "history"];
+pub const SIGNALS: &[&str] = &[
+    "lexical",
+    "symbols",
+    "imports",
+    "scopes",
+    "artifacts",
+    "project",
+    "history",
+];
 
 const W_SYMBOL: f32 = 0.6;
 const W_SCOPE: f32 = 0.3;
@@ -138,9 +146,15 @@ impl Scores {
 
     /// The `n` best files, best first (ties by path).
     fn top(&self, n: usize, index: &Index) -> Vec<u32> {
-        let mut ids: Vec<u32> = (0..self.score.len() as u32).filter(|&i| self.score[i as usize] > 0.0).collect();
+        let mut ids: Vec<u32> = (0..self.score.len() as u32)
+            .filter(|&i| self.score[i as usize] > 0.0)
+            .collect();
         let path = |i: u32| index.file(i).map_or("", |f| f.path.as_str());
-        let order = |a: &u32, b: &u32| self.score[*b as usize].total_cmp(&self.score[*a as usize]).then_with(|| path(*a).cmp(path(*b)));
+        let order = |a: &u32, b: &u32| {
+            self.score[*b as usize]
+                .total_cmp(&self.score[*a as usize])
+                .then_with(|| path(*a).cmp(path(*b)))
+        };
         if ids.len() > n && n > 0 {
             ids.select_nth_unstable_by(n - 1, order);
             ids.truncate(n);
@@ -158,7 +172,11 @@ fn has_glob(p: &str) -> bool {
 pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     let on = |s: &str| !ask.off.iter().any(|o| o == s);
     let n = ix.files.len();
-    let mut sc = Scores { score: vec![0.0; n], reasons: Vec::new(), contributions: Vec::new() };
+    let mut sc = Scores {
+        score: vec![0.0; n],
+        reasons: Vec::new(),
+        contributions: Vec::new(),
+    };
 
     // The task's terms, each weighted by how often the task says it.
     let task_terms = terms::terms(ask.task);
@@ -175,15 +193,23 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         }
     }
     // (Sorted: sums in one order, so two processes give the same scores to the last bit.)
-    let mut query: Vec<(u32, f32, String)> =
-        qtf.iter().filter_map(|(t, &c)| ix.lex.id(t).map(|id| (id, 1.0 + (c as f32).ln(), t.clone()))).collect();
+    let mut query: Vec<(u32, f32, String)> = qtf
+        .iter()
+        .filter_map(|(t, &c)| {
+            ix.lex
+                .id(t)
+                .map(|id| (id, 1.0 + (c as f32).ln(), t.clone()))
+        })
+        .collect();
     query.sort_by(|a, b| a.2.cmp(&b.2));
     let lexical = on("lexical");
 
     // lexical
     let mut lex_norm = vec![0f32; n];
     if lexical && !query.is_empty() {
-        let raw = ix.lex.score(&query.iter().map(|q| (q.0, q.1)).collect::<Vec<_>>(), n);
+        let raw = ix
+            .lex
+            .score(&query.iter().map(|q| (q.0, q.1)).collect::<Vec<_>>(), n);
         let best = raw.iter().copied().fold(0f32, f32::max);
         if best > 0.0 {
             for (i, r) in raw.iter().enumerate().take(n) {
@@ -201,7 +227,9 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         // task, and summed they pulled it above the file the task is about.
         let mut plain: HashMap<u32, (f32, String)> = HashMap::new();
         for (name, code) in terms::identifiers(ask.task) {
-            let Some(files) = ix.definers(&name) else { continue };
+            let Some(files) = ix.definers(&name) else {
+                continue;
+            };
             if files.len() > MAX_DEFINERS {
                 continue;
             }
@@ -269,7 +297,8 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                     }
                 }
                 let r = sc.reason(format!("in the paths of {}", note.label));
-                let (globs, literal): (Vec<&String>, Vec<&String>) = paths.iter().partition(|p| has_glob(p));
+                let (globs, literal): (Vec<&String>, Vec<&String>) =
+                    paths.iter().partition(|p| has_glob(p));
                 for p in literal {
                     let p = p.trim_start_matches("./").trim_end_matches('/');
                     let ids: Vec<u32> = match ix.by_path.get(p) {
@@ -301,7 +330,9 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         }
     }
     if !deferred.is_empty() || !subtrees.is_empty() {
-        let pool: Vec<u32> = (0..n as u32).filter(|&i| sc.score[i as usize] > 0.0).collect();
+        let pool: Vec<u32> = (0..n as u32)
+            .filter(|&i| sc.score[i as usize] > 0.0)
+            .collect();
         for id in pool {
             let Some(f) = ix.file(id) else { continue };
             for (g, s, r) in &deferred {
@@ -310,7 +341,10 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                 }
             }
             for (dir, s, r) in &subtrees {
-                let inside = f.path.strip_prefix(dir.as_str()).is_some_and(|rest| rest.starts_with('/'));
+                let inside = f
+                    .path
+                    .strip_prefix(dir.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'));
                 if dir.is_empty() || dir == "." || inside {
                     sc.add(id, W_MODULE * s * 0.3, *r);
                 }
@@ -336,10 +370,22 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
             let share = sc.score[t as usize] / best;
             let total = ix.history.changes(&tf.path) as f32;
             for (other, k) in ix.history.changed_with(&tf.path).into_iter().take(20) {
-                let Some(&o) = ix.by_path.get(other) else { continue };
+                let Some(&o) = ix.by_path.get(other) else {
+                    continue;
+                };
                 let v = W_COCHANGE * share * k as f32 / (total + 1.0);
                 if ties.get(&o).is_none_or(|had| had.0 < v) {
-                    ties.insert(o, (v, format!("changed with {} in {k} commit{}", tf.path, if k == 1 { "" } else { "s" })));
+                    ties.insert(
+                        o,
+                        (
+                            v,
+                            format!(
+                                "changed with {} in {k} commit{}",
+                                tf.path,
+                                if k == 1 { "" } else { "s" }
+                            ),
+                        ),
+                    );
                 }
             }
         }
@@ -359,8 +405,13 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         for &t in &top {
             let Some(tf) = ix.file(t) else { continue };
             let (out, inc) = ix.neighbours(t);
-            let w = W_IMPORT * sc.score[t as usize] / best / ((out.len() + inc.len()).max(1) as f32).sqrt();
-            adds.extend(out.iter().map(|&o| (o, w, format!("imported by {}", tf.path))));
+            let w = W_IMPORT * sc.score[t as usize]
+                / best
+                / ((out.len() + inc.len()).max(1) as f32).sqrt();
+            adds.extend(
+                out.iter()
+                    .map(|&o| (o, w, format!("imported by {}", tf.path))),
+            );
             adds.extend(inc.iter().map(|&o| (o, w, format!("imports {}", tf.path))));
         }
     }
@@ -368,14 +419,21 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         let p = p.trim_start_matches("./").trim_end_matches('/');
         let given: Vec<u32> = match ix.by_path.get(p) {
             Some(&f) => vec![f],
-            None => ix.by_dir.get(if p.is_empty() { "." } else { p }).cloned().unwrap_or_default(),
+            None => ix
+                .by_dir
+                .get(if p.is_empty() { "." } else { p })
+                .cloned()
+                .unwrap_or_default(),
         };
         for g in given {
             adds.push((g, W_PATH * 0.5, format!("given: {p}")));
             let (out, inc) = ix.neighbours(g);
             let w = W_PATH / ((out.len() + inc.len()).max(1) as f32).sqrt();
             let gp = ix.file(g).map_or(p.to_string(), |f| f.path.clone());
-            adds.extend(out.iter().map(|&o| (o, w, format!("imported by {gp} (given)"))));
+            adds.extend(
+                out.iter()
+                    .map(|&o| (o, w, format!("imported by {gp} (given)"))),
+            );
             adds.extend(inc.iter().map(|&o| (o, w, format!("imports {gp} (given)"))));
         }
     }
@@ -392,14 +450,29 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     // The ranking, and the regions of its top files.
     let top = sc.top(ask.limit.max(REGION_FILES), ix);
     let confined = Root::open(&ix.root).ok();
-    let cuts: Vec<Option<Arc<Cut>>> = top.par_iter().map(|&id| confined.as_ref().and_then(|r| ix.cut(r, id))).collect();
-    let idf: HashMap<&str, f32> = if lexical { query.iter().map(|(id, w, t)| (t.as_str(), ix.lex.idf(*id) * w)).collect() } else { HashMap::new() };
+    let cuts: Vec<Option<Arc<Cut>>> = top
+        .par_iter()
+        .map(|&id| confined.as_ref().and_then(|r| ix.cut(r, id)))
+        .collect();
+    let idf: HashMap<&str, f32> = if lexical {
+        query
+            .iter()
+            .map(|(id, w, t)| (t.as_str(), ix.lex.idf(*id) * w))
+            .collect()
+    } else {
+        HashMap::new()
+    };
     let scored: Vec<Vec<(Region, f32)>> = top
         .par_iter()
         .zip(&cuts)
         .map(|(&id, cut)| {
             let Some(cut) = cut else { return Vec::new() };
-            region_scores(cut, &idf, &named, art_lines.get(&id).map_or(&[][..], |v| v.as_slice()))
+            region_scores(
+                cut,
+                &idf,
+                &named,
+                art_lines.get(&id).map_or(&[][..], |v| v.as_slice()),
+            )
         })
         .collect();
 
@@ -407,7 +480,9 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     let mut mine: HashMap<u32, Vec<(f32, String)>> = HashMap::new();
     for &(id, v, r) in &sc.contributions {
         if listed_ids.contains(&id) {
-            mine.entry(id).or_default().push((v, sc.reasons[r as usize].clone()));
+            mine.entry(id)
+                .or_default()
+                .push((v, sc.reasons[r as usize].clone()));
         }
     }
     let mut files = Vec::new();
@@ -418,15 +493,28 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
             let mut hit: Vec<(f32, &str)> = query
                 .iter()
                 .filter(|(q, _, _)| ix.lex.tf(*q, id) > 0)
-                .map(|(q, _, t)| (ix.lex.idf(*q), shown.get(t).map_or(t.as_str(), String::as_str)))
+                .map(|(q, _, t)| {
+                    (
+                        ix.lex.idf(*q),
+                        shown.get(t).map_or(t.as_str(), String::as_str),
+                    )
+                })
                 .collect();
             hit.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
             let words: Vec<&str> = hit.iter().take(4).map(|h| h.1).collect();
-            whys.push((lex_norm[id as usize], format!("words: {}", words.join(", "))));
+            whys.push((
+                lex_norm[id as usize],
+                format!("words: {}", words.join(", ")),
+            ));
         }
         whys.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut seen = HashSet::new();
-        let why: Vec<String> = whys.into_iter().filter(|w| seen.insert(w.1.clone())).take(3).map(|w| w.1).collect();
+        let why: Vec<String> = whys
+            .into_iter()
+            .filter(|w| seen.insert(w.1.clone()))
+            .take(3)
+            .map(|w| w.1)
+            .collect();
         let mut listed: Vec<&(Region, f32)> = scored[rank].iter().filter(|r| r.1 > 0.0).collect();
         listed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.start.cmp(&b.0.start)));
         listed.truncate(LISTED_REGIONS); // best first
@@ -434,35 +522,70 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
             path: f.path.clone(),
             score: (sc.score[id as usize] as f64 * 10_000.0).round() / 10_000.0,
             why: why.join("; "),
-            regions: listed.into_iter().map(|(r, _)| RegionOut { start: r.start, end: r.end, symbol: r.symbol.clone(), kind: r.kind }).collect(),
+            regions: listed
+                .into_iter()
+                .map(|(r, _)| RegionOut {
+                    start: r.start,
+                    end: r.end,
+                    symbol: r.symbol.clone(),
+                    kind: r.kind,
+                })
+                .collect(),
         });
     }
 
     // The bundle.
-    let paths: Vec<String> = top.iter().map(|&id| ix.file(id).map_or(String::new(), |f| f.path.clone())).collect();
-    let cut_texts: Vec<Text> = cuts.iter().map(|c| Text::new(c.as_ref().map_or("", |c| c.text.as_str()))).collect();
+    let paths: Vec<String> = top
+        .iter()
+        .map(|&id| ix.file(id).map_or(String::new(), |f| f.path.clone()))
+        .collect();
+    let cut_texts: Vec<Text> = cuts
+        .iter()
+        .map(|c| Text::new(c.as_ref().map_or("", |c| c.text.as_str())))
+        .collect();
     let mut offers = Vec::new();
     for (rank, regions) in scored.iter().enumerate() {
         let fs = (sc.score[top[rank] as usize] / sc.score[top[0] as usize]).powi(FILE_FOCUS);
         let best = regions.iter().map(|r| r.1).fold(0f32, f32::max);
         for (r, raw) in regions {
             let rel = if best > 0.0 { raw / best } else { 0.0 };
-            offers.push(Offer { file: rank, start: r.start, end: r.end, score: fs * (REGION_FLOOR + (1.0 - REGION_FLOOR) * rel) });
+            offers.push(Offer {
+                file: rank,
+                start: r.start,
+                end: r.end,
+                score: fs * (REGION_FLOOR + (1.0 - REGION_FLOOR) * rel),
+            });
         }
     }
     let (pieces, tokens) = bundle::cut(&cut_texts, &offers, ask.budget, count);
     let bundle = pieces
         .into_iter()
-        .map(|p| PieceOut { path: paths[p.file].clone(), start: p.start, end: p.end, text: cut_texts[p.file].slice(p.start, p.end).to_string() })
+        .map(|p| PieceOut {
+            path: paths[p.file].clone(),
+            start: p.start,
+            end: p.end,
+            text: cut_texts[p.file].slice(p.start, p.end).to_string(),
+        })
         .collect();
-    Answer { task: ask.task.to_string(), budget: ask.budget, tokens, files, bundle }
+    Answer {
+        task: ask.task.to_string(),
+        budget: ask.budget,
+        tokens,
+        files,
+        bundle,
+    }
 }
 
 /// Each region of a file with how much the task speaks for it: BM25 of the task's terms in
 /// it, each term weighted by its IDF over the index and over the file's regions (over the
 /// file's best region), 1 for a definition the task names as code, and the match of an
 /// artifact annotated inside it.
-fn region_scores(cut: &Cut, idf: &HashMap<&str, f32>, named: &HashSet<String>, art: &[(u32, f32)]) -> Vec<(Region, f32)> {
+fn region_scores(
+    cut: &Cut,
+    idf: &HashMap<&str, f32>,
+    named: &HashSet<String>,
+    art: &[(u32, f32)],
+) -> Vec<(Region, f32)> {
     let avg = cut.counts.iter().map(|c| c.0 as f32).sum::<f32>() / cut.counts.len().max(1) as f32;
     // A word in most regions of the file (`type` all through types.rs) tells none of them
     // apart: each word's weight is its IDF over the index times its IDF over the regions.
@@ -474,12 +597,22 @@ fn region_scores(cut: &Cut, idf: &HashMap<&str, f32>, named: &HashSet<String>, a
             }
         }
     }
-    let local = |k: &str| super::bm25::idf(cut.counts.len() as u32, in_regions.get(k).copied().unwrap_or(1));
+    let local = |k: &str| {
+        super::bm25::idf(
+            cut.counts.len() as u32,
+            in_regions.get(k).copied().unwrap_or(1),
+        )
+    };
     let lex: Vec<f32> = cut
         .counts
         .iter()
         .map(|(len, words)| {
-            words.iter().filter_map(|(k, tf)| Some(idf.get(&**k)? * local(k) * tf_weight(*tf as f32, *len as f32, avg))).sum()
+            words
+                .iter()
+                .filter_map(|(k, tf)| {
+                    Some(idf.get(&**k)? * local(k) * tf_weight(*tf as f32, *len as f32, avg))
+                })
+                .sum()
         })
         .collect();
     let best = lex.iter().copied().fold(0f32, f32::max);
@@ -492,7 +625,11 @@ fn region_scores(cut: &Cut, idf: &HashMap<&str, f32>, named: &HashSet<String>, a
             if !r.symbol.is_empty() && r.kind != "lines" && named.contains(&r.symbol) {
                 raw += 1.0;
             }
-            raw += art.iter().filter(|(line, _)| r.start <= *line && *line <= r.end).map(|(_, s)| 0.5 * s).fold(0f32, f32::max);
+            raw += art
+                .iter()
+                .filter(|(line, _)| r.start <= *line && *line <= r.end)
+                .map(|(_, s)| 0.5 * s)
+                .fold(0f32, f32::max);
             (r, raw)
         })
         .collect()
@@ -505,33 +642,61 @@ mod tests {
     use crate::testing::TempTree;
 
     fn ask<'a>(task: &'a str, paths: &'a [String], off: &'a [String]) -> Ask<'a> {
-        Ask { task, budget: 2000, paths, off, limit: 10 }
+        Ask {
+            task,
+            budget: 2000,
+            paths,
+            off,
+            limit: 10,
+        }
     }
 
     fn tree() -> TempTree {
         let mut big = String::from("\"\"\"Orders: building, pricing and shipping.\"\"\"\nfrom shop.tax import tax_rate\n\n");
         for i in 0..30 {
-            big.push_str(&format!("def helper_{i}(order):\n    return order.lines[{i}]\n\n\n"));
+            big.push_str(&format!(
+                "def helper_{i}(order):\n    return order.lines[{i}]\n\n\n"
+            ));
         }
         big.push_str("def apply_discount(order, coupon):\n    \"\"\"Take a coupon's percentage off the order total.\"\"\"\n    return order.total * (1 - coupon.percent / 100)\n\n\n");
         for i in 30..60 {
-            big.push_str(&format!("def helper_{i}(order):\n    return order.lines[{i}]\n\n\n"));
+            big.push_str(&format!(
+                "def helper_{i}(order):\n    return order.lines[{i}]\n\n\n"
+            ));
         }
         TempTree::with(
             "task-rank",
             &[
                 ("shop/orders.py", &big),
                 ("shop/tax.py", "def tax_rate(country):\n    return 0.2\n"),
-                ("shop/cli.py", "from shop.orders import helper_1\n\ndef main():\n    helper_1(None)\n"),
+                (
+                    "shop/cli.py",
+                    "from shop.orders import helper_1\n\ndef main():\n    helper_1(None)\n",
+                ),
                 ("docs/guide.md", "# Guide\n\nHow to ship an order.\n"),
-                ("web/page.ts", "export function renderPage(): string {\n  return 'coupon';\n}\n"),
+                (
+                    "web/page.ts",
+                    "export function renderPage(): string {\n  return 'coupon';\n}\n",
+                ),
             ],
         )
     }
 
     fn index(t: &TempTree) -> Index {
-        let dirs: Vec<String> = [".", "shop", "docs", "web"].iter().map(|s| s.to_string()).collect();
-        let mut ix = Index::build(t.path(), Options { extra_ignore: vec![], prefix: "@".into(), contextia: None }, &dirs).unwrap();
+        let dirs: Vec<String> = [".", "shop", "docs", "web"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut ix = Index::build(
+            t.path(),
+            Options {
+                extra_ignore: vec![],
+                prefix: "@".into(),
+                contextia: None,
+            },
+            &dirs,
+        )
+        .unwrap();
         ix.prepare(false);
         ix
     }
@@ -541,15 +706,34 @@ mod tests {
         let t = tree();
         let ix = index(&t);
         let count: Count = &|s: &str| s.len().div_ceil(4);
-        let a = answer(&ix, &Ask { budget: 40, ..ask("Fix apply_discount: coupon percentages are wrong", &[], &[]) }, count);
+        let a = answer(
+            &ix,
+            &Ask {
+                budget: 40,
+                ..ask("Fix apply_discount: coupon percentages are wrong", &[], &[])
+            },
+            count,
+        );
         assert_eq!(a.files[0].path, "shop/orders.py", "{:?}", a.files);
-        assert!(a.files[0].why.contains("defines `apply_discount`"), "{}", a.files[0].why);
+        assert!(
+            a.files[0].why.contains("defines `apply_discount`"),
+            "{}",
+            a.files[0].why
+        );
         assert_eq!(a.files[0].regions[0].symbol, "apply_discount");
         // The region is chosen, with two lines of context on either side, not the head of the file.
-        assert!(!a.bundle.iter().any(|p| p.text.contains("def helper_")), "{:?}", a.bundle);
+        assert!(
+            !a.bundle.iter().any(|p| p.text.contains("def helper_")),
+            "{:?}",
+            a.bundle
+        );
         let b = &a.bundle[0];
         assert_eq!(b.path, "shop/orders.py");
-        assert!(b.text.starts_with("\n\ndef apply_discount(order, coupon):\n"), "{b:?}");
+        assert!(
+            b.text
+                .starts_with("\n\ndef apply_discount(order, coupon):\n"),
+            "{b:?}"
+        );
         assert!(a.tokens <= 40);
     }
 
@@ -559,16 +743,31 @@ mod tests {
         let ix = index(&t);
         let count: Count = &|s: &str| s.len().div_ceil(4);
         let a = answer(&ix, &ask("apply_discount coupon", &[], &[]), count);
-        let tax = a.files.iter().find(|f| f.path == "shop/tax.py").expect("an imported neighbour of the top file");
-        assert!(tax.why.contains("imported by shop/orders.py"), "{}", tax.why);
+        let tax = a
+            .files
+            .iter()
+            .find(|f| f.path == "shop/tax.py")
+            .expect("an imported neighbour of the top file");
+        assert!(
+            tax.why.contains("imported by shop/orders.py"),
+            "{}",
+            tax.why
+        );
         let off = vec!["imports".to_string()];
         let a = answer(&ix, &ask("apply_discount coupon", &[], &off), count);
-        assert!(a.files.iter().all(|f| f.path != "shop/tax.py"), "imports off: {:?}", a.files);
+        assert!(
+            a.files.iter().all(|f| f.path != "shop/tax.py"),
+            "imports off: {:?}",
+            a.files
+        );
         // A given path pulls the files it imports and that import it.
         let given = vec!["shop/orders.py".to_string()];
         let a = answer(&ix, &ask("render the page", &given, &off), count);
         let paths: Vec<&str> = a.files.iter().map(|f| f.path.as_str()).collect();
-        assert!(paths.contains(&"shop/tax.py") && paths.contains(&"shop/cli.py"), "{paths:?}");
+        assert!(
+            paths.contains(&"shop/tax.py") && paths.contains(&"shop/cli.py"),
+            "{paths:?}"
+        );
     }
 
     #[test]
@@ -576,23 +775,56 @@ mod tests {
         let t = tree();
         let ix = index(&t);
         let count: Count = &|s: &str| s.len().div_ceil(4);
-        let a = answer(&ix, &ask("The rate in tax.py is wrong for orders with a coupon", &[], &[]), count);
+        let a = answer(
+            &ix,
+            &ask(
+                "The rate in tax.py is wrong for orders with a coupon",
+                &[],
+                &[],
+            ),
+            count,
+        );
         assert_eq!(a.files[0].path, "shop/tax.py", "{:?}", a.files);
-        assert!(a.files[0].why.contains("named in the task: tax.py"), "{}", a.files[0].why);
+        assert!(
+            a.files[0].why.contains("named in the task: tax.py"),
+            "{}",
+            a.files[0].why
+        );
         let words = "Shipping weight rounding: ship parcels by weight\n";
         let t = TempTree::with(
             "task-kinds",
-            &[("src/ship.py", words), ("tests/test_ship.py", words), ("docs/ship.md", words), ("src/other.py", "x = 1\n")],
+            &[
+                ("src/ship.py", words),
+                ("tests/test_ship.py", words),
+                ("docs/ship.md", words),
+                ("src/other.py", "x = 1\n"),
+            ],
         );
         let ix = {
-            let dirs: Vec<String> = [".", "src", "tests", "docs"].iter().map(|s| s.to_string()).collect();
-            let mut ix = Index::build(t.path(), Options { extra_ignore: vec![], prefix: "@".into(), contextia: None }, &dirs).unwrap();
+            let dirs: Vec<String> = [".", "src", "tests", "docs"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            let mut ix = Index::build(
+                t.path(),
+                Options {
+                    extra_ignore: vec![],
+                    prefix: "@".into(),
+                    contextia: None,
+                },
+                &dirs,
+            )
+            .unwrap();
             ix.prepare(false);
             ix
         };
         let a = answer(&ix, &ask("ship parcels by weight", &[], &[]), count);
         assert_eq!(a.files[0].path, "src/ship.py", "{:?}", a.files);
-        assert!(a.files[0].score > a.files[1].score * 1.5, "tests and docs count half: {:?}", a.files);
+        assert!(
+            a.files[0].score > a.files[1].score * 1.5,
+            "tests and docs count half: {:?}",
+            a.files
+        );
     }
 
     #[test]
@@ -603,7 +835,9 @@ mod tests {
             .map(|w| format!("pub fn {w}() -> u32 {{\n    1\n}}\n\n"))
             .collect();
         for i in 0..30 {
-            big.push_str(&format!("pub fn step_{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n\n"));
+            big.push_str(&format!(
+                "pub fn step_{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n\n"
+            ));
         }
         let t = TempTree::with(
             "task-plain",
@@ -615,15 +849,41 @@ mod tests {
         );
         let ix = {
             let dirs: Vec<String> = [".", "src"].iter().map(|s| s.to_string()).collect();
-            let mut ix = Index::build(t.path(), Options { extra_ignore: vec![], prefix: "@".into(), contextia: None }, &dirs).unwrap();
+            let mut ix = Index::build(
+                t.path(),
+                Options {
+                    extra_ignore: vec![],
+                    prefix: "@".into(),
+                    contextia: None,
+                },
+                &dirs,
+            )
+            .unwrap();
             ix.prepare(false);
             ix
         };
         let count: Count = &|s: &str| s.len().div_ceil(4);
-        let a = answer(&ix, &ask("Preserve required stub fields in generated constructors", &[], &[]), count);
+        let a = answer(
+            &ix,
+            &ask(
+                "Preserve required stub fields in generated constructors",
+                &[],
+                &[],
+            ),
+            count,
+        );
         assert_eq!(a.files[0].path, "src/stub.rs", "{:?}", a.files);
-        let big = a.files.iter().find(|f| f.path == "src/big.rs").expect("it defines the words");
-        assert_eq!(big.why.matches("defines").count(), 1, "one plain word counts: {}", big.why);
+        let big = a
+            .files
+            .iter()
+            .find(|f| f.path == "src/big.rs")
+            .expect("it defines the words");
+        assert_eq!(
+            big.why.matches("defines").count(),
+            1,
+            "one plain word counts: {}",
+            big.why
+        );
     }
 
     #[test]
@@ -634,18 +894,48 @@ mod tests {
             src.push_str(&format!("def order_step_{i}(order):\n    order.check(order)\n    return order.next(order)\n\n\n"));
         }
         src.push_str("def settle(amount):\n    ledger = books.ledger\n    total = sum(ledger)\n    limit = total - amount\n    return refund(limit)\n\n\n");
-        let t = TempTree::with("task-local-idf", &[("shop/orders.py", &src), ("shop/tax.py", "def rate():\n    return 1\n")]);
+        let t = TempTree::with(
+            "task-local-idf",
+            &[
+                ("shop/orders.py", &src),
+                ("shop/tax.py", "def rate():\n    return 1\n"),
+            ],
+        );
         let ix = {
             let dirs: Vec<String> = [".", "shop"].iter().map(|s| s.to_string()).collect();
-            let mut ix = Index::build(t.path(), Options { extra_ignore: vec![], prefix: "@".into(), contextia: None }, &dirs).unwrap();
+            let mut ix = Index::build(
+                t.path(),
+                Options {
+                    extra_ignore: vec![],
+                    prefix: "@".into(),
+                    contextia: None,
+                },
+                &dirs,
+            )
+            .unwrap();
             ix.prepare(false);
             ix
         };
         let count: Count = &|s: &str| s.len().div_ceil(4);
-        let a = answer(&ix, &Ask { budget: 60, ..ask("order refund", &[], &[]) }, count);
+        let a = answer(
+            &ix,
+            &Ask {
+                budget: 60,
+                ..ask("order refund", &[], &[])
+            },
+            count,
+        );
         assert_eq!(a.files[0].path, "shop/orders.py");
-        assert_eq!(a.files[0].regions[0].symbol, "settle", "{:?}", a.files[0].regions);
-        assert!(a.bundle.iter().any(|p| p.text.contains("refund(limit)")), "{:?}", a.bundle);
+        assert_eq!(
+            a.files[0].regions[0].symbol, "settle",
+            "{:?}",
+            a.files[0].regions
+        );
+        assert!(
+            a.bundle.iter().any(|p| p.text.contains("refund(limit)")),
+            "{:?}",
+            a.bundle
+        );
     }
 
     #[test]
@@ -654,7 +944,17 @@ mod tests {
         let ix = index(&t);
         let count: Count = &|s: &str| s.len().div_ceil(4);
         for budget in [0, 1, 10, 50, 100, 333, 1000, 5000, 100_000] {
-            let a = answer(&ix, &Ask { task: "order coupon discount shipping", budget, paths: &[], off: &[], limit: 10 }, count);
+            let a = answer(
+                &ix,
+                &Ask {
+                    task: "order coupon discount shipping",
+                    budget,
+                    paths: &[],
+                    off: &[],
+                    limit: 10,
+                },
+                count,
+            );
             let recount: usize = a.bundle.iter().map(|p| count(&p.text)).sum();
             assert_eq!(recount, a.tokens);
             assert!(a.tokens <= budget, "{budget}: {}", a.tokens);
@@ -662,8 +962,19 @@ mod tests {
         let all: Vec<String> = SIGNALS.iter().map(|s| s.to_string()).collect();
         let a = answer(&ix, &ask("apply_discount coupon", &[], &all), count);
         assert!(a.files.is_empty() && a.bundle.is_empty());
-        let only_symbols: Vec<String> = SIGNALS.iter().filter(|s| **s != "symbols").map(|s| s.to_string()).collect();
-        let a = answer(&ix, &ask("apply_discount coupon", &[], &only_symbols), count);
-        assert_eq!(a.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["shop/orders.py"]);
+        let only_symbols: Vec<String> = SIGNALS
+            .iter()
+            .filter(|s| **s != "symbols")
+            .map(|s| s.to_string())
+            .collect();
+        let a = answer(
+            &ix,
+            &ask("apply_discount coupon", &[], &only_symbols),
+            count,
+        );
+        assert_eq!(
+            a.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            ["shop/orders.py"]
+        );
     }
 }

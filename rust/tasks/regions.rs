@@ -28,7 +28,12 @@ pub struct Region {
 
 /// The language whose definitions are found, if any.
 pub fn code_lang(path: &str) -> Option<Lang> {
-    annotate::lang_of(path).filter(|l| matches!(l, Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::Java))
+    annotate::lang_of(path).filter(|l| {
+        matches!(
+            l,
+            Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::Java
+        )
+    })
 }
 
 /// The number of lines of `text` (a final newline ends the last line, it starts none).
@@ -37,7 +42,11 @@ pub fn line_count(text: &str) -> usize {
         return 0;
     }
     let n = memchr::memchr_iter(b'\n', text.as_bytes()).count();
-    if text.ends_with('\n') { n } else { n + 1 }
+    if text.ends_with('\n') {
+        n
+    } else {
+        n + 1
+    }
 }
 
 /// The regions of a file, in line order, covering every line once.
@@ -51,7 +60,10 @@ pub fn regions(path: &str, text: &str) -> Vec<Region> {
         return windows(&text_lines, 0, n - 1, "", "lines");
     };
     let lines = annotate::lex(text.as_bytes(), lang);
-    let mut spans: Vec<Span> = annotate::spans(&lines, lang).into_iter().filter(|s| s.start < n).collect();
+    let mut spans: Vec<Span> = annotate::spans(&lines, lang)
+        .into_iter()
+        .filter(|s| s.start < n)
+        .collect();
     for s in &mut spans {
         s.end = s.end.min(n - 1);
     }
@@ -65,7 +77,10 @@ pub fn regions(path: &str, text: &str) -> Vec<Region> {
 fn outermost(spans: &[Span], from: usize, to: usize, skip: Option<&Span>) -> Vec<Span> {
     let mut out: Vec<Span> = Vec::new();
     for s in spans {
-        if s.start < from || s.end > to || skip.is_some_and(|k| k.start == s.start && k.end == s.end) {
+        if s.start < from
+            || s.end > to
+            || skip.is_some_and(|k| k.start == s.start && k.end == s.end)
+        {
             continue;
         }
         if out.last().is_some_and(|o| s.start <= o.end) {
@@ -90,9 +105,23 @@ fn leads_in(lines: &[Line], text_lines: &[&str], i: usize) -> bool {
 /// Cut lines [from, to] into regions: the definitions there, and the lines between them
 /// (named after `owner` when inside a definition that was split, else in windows).
 #[allow(clippy::too_many_arguments)]
-fn cut(text_lines: &[&str], lines: &[Line], spans: &[Span], from: usize, to: usize, owner: Option<&Span>, out: &mut Vec<Region>, depth: usize) {
+fn cut(
+    text_lines: &[&str],
+    lines: &[Line],
+    spans: &[Span],
+    from: usize,
+    to: usize,
+    owner: Option<&Span>,
+    out: &mut Vec<Region>,
+    depth: usize,
+) {
     let gap = |a: usize, b: usize, out: &mut Vec<Region>| match owner {
-        Some(o) => out.push(Region { start: a as u32 + 1, end: b as u32 + 1, symbol: o.name.clone(), kind: o.kind }),
+        Some(o) => out.push(Region {
+            start: a as u32 + 1,
+            end: b as u32 + 1,
+            symbol: o.name.clone(),
+            kind: o.kind,
+        }),
         None => out.extend(windows(text_lines, a, b, "", "lines")),
     };
     let mut at = from;
@@ -108,9 +137,23 @@ fn cut(text_lines: &[&str], lines: &[Line], spans: &[Span], from: usize, to: usi
         let long = d.end - d.start + 1 > SPLIT_OVER;
         if long && depth < 2 && !outermost(spans, d.start + 1, d.end, Some(d)).is_empty() {
             // The head (leading comments, signature, fields) keeps the name; then its members.
-            cut(text_lines, lines, spans, start, d.end, Some(d), out, depth + 1);
+            cut(
+                text_lines,
+                lines,
+                spans,
+                start,
+                d.end,
+                Some(d),
+                out,
+                depth + 1,
+            );
         } else {
-            out.push(Region { start: start as u32 + 1, end: d.end as u32 + 1, symbol: d.name.clone(), kind: d.kind });
+            out.push(Region {
+                start: start as u32 + 1,
+                end: d.end as u32 + 1,
+                symbol: d.name.clone(),
+                kind: d.kind,
+            });
         }
         at = d.end + 1;
     }
@@ -121,17 +164,31 @@ fn cut(text_lines: &[&str], lines: &[Line], spans: &[Span], from: usize, to: usi
 
 /// Lines [from, to] (0-based, inclusive) in windows of at most WINDOW lines, each ended at
 /// the last blank line of its second half where there is one.
-fn windows(lines: &[&str], from: usize, to: usize, symbol: &str, kind: &'static str) -> Vec<Region> {
+fn windows(
+    lines: &[&str],
+    from: usize,
+    to: usize,
+    symbol: &str,
+    kind: &'static str,
+) -> Vec<Region> {
     let mut out = Vec::new();
     let mut start = from;
     while start <= to {
         let mut end = (start + WINDOW - 1).min(to);
         if end < to {
-            if let Some(blank) = (start + WINDOW / 2..=end).rev().find(|&i| lines.get(i).is_some_and(|l| l.trim().is_empty())) {
+            if let Some(blank) = (start + WINDOW / 2..=end)
+                .rev()
+                .find(|&i| lines.get(i).is_some_and(|l| l.trim().is_empty()))
+            {
                 end = blank;
             }
         }
-        out.push(Region { start: start as u32 + 1, end: end as u32 + 1, symbol: symbol.to_string(), kind });
+        out.push(Region {
+            start: start as u32 + 1,
+            end: end as u32 + 1,
+            symbol: symbol.to_string(),
+            kind,
+        });
         start = end + 1;
     }
     out
@@ -142,7 +199,10 @@ mod tests {
     use super::*;
 
     fn shape(path: &str, text: &str) -> Vec<(u32, u32, String, &'static str)> {
-        regions(path, text).into_iter().map(|r| (r.start, r.end, r.symbol, r.kind)).collect()
+        regions(path, text)
+            .into_iter()
+            .map(|r| (r.start, r.end, r.symbol, r.kind))
+            .collect()
     }
 
     fn r(s: u32, e: u32, sym: &str, kind: &'static str) -> (u32, u32, String, &'static str) {
@@ -165,7 +225,13 @@ mod tests {
         let src = "import os\n\n# Loads it.\n@cache\ndef load(path):\n    return open(path)\n\n\nclass Store:\n    def get(self):\n        pass\n\nX = 1\n";
         assert_eq!(
             shape("a.py", src),
-            [r(1, 2, "", "lines"), r(3, 6, "load", "function"), r(7, 8, "", "lines"), r(9, 11, "Store", "class"), r(12, 13, "", "lines")]
+            [
+                r(1, 2, "", "lines"),
+                r(3, 6, "load", "function"),
+                r(7, 8, "", "lines"),
+                r(9, 11, "Store", "class"),
+                r(12, 13, "", "lines")
+            ]
         );
         covers_every_line_once("a.py", src);
     }
@@ -185,8 +251,16 @@ mod tests {
         assert_eq!(got[3], r(9, 9, "Thing", "impl"), "the impl's head");
         assert_eq!(got[4], r(10, 12, "new", "function"));
         assert_eq!(got[5], r(13, 13, "Thing", "impl"));
-        assert_eq!(got[6], r(14, 106, "grow", "function"), "the doc comment goes with the method");
-        assert_eq!(got[7], r(107, 107, "Thing", "impl"), "the impl's closing brace");
+        assert_eq!(
+            got[6],
+            r(14, 106, "grow", "function"),
+            "the doc comment goes with the method"
+        );
+        assert_eq!(
+            got[7],
+            r(107, 107, "Thing", "impl"),
+            "the impl's closing brace"
+        );
         assert_eq!(*got.last().unwrap(), r(109, 109, "main", "function"));
         covers_every_line_once("t.rs", &src);
     }
@@ -204,16 +278,36 @@ mod tests {
             ]
         );
         let defs = crate::tasks::files::definitions("a/Store.java", src);
-        assert_eq!(defs, ["Mode", "Point", "Sink", "Store", "map", "put"], "no call, field or enum constant");
+        assert_eq!(
+            defs,
+            ["Mode", "Point", "Sink", "Store", "map", "put"],
+            "no call, field or enum constant"
+        );
         covers_every_line_once("a/Store.java", src);
     }
 
     #[test]
     fn go_and_typescript_definitions() {
         let go = "package x\n\n// Run runs.\nfunc Run() {\n}\n\ntype S struct {\n\tA int\n}\n";
-        assert_eq!(shape("x.go", go), [r(1, 2, "", "lines"), r(3, 5, "Run", "function"), r(6, 6, "", "lines"), r(7, 9, "S", "struct")]);
+        assert_eq!(
+            shape("x.go", go),
+            [
+                r(1, 2, "", "lines"),
+                r(3, 5, "Run", "function"),
+                r(6, 6, "", "lines"),
+                r(7, 9, "S", "struct")
+            ]
+        );
         let ts = "import x from 'y';\n\nexport class Cart {\n  total(): number {\n    return 1;\n  }\n}\n\nexport const add = (a: number) => {\n  return a;\n};\n";
-        assert_eq!(shape("c.ts", ts), [r(1, 2, "", "lines"), r(3, 7, "Cart", "class"), r(8, 8, "", "lines"), r(9, 11, "add", "function")]);
+        assert_eq!(
+            shape("c.ts", ts),
+            [
+                r(1, 2, "", "lines"),
+                r(3, 7, "Cart", "class"),
+                r(8, 8, "", "lines"),
+                r(9, 11, "add", "function")
+            ]
+        );
         covers_every_line_once("x.go", go);
         covers_every_line_once("c.ts", ts);
     }
@@ -225,7 +319,11 @@ mod tests {
             md.push_str(if i % 30 == 29 { "\n" } else { "text\n" });
         }
         let got = shape("README.md", &md);
-        assert_eq!(got[0], r(1, 30, "", "lines"), "ended at the blank line 30, in the window's second half");
+        assert_eq!(
+            got[0],
+            r(1, 30, "", "lines"),
+            "ended at the blank line 30, in the window's second half"
+        );
         assert!(got.iter().all(|g| g.1 - g.0 < WINDOW as u32));
         covers_every_line_once("README.md", &md);
         covers_every_line_once("a.py", "x = 1");

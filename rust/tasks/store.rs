@@ -189,7 +189,14 @@ fn checksum(b: &[u8]) -> [u8; 8] {
 
 /// The whole file: the header, the tables (each in byte order, unique), the entries (`count`
 /// of them, already encoded by `encode_entry`, in any number of pieces) and the checksum.
-pub fn encode(root: &Path, opts: &Options, terms: &[&str], names: &[&str], count: usize, entries: &[Vec<u8>]) -> Vec<u8> {
+pub fn encode(
+    root: &Path,
+    opts: &Options,
+    terms: &[&str],
+    names: &[&str],
+    count: usize,
+    entries: &[Vec<u8>],
+) -> Vec<u8> {
     let table: usize = terms.iter().chain(names).map(|t| t.len() + 2).sum();
     let mut out = Vec::with_capacity(256 + table + entries.iter().map(Vec::len).sum::<usize>());
     header(&mut out, root, opts);
@@ -264,14 +271,19 @@ impl<'a> Reader<'a> {
     fn count(&mut self, min: usize) -> Res<usize> {
         let n = self.u()?;
         if n > (self.left() / min) as u64 {
-            return Err(format!("a count of {n} with {} bytes left, at byte {}", self.left(), self.at));
+            return Err(format!(
+                "a count of {n} with {} bytes left, at byte {}",
+                self.left(),
+                self.at
+            ));
         }
         Ok(n as usize)
     }
 
     fn s(&mut self) -> Res<&'a str> {
         let n = self.count(1)?;
-        std::str::from_utf8(self.bytes(n)?).map_err(|_| format!("a string that is not UTF-8 before byte {}", self.at))
+        std::str::from_utf8(self.bytes(n)?)
+            .map_err(|_| format!("a string that is not UTF-8 before byte {}", self.at))
     }
 
     /// A table of strings in byte order, unique.
@@ -297,7 +309,10 @@ impl<'a> Reader<'a> {
             Some(p) => (p as u64).checked_add(d).ok_or("an id overflows")?,
         };
         if id >= bound as u64 {
-            return Err(format!("id {id} outside its table of {bound} at byte {}", self.at));
+            return Err(format!(
+                "id {id} outside its table of {bound} at byte {}",
+                self.at
+            ));
         }
         Ok(id as u32)
     }
@@ -327,8 +342,22 @@ impl<'a> Reader<'a> {
 
     fn file(&mut self, terms: usize, names: usize) -> Res<(String, SavedFile)> {
         let path = self.s()?.to_string();
-        let (mtime, ctime, size, ino, dev, mode) = (self.i()?, self.i()?, self.u()?, self.u()?, self.u()?, self.u32()?);
-        let key = StatKey { dev, ino, size, mode, mtime, ctime };
+        let (mtime, ctime, size, ino, dev, mode) = (
+            self.i()?,
+            self.i()?,
+            self.u()?,
+            self.u()?,
+            self.u()?,
+            self.u32()?,
+        );
+        let key = StatKey {
+            dev,
+            ino,
+            size,
+            mode,
+            mtime,
+            ctime,
+        };
         let len = self.u32()?;
         let n = self.count(2)?;
         let mut ts = Vec::with_capacity(n);
@@ -356,7 +385,17 @@ impl<'a> Reader<'a> {
         for _ in 0..n {
             annotations.push((self.u32()?, self.s()?.into()));
         }
-        Ok((path, SavedFile { key, len, terms: ts, defs, imports, annotations }))
+        Ok((
+            path,
+            SavedFile {
+                key,
+                len,
+                terms: ts,
+                defs,
+                imports,
+                annotations,
+            },
+        ))
     }
 }
 
@@ -364,7 +403,12 @@ impl<'a> Reader<'a> {
 /// cannot be used (the caller then builds from scratch).
 pub fn decode(bytes: &[u8], root: &Path, opts: &Options) -> Result<Saved, String> {
     if bytes.len() < 8 || checksum(&bytes[..bytes.len() - 8]) != bytes[bytes.len() - 8..] {
-        return Err(if bytes.starts_with(MAGIC) { "damaged or cut short (its checksum is not its bytes')" } else { "not a saved task index" }.into());
+        return Err(if bytes.starts_with(MAGIC) {
+            "damaged or cut short (its checksum is not its bytes')"
+        } else {
+            "not a saved task index"
+        }
+        .into());
     }
     parse(&bytes[..bytes.len() - 8], root, opts)
 }
@@ -379,7 +423,9 @@ fn parse(bytes: &[u8], root: &Path, opts: &Options) -> Result<Saved, String> {
     }
     let version = u32::from_le_bytes(r.bytes(4)?.try_into().map_err(|_| "truncated")?);
     if version != VERSION {
-        return Err(format!("format version {version}, this build reads {VERSION}"));
+        return Err(format!(
+            "format version {version}, this build reads {VERSION}"
+        ));
     }
     if r.s()? != BUILD_ID {
         return Err("saved by another build of the core".into());
@@ -402,7 +448,11 @@ fn parse(bytes: &[u8], root: &Path, opts: &Options) -> Result<Saved, String> {
     if r.left() != 0 {
         return Err(format!("{} bytes after the last file", r.left()));
     }
-    Ok(Saved { terms, names, files })
+    Ok(Saved {
+        terms,
+        names,
+        files,
+    })
 }
 
 #[cfg(test)]
@@ -422,19 +472,65 @@ mod tests {
     }
 
     fn opts() -> Options {
-        Options { extra_ignore: vec!["vendor/".into()], prefix: "@".into(), contextia: Some(PathBuf::from("/r/.contextia")) }
+        Options {
+            extra_ignore: vec!["vendor/".into()],
+            prefix: "@".into(),
+            contextia: Some(PathBuf::from("/r/.contextia")),
+        }
     }
 
     fn sample() -> Vec<u8> {
-        let imports = [Import::Python(2, "pkg.util".into()), Import::Js("./cart".into()), Import::Rust(vec!["crate".into(), "a".into()]), Import::Go("x/y".into())];
+        let imports = [
+            Import::Python(2, "pkg.util".into()),
+            Import::Js("./cart".into()),
+            Import::Rust(vec!["crate".into(), "a".into()]),
+            Import::Go("x/y".into()),
+        ];
         let annotations: [(u32, Box<str>); 1] = [(7, "SPEC-001".into())];
-        let a = Entry { path: "src/a.py", key: StatKey { mtime: -5, ctime: 1 << 40, size: 300, ino: 77, dev: 9, mode: 0o100644 }, len: 9, terms: &[(0, 3), (2, 6)], defs: &[1], imports: &imports, annotations: &annotations };
-        let b = Entry { path: "b.rs", key: StatKey { mtime: 1, ctime: 2, size: 3, ino: 4, dev: 5, mode: 6 }, len: 0, terms: &[], defs: &[], imports: &[], annotations: &[] };
+        let a = Entry {
+            path: "src/a.py",
+            key: StatKey {
+                mtime: -5,
+                ctime: 1 << 40,
+                size: 300,
+                ino: 77,
+                dev: 9,
+                mode: 0o100644,
+            },
+            len: 9,
+            terms: &[(0, 3), (2, 6)],
+            defs: &[1],
+            imports: &imports,
+            annotations: &annotations,
+        };
+        let b = Entry {
+            path: "b.rs",
+            key: StatKey {
+                mtime: 1,
+                ctime: 2,
+                size: 3,
+                ino: 4,
+                dev: 5,
+                mode: 6,
+            },
+            len: 0,
+            terms: &[],
+            defs: &[],
+            imports: &[],
+            annotations: &[],
+        };
         let mut one = Vec::new();
         encode_entry(&mut one, &a);
         let mut two = Vec::new();
         encode_entry(&mut two, &b);
-        encode(Path::new("/r"), &opts(), &["alpha", "beta", "gamma"], &["load", "save"], 2, &[one, two])
+        encode(
+            Path::new("/r"),
+            &opts(),
+            &["alpha", "beta", "gamma"],
+            &["load", "save"],
+            2,
+            &[one, two],
+        )
     }
 
     #[test]
@@ -443,8 +539,21 @@ mod tests {
         assert_eq!(s.terms.len(), 3);
         assert_eq!(&*s.names[1], "save");
         let a = &s.files["src/a.py"];
-        assert_eq!(a.key, StatKey { mtime: -5, ctime: 1 << 40, size: 300, ino: 77, dev: 9, mode: 0o100644 });
-        assert_eq!((a.len, &a.terms[..], &a.defs[..]), (9, &[(0, 3), (2, 6)][..], &[1][..]));
+        assert_eq!(
+            a.key,
+            StatKey {
+                mtime: -5,
+                ctime: 1 << 40,
+                size: 300,
+                ino: 77,
+                dev: 9,
+                mode: 0o100644
+            }
+        );
+        assert_eq!(
+            (a.len, &a.terms[..], &a.defs[..]),
+            (9, &[(0, 3), (2, 6)][..], &[1][..])
+        );
         assert_eq!(a.imports[0], Import::Python(2, "pkg.util".into()));
         assert_eq!(a.imports[2], Import::Rust(vec!["crate".into(), "a".into()]));
         assert_eq!(&*a.annotations[0].1, "SPEC-001");
@@ -454,20 +563,35 @@ mod tests {
     #[test]
     fn another_root_options_version_or_build_is_refused() {
         let b = sample();
-        assert!(decode(&b, Path::new("/other"), &opts()).unwrap_err().contains("another root"));
+        assert!(decode(&b, Path::new("/other"), &opts())
+            .unwrap_err()
+            .contains("another root"));
         for o in [
-            Options { prefix: "#".into(), ..opts() },
-            Options { extra_ignore: vec![], ..opts() },
-            Options { contextia: None, ..opts() },
+            Options {
+                prefix: "#".into(),
+                ..opts()
+            },
+            Options {
+                extra_ignore: vec![],
+                ..opts()
+            },
+            Options {
+                contextia: None,
+                ..opts()
+            },
         ] {
             assert!(decode(&b, Path::new("/r"), &o).is_err());
         }
         let mut v = body(&b).to_vec();
         v[8] = VERSION as u8 + 1;
-        assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("version"));
+        assert!(decode(&seal(&v), Path::new("/r"), &opts())
+            .unwrap_err()
+            .contains("version"));
         let mut v = body(&b).to_vec();
         v[14] ^= 1; // a byte of the build identity
-        assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("another build"));
+        assert!(decode(&seal(&v), Path::new("/r"), &opts())
+            .unwrap_err()
+            .contains("another build"));
         assert!(decode(b"RCTX", Path::new("/r"), &opts()).is_err());
         assert!(decode(b"", Path::new("/r"), &opts()).is_err());
     }
@@ -477,18 +601,29 @@ mod tests {
         let sealed = sample();
         let b = body(&sealed);
         for n in 0..sealed.len() {
-            assert!(decode(&sealed[..n], Path::new("/r"), &opts()).is_err(), "cut to {n}");
+            assert!(
+                decode(&sealed[..n], Path::new("/r"), &opts()).is_err(),
+                "cut to {n}"
+            );
             // Cut short with a checksum that fits: the decoder finds it out.
-            assert!(decode(&seal(&b[..n.min(b.len() - 1)]), Path::new("/r"), &opts()).is_err(), "truncated to {n}");
+            assert!(
+                decode(&seal(&b[..n.min(b.len() - 1)]), Path::new("/r"), &opts()).is_err(),
+                "truncated to {n}"
+            );
         }
         let mut extra = b.to_vec();
         extra.push(0);
-        assert!(decode(&seal(&extra), Path::new("/r"), &opts()).unwrap_err().contains("after the last file"));
+        assert!(decode(&seal(&extra), Path::new("/r"), &opts())
+            .unwrap_err()
+            .contains("after the last file"));
         for i in 0..sealed.len() {
             for x in [0x01, 0x80, 0xff] {
                 let mut v = sealed.clone();
                 v[i] ^= x;
-                assert!(decode(&v, Path::new("/r"), &opts()).is_err(), "a damaged byte is refused whole");
+                assert!(
+                    decode(&v, Path::new("/r"), &opts()).is_err(),
+                    "a damaged byte is refused whole"
+                );
                 if i >= b.len() {
                     continue;
                 }
@@ -518,7 +653,9 @@ mod tests {
                     put_u(&mut v, 0);
                 }
                 put_u(&mut v, count);
-                assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("count"));
+                assert!(decode(&seal(&v), Path::new("/r"), &opts())
+                    .unwrap_err()
+                    .contains("count"));
             }
         }
         // A file whose term count is huge, and one whose string length is.
@@ -532,7 +669,9 @@ mod tests {
         }
         put_u(&mut v, u64::MAX >> 1);
         v.extend_from_slice(&[0; 32]);
-        assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("count"));
+        assert!(decode(&seal(&v), Path::new("/r"), &opts())
+            .unwrap_err()
+            .contains("count"));
         let mut v = b[..head].to_vec();
         put_u(&mut v, 1);
         put_u(&mut v, 1 << 50);
@@ -540,28 +679,85 @@ mod tests {
         // A varint of eleven bytes, and one past 64 bits.
         let mut v = b[..head].to_vec();
         v.extend_from_slice(&[0xff; 11]);
-        assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("varint"));
+        assert!(decode(&seal(&v), Path::new("/r"), &opts())
+            .unwrap_err()
+            .contains("varint"));
         let mut v = b[..head].to_vec();
         v.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]);
-        assert!(decode(&seal(&v), Path::new("/r"), &opts()).unwrap_err().contains("varint"));
+        assert!(decode(&seal(&v), Path::new("/r"), &opts())
+            .unwrap_err()
+            .contains("varint"));
     }
 
     #[test]
     fn ids_outside_their_tables_out_of_order_or_twice_are_refused() {
         let entry = |terms: &[(u32, u32)], defs: &[u32], path: &str| {
             let mut v = Vec::new();
-            encode_entry(&mut v, &Entry { path, key: StatKey::default(), len: 1, terms, defs, imports: &[], annotations: &[] });
+            encode_entry(
+                &mut v,
+                &Entry {
+                    path,
+                    key: StatKey::default(),
+                    len: 1,
+                    terms,
+                    defs,
+                    imports: &[],
+                    annotations: &[],
+                },
+            );
             v
         };
         let root = Path::new("/r");
-        let ok = encode(root, &opts(), &["a", "b"], &["n"], 1, &[entry(&[(0, 1), (1, 1)], &[0], "x.py")]);
+        let ok = encode(
+            root,
+            &opts(),
+            &["a", "b"],
+            &["n"],
+            1,
+            &[entry(&[(0, 1), (1, 1)], &[0], "x.py")],
+        );
         assert!(decode(&ok, root, &opts()).is_ok());
         let cases = [
-            encode(root, &opts(), &["a", "b"], &["n"], 1, &[entry(&[(2, 1)], &[], "x.py")]),
-            encode(root, &opts(), &["a", "b"], &["n"], 1, &[entry(&[], &[1], "x.py")]),
-            encode(root, &opts(), &["b", "a"], &[], 1, &[entry(&[], &[], "x.py")]),
-            encode(root, &opts(), &["a", "a"], &[], 1, &[entry(&[], &[], "x.py")]),
-            encode(root, &opts(), &[], &[], 2, &[entry(&[], &[], "x.py"), entry(&[], &[], "x.py")]),
+            encode(
+                root,
+                &opts(),
+                &["a", "b"],
+                &["n"],
+                1,
+                &[entry(&[(2, 1)], &[], "x.py")],
+            ),
+            encode(
+                root,
+                &opts(),
+                &["a", "b"],
+                &["n"],
+                1,
+                &[entry(&[], &[1], "x.py")],
+            ),
+            encode(
+                root,
+                &opts(),
+                &["b", "a"],
+                &[],
+                1,
+                &[entry(&[], &[], "x.py")],
+            ),
+            encode(
+                root,
+                &opts(),
+                &["a", "a"],
+                &[],
+                1,
+                &[entry(&[], &[], "x.py")],
+            ),
+            encode(
+                root,
+                &opts(),
+                &[],
+                &[],
+                2,
+                &[entry(&[], &[], "x.py"), entry(&[], &[], "x.py")],
+            ),
             encode(root, &opts(), &[], &[], 2, &[entry(&[], &[], "x.py")]),
         ];
         for (i, c) in cases.iter().enumerate() {
@@ -582,6 +778,8 @@ mod tests {
         for _ in 0..3 {
             put_u(&mut v, 0);
         }
-        assert!(decode(&seal(&v), root, &opts()).unwrap_err().contains("rising"));
+        assert!(decode(&seal(&v), root, &opts())
+            .unwrap_err()
+            .contains("rising"));
     }
 }

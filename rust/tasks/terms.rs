@@ -19,20 +19,171 @@ use std::collections::{HashMap, HashSet};
 /// names in code, like `before`, `after`, `up`, `each`), then keywords and the verbs of
 /// commit subjects.
 const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "for", "from", "has", "have", "if",
-    "in", "into", "is", "it", "its", "no", "not", "of", "on", "or", "so", "that", "the", "then", "there",
-    "these", "this", "those", "to", "was", "we", "were", "when", "which", "will", "with", "would", "you",
-    "your", "also", "all", "any", "should", "now", "am", "been", "being", "did", "does", "doing", "had",
-    "having", "he", "she", "her", "hers", "him", "his", "me", "my", "our", "ours", "us", "they", "them",
-    "their", "theirs", "what", "who", "whom", "whose", "why", "how", "where", "while", "because", "than",
-    "too", "very", "just", "may", "might", "must", "could", "shall", "nor", "yet", "though", "although",
-    "whether", "either", "neither", "such", "same", "own", "itself", "themselves", "here", "via", "per",
-    "onto", "upon", "within", "without", "etc", "eg", "ie", "instead", "rather", "already", "still", "about",
-    "against", "during", "through", "until",
-    "use", "used", "using", "self", "fn", "def", "let", "var",
-    "const", "pub", "mut", "return", "import", "true", "false", "none", "null", "nil", "else", "elif",
-    "crate", "super", "impl", "func", "function", "package", "static", "void", "this", "new", "end", "get",
-    "set", "make", "add", "fix", "fixes", "fixed", "change", "changes", "update", "support", "allow",
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "but",
+    "by",
+    "can",
+    "do",
+    "for",
+    "from",
+    "has",
+    "have",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "no",
+    "not",
+    "of",
+    "on",
+    "or",
+    "so",
+    "that",
+    "the",
+    "then",
+    "there",
+    "these",
+    "this",
+    "those",
+    "to",
+    "was",
+    "we",
+    "were",
+    "when",
+    "which",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+    "also",
+    "all",
+    "any",
+    "should",
+    "now",
+    "am",
+    "been",
+    "being",
+    "did",
+    "does",
+    "doing",
+    "had",
+    "having",
+    "he",
+    "she",
+    "her",
+    "hers",
+    "him",
+    "his",
+    "me",
+    "my",
+    "our",
+    "ours",
+    "us",
+    "they",
+    "them",
+    "their",
+    "theirs",
+    "what",
+    "who",
+    "whom",
+    "whose",
+    "why",
+    "how",
+    "where",
+    "while",
+    "because",
+    "than",
+    "too",
+    "very",
+    "just",
+    "may",
+    "might",
+    "must",
+    "could",
+    "shall",
+    "nor",
+    "yet",
+    "though",
+    "although",
+    "whether",
+    "either",
+    "neither",
+    "such",
+    "same",
+    "own",
+    "itself",
+    "themselves",
+    "here",
+    "via",
+    "per",
+    "onto",
+    "upon",
+    "within",
+    "without",
+    "etc",
+    "eg",
+    "ie",
+    "instead",
+    "rather",
+    "already",
+    "still",
+    "about",
+    "against",
+    "during",
+    "through",
+    "until",
+    "use",
+    "used",
+    "using",
+    "self",
+    "fn",
+    "def",
+    "let",
+    "var",
+    "const",
+    "pub",
+    "mut",
+    "return",
+    "import",
+    "true",
+    "false",
+    "none",
+    "null",
+    "nil",
+    "else",
+    "elif",
+    "crate",
+    "super",
+    "impl",
+    "func",
+    "function",
+    "package",
+    "static",
+    "void",
+    "this",
+    "new",
+    "end",
+    "get",
+    "set",
+    "make",
+    "add",
+    "fix",
+    "fixes",
+    "fixed",
+    "change",
+    "changes",
+    "update",
+    "support",
+    "allow",
 ];
 
 const MAX_PART: usize = 40;
@@ -78,11 +229,15 @@ pub fn each_part<'a>(word: &'a str, mut f: impl FnMut(&'a str)) {
         let prev = b[i - 1];
         // aB: a new part at B; ABc: a new part at B (the end of an acronym), unless `c` is
         // a lone plural `s` (`URLs`); 2B: at B.
-        let plural = b.get(i + 1) == Some(&b's') && !b.get(i + 2).is_some_and(|n| n.is_ascii_lowercase());
+        let plural =
+            b.get(i + 1) == Some(&b's') && !b.get(i + 2).is_some_and(|n| n.is_ascii_lowercase());
         let boundary = c.is_ascii_uppercase()
             && (prev.is_ascii_lowercase()
                 || prev.is_ascii_digit()
-                || (prev.is_ascii_uppercase() && i > s + 1 && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase()) && !plural));
+                || (prev.is_ascii_uppercase()
+                    && i > s + 1
+                    && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase())
+                    && !plural));
         if boundary {
             f(&word[s..i]);
             start = Some(i);
@@ -112,7 +267,12 @@ fn stem_in_place(s: &mut String) {
         s.push('y');
     } else if n > 4 && s.ends_with("sses") {
         s.truncate(n - 2);
-    } else if n > 3 && s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is") {
+    } else if n > 3
+        && s.ends_with('s')
+        && !s.ends_with("ss")
+        && !s.ends_with("us")
+        && !s.ends_with("is")
+    {
         s.truncate(n - 1);
     }
     let n = s.len();
@@ -131,7 +291,14 @@ fn stem_in_place(s: &mut String) {
     }
     let b = s.as_bytes();
     let n = b.len();
-    if cut && n > 3 && b[n - 1] == b[n - 2] && !matches!(b[n - 1], b'a' | b'e' | b'i' | b'o' | b'u' | b'l' | b's' | b'z') {
+    if cut
+        && n > 3
+        && b[n - 1] == b[n - 2]
+        && !matches!(
+            b[n - 1],
+            b'a' | b'e' | b'i' | b'o' | b'u' | b'l' | b's' | b'z'
+        )
+    {
         s.pop();
     }
     if s.len() > 3 && s.ends_with('e') {
@@ -207,12 +374,21 @@ pub fn identifiers(task: &str) -> Vec<(String, bool)> {
         if w.len() < 3 || w.bytes().all(|b| b.is_ascii_digit()) {
             continue;
         }
-        let inner_upper = w.bytes().skip(1).any(|b| b.is_ascii_uppercase()) && w.bytes().any(|b| b.is_ascii_lowercase());
+        let inner_upper = w.bytes().skip(1).any(|b| b.is_ascii_uppercase())
+            && w.bytes().any(|b| b.is_ascii_lowercase());
         let quoted = at > 0 && bytes[at - 1] == b'`';
         let called = bytes.get(at + w.len()) == Some(&b'(');
-        let pathy = (at > 0 && matches!(bytes[at - 1], b':' | b'.')) || matches!(bytes.get(at + w.len()), Some(b':' | b'.'))
-            && bytes.get(at + w.len() + 1).is_some_and(|b| is_word_byte(*b) || *b == b':');
-        let code = w.contains('_') || inner_upper || w.bytes().any(|b| b.is_ascii_digit()) || quoted || called || pathy;
+        let pathy = (at > 0 && matches!(bytes[at - 1], b':' | b'.'))
+            || matches!(bytes.get(at + w.len()), Some(b':' | b'.'))
+                && bytes
+                    .get(at + w.len() + 1)
+                    .is_some_and(|b| is_word_byte(*b) || *b == b':');
+        let code = w.contains('_')
+            || inner_upper
+            || w.bytes().any(|b| b.is_ascii_digit())
+            || quoted
+            || called
+            || pathy;
         match at_place.get(w) {
             Some(&i) => out[i].1 |= code,
             None => {
@@ -230,15 +406,29 @@ pub fn identifiers(task: &str) -> Vec<(String, bool)> {
 pub fn paths(task: &str) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     let mut seen: HashSet<&str> = HashSet::new();
-    for w in task.split(|c: char| c.is_whitespace() || matches!(c, '`' | '\'' | '"' | '(' | ')' | '[' | ']' | '<' | '>' | ',' | ';')) {
-        let w = w.trim_end_matches(['.', ':', '!', '?']).trim_start_matches("./").trim_end_matches('/');
+    for w in task.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '`' | '\'' | '"' | '(' | ')' | '[' | ']' | '<' | '>' | ',' | ';'
+            )
+    }) {
+        let w = w
+            .trim_end_matches(['.', ':', '!', '?'])
+            .trim_start_matches("./")
+            .trim_end_matches('/');
         let name = w.rsplit('/').next().unwrap_or(w);
         let ext = name.rsplit_once('.');
         let file_like = ext.is_some_and(|(stem, ext)| {
-            !stem.is_empty() && (1..=5).contains(&ext.len()) && ext.bytes().all(|b| b.is_ascii_alphanumeric()) && ext.bytes().any(|b| b.is_ascii_alphabetic())
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+                && ext.bytes().any(|b| b.is_ascii_alphabetic())
         });
         let pathy = w.contains('/') && !w.contains("://");
-        let plain = w.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-'));
+        let plain = w
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-'));
         if (file_like || pathy) && plain && name.len() >= 4 && seen.insert(w) {
             out.push(w);
         }
@@ -254,10 +444,19 @@ mod tests {
     fn a_long_task_is_read_in_linear_time() {
         // 200,000 distinct words and paths (a pasted log): a pass per word over the words
         // before it took minutes here; a set takes a moment.
-        let task: String = (0..100_000).map(|i| format!("word_{i}x a/b{i}.py ")).collect();
+        let task: String = (0..100_000)
+            .map(|i| format!("word_{i}x a/b{i}.py "))
+            .collect();
         let found = identifiers(&task);
-        assert_eq!(found.len(), 100_000 + 99_990, "word_i, and b10 to b99999 (names of three bytes or more)");
-        assert!(found.iter().all(|(_, code)| *code), "each has a `_` or a digit: code");
+        assert_eq!(
+            found.len(),
+            100_000 + 99_990,
+            "word_i, and b10 to b99999 (names of three bytes or more)"
+        );
+        assert!(
+            found.iter().all(|(_, code)| *code),
+            "each has a `_` or a digit: code"
+        );
         assert_eq!(paths(&task).len(), 100_000);
     }
 
@@ -267,7 +466,10 @@ mod tests {
             paths("Fix `tasks/rank.rs` and _core.pyi (see python/repoctx/cli.py). Then src/, e.g. https://x.io/a.md"),
             ["tasks/rank.rs", "_core.pyi", "python/repoctx/cli.py"]
         );
-        assert!(paths("Version 1.2 is out: v2.0 and 3.14.").is_empty(), "numbers are not file names");
+        assert!(
+            paths("Version 1.2 is out: v2.0 and 3.14.").is_empty(),
+            "numbers are not file names"
+        );
     }
 
     #[test]
@@ -284,11 +486,20 @@ mod tests {
 
     #[test]
     fn terms_are_lowered_stemmed_and_filtered() {
-        assert_eq!(terms("fn parse_config(configs: &[Config]) -> Self"), ["pars", "config", "parseconfig", "config", "config"]);
-        assert_eq!(terms("Parsing the configs, parsed"), ["pars", "config", "pars"]);
+        assert_eq!(
+            terms("fn parse_config(configs: &[Config]) -> Self"),
+            ["pars", "config", "parseconfig", "config", "config"]
+        );
+        assert_eq!(
+            terms("Parsing the configs, parsed"),
+            ["pars", "config", "pars"]
+        );
         assert_eq!(terms("parser"), ["pars"]);
         assert_eq!(terms("a 12 x9 ab"), ["x9", "ab"]);
-        assert_eq!(terms("libraries classes status"), ["library", "class", "status"]);
+        assert_eq!(
+            terms("libraries classes status"),
+            ["library", "class", "status"]
+        );
         // Overlong parts (hashes) say nothing.
         assert!(terms(&"f".repeat(60)).is_empty());
         // Non-ASCII letters separate words.
@@ -300,20 +511,43 @@ mod tests {
         // Plurals of acronyms, agents' `er`, doubled consonants.
         assert_eq!(parts("parseURLs"), ["parse", "URLs"]);
         assert_eq!(parts("URLsFor"), ["URLs", "For"]);
-        assert_eq!(parts("HTTPServer"), ["HTTP", "Server"], "an acronym before a word is still cut");
-        for (a, b) in [("URLs", "url"), ("parser", "parse"), ("parsers", "parsing"), ("formatter", "format"),
-                       ("formatting", "formatted"), ("running", "run"), ("filtering", "filter"), ("servers", "serve")] {
+        assert_eq!(
+            parts("HTTPServer"),
+            ["HTTP", "Server"],
+            "an acronym before a word is still cut"
+        );
+        for (a, b) in [
+            ("URLs", "url"),
+            ("parser", "parse"),
+            ("parsers", "parsing"),
+            ("formatter", "format"),
+            ("formatting", "formatted"),
+            ("running", "run"),
+            ("filtering", "filter"),
+            ("servers", "serve"),
+        ] {
             assert_eq!(terms(a), terms(b), "{a} / {b}");
         }
-        for (a, b) in [("added", "ad"), ("called", "cal"), ("passed", "pas"), ("order", "ord"), ("user", "us")] {
+        for (a, b) in [
+            ("added", "ad"),
+            ("called", "cal"),
+            ("passed", "pas"),
+            ("order", "ord"),
+            ("user", "us"),
+        ] {
             assert_ne!(terms(a), terms(b), "{a} / {b}");
         }
         // A word of several parts counts joined too, so both ways of writing it meet.
         assert_eq!(terms("file_path"), ["fil", "path", "filepath"]);
         assert_eq!(terms("FilePath"), terms("file_path"));
-        assert!(terms("filepath").iter().all(|t| terms("filePath").contains(t)));
+        assert!(terms("filepath")
+            .iter()
+            .all(|t| terms("filePath").contains(t)));
         // Function words are dropped; names that are also code are not.
-        assert_eq!(terms("what would they do about it, before and after each step"), ["befor", "after", "each", "step"]);
+        assert_eq!(
+            terms("what would they do about it, before and after each step"),
+            ["befor", "after", "each", "step"]
+        );
     }
 
     #[test]
@@ -326,9 +560,18 @@ mod tests {
 
     #[test]
     fn identifiers_tell_code_from_words() {
-        let ids = identifiers("Fix `render` so parse_config and TaskIndex::query() handle the cache");
-        let code: Vec<&str> = ids.iter().filter(|(_, c)| *c).map(|(n, _)| n.as_str()).collect();
-        let plain: Vec<&str> = ids.iter().filter(|(_, c)| !*c).map(|(n, _)| n.as_str()).collect();
+        let ids =
+            identifiers("Fix `render` so parse_config and TaskIndex::query() handle the cache");
+        let code: Vec<&str> = ids
+            .iter()
+            .filter(|(_, c)| *c)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        let plain: Vec<&str> = ids
+            .iter()
+            .filter(|(_, c)| !*c)
+            .map(|(n, _)| n.as_str())
+            .collect();
         assert_eq!(code, ["render", "parse_config", "TaskIndex", "query"]);
         assert_eq!(plain, ["Fix", "and", "handle", "the", "cache"]);
     }

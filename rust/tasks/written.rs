@@ -37,9 +37,15 @@ pub enum Target {
     Dir(String),
     File(String),
     /// A module of project.yaml: its directory and key files.
-    Module { path: String, key_files: Vec<String> },
+    Module {
+        path: String,
+        key_files: Vec<String>,
+    },
     /// An artifact: its id (annotations name it) and its `paths` globs.
-    Artifact { id: String, paths: Vec<String> },
+    Artifact {
+        id: String,
+        paths: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -117,8 +123,15 @@ impl Written {
 
     /// Read (or drop) the context file of `dir` when its stat changed since it was read.
     pub fn scope(&mut self, base: &Path, root: &Root, dir: &str) {
-        let rel = if dir == "." { CONTEXT_FILE.to_string() } else { format!("{dir}/{CONTEXT_FILE}") };
-        let key = std::fs::symlink_metadata(base.join(&rel)).ok().filter(|m| m.is_file()).map(|m| stat_key(&m));
+        let rel = if dir == "." {
+            CONTEXT_FILE.to_string()
+        } else {
+            format!("{dir}/{CONTEXT_FILE}")
+        };
+        let key = std::fs::symlink_metadata(base.join(&rel))
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| stat_key(&m));
         match (key, self.scopes.get(dir)) {
             (Some(k), Some((had, _))) if *had == k => return,
             (None, None) => return,
@@ -129,16 +142,42 @@ impl Written {
         }
         let Some(key) = key else { return };
         let mut ids = Vec::new();
-        if let Some(v) = root.read(Path::new(&rel), MAX_NOTE_FILE).ok().and_then(|b| parse_yaml(&b)) {
+        if let Some(v) = root
+            .read(Path::new(&rel), MAX_NOTE_FILE)
+            .ok()
+            .and_then(|b| parse_yaml(&b))
+        {
             let label = format!("scope {dir}");
             let text = field_text(&v, &["summary", "exports", "interfaces", "data_models"]);
-            ids.extend(self.add(Note { source: Source::Scope, label: label.clone(), target: Target::Dir(dir.to_string()) }, &text));
-            for f in v.get("files").and_then(Value::as_array).into_iter().flatten() {
-                let (Some(name), Some(purpose)) = (f.get("name").and_then(Value::as_str), f.get("purpose").and_then(Value::as_str)) else {
+            ids.extend(self.add(
+                Note {
+                    source: Source::Scope,
+                    label: label.clone(),
+                    target: Target::Dir(dir.to_string()),
+                },
+                &text,
+            ));
+            for f in v
+                .get("files")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let (Some(name), Some(purpose)) = (
+                    f.get("name").and_then(Value::as_str),
+                    f.get("purpose").and_then(Value::as_str),
+                ) else {
                     continue;
                 };
                 let path = crate::tree::walk::child_scope(dir, name);
-                ids.extend(self.add(Note { source: Source::Scope, label: label.clone(), target: Target::File(path) }, purpose));
+                ids.extend(self.add(
+                    Note {
+                        source: Source::Scope,
+                        label: label.clone(),
+                        target: Target::File(path),
+                    },
+                    purpose,
+                ));
             }
         }
         self.scopes.insert(dir.to_string(), (key, ids));
@@ -154,7 +193,10 @@ impl Written {
     /// Re-read project.yaml when its stat changed.
     pub fn project(&mut self, root: &Path) {
         let abs = root.join(PROJECT_FILE);
-        let key = std::fs::symlink_metadata(&abs).ok().filter(|m| m.is_file()).map(|m| stat_key(&m));
+        let key = std::fs::symlink_metadata(&abs)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| stat_key(&m));
         if key == self.project.as_ref().map(|p| p.0) {
             return;
         }
@@ -164,10 +206,22 @@ impl Written {
         let Some(key) = key else { return };
         let mut ids = Vec::new();
         let confined = Root::open(root).ok();
-        let data = confined.and_then(|r| r.read(Path::new(PROJECT_FILE), MAX_NOTE_FILE).ok()).and_then(|b| parse_yaml(&b));
-        if let Some(modules) = data.as_ref().and_then(|v| v.get("modules")).and_then(Value::as_object) {
+        let data = confined
+            .and_then(|r| r.read(Path::new(PROJECT_FILE), MAX_NOTE_FILE).ok())
+            .and_then(|b| parse_yaml(&b));
+        if let Some(modules) = data
+            .as_ref()
+            .and_then(|v| v.get("modules"))
+            .and_then(Value::as_object)
+        {
             for (name, m) in modules {
-                let path = m.get("path").and_then(Value::as_str).unwrap_or("").trim_start_matches("./").trim_end_matches('/').to_string();
+                let path = m
+                    .get("path")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .trim_start_matches("./")
+                    .trim_end_matches('/')
+                    .to_string();
                 let key_files = m
                     .get("key_files")
                     .and_then(Value::as_array)
@@ -177,8 +231,21 @@ impl Written {
                     .map(|p| p.trim_start_matches("./").to_string())
                     .collect();
                 let mut text = format!("{name}\n");
-                text.push_str(&field_text(m, &["description", "patterns", "business_rules", "decisions", "known_issues"]));
-                let note = Note { source: Source::Module, label: format!("module {name}"), target: Target::Module { path, key_files } };
+                text.push_str(&field_text(
+                    m,
+                    &[
+                        "description",
+                        "patterns",
+                        "business_rules",
+                        "decisions",
+                        "known_issues",
+                    ],
+                ));
+                let note = Note {
+                    source: Source::Module,
+                    label: format!("module {name}"),
+                    target: Target::Module { path, key_files },
+                };
                 ids.extend(self.add(note, &text));
             }
         }
@@ -189,12 +256,20 @@ impl Written {
     /// Listed and read beneath a handle of the folder holding `.contextia/`, so a folder or
     /// document that is a link out of it is never followed.
     pub fn artifacts(&mut self, dir: Option<&Path>) {
-        let confined = dir.and_then(|d| Some((Root::open(d.parent()?).ok()?, PathBuf::from(d.file_name()?))));
+        let confined =
+            dir.and_then(|d| Some((Root::open(d.parent()?).ok()?, PathBuf::from(d.file_name()?))));
         let mut now: Vec<(PathBuf, StatKey)> = Vec::new();
-        for (root, sub) in confined.iter().flat_map(|(r, c)| ARTIFACT_DIRS.iter().map(move |s| (r, c.join(s)))) {
-            let Ok(entries) = root.list(&sub) else { continue };
+        for (root, sub) in confined
+            .iter()
+            .flat_map(|(r, c)| ARTIFACT_DIRS.iter().map(move |s| (r, c.join(s))))
+        {
+            let Ok(entries) = root.list(&sub) else {
+                continue;
+            };
             for (name, kind) in entries {
-                let is_md = name.to_str().is_some_and(|n| n.ends_with(".md") && !n.starts_with('.'));
+                let is_md = name
+                    .to_str()
+                    .is_some_and(|n| n.ends_with(".md") && !n.starts_with('.'));
                 let path = sub.join(name);
                 if let (true, Kind::File, Ok(Some(m))) = (is_md, kind, root.stat(&path, false)) {
                     if m.is_file() && m.len() <= MAX_NOTE_FILE {
@@ -211,19 +286,43 @@ impl Written {
         self.drop_all(&old);
         let mut ids = Vec::new();
         for (path, _) in &now {
-            let Some(text) = confined.as_ref().and_then(|(r, _)| r.read(path, MAX_NOTE_FILE).ok()).and_then(|b| String::from_utf8(b).ok()) else {
+            let Some(text) = confined
+                .as_ref()
+                .and_then(|(r, _)| r.read(path, MAX_NOTE_FILE).ok())
+                .and_then(|b| String::from_utf8(b).ok())
+            else {
                 continue;
             };
-            let Some((head, body)) = frontmatter(&text) else { continue };
-            let Some(meta) = parse_yaml(head.as_bytes()) else { continue };
-            let Some(id) = meta.get("id").and_then(Value::as_str) else { continue };
+            let Some((head, body)) = frontmatter(&text) else {
+                continue;
+            };
+            let Some(meta) = parse_yaml(head.as_bytes()) else {
+                continue;
+            };
+            let Some(id) = meta.get("id").and_then(Value::as_str) else {
+                continue;
+            };
             let title = meta.get("title").and_then(Value::as_str).unwrap_or("");
-            let paths = meta.get("paths").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(String::from).collect();
+            let paths = meta
+                .get("paths")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect();
             let tags = field_text(&meta, &["tags"]);
             let note = Note {
                 source: Source::Artifact,
-                label: if title.is_empty() { id.to_string() } else { format!("{id} ({title})") },
-                target: Target::Artifact { id: id.to_string(), paths },
+                label: if title.is_empty() {
+                    id.to_string()
+                } else {
+                    format!("{id} ({title})")
+                },
+                target: Target::Artifact {
+                    id: id.to_string(),
+                    paths,
+                },
             };
             ids.extend(self.add(note, &format!("{title}\n{title}\n{tags}\n{body}")));
         }
@@ -238,7 +337,11 @@ impl Written {
         let distinct: HashSet<&str> = query.iter().map(String::as_str).collect();
         let known: Vec<u32> = distinct.iter().filter_map(|t| self.ix.id(t)).collect();
         let wanted = distinct.len().clamp(1, COVER_TERMS) as f32;
-        let q: Vec<(u32, f32)> = query.iter().filter_map(|t| self.ix.id(t)).map(|id| (id, 1.0)).collect();
+        let q: Vec<(u32, f32)> = query
+            .iter()
+            .filter_map(|t| self.ix.id(t))
+            .map(|id| (id, 1.0))
+            .collect();
         let scores = self.ix.score(&q, self.notes.len());
         let mut best: HashMap<u8, f32> = HashMap::new();
         let mut out = Vec::new();
@@ -249,25 +352,43 @@ impl Written {
             if let Some(n) = &self.notes[i] {
                 let b = best.entry(n.source as u8).or_default();
                 *b = b.max(*s);
-                let held = known.iter().filter(|&&t| self.ix.tf(t, i as u32) > 0).count() as f32;
+                let held = known
+                    .iter()
+                    .filter(|&&t| self.ix.tf(t, i as u32) > 0)
+                    .count() as f32;
                 out.push((n, *s, (held / wanted).min(1.0)));
             }
         }
-        let mut out: Vec<(&Note, f32)> = out.into_iter().map(|(n, s, cover)| (n, s / best[&(n.source as u8)] * cover)).collect();
+        let mut out: Vec<(&Note, f32)> = out
+            .into_iter()
+            .map(|(n, s, cover)| (n, s / best[&(n.source as u8)] * cover))
+            .collect();
         // In an order of their own, not of their numbers (which edits reuse).
-        out.sort_by(|a, b| a.0.label.cmp(&b.0.label).then_with(|| format!("{:?}", a.0.target).cmp(&format!("{:?}", b.0.target))));
+        out.sort_by(|a, b| {
+            a.0.label
+                .cmp(&b.0.label)
+                .then_with(|| format!("{:?}", a.0.target).cmp(&format!("{:?}", b.0.target)))
+        });
         out
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.ix.heap_bytes() + self.notes.len() * 96 + self.terms_of.iter().map(|t| t.capacity() * 4 + 24).sum::<usize>()
+        self.ix.heap_bytes()
+            + self.notes.len() * 96
+            + self
+                .terms_of
+                .iter()
+                .map(|t| t.capacity() * 4 + 24)
+                .sum::<usize>()
     }
 }
 
 /// (frontmatter, body) of a markdown document that starts with a `---` line.
 pub fn frontmatter(text: &str) -> Option<(&str, &str)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))?;
     let mut at = 0;
     for line in rest.split_inclusive('\n') {
         if line.trim_end() == "---" {
@@ -300,36 +421,69 @@ mod tests {
         w.project(t.path());
         w.artifacts(Some(&t.path().join(".contextia")));
         fn labels(w: &Written, q: &str) -> Vec<(String, String)> {
-            let mut v: Vec<(String, String)> = w.matches(&terms::terms(q)).into_iter().map(|(n, _)| (n.label.clone(), format!("{:?}", n.target))).collect();
+            let mut v: Vec<(String, String)> = w
+                .matches(&terms::terms(q))
+                .into_iter()
+                .map(|(n, _)| (n.label.clone(), format!("{:?}", n.target)))
+                .collect();
             v.sort();
             v
         }
         let refresh = labels(&w, "refresh token");
-        assert!(refresh.contains(&("scope src/auth".into(), "File(\"src/auth/refresh.py\")".into())), "{refresh:?}");
+        assert!(
+            refresh.contains(&(
+                "scope src/auth".into(),
+                "File(\"src/auth/refresh.py\")".into()
+            )),
+            "{refresh:?}"
+        );
         assert!(refresh.contains(&("scope src/auth".into(), "Dir(\"src/auth\")".into())));
-        assert!(refresh.iter().any(|(l, t)| l == "SPEC-001 (Token refresh)" && t.contains("src/auth/*")));
+        assert!(refresh
+            .iter()
+            .any(|(l, t)| l == "SPEC-001 (Token refresh)" && t.contains("src/auth/*")));
         let billing = labels(&w, "invoice payments");
         assert_eq!(billing.len(), 1);
-        assert!(billing[0].1.contains("path: \"src/billing\"") && billing[0].1.contains("src/billing/invoice.py"), "{billing:?}");
+        assert!(
+            billing[0].1.contains("path: \"src/billing\"")
+                && billing[0].1.contains("src/billing/invoice.py"),
+            "{billing:?}"
+        );
         // Scores are scaled per source: the best note of each is 1.
-        assert!(w.matches(&terms::terms("refresh token")).iter().any(|(_, s)| *s == 1.0));
+        assert!(w
+            .matches(&terms::terms("refresh token"))
+            .iter()
+            .any(|(_, s)| *s == 1.0));
         // A note sharing one word with a long task counts a quarter: "token" alone does not
         // make the spec a match for a task about something else.
-        let long = w.matches(&terms::terms("token budget of the bundle, counted per piece and merged"));
-        let spec = long.iter().find(|(n, _)| n.label.starts_with("SPEC-001")).expect("the spec shares a word");
+        let long = w.matches(&terms::terms(
+            "token budget of the bundle, counted per piece and merged",
+        ));
+        let spec = long
+            .iter()
+            .find(|(n, _)| n.label.starts_with("SPEC-001"))
+            .expect("the spec shares a word");
         assert!((spec.1 - 0.25).abs() < 1e-6, "{}", spec.1);
         // A change is seen; a removed file takes its notes with it.
         std::fs::remove_file(t.path().join("src/auth/.context.yaml")).unwrap();
         w.scope(t.path(), &root, "src/auth");
-        assert!(labels(&w, "refresh token").iter().all(|(l, _)| !l.starts_with("scope")));
-        std::fs::write(t.path().join(".contextia/system/specs/SPEC-001.md"), "---\nid: SPEC-001\ntitle: Billing cycles\n---\n").unwrap();
+        assert!(labels(&w, "refresh token")
+            .iter()
+            .all(|(l, _)| !l.starts_with("scope")));
+        std::fs::write(
+            t.path().join(".contextia/system/specs/SPEC-001.md"),
+            "---\nid: SPEC-001\ntitle: Billing cycles\n---\n",
+        )
+        .unwrap();
         w.artifacts(Some(&t.path().join(".contextia")));
         assert!(labels(&w, "refresh token").is_empty());
     }
 
     #[test]
     fn frontmatter_split() {
-        assert_eq!(frontmatter("---\nid: X\n---\nbody\n"), Some(("id: X\n", "body\n")));
+        assert_eq!(
+            frontmatter("---\nid: X\n---\nbody\n"),
+            Some(("id: X\n", "body\n"))
+        );
         assert_eq!(frontmatter("---\nid: X\n"), None);
         assert_eq!(frontmatter("body"), None);
     }

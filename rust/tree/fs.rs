@@ -7,8 +7,8 @@
 //! is re-resolved by name after a check: writes make their temporary file and rename it
 //! inside the same handle of the parent directory.
 
-use cap_std::ambient_authority;
 use crate::tree::os::{self, errno};
+use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File, Metadata, OpenOptions};
 use std::ffi::OsString;
 use std::fmt;
@@ -34,7 +34,10 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            Error::Outside(p) => write!(f, "'{p}' is a link that leads outside the repository; not followed"),
+            Error::Outside(p) => write!(
+                f,
+                "'{p}' is a link that leads outside the repository; not followed"
+            ),
             Error::NotRegular(p, _) => write!(f, "'{p}' is not a regular file; not read"),
             Error::TooLarge(p, cap) => write!(f, "'{p}' is larger than {cap} bytes; not read"),
             Error::NotReplaced(p, why, _) => write!(f, "'{p}' {why}; not replaced"),
@@ -86,14 +89,22 @@ impl Root {
     /// The root itself is the caller's choice: its own path is followed.
     pub fn open(root: &Path) -> io::Result<Root> {
         let dir = Dir::open_ambient_dir(root, ambient_authority())?;
-        Ok(Root { dir, path: root.to_path_buf(), real: OnceLock::new() })
+        Ok(Root {
+            dir,
+            path: root.to_path_buf(),
+            real: OnceLock::new(),
+        })
     }
 
     /// Run `op` on `rel` beneath the root. The kernel refuses every absolute link and every
     /// `..` that crosses the root, even one whose target lies inside the root after all (a
     /// link to `/abs/root/docs`): such a link is read and `op` runs again on the path inside
     /// the root that it names, beneath the root again. A link whose target is outside: Out.
-    fn within<T>(&self, rel: &Path, op: &dyn Fn(&Path) -> io::Result<T>) -> std::result::Result<T, Miss> {
+    fn within<T>(
+        &self,
+        rel: &Path,
+        op: &dyn Fn(&Path) -> io::Result<T>,
+    ) -> std::result::Result<T, Miss> {
         let mut cur = rel.to_path_buf();
         for _ in 0..MAX_HOPS {
             match op(&cur) {
@@ -128,13 +139,19 @@ impl Root {
         let mut prefix = PathBuf::new();
         for (i, c) in parts.iter().enumerate() {
             prefix.push(c);
-            if !self.dir.symlink_metadata(&prefix).is_ok_and(|m| m.is_symlink())
+            if !self
+                .dir
+                .symlink_metadata(&prefix)
+                .is_ok_and(|m| m.is_symlink())
                 || !self.dir.metadata(&prefix).is_err_and(|e| is_escape(&e))
             {
                 continue;
             }
             let target = self.dir.read_link_contents(&prefix).ok()?;
-            let real = self.real.get_or_init(|| std::fs::canonicalize(&self.path).ok()).as_ref()?;
+            let real = self
+                .real
+                .get_or_init(|| std::fs::canonicalize(&self.path).ok())
+                .as_ref()?;
             let from = real.join(prefix.parent().unwrap_or(Path::new("")));
             // (the rest joined only when there is one: joining an empty path would end the path
             // with a separator, and a link to a file would then be opened as a directory)
@@ -167,10 +184,19 @@ impl Root {
     fn parent(&self, rel: &Path) -> Result<(Dir, OsString)> {
         let name = match rel.components().next_back() {
             Some(Component::Normal(n)) => n.to_os_string(),
-            _ => return Err(Error::Io(io::Error::new(io::ErrorKind::InvalidInput, format!("'{}' names no file", shown(rel))))),
+            _ => {
+                return Err(Error::Io(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("'{}' names no file", shown(rel)),
+                )))
+            }
         };
         let parent = rel.parent().unwrap_or(Path::new(""));
-        let dir = if parent.as_os_str().is_empty() { self.dir.try_clone()? } else { self.run(parent, &|p| self.dir.open_dir(p))? };
+        let dir = if parent.as_os_str().is_empty() {
+            self.dir.try_clone()?
+        } else {
+            self.run(parent, &|p| self.dir.open_dir(p))?
+        };
         Ok((dir, name))
     }
 
@@ -218,13 +244,20 @@ impl Root {
     pub fn write_atomic(&self, rel: &Path, data: &[u8]) -> Result<()> {
         let (dir, name) = self.parent(rel)?;
         // (resolved from the root's handle: the parent's would take `..` inside the root for a way out)
-        if dir.symlink_metadata(&name).is_ok_and(|m| m.is_symlink()) && matches!(self.within(rel, &|p| self.dir.metadata(p)), Err(Miss::Out)) {
+        if dir.symlink_metadata(&name).is_ok_and(|m| m.is_symlink())
+            && matches!(self.within(rel, &|p| self.dir.metadata(p)), Err(Miss::Out))
+        {
             return Err(Error::Outside(shown(&self.link_out(rel))));
         }
         let (tmp, mut file) = temp_file(&dir)?;
         let written = keep_mode(&dir, &name, &file)
             .map_err(|e| replace_refused(e, rel))
-            .and_then(|_| Ok(file.write_all(data).and_then(|_| file.sync_all()).and_then(|_| dir.rename(&tmp, &dir, &name))?));
+            .and_then(|_| {
+                Ok(file
+                    .write_all(data)
+                    .and_then(|_| file.sync_all())
+                    .and_then(|_| dir.rename(&tmp, &dir, &name))?)
+            });
         if let Err(e) = written {
             let _ = dir.remove_file(&tmp);
             return Err(e);
@@ -266,9 +299,11 @@ impl Root {
         let got = if rel.as_os_str().is_empty() || rel == Path::new(".") {
             self.dir.dir_metadata().map_err(|e| (rel, Miss::Io(e)))
         } else if follow {
-            self.within(rel, &|p| self.dir.metadata(p)).map_err(|m| (rel, m))
+            self.within(rel, &|p| self.dir.metadata(p))
+                .map_err(|m| (rel, m))
         } else {
-            self.within(rel, &|p| self.dir.symlink_metadata(p)).map_err(|m| (rel, m))
+            self.within(rel, &|p| self.dir.symlink_metadata(p))
+                .map_err(|m| (rel, m))
         };
         match got {
             Ok(m) => Ok(Some(m)),
@@ -307,7 +342,9 @@ impl Root {
     pub fn write_temp(&self, rel: &Path, data: &[u8]) -> Result<PathBuf> {
         let (dir, target) = self.parent(rel)?;
         let (name, mut file) = temp_file(&dir)?;
-        let written = keep_mode(&dir, &target, &file).map_err(|e| replace_refused(e, rel)).and_then(|_| Ok(file.write_all(data)?));
+        let written = keep_mode(&dir, &target, &file)
+            .map_err(|e| replace_refused(e, rel))
+            .and_then(|_| Ok(file.write_all(data)?));
         #[cfg(not(target_os = "linux"))]
         let written = written.and_then(|_| Ok(file.sync_all()?));
         if let Err(e) = written {
@@ -338,7 +375,8 @@ impl Root {
 fn readable(dir: &Dir) -> io::Result<File> {
     use cap_std::fs::OpenOptionsExt;
     let mut opts = OpenOptions::new();
-    opts.read(true).custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC);
+    opts.read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC);
     dir.open_with(".", &opts)
 }
 
@@ -373,7 +411,10 @@ fn exchange(da: &Dir, a: &std::ffi::OsStr, db: &Dir, b: &std::ffi::OsStr) -> io:
 
 #[cfg(not(target_os = "linux"))]
 fn exchange(_: &Dir, _: &std::ffi::OsStr, _: &Dir, _: &std::ffi::OsStr) -> io::Result<()> {
-    Err(io::Error::new(io::ErrorKind::Unsupported, "no atomic directory exchange"))
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "no atomic directory exchange",
+    ))
 }
 
 /// Why `keep_mode` will not let a file be put in a place.
@@ -387,7 +428,11 @@ enum Keep {
 fn replace_refused(k: Keep, rel: &Path) -> Error {
     match k {
         Keep::Kind(what, errno) => Error::NotReplaced(shown(rel), what, errno),
-        Keep::Owner => Error::NotReplaced(shown(rel), "belongs to another user or group, which a new file would not keep", errno::EPERM),
+        Keep::Owner => Error::NotReplaced(
+            shown(rel),
+            "belongs to another user or group, which a new file would not keep",
+            errno::EPERM,
+        ),
         Keep::Io(e) => Error::Io(e),
     }
 }
@@ -412,7 +457,10 @@ fn keep_mode(dir: &Dir, name: &std::ffi::OsStr, file: &File) -> std::result::Res
         return Err(Keep::Kind("is a directory", errno::EISDIR));
     }
     if !t.is_file() {
-        return Err(Keep::Kind("is a FIFO, device or socket, not a regular file", errno::EINVAL));
+        return Err(Keep::Kind(
+            "is a FIFO, device or socket, not a regular file",
+            errno::EINVAL,
+        ));
     }
     keep_owner_and_mode(&m, file)
 }
@@ -422,7 +470,10 @@ fn keep_owner_and_mode(m: &Metadata, file: &File) -> std::result::Result<(), Kee
     use cap_std::fs::MetadataExt;
     let mine = file.metadata().map_err(Keep::Io)?;
     if (mine.uid(), mine.gid()) != (m.uid(), m.gid()) {
-        let (uid, gid) = (rustix::fs::Uid::from_raw(m.uid()), rustix::fs::Gid::from_raw(m.gid()));
+        let (uid, gid) = (
+            rustix::fs::Uid::from_raw(m.uid()),
+            rustix::fs::Gid::from_raw(m.gid()),
+        );
         rustix::fs::fchown(file, Some(uid), Some(gid)).map_err(|_| Keep::Owner)?;
     }
     // (after the owner: a change of owner clears the set-id bits)
@@ -446,8 +497,14 @@ fn temp_file(dir: &Dir) -> io::Result<(String, File)> {
         opts.mode(0o666).custom_flags(libc::O_CLOEXEC);
     }
     loop {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-        let name = format!(".repoctx-{}-{}-{nanos:x}.tmp", std::process::id(), TEMP_SEQ.fetch_add(1, Ordering::Relaxed));
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let name = format!(
+            ".repoctx-{}-{}-{nanos:x}.tmp",
+            std::process::id(),
+            TEMP_SEQ.fetch_add(1, Ordering::Relaxed)
+        );
         match dir.open_with(&name, &opts) {
             Ok(f) => return Ok((name, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -509,15 +566,18 @@ pub fn dir_into_fd(dir: Dir) -> io::Result<i32> {
 /// Windows has no descriptor of a directory to hand to Python (its lock is taken otherwise).
 #[cfg(windows)]
 pub fn dir_into_fd(_: Dir) -> io::Result<i32> {
-    Err(io::Error::new(io::ErrorKind::Unsupported, "no directory descriptors on Windows"))
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "no directory descriptors on Windows",
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::TempTree;
-    use std::fs as stdfs;
     use crate::tree::os::symlink;
+    use std::fs as stdfs;
 
     /// A repository (`root/`, with `in/a.txt`) beside a directory it must never reach (`out/`).
     struct Tree {
@@ -526,7 +586,12 @@ mod tests {
 
     impl Tree {
         fn new(name: &str) -> Tree {
-            Tree { base: TempTree::with(&format!("fs-{name}"), &[("root/in/a.txt", "inside"), ("out/secret", "SECRET")]) }
+            Tree {
+                base: TempTree::with(
+                    &format!("fs-{name}"),
+                    &[("root/in/a.txt", "inside"), ("out/secret", "SECRET")],
+                ),
+            }
         }
         fn root(&self) -> Root {
             Root::open(&self.base.join("root")).unwrap()
@@ -553,7 +618,10 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(windows, ignore = "Windows gap: links made under wine 8 are Unix links wine shows as their targets, and canonical roots are verbatim (\\\\?\\) paths")]
+    #[cfg_attr(
+        windows,
+        ignore = "Windows gap: links made under wine 8 are Unix links wine shows as their targets, and canonical roots are verbatim (\\\\?\\) paths"
+    )]
     fn links_inside_are_followed_and_links_out_refused_by_name() {
         let t = Tree::new("links");
         let root = t.root();
@@ -565,17 +633,34 @@ mod tests {
         symlink(t.base.join("root/in"), t.base.join("root/abs_in")).unwrap();
         symlink("../root/in", t.base.join("root/back_in")).unwrap();
         symlink("in/file", t.base.join("root/chain")).unwrap();
-        assert_eq!(root.read(Path::new("abs_in/a.txt"), 100).unwrap(), b"inside");
-        assert_eq!(root.read(Path::new("back_in/a.txt"), 100).unwrap(), b"inside");
+        assert_eq!(
+            root.read(Path::new("abs_in/a.txt"), 100).unwrap(),
+            b"inside"
+        );
+        assert_eq!(
+            root.read(Path::new("back_in/a.txt"), 100).unwrap(),
+            b"inside"
+        );
         // A link to a file inside, by an absolute path or one climbing out and back, is read.
         symlink(t.base.join("root/in/a.txt"), t.base.join("root/abs_file")).unwrap();
         symlink("../root/in/a.txt", t.base.join("root/back_file")).unwrap();
         assert_eq!(root.read(Path::new("abs_file"), 100).unwrap(), b"inside");
-        assert_eq!(root.read_head(Path::new("back_file"), 100).unwrap(), b"inside");
-        assert!(root.stat(Path::new("abs_file"), true).unwrap().unwrap().is_file());
+        assert_eq!(
+            root.read_head(Path::new("back_file"), 100).unwrap(),
+            b"inside"
+        );
+        assert!(root
+            .stat(Path::new("abs_file"), true)
+            .unwrap()
+            .unwrap()
+            .is_file());
         root.write_atomic(Path::new("abs_in/b.txt"), b"b").unwrap();
         root.create_dir_all(Path::new("abs_in/made/deep")).unwrap();
-        assert!(root.stat(Path::new("abs_in/made/deep"), true).unwrap().unwrap().is_dir());
+        assert!(root
+            .stat(Path::new("abs_in/made/deep"), true)
+            .unwrap()
+            .unwrap()
+            .is_dir());
         outside_named(root.read(Path::new("chain"), 100), "in/file");
         assert_eq!(root.read(Path::new("alias/a.txt"), 100).unwrap(), b"inside");
         outside_named(root.read(Path::new("abs/secret"), 100), "abs");
@@ -587,10 +672,17 @@ mod tests {
         outside_named(root.create_dir_all(Path::new("dangling/made")), "dangling");
         outside_named(root.create_dir_all(Path::new("abs")), "abs");
         outside_named(root.list(Path::new("rel")), "rel");
-        assert!(root.stat(Path::new("in/file"), false).unwrap().unwrap().is_symlink());
+        assert!(root
+            .stat(Path::new("in/file"), false)
+            .unwrap()
+            .unwrap()
+            .is_symlink());
         outside_named(root.stat(Path::new("in/file"), true), "in/file");
         assert!(!Path::new("/nonexistent/dir").exists());
-        assert_eq!(t.outside(), vec![(t.base.join("out/secret"), b"SECRET".to_vec())]);
+        assert_eq!(
+            t.outside(),
+            vec![(t.base.join("out/secret"), b"SECRET".to_vec())]
+        );
     }
 
     #[test]
@@ -601,13 +693,22 @@ mod tests {
         root.write_atomic(Path::new("x/y/f"), b"one").unwrap();
         root.write_atomic(Path::new("x/y/f"), b"two").unwrap();
         assert_eq!(root.read(Path::new("x/y/f"), 3).unwrap(), b"two");
-        let names: Vec<_> = root.list(Path::new("x/y")).unwrap().into_iter().map(|(n, _)| n).collect();
+        let names: Vec<_> = root
+            .list(Path::new("x/y"))
+            .unwrap()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         assert_eq!(names, vec![OsString::from("f")]);
         // A link inside the root in the file's place is replaced, never written through.
         symlink("../../in/a.txt", t.base.join("root/x/y/g")).unwrap();
         root.write_atomic(Path::new("x/y/g"), b"new").unwrap();
-        assert_eq!(stdfs::read(t.base.join("root/in/a.txt")).unwrap(), b"inside");
-        root.rename(Path::new("x/y/g"), Path::new("x/h"), true).unwrap();
+        assert_eq!(
+            stdfs::read(t.base.join("root/in/a.txt")).unwrap(),
+            b"inside"
+        );
+        root.rename(Path::new("x/y/g"), Path::new("x/h"), true)
+            .unwrap();
         let tmp = root.write_temp(Path::new("x/y/f"), b"staged").unwrap();
         assert_eq!(tmp.parent(), Some(Path::new("x/y")));
         root.rename(&tmp, Path::new("x/y/f"), false).unwrap();
@@ -628,15 +729,26 @@ mod tests {
     fn reads_are_capped_and_only_of_regular_files() {
         let t = Tree::new("read");
         let root = t.root();
-        assert!(matches!(root.read(Path::new("in/a.txt"), 5), Err(Error::TooLarge(_, 5))));
+        assert!(matches!(
+            root.read(Path::new("in/a.txt"), 5),
+            Err(Error::TooLarge(_, 5))
+        ));
         assert_eq!(root.read(Path::new("in/a.txt"), 6).unwrap(), b"inside");
         assert_eq!(root.read_head(Path::new("in/a.txt"), 2).unwrap(), b"in");
-        assert!(matches!(root.read(Path::new("in"), 5), Err(Error::NotRegular(_, true))));
+        assert!(matches!(
+            root.read(Path::new("in"), 5),
+            Err(Error::NotRegular(_, true))
+        ));
         #[cfg(unix)] // no FIFOs in Windows' file system
         {
             t.base.fifo("root/in/fifo");
-            assert!(matches!(root.read(Path::new("in/fifo"), 5), Err(Error::NotRegular(_, false))));
+            assert!(matches!(
+                root.read(Path::new("in/fifo"), 5),
+                Err(Error::NotRegular(_, false))
+            ));
         }
-        assert!(matches!(root.read(Path::new("missing"), 5), Err(Error::Io(e)) if e.kind() == io::ErrorKind::NotFound));
+        assert!(
+            matches!(root.read(Path::new("missing"), 5), Err(Error::Io(e)) if e.kind() == io::ErrorKind::NotFound)
+        );
     }
 }

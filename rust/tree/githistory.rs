@@ -27,11 +27,18 @@ const MAX_CACHED_TREES: usize = 20_000;
 /// merges, newest first; None outside a repository, before the first commit, or when git's
 /// objects cannot be read.
 pub fn changed_files(handle: &Handle, max_commits: usize) -> Option<(String, Vec<Vec<String>>)> {
-    handle.objects(|| Box::new(DeltaBases::default()), |objs| {
-        let head = objs.head()?;
-        let mut walk = Walk { objs, trees: HashMap::new(), buf: Vec::new() };
-        Some((head.to_string(), walk.log(head, max_commits)))
-    })
+    handle.objects(
+        || Box::new(DeltaBases::default()),
+        |objs| {
+            let head = objs.head()?;
+            let mut walk = Walk {
+                objs,
+                trees: HashMap::new(),
+                buf: Vec::new(),
+            };
+            Some((head.to_string(), walk.log(head, max_commits)))
+        },
+    )
 }
 
 /// The most bytes of decoded pack entries kept while walking.
@@ -46,7 +53,14 @@ struct DeltaBases {
 }
 
 impl gix::odb::pack::cache::DecodeEntry for DeltaBases {
-    fn put(&mut self, pack_id: u32, offset: u64, data: &[u8], kind: gix::objs::Kind, _compressed_size: usize) {
+    fn put(
+        &mut self,
+        pack_id: u32,
+        offset: u64,
+        data: &[u8],
+        kind: gix::objs::Kind,
+        _compressed_size: usize,
+    ) {
         if data.len() > MAX_DELTA_BASE_BYTES / 4 {
             return;
         }
@@ -55,12 +69,20 @@ impl gix::odb::pack::cache::DecodeEntry for DeltaBases {
             self.bytes = 0;
         }
         self.bytes += data.len();
-        if let Some(old) = self.by_place.insert((pack_id, offset), (kind, data.to_vec())) {
+        if let Some(old) = self
+            .by_place
+            .insert((pack_id, offset), (kind, data.to_vec()))
+        {
             self.bytes -= old.1.len();
         }
     }
 
-    fn get(&mut self, pack_id: u32, offset: u64, out: &mut Vec<u8>) -> Option<(gix::objs::Kind, usize)> {
+    fn get(
+        &mut self,
+        pack_id: u32,
+        offset: u64,
+        out: &mut Vec<u8>,
+    ) -> Option<(gix::objs::Kind, usize)> {
         let (kind, data) = self.by_place.get(&(pack_id, offset))?;
         out.clear();
         out.extend_from_slice(data);
@@ -91,11 +113,15 @@ impl Walk<'_, '_> {
         let mut met = 0u64; // ties of date: the commit met first comes first
         let mut queue: BinaryHeap<(i64, Reverse<u64>, ObjectId)> = BinaryHeap::new();
         let mut parsed: HashMap<ObjectId, Commit> = HashMap::new();
-        let Some(c) = self.commit(&head) else { return out };
+        let Some(c) = self.commit(&head) else {
+            return out;
+        };
         queue.push((c.time, Reverse(met), head));
         parsed.insert(head, c);
         while let Some((_, _, id)) = queue.pop() {
-            let Some(c) = parsed.remove(&id) else { continue };
+            let Some(c) = parsed.remove(&id) else {
+                continue;
+            };
             let mut parents = Vec::new();
             for p in &c.parents {
                 if seen.insert(*p) {
@@ -114,7 +140,9 @@ impl Walk<'_, '_> {
             if c.parents.len() > 1 {
                 continue; // a merge: walked through, not listed
             }
-            let Some(files) = self.changed(parents.first().copied(), c.tree) else { break };
+            let Some(files) = self.changed(parents.first().copied(), c.tree) else {
+                break;
+            };
             bytes += files.iter().map(String::len).sum::<usize>();
             out.push(files);
             if out.len() >= max_commits || bytes >= MAX_PATH_BYTES {
@@ -143,7 +171,12 @@ impl Walk<'_, '_> {
             let e = e.ok()?;
             let kind = e.mode.kind();
             let name: &[u8] = e.filename;
-            entries.push((Box::from(name), kind == EntryKind::Tree, kind, e.oid.to_owned()));
+            entries.push((
+                Box::from(name),
+                kind == EntryKind::Tree,
+                kind,
+                e.oid.to_owned(),
+            ));
         }
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         if self.trees.len() >= MAX_CACHED_TREES {
@@ -177,12 +210,22 @@ impl Walk<'_, '_> {
         let new = self.at_prefix(tree)?;
         let mut paths = Vec::new();
         self.diff(old, new, &mut Vec::new(), &mut paths, 0)?;
-        let mut out: Vec<String> = paths.into_iter().filter_map(|p| String::from_utf8(p).ok()).collect();
+        let mut out: Vec<String> = paths
+            .into_iter()
+            .filter_map(|p| String::from_utf8(p).ok())
+            .collect();
         out.sort_unstable();
         Some(out)
     }
 
-    fn diff(&mut self, old: Option<ObjectId>, new: Option<ObjectId>, at: &mut Vec<u8>, out: &mut Vec<Vec<u8>>, depth: usize) -> Option<()> {
+    fn diff(
+        &mut self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+        at: &mut Vec<u8>,
+        out: &mut Vec<Vec<u8>>,
+        depth: usize,
+    ) -> Option<()> {
         if old == new || depth > MAX_DEPTH {
             return Some(());
         }
@@ -217,8 +260,11 @@ impl Walk<'_, '_> {
             at.extend_from_slice(name);
             // A tree on either side is walked (its files came or went); a file on either side
             // that is not the same entry on the other is listed.
-            let tree_of = |e: Option<&(Box<[u8]>, bool, EntryKind, ObjectId)>| e.filter(|e| e.1).map(|e| e.3);
-            let file_of = |e: Option<&(Box<[u8]>, bool, EntryKind, ObjectId)>| e.filter(|e| !e.1).map(|e| (e.2, e.3));
+            let tree_of =
+                |e: Option<&(Box<[u8]>, bool, EntryKind, ObjectId)>| e.filter(|e| e.1).map(|e| e.3);
+            let file_of = |e: Option<&(Box<[u8]>, bool, EntryKind, ObjectId)>| {
+                e.filter(|e| !e.1).map(|e| (e.2, e.3))
+            };
             self.diff(tree_of(x), tree_of(y), at, out, depth + 1)?;
             if file_of(x) != file_of(y) {
                 out.push(at.clone());
@@ -243,12 +289,26 @@ fn parse_commit(data: &[u8]) -> Option<Commit> {
         } else if let Some(hex) = line.strip_prefix(b"parent ") {
             parents.push(ObjectId::from_hex(hex).ok()?);
         } else if let Some(who) = line.strip_prefix(b"committer ") {
-            let after = who.iter().rposition(|&c| c == b'>').map_or(&who[..0], |i| &who[i + 1..]);
-            let secs = after.trim_ascii().split(|&c| c == b' ').next().unwrap_or_default();
-            time = std::str::from_utf8(secs).ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+            let after = who
+                .iter()
+                .rposition(|&c| c == b'>')
+                .map_or(&who[..0], |i| &who[i + 1..]);
+            let secs = after
+                .trim_ascii()
+                .split(|&c| c == b' ')
+                .next()
+                .unwrap_or_default();
+            time = std::str::from_utf8(secs)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
         }
     }
-    Some(Commit { tree: tree?, parents, time })
+    Some(Commit {
+        tree: tree?,
+        parents,
+        time,
+    })
 }
 
 #[cfg(test)]
@@ -264,7 +324,18 @@ mod tests {
         let out = Command::new("git")
             .arg("-C")
             .arg(root)
-            .args(["log", "-z", "--no-merges", "--no-renames", "--relative", "--name-only", "--format=%x1e", "-n", &n, "HEAD"])
+            .args([
+                "log",
+                "-z",
+                "--no-merges",
+                "--no-renames",
+                "--relative",
+                "--name-only",
+                "--format=%x1e",
+                "-n",
+                &n,
+                "HEAD",
+            ])
             .stderr(Stdio::null())
             .output()
             .unwrap()
@@ -275,7 +346,10 @@ mod tests {
             if rec.first() == Some(&0x1e) {
                 commits.push(Vec::new());
             } else if !rec.is_empty() {
-                commits.last_mut().unwrap().push(String::from_utf8(rec.to_vec()).unwrap());
+                commits
+                    .last_mut()
+                    .unwrap()
+                    .push(String::from_utf8(rec.to_vec()).unwrap());
             }
         }
         for c in &mut commits {
@@ -306,9 +380,19 @@ mod tests {
     #[test]
     #[cfg_attr(windows, ignore = "runs git, which a wine prefix has no git.exe for")]
     fn lists_what_git_log_lists() {
-        let t = TempTree::with("githistory", &[("a.py", "1\n"), ("sub/b.py", "1\n"), ("sub/deep/c.py", "1\n")]);
+        let t = TempTree::with(
+            "githistory",
+            &[
+                ("a.py", "1\n"),
+                ("sub/b.py", "1\n"),
+                ("sub/deep/c.py", "1\n"),
+            ],
+        );
         let root = t.path();
-        assert!(changed_files(&Handle::new(root), 10).is_none(), "not a repository");
+        assert!(
+            changed_files(&Handle::new(root), 10).is_none(),
+            "not a repository"
+        );
         git(root, &["init", "-q", "-b", "main"], 0);
         git(root, &["add", "."], 0);
         git(root, &["commit", "-q", "-m", "one"], 1);
@@ -334,10 +418,17 @@ mod tests {
             assert_eq!(head.len(), 40);
             assert_eq!(got, git_log(root, n), "-n {n}");
         }
-        assert_eq!(changed_files(&handle, 100).unwrap().1.len(), 6, "five commits and the root, the merge left out");
+        assert_eq!(
+            changed_files(&handle, 100).unwrap().1.len(),
+            6,
+            "five commits and the root, the merge left out"
+        );
         // From a directory inside: its paths only, relative to it (git log --relative).
         let sub = Handle::new(&root.join("sub"));
-        assert_eq!(changed_files(&sub, 100).unwrap().1, git_log(&root.join("sub"), 100));
+        assert_eq!(
+            changed_files(&sub, 100).unwrap().1,
+            git_log(&root.join("sub"), 100)
+        );
     }
 
     /// `REPOCTX_HISTORY_ROOT=/path/to/repo cargo test --release --lib githistory -- --ignored`:
@@ -345,14 +436,20 @@ mod tests {
     #[test]
     #[ignore]
     fn same_as_git_log_on_a_real_history() {
-        let Ok(root) = std::env::var("REPOCTX_HISTORY_ROOT") else { return };
+        let Ok(root) = std::env::var("REPOCTX_HISTORY_ROOT") else {
+            return;
+        };
         let root = Path::new(&root);
         let t = std::time::Instant::now();
         let (_, got) = changed_files(&Handle::new(root), 2000).unwrap();
         let ours = t.elapsed();
         let t = std::time::Instant::now();
         let want = git_log(root, 2000);
-        eprintln!("{} commits: in process {ours:?}, git log {:?}", got.len(), t.elapsed());
+        eprintln!(
+            "{} commits: in process {ours:?}, git log {:?}",
+            got.len(),
+            t.elapsed()
+        );
         assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(g, w, "commit {i}");

@@ -50,7 +50,12 @@ enum Kind {
     Everything,
     /// `needle`: the longest literal run, which a path must contain (checked first: most
     /// paths fail there).
-    Glob { toks: Box<[Tok]>, classes: Box<[[u64; 4]]>, prefix: usize, needle: Box<[u8]> },
+    Glob {
+        toks: Box<[Tok]>,
+        classes: Box<[[u64; 4]]>,
+        prefix: usize,
+        needle: Box<[u8]>,
+    },
 }
 
 #[derive(Debug)]
@@ -201,14 +206,20 @@ fn parse(line: &[u8]) -> Option<Pattern> {
                     j += 1;
                 }
                 // Two or more stars that are a whole component span directories.
-                let whole = j - i >= 2 && (i == 0 || p[i - 1] == b'/') && (j == p.len() || p[j] == b'/');
+                let whole =
+                    j - i >= 2 && (i == 0 || p[i - 1] == b'/') && (j == p.len() || p[j] == b'/');
                 if !whole {
                     if toks.last() != Some(&Tok::Star) {
                         toks.push(Tok::Star);
                     }
                     i = j;
                 } else if !anchored {
-                    return Some(Pattern { negated, dir_only, anchored, kind: Kind::Everything });
+                    return Some(Pattern {
+                        negated,
+                        dir_only,
+                        anchored,
+                        kind: Kind::Everything,
+                    });
                 } else if j == p.len() {
                     toks.push(Tok::AnyRest);
                     i = j;
@@ -223,7 +234,11 @@ fn parse(line: &[u8]) -> Option<Pattern> {
             }
         }
     }
-    let lit = |t: &[Tok]| t.iter().map(|t| if let Tok::Lit(c) = t { Some(*c) } else { None }).collect::<Option<Vec<u8>>>();
+    let lit = |t: &[Tok]| {
+        t.iter()
+            .map(|t| if let Tok::Lit(c) = t { Some(*c) } else { None })
+            .collect::<Option<Vec<u8>>>()
+    };
     let kind = if let Some(bytes) = lit(&toks) {
         Kind::Exact(bytes.into())
     } else if let (false, Some((Tok::Star, rest))) = (anchored, toks.split_first()) {
@@ -234,15 +249,28 @@ fn parse(line: &[u8]) -> Option<Pattern> {
     } else {
         glob(toks, classes)
     };
-    Some(Pattern { negated, dir_only, anchored, kind })
+    Some(Pattern {
+        negated,
+        dir_only,
+        anchored,
+        kind,
+    })
 }
 
 fn glob(toks: Vec<Tok>, classes: Vec<[u64; 4]>) -> Kind {
     let prefix = toks.iter().take_while(|t| matches!(t, Tok::Lit(_))).count();
     let runs = toks.split(|t| !matches!(t, Tok::Lit(_)));
     let longest = runs.max_by_key(|r| r.len()).unwrap_or_default();
-    let needle = longest.iter().map(|t| if let Tok::Lit(c) = t { *c } else { 0 }).collect();
-    Kind::Glob { toks: toks.into(), classes: classes.into(), prefix, needle }
+    let needle = longest
+        .iter()
+        .map(|t| if let Tok::Lit(c) = t { *c } else { 0 })
+        .collect();
+    Kind::Glob {
+        toks: toks.into(),
+        classes: classes.into(),
+        prefix,
+        needle,
+    }
 }
 
 fn has(set: &[u64], i: usize) -> bool {
@@ -303,7 +331,9 @@ fn glob_match(toks: &[Tok], classes: &[[u64; 4]], text: &[u8]) -> bool {
                     match toks[i] {
                         Tok::Lit(b) if b == c => put(next_at, i + 1),
                         Tok::One if c != b'/' => put(next_at, i + 1),
-                        Tok::Class(k) if c != b'/' && has(&classes[k as usize], c as usize) => put(next_at, i + 1),
+                        Tok::Class(k) if c != b'/' && has(&classes[k as usize], c as usize) => {
+                            put(next_at, i + 1)
+                        }
                         Tok::Star if c != b'/' => put(next_at, i),
                         Tok::AnyRest => put(next_at, i),
                         Tok::AnyDirs if c == b'/' => put(next_at, i),
@@ -312,7 +342,14 @@ fn glob_match(toks: &[Tok], classes: &[[u64; 4]], text: &[u8]) -> bool {
                     }
                 }
                 if has(inside, i) {
-                    put(if c == b'/' { &mut *next_at } else { &mut *next_inside }, i);
+                    put(
+                        if c == b'/' {
+                            &mut *next_at
+                        } else {
+                            &mut *next_inside
+                        },
+                        i,
+                    );
                 }
             }
         }
@@ -331,14 +368,25 @@ impl Pattern {
         if self.dir_only && !is_dir {
             return false;
         }
-        let text = if self.anchored { rel } else { rel.rsplit(|&c| c == b'/').next().unwrap_or(rel) };
+        let text = if self.anchored {
+            rel
+        } else {
+            rel.rsplit(|&c| c == b'/').next().unwrap_or(rel)
+        };
         match &self.kind {
             Kind::Exact(lit) => text == &lit[..],
             Kind::Suffix(lit) => text.ends_with(lit),
             Kind::Indexed => false,
             Kind::Everything => true,
-            Kind::Glob { toks, classes, prefix, needle } => {
-                let lead = toks[..*prefix].iter().map(|t| if let Tok::Lit(c) = t { *c } else { 0 });
+            Kind::Glob {
+                toks,
+                classes,
+                prefix,
+                needle,
+            } => {
+                let lead = toks[..*prefix]
+                    .iter()
+                    .map(|t| if let Tok::Lit(c) = t { *c } else { 0 });
                 text.len() >= *prefix
                     && text.iter().zip(lead).all(|(a, b)| *a == b)
                     && memchr::memmem::find(text, needle).is_some()
@@ -376,14 +424,23 @@ impl Rules {
             let text = text.strip_prefix('\u{feff}').unwrap_or(text);
             let before = lines.len();
             lines.extend(text.lines().map(|l| trim_trailing_spaces(l.as_bytes())));
-            let long = lines[before..].iter().filter(|l| l.len() > MAX_LINE).count();
+            let long = lines[before..]
+                .iter()
+                .filter(|l| l.len() > MAX_LINE)
+                .count();
             if long > 0 {
-                warn(format!("{name}: {long} line(s) longer than {MAX_LINE} bytes are not applied"));
+                warn(format!(
+                    "{name}: {long} line(s) longer than {MAX_LINE} bytes are not applied"
+                ));
             }
         }
         // Each line's last copy, in order.
         let mut seen = HashSet::new();
-        let mut kept: Vec<&[u8]> = lines.into_iter().rev().filter(|l| l.len() <= MAX_LINE && seen.insert(*l)).collect();
+        let mut kept: Vec<&[u8]> = lines
+            .into_iter()
+            .rev()
+            .filter(|l| l.len() <= MAX_LINE && seen.insert(*l))
+            .collect();
         kept.reverse();
         let mut patterns: Vec<Pattern> = kept.into_iter().filter_map(parse).collect();
         let wild = |p: &Pattern| matches!(p.kind, Kind::Glob { .. } | Kind::Everything);
@@ -419,7 +476,12 @@ impl Rules {
             match std::mem::replace(&mut p.kind, Kind::Indexed) {
                 Kind::Exact(lit) if p.anchored => rules.by_path.entry(lit).or_default().push(i),
                 Kind::Exact(lit) => rules.by_name.entry(lit).or_default().push(i),
-                Kind::Suffix(lit) => by_suffix.entry(lit.len()).or_default().entry(lit).or_default().push(i),
+                Kind::Suffix(lit) => by_suffix
+                    .entry(lit.len())
+                    .or_default()
+                    .entry(lit)
+                    .or_default()
+                    .push(i),
                 other => {
                     p.kind = other;
                     rules.scanned.push(i);
@@ -435,7 +497,12 @@ impl Rules {
     /// What the last line that speaks of `path` says: Some(true) ignored, Some(false)
     /// re-included (`!`), None when no line matches it.
     pub fn matched(&self, path: &Path, is_dir: bool) -> Option<bool> {
-        let rel = crate::tree::paths::slashed(path.strip_prefix(&self.base).ok()?.as_os_str().as_encoded_bytes());
+        let rel = crate::tree::paths::slashed(
+            path.strip_prefix(&self.base)
+                .ok()?
+                .as_os_str()
+                .as_encoded_bytes(),
+        );
         let rel = &rel[..];
         if rel.is_empty() {
             return None;
@@ -444,9 +511,14 @@ impl Rules {
         // The last line that matches decides: the last of each table's lines that holds
         // for this kind of path, then any later wildcard line.
         let applies = |i: &&u32| is_dir || !self.patterns[**i as usize].dir_only;
-        let last = |ids: Option<&Vec<u32>>| ids.and_then(|ids| ids.iter().rev().find(applies).copied());
+        let last =
+            |ids: Option<&Vec<u32>>| ids.and_then(|ids| ids.iter().rev().find(applies).copied());
         let mut best = last(self.by_name.get(name)).max(last(self.by_path.get(rel)));
-        for (len, table) in self.by_suffix.iter().take_while(|(len, _)| *len <= name.len()) {
+        for (len, table) in self
+            .by_suffix
+            .iter()
+            .take_while(|(len, _)| *len <= name.len())
+        {
             best = best.max(last(table.get(&name[name.len() - len..])));
         }
         for &i in self.scanned.iter().rev().take_while(|&&i| Some(i) > best) {
@@ -472,7 +544,12 @@ impl Budget {
         let mut left = self.0.load(Ordering::Relaxed);
         loop {
             let granted = want.min(left);
-            match self.0.compare_exchange(left, left - granted, Ordering::Relaxed, Ordering::Relaxed) {
+            match self.0.compare_exchange(
+                left,
+                left - granted,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => return granted,
                 Err(now) => left = now,
             }
@@ -491,7 +568,12 @@ pub fn read(path: &Path, budget: &Budget) -> Option<String> {
 }
 
 /// `rel` read beneath `dir` within `budget` (`path` names it in a warning).
-fn read_beneath(dir: &crate::tree::fs::Root, rel: &Path, path: &Path, budget: &Budget) -> Option<String> {
+fn read_beneath(
+    dir: &crate::tree::fs::Root,
+    rel: &Path,
+    path: &Path,
+    budget: &Budget,
+) -> Option<String> {
     let left = budget.0.load(Ordering::Relaxed);
     let mut buf = dir.read_head(rel, left + 1).ok()?;
     let granted = budget.take(buf.len() as u64) as usize;
@@ -506,7 +588,10 @@ fn read_beneath(dir: &crate::tree::fs::Root, rel: &Path, path: &Path, budget: &B
         ));
     }
     // git matches bytes; a pattern with a byte that is not UTF-8 keeps its place and matches nothing.
-    Some(String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Some(
+        String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
 }
 
 /// The rules of `.git/info/exclude` of the repository whose top is `top`, read beneath `top`'s
@@ -549,7 +634,10 @@ pub fn root_rules(root: &Path, config_patterns: &[String], budget: &Budget) -> R
 /// entries skipped, links not followed.
 pub fn lister(path: &Path) -> ignore::WalkBuilder {
     let mut walker = ignore::WalkBuilder::new(path);
-    walker.standard_filters(false).hidden(true).follow_links(false);
+    walker
+        .standard_filters(false)
+        .hidden(true)
+        .follow_links(false);
     walker
 }
 
@@ -569,13 +657,22 @@ impl Tree {
     /// For a directory that may sit inside a repository: the rules from the repository's top
     /// (the nearest directory at or above it that holds `.git`) down, as git applies them.
     pub fn above(dir: &Path) -> Tree {
-        Tree::new(dir.ancestors().find(|a| a.join(".git").exists()).unwrap_or(dir))
+        Tree::new(
+            dir.ancestors()
+                .find(|a| a.join(".git").exists())
+                .unwrap_or(dir),
+        )
     }
 
     pub fn new(root: &Path) -> Tree {
         let budget = Budget::new();
         let exclude = exclude_of(root, &budget);
-        Tree { root: root.to_path_buf(), exclude, dirs: RwLock::new(HashMap::new()), budget }
+        Tree {
+            root: root.to_path_buf(),
+            exclude,
+            dirs: RwLock::new(HashMap::new()),
+            budget,
+        }
     }
 
     fn rules_of(&self, dir: &Path) -> Option<Arc<Rules>> {
@@ -583,24 +680,36 @@ impl Tree {
             return r.clone();
         }
         let rules = from_file(dir, &dir.join(".gitignore"), &self.budget);
-        self.dirs.write().unwrap_or_else(|e| e.into_inner()).insert(dir.to_path_buf(), rules.clone());
+        self.dirs
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(dir.to_path_buf(), rules.clone());
         rules
     }
 
     /// Whether `path` (below the root) is ignored: the deepest `.gitignore` that speaks of
     /// it decides, else `.git/info/exclude`.
     pub fn ignores(&self, path: &Path, is_dir: bool) -> bool {
-        for dir in path.ancestors().skip(1).take_while(|d| d.starts_with(&self.root)) {
+        for dir in path
+            .ancestors()
+            .skip(1)
+            .take_while(|d| d.starts_with(&self.root))
+        {
             if let Some(verdict) = self.rules_of(dir).and_then(|r| r.matched(path, is_dir)) {
                 return verdict;
             }
         }
-        self.exclude.as_ref().and_then(|r| r.matched(path, is_dir)).unwrap_or(false)
+        self.exclude
+            .as_ref()
+            .and_then(|r| r.matched(path, is_dir))
+            .unwrap_or(false)
     }
 
     /// Whether a walk from the root never reaches directory `dir`: it or one above it is ignored.
     pub fn prunes(&self, dir: &Path) -> bool {
-        dir.ancestors().take_while(|a| *a != self.root && a.starts_with(&self.root)).any(|a| self.ignores(a, true))
+        dir.ancestors()
+            .take_while(|a| *a != self.root && a.starts_with(&self.root))
+            .any(|a| self.ignores(a, true))
     }
 }
 
@@ -609,7 +718,11 @@ static WARNED: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(|| Mutex::new(Ha
 /// Say on stderr, once per process, what of an ignore file is not applied: its rules are
 /// then not git's, and a person would otherwise never learn why a directory shows.
 fn warn(message: String) {
-    if WARNED.lock().unwrap_or_else(|e| e.into_inner()).insert(message.clone()) {
+    if WARNED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(message.clone())
+    {
         eprintln!("repoctx: warning: {message}");
     }
 }
@@ -626,8 +739,12 @@ mod tests {
 
     #[test]
     fn git_semantics() {
-        let yes = |rules: &str, path: &str| assert_eq!(ignored(rules, path, false), Some(true), "{rules:?} {path}");
-        let no = |rules: &str, path: &str| assert_ne!(ignored(rules, path, false), Some(true), "{rules:?} {path}");
+        let yes = |rules: &str, path: &str| {
+            assert_eq!(ignored(rules, path, false), Some(true), "{rules:?} {path}")
+        };
+        let no = |rules: &str, path: &str| {
+            assert_ne!(ignored(rules, path, false), Some(true), "{rules:?} {path}")
+        };
         yes("foo", "a/b/foo");
         no("/foo", "a/foo");
         yes("/foo", "foo");
@@ -673,7 +790,13 @@ mod tests {
         assert_eq!(r.patterns.len(), 4);
         assert!(r.patterns[0].negated && r.by_name[&b"a"[..]] == [1] && r.scanned == [2]);
         let long = format!("{}\nshort\n", "a".repeat(MAX_LINE + 1));
-        assert_eq!(Rules::parse(Path::new("/r"), &[("f", &long)]).unwrap().patterns.len(), 1);
+        assert_eq!(
+            Rules::parse(Path::new("/r"), &[("f", &long)])
+                .unwrap()
+                .patterns
+                .len(),
+            1
+        );
     }
 
     #[test]
@@ -693,12 +816,23 @@ mod tests {
 
     #[test]
     fn wildcard_lines_past_the_limit_are_not_applied_and_literal_ones_have_none() {
-        let text: String = (0..MAX_GLOBS + 10).map(|i| format!("w{i}?\nlit{i}\n")).collect();
+        let text: String = (0..MAX_GLOBS + 10)
+            .map(|i| format!("w{i}?\nlit{i}\n"))
+            .collect();
         let r = Rules::parse(Path::new("/r"), &[("f", &text)]).unwrap();
         assert_eq!(r.scanned.len(), MAX_GLOBS);
-        assert_eq!(r.matched(Path::new(&format!("/r/w{}x", MAX_GLOBS - 1)), false), Some(true));
-        assert_eq!(r.matched(Path::new(&format!("/r/w{}x", MAX_GLOBS)), false), None);
-        assert_eq!(r.matched(Path::new(&format!("/r/lit{}", MAX_GLOBS + 9)), false), Some(true));
+        assert_eq!(
+            r.matched(Path::new(&format!("/r/w{}x", MAX_GLOBS - 1)), false),
+            Some(true)
+        );
+        assert_eq!(
+            r.matched(Path::new(&format!("/r/w{}x", MAX_GLOBS)), false),
+            None
+        );
+        assert_eq!(
+            r.matched(Path::new(&format!("/r/lit{}", MAX_GLOBS + 9)), false),
+            Some(true)
+        );
     }
 
     #[test]
@@ -727,7 +861,13 @@ mod tests {
         // A backtracking matcher takes exponential time on these.
         let pattern = format!("{}x\n", "*?".repeat(1000));
         assert_eq!(ignored(&pattern, &"ab".repeat(1000), false), None);
-        assert_eq!(ignored(&pattern, &format!("{}x", "ab".repeat(1000)), false), Some(true));
-        assert_eq!(ignored("a*a*a*a*a*a*a*a*a*a*a*b\n", &"a".repeat(3000), false), None);
+        assert_eq!(
+            ignored(&pattern, &format!("{}x", "ab".repeat(1000)), false),
+            Some(true)
+        );
+        assert_eq!(
+            ignored("a*a*a*a*a*a*a*a*a*a*a*b\n", &"a".repeat(3000), false),
+            None
+        );
     }
 }

@@ -81,7 +81,10 @@ impl LiveIndex {
         match (&self.watcher, self.want_watch) {
             (Some(_), _) => format!("{} events keep the scan in memory true", watch::KIND),
             (None, true) => format!("{}: every question reads the tree again", self.unwatched),
-            (None, false) => "watching is turned off (serve --no-watch): every question reads the tree again".into(),
+            (None, false) => {
+                "watching is turned off (serve --no-watch): every question reads the tree again"
+                    .into()
+            }
         }
     }
 
@@ -100,7 +103,11 @@ impl LiveIndex {
         if self.reshaped_at > since {
             return None;
         }
-        let moved = self.changed_at.iter().enumerate().filter(|(_, &at)| at > since);
+        let moved = self
+            .changed_at
+            .iter()
+            .enumerate()
+            .filter(|(_, &at)| at > since);
         Some(moved.map(|(i, _)| (i, &self.rows[i])).collect())
     }
 
@@ -108,7 +115,9 @@ impl LiveIndex {
         self.watcher = None; // dropping the old instance drops all its watches
         self.unwatched.clear();
         let watcher = if self.want_watch {
-            Watcher::new(&self.root).map_err(|why| self.unwatched = why).ok()
+            Watcher::new(&self.root)
+                .map_err(|why| self.unwatched = why)
+                .ok()
         } else {
             None
         };
@@ -135,7 +144,12 @@ impl LiveIndex {
 
     /// After rows were added or removed at `generation`: their positions anew.
     fn reposition(&mut self, generation: u64) {
-        self.positions = self.rows.iter().enumerate().map(|(i, r)| (r.scope.clone(), i)).collect();
+        self.positions = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.scope.clone(), i))
+            .collect();
         self.reshaped_at = generation;
     }
 
@@ -146,7 +160,11 @@ impl LiveIndex {
         let watcher = self.watcher.as_ref().expect("reshaping needs watching");
         // The outermost only: a subtree scan covers whatever lies under it.
         let all: BTreeSet<&str> = scopes.iter().map(String::as_str).collect();
-        let tops: BTreeSet<&str> = all.iter().copied().filter(|s| !has_ancestor_in(&all, s)).collect();
+        let tops: BTreeSet<&str> = all
+            .iter()
+            .copied()
+            .filter(|s| !has_ancestor_in(&all, s))
+            .collect();
         let inside = |scope: &str| tops.contains(scope) || has_ancestor_in(&tops, scope);
         let mut rows: Vec<(DirRow, u64)> = std::mem::take(&mut self.rows)
             .into_iter()
@@ -158,7 +176,8 @@ impl LiveIndex {
         let hook = |abs: &Path, scope: &str| watcher.add(abs, scope);
         for top in &tops {
             if self.positions.contains_key(walk::parent_scope(top)) {
-                let (found, left_out) = walk::walk_subtree(&self.root, &self.opts, top, Some(&hook));
+                let (found, left_out) =
+                    walk::walk_subtree(&self.root, &self.opts, top, Some(&hook));
                 rows.extend(found.into_iter().map(|r| (r, generation)));
                 self.unreadable.extend(left_out);
             }
@@ -190,8 +209,14 @@ impl LiveIndex {
         }
         let mut updates = Vec::new();
         for scope in &dirty {
-            let Some(&i) = self.positions.get(scope.as_str()) else { continue };
-            let abs = if scope == "." { self.root.clone() } else { self.root.join(scope) };
+            let Some(&i) = self.positions.get(scope.as_str()) else {
+                continue;
+            };
+            let abs = if scope == "." {
+                self.root.clone()
+            } else {
+                self.root.join(scope)
+            };
             match walk::read_row(&abs, scope) {
                 Ok(row) => updates.push((i, row)),
                 Err(_) => return self.rescan(),
@@ -218,7 +243,9 @@ impl LiveIndex {
 
 /// Whether a proper ancestor of `scope` is in `set`.
 fn has_ancestor_in(set: &BTreeSet<&str>, scope: &str) -> bool {
-    scope.match_indices('/').any(|(i, _)| set.contains(&scope[..i]))
+    scope
+        .match_indices('/')
+        .any(|(i, _)| set.contains(&scope[..i]))
 }
 
 /// A walk leaves its scratch memory (per-directory ignore matchers, read buffers) free in
@@ -241,7 +268,10 @@ const GIT_INFO: &str = "\0git-info";
 
 enum Changes {
     /// Directories to re-read, and subtrees to scan anew.
-    Dirs { dirty: BTreeSet<String>, reshaped: BTreeSet<String> },
+    Dirs {
+        dirty: BTreeSet<String>,
+        reshaped: BTreeSet<String>,
+    },
     Rescan,
 }
 
@@ -255,7 +285,11 @@ struct Watcher {
 impl Watcher {
     /// Err (why) where watching is impossible.
     fn new(root: &Path) -> Result<Watcher, String> {
-        let w = Watcher { watch: Watch::new(root)?, scopes: Mutex::new(HashMap::new()), failed: AtomicBool::new(false) };
+        let w = Watcher {
+            watch: Watch::new(root)?,
+            scopes: Mutex::new(HashMap::new()),
+            failed: AtomicBool::new(false),
+        };
         let info = root.join(".git").join("info");
         if info.is_dir() {
             w.add(&info, GIT_INFO);
@@ -298,7 +332,9 @@ impl Watcher {
         let (mut dirty, mut reshaped) = (BTreeSet::new(), BTreeSet::new());
         let drained = self.watch.drain(|event| {
             // A watch we removed (its directory went) still reports IN_IGNORED: skipped.
-            let Some(scope) = scopes.get(&event.wd) else { return Continue(()) };
+            let Some(scope) = scopes.get(&event.wd) else {
+                return Continue(());
+            };
             if scope == GIT_INFO {
                 return Break(());
             }
@@ -310,10 +346,14 @@ impl Watcher {
                 return Continue(());
             }
             // Of events on the watched directory itself, its parent has its own.
-            let Some(raw) = event.name else { return Continue(()) };
+            let Some(raw) = event.name else {
+                return Continue(());
+            };
             if event.is_dir {
                 // One not named in UTF-8 is left out by the walk, under an escaped name.
-                let Ok(name) = std::str::from_utf8(raw) else { return Break(()) };
+                let Ok(name) = std::str::from_utf8(raw) else {
+                    return Break(());
+                };
                 // A directory's own mtime never matters; being made, removed, moved or
                 // given a new mode (it may become readable) changes its subtree.
                 if !walk::is_skipped_dir(name) {
@@ -347,7 +387,11 @@ mod tests {
     use std::fs;
 
     fn opts() -> Options {
-        Options { extra_ignore: vec![], max_depth: 10, min_tokens: 0 }
+        Options {
+            extra_ignore: vec![],
+            max_depth: 10,
+            min_tokens: 0,
+        }
     }
 
     #[test]
@@ -365,18 +409,38 @@ mod tests {
         assert_eq!(after, &cold.rows[..]);
         assert_ne!(before[1].fingerprint, after[1].fingerprint); // a
         assert_eq!(before[2], after[2]); // b untouched
-        let moved: Vec<usize> = index.changes_since(1).unwrap().iter().map(|(i, _)| *i).collect();
+        let moved: Vec<usize> = index
+            .changes_since(1)
+            .unwrap()
+            .iter()
+            .map(|(i, _)| *i)
+            .collect();
         assert_eq!(moved, vec![1], "only a's row changed after the first scan");
         assert!(index.changes_since(index.generation).unwrap().is_empty());
 
         fs::create_dir_all(root.join("c")).unwrap();
         fs::write(root.join("c/z.py"), "z").unwrap();
         index.refresh().unwrap();
-        assert!(index.changes_since(2).is_none(), "a row came in: positions moved");
-        let kept: Vec<(&str, u64)> =
-            index.table().0.iter().zip(index.changed_at()).map(|(r, &at)| (r.scope.as_str(), at)).collect();
-        assert_eq!(kept, vec![(".", 1), ("a", 2), ("b", 1), ("c", 3)], "only c is new");
-        assert_eq!(index.table().0, &walk::walk(root, &opts(), None).unwrap().rows[..]);
+        assert!(
+            index.changes_since(2).is_none(),
+            "a row came in: positions moved"
+        );
+        let kept: Vec<(&str, u64)> = index
+            .table()
+            .0
+            .iter()
+            .zip(index.changed_at())
+            .map(|(r, &at)| (r.scope.as_str(), at))
+            .collect();
+        assert_eq!(
+            kept,
+            vec![(".", 1), ("a", 2), ("b", 1), ("c", 3)],
+            "only c is new"
+        );
+        assert_eq!(
+            index.table().0,
+            &walk::walk(root, &opts(), None).unwrap().rows[..]
+        );
     }
 
     #[test]
@@ -388,27 +452,55 @@ mod tests {
         let mut index = LiveIndex::new(&root, opts(), true).unwrap();
         type Step<'a> = (&'a str, Box<dyn Fn() + 'a>);
         let steps: Vec<Step> = vec![
-            ("a new tree", Box::new(|| {
-                fs::create_dir_all(root.join("b/new/sub")).unwrap();
-                fs::write(root.join("b/new/sub/y.rs"), "y").unwrap();
-            })),
-            ("a move within the tree", Box::new(|| fs::rename(root.join("a/deep"), root.join("b/deep")).unwrap())),
-            ("a file in the moved tree", Box::new(|| fs::write(root.join("b/deep/er/z.py"), "z").unwrap())),
-            ("a nested .gitignore", Box::new(|| fs::write(root.join("b/.gitignore"), "deep/\n").unwrap())),
-            ("the rule lifted", Box::new(|| fs::write(root.join("b/.gitignore"), "# none\n").unwrap())),
-            ("a removal", Box::new(|| fs::remove_dir_all(root.join("b/new")).unwrap())),
-            ("a move out of the tree", Box::new(|| fs::rename(root.join("b/deep"), &out).unwrap())),
+            (
+                "a new tree",
+                Box::new(|| {
+                    fs::create_dir_all(root.join("b/new/sub")).unwrap();
+                    fs::write(root.join("b/new/sub/y.rs"), "y").unwrap();
+                }),
+            ),
+            (
+                "a move within the tree",
+                Box::new(|| fs::rename(root.join("a/deep"), root.join("b/deep")).unwrap()),
+            ),
+            (
+                "a file in the moved tree",
+                Box::new(|| fs::write(root.join("b/deep/er/z.py"), "z").unwrap()),
+            ),
+            (
+                "a nested .gitignore",
+                Box::new(|| fs::write(root.join("b/.gitignore"), "deep/\n").unwrap()),
+            ),
+            (
+                "the rule lifted",
+                Box::new(|| fs::write(root.join("b/.gitignore"), "# none\n").unwrap()),
+            ),
+            (
+                "a removal",
+                Box::new(|| fs::remove_dir_all(root.join("b/new")).unwrap()),
+            ),
+            (
+                "a move out of the tree",
+                Box::new(|| fs::rename(root.join("b/deep"), &out).unwrap()),
+            ),
         ];
         for (what, step) in steps {
             step();
             index.refresh().unwrap();
-            assert_eq!(index.table().0, &walk::walk(&root, &opts(), None).unwrap().rows[..], "after {what}");
+            assert_eq!(
+                index.table().0,
+                &walk::walk(&root, &opts(), None).unwrap().rows[..],
+                "after {what}"
+            );
             assert_eq!(index.rescans, 1, "{what} must not rescan");
         }
         // The moved-out tree is no longer followed.
         fs::write(out.join("er/w.py"), "w").unwrap();
         let generation = index.generation;
         index.refresh().unwrap();
-        assert_eq!(index.generation, generation, "a change outside the tree is no change");
+        assert_eq!(
+            index.generation, generation,
+            "a change outside the tree is no change"
+        );
     }
 }

@@ -16,7 +16,9 @@ pub const RACY_NS: i64 = 2_000_000_000;
 
 /// Now, in nanoseconds since the epoch, on the clock file times are written with.
 pub fn now_ns() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 /// What an entry is, its link not followed.
@@ -123,7 +125,14 @@ impl Stat {
     }
 
     pub fn key(&self) -> Key {
-        Key { dev: self.dev, ino: self.ino, size: self.size, mode: self.mode, mtime: self.mtime_ns(), ctime: self.ctime_ns() }
+        Key {
+            dev: self.dev,
+            ino: self.ino,
+            size: self.size,
+            mode: self.mode,
+            mtime: self.mtime_ns(),
+            ctime: self.ctime_ns(),
+        }
     }
 }
 
@@ -199,14 +208,22 @@ fn since_epoch(t: io::Result<SystemTime>) -> (i64, i64) {
         Some(Ok(d)) => (d.as_secs() as i64, i64::from(d.subsec_nanos())),
         Some(Err(e)) => {
             let d = e.duration();
-            (-(d.as_secs() as i64) - 1, 1_000_000_000 - i64::from(d.subsec_nanos()))
+            (
+                -(d.as_secs() as i64) - 1,
+                1_000_000_000 - i64::from(d.subsec_nanos()),
+            )
         }
         None => (0, 0),
     }
 }
 
 #[cfg(windows)]
-fn windows_stat((link, dir, file): (bool, bool, bool), readonly: bool, size: u64, times: [io::Result<SystemTime>; 3]) -> Stat {
+fn windows_stat(
+    (link, dir, file): (bool, bool, bool),
+    readonly: bool,
+    size: u64,
+    times: [io::Result<SystemTime>; 3],
+) -> Stat {
     // (std's and cap-std's is_symlink are true of every name-surrogate reparse point: junctions too)
     let mode = if link {
         S_IFLNK | 0o777
@@ -218,7 +235,15 @@ fn windows_stat((link, dir, file): (bool, bool, bool), readonly: bool, size: u64
         0
     };
     let [atime, mtime, ctime] = times.map(since_epoch);
-    Stat { mode, nlink: 1, size, atime, mtime, ctime, ..Stat::default() }
+    Stat {
+        mode,
+        nlink: 1,
+        size,
+        atime,
+        mtime,
+        ctime,
+        ..Stat::default()
+    }
 }
 
 #[cfg(windows)]
@@ -226,7 +251,12 @@ impl Meta for std::fs::Metadata {
     fn stat(&self) -> Stat {
         let t = self.file_type();
         let kind = (t.is_symlink(), t.is_dir(), t.is_file());
-        windows_stat(kind, self.permissions().readonly(), self.len(), [self.accessed(), self.modified(), self.created()])
+        windows_stat(
+            kind,
+            self.permissions().readonly(),
+            self.len(),
+            [self.accessed(), self.modified(), self.created()],
+        )
     }
 }
 
@@ -236,7 +266,11 @@ impl Meta for cap_std::fs::Metadata {
         let std = |t: io::Result<cap_std::time::SystemTime>| t.map(|t| t.into_std());
         let t = self.file_type();
         let kind = (t.is_symlink(), t.is_dir(), t.is_file());
-        let times = [std(self.accessed()), std(self.modified()), std(self.created())];
+        let times = [
+            std(self.accessed()),
+            std(self.modified()),
+            std(self.created()),
+        ];
         windows_stat(kind, self.permissions().readonly(), self.len(), times)
     }
 }
@@ -285,7 +319,9 @@ pub mod errno {
 
 /// Whether an error says the path (or a directory on its way) does not exist.
 pub fn is_missing(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(errno::ENOTDIR) || e.kind() == io::ErrorKind::NotADirectory
+    e.kind() == io::ErrorKind::NotFound
+        || e.raw_os_error() == Some(errno::ENOTDIR)
+        || e.kind() == io::ErrorKind::NotADirectory
 }
 
 // --- files opened without blocking ------------------------------------------------------------
@@ -397,7 +433,10 @@ mod imp {
 
     pub type Handle = OwnedFd;
 
-    const DIR: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::NONBLOCK).union(OFlags::CLOEXEC);
+    const DIR: OFlags = OFlags::RDONLY
+        .union(OFlags::DIRECTORY)
+        .union(OFlags::NONBLOCK)
+        .union(OFlags::CLOEXEC);
 
     pub fn top(path: &Path) -> Option<OwnedFd> {
         rustix::fs::open(path, DIR, Mode::empty()).ok()
@@ -411,7 +450,13 @@ mod imp {
         {
             use rustix::fs::ResolveFlags;
             use rustix::io::Errno;
-            match rustix::fs::openat2(top, rel, DIR, Mode::empty(), ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH) {
+            match rustix::fs::openat2(
+                top,
+                rel,
+                DIR,
+                Mode::empty(),
+                ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH,
+            ) {
                 Ok(fd) => return Some(fd),
                 // Without openat2 (old kernels, some sandboxes): the walk below.
                 Err(Errno::NOSYS | Errno::PERM | Errno::INVAL | Errno::TOOBIG) => {}
@@ -446,7 +491,9 @@ mod imp {
     }
 
     pub fn stat(dir: &OwnedFd, name: &[u8]) -> Option<Stat> {
-        rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok().map(|s| of(&s))
+        rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+            .ok()
+            .map(|s| of(&s))
     }
 
     pub fn own(dir: &OwnedFd) -> Option<Stat> {
@@ -454,17 +501,24 @@ mod imp {
     }
 
     pub fn open_file(dir: &OwnedFd, name: &[u8]) -> Option<std::fs::File> {
-        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-        rustix::fs::openat(dir, name, flags, Mode::empty()).ok().map(std::fs::File::from)
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        rustix::fs::openat(dir, name, flags, Mode::empty())
+            .ok()
+            .map(std::fs::File::from)
     }
 
     pub fn read_link(dir: &OwnedFd, name: &[u8]) -> Option<Vec<u8>> {
-        rustix::fs::readlinkat(dir, name, Vec::new()).ok().map(|c| c.into_bytes())
+        rustix::fs::readlinkat(dir, name, Vec::new())
+            .ok()
+            .map(|c| c.into_bytes())
     }
 
     pub fn entries(dir: &OwnedFd, f: &mut dyn FnMut(&[u8], Option<Kind>)) {
         // (read_from opens the directory afresh, so every listing starts at its first entry)
-        let Ok(list) = rustix::fs::Dir::read_from(dir) else { return };
+        let Ok(list) = rustix::fs::Dir::read_from(dir) else {
+            return;
+        };
         for entry in list {
             let Ok(entry) = entry else { return };
             let name = entry.file_name().to_bytes();
@@ -493,7 +547,9 @@ mod imp {
     pub type Handle = Dir;
 
     fn name_of(bytes: &[u8]) -> Option<&str> {
-        std::str::from_utf8(bytes).ok().filter(|n| !matches!(*n, "" | "." | "..") && !n.contains(['/', '\\', ':']))
+        std::str::from_utf8(bytes)
+            .ok()
+            .filter(|n| !matches!(*n, "" | "." | "..") && !n.contains(['/', '\\', ':']))
     }
 
     pub fn top(path: &Path) -> Option<Dir> {
@@ -575,7 +631,12 @@ pub fn symlink(target: impl AsRef<Path>, at: impl AsRef<Path>) -> io::Result<()>
 pub fn make_fifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: `c` is a NUL-terminated path that lives through the call.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o600) },
+        0,
+        "mkfifo {}",
+        path.display()
+    );
 }
 
 #[cfg(test)]
@@ -584,13 +645,24 @@ mod tests {
 
     #[test]
     fn what_was_read_is_kept_only_from_files_older_than_the_racy_window() {
-        let key = |t| Key { dev: 0, ino: 0, size: 0, mode: 0, mtime: t, ctime: t };
+        let key = |t| Key {
+            dev: 0,
+            ino: 0,
+            size: 0,
+            mode: 0,
+            mtime: t,
+            ctime: t,
+        };
         let now = 10 * RACY_NS;
         assert!(key(now).racy(now));
         assert!(key(now - RACY_NS + 1).racy(now));
         assert!(!key(now - RACY_NS - 1).racy(now));
         // A back-dated mtime does not hide a recent change: the ctime counts too.
-        assert!(Key { ctime: now, ..key(0) }.racy(now));
+        assert!(Key {
+            ctime: now,
+            ..key(0)
+        }
+        .racy(now));
     }
 
     #[test]
@@ -602,8 +674,13 @@ mod tests {
         let d = PlainDir::top(&tree).unwrap().open(b"d").unwrap();
         assert_eq!(d.stat(b"f").unwrap().key(), f.key());
         assert!(d.own().unwrap().is_dir());
-        assert!(Key::lstat(&tree.join("d/f")).unwrap().racy(now_ns()), "just written");
-        assert!(!Key::lstat(&tree.join("d/f")).unwrap().racy(now_ns() + 2 * RACY_NS));
+        assert!(
+            Key::lstat(&tree.join("d/f")).unwrap().racy(now_ns()),
+            "just written"
+        );
+        assert!(!Key::lstat(&tree.join("d/f"))
+            .unwrap()
+            .racy(now_ns() + 2 * RACY_NS));
         std::fs::write(tree.join("d/f"), "abcd").unwrap();
         assert_ne!(d.stat(b"f").unwrap().key(), f.key(), "the size moved");
         let mut names = Vec::new();

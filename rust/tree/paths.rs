@@ -6,7 +6,10 @@ use std::borrow::Cow;
 /// `\` is part of a name and stays.
 pub fn slashed(rel: &[u8]) -> Cow<'_, [u8]> {
     if cfg!(windows) && rel.contains(&b'\\') {
-        rel.iter().map(|&c| if c == b'\\' { b'/' } else { c }).collect::<Vec<u8>>().into()
+        rel.iter()
+            .map(|&c| if c == b'\\' { b'/' } else { c })
+            .collect::<Vec<u8>>()
+            .into()
     } else {
         rel.into()
     }

@@ -19,21 +19,95 @@ pub const CONFIG_FILE: &str = ".context.config.yaml";
 
 /// Directory names dotcontext never descends into.
 pub const SKIP_DIRS: &[&str] = &[
-    "node_modules", ".git", "dist", "build", ".next", ".nuxt", "__pycache__", ".venv", "venv",
-    ".tox", ".mypy_cache", ".pytest_cache", "target", "vendor", ".cache", "coverage", ".turbo",
-    ".vercel", ".svelte-kit",
+    "node_modules",
+    ".git",
+    "dist",
+    "build",
+    ".next",
+    ".nuxt",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    "target",
+    "vendor",
+    ".cache",
+    "coverage",
+    ".turbo",
+    ".vercel",
+    ".svelte-kit",
 ];
 
 const SOURCE_EXTENSIONS: &[&str] = &[
-    "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "pyi", "rs", "go", "java", "kt", "kts", "c",
-    "cpp", "cc", "h", "hpp", "cs", "rb", "php", "swift", "scala", "ex", "exs", "hs", "lua", "r",
-    "sql", "sh", "bash", "zsh", "yaml", "yml", "json", "toml", "xml", "html", "css", "scss", "md",
-    "mdx", "txt", "rst", "vue", "svelte", "tf", "hcl", "dockerfile", "graphql", "gql", "proto",
+    "ts",
+    "tsx",
+    "js",
+    "jsx",
+    "mjs",
+    "cjs",
+    "py",
+    "pyi",
+    "rs",
+    "go",
+    "java",
+    "kt",
+    "kts",
+    "c",
+    "cpp",
+    "cc",
+    "h",
+    "hpp",
+    "cs",
+    "rb",
+    "php",
+    "swift",
+    "scala",
+    "ex",
+    "exs",
+    "hs",
+    "lua",
+    "r",
+    "sql",
+    "sh",
+    "bash",
+    "zsh",
+    "yaml",
+    "yml",
+    "json",
+    "toml",
+    "xml",
+    "html",
+    "css",
+    "scss",
+    "md",
+    "mdx",
+    "txt",
+    "rst",
+    "vue",
+    "svelte",
+    "tf",
+    "hcl",
+    "dockerfile",
+    "graphql",
+    "gql",
+    "proto",
 ];
 
 const MEANINGFUL_FILES: &[&str] = &[
-    "Dockerfile", "docker-compose.yaml", "docker-compose.yml", "Makefile", "Cargo.toml", "go.mod",
-    "pyproject.toml", "setup.py", "setup.cfg", "Gemfile", "Rakefile", "CMakeLists.txt",
+    "Dockerfile",
+    "docker-compose.yaml",
+    "docker-compose.yml",
+    "Makefile",
+    "Cargo.toml",
+    "go.mod",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "Gemfile",
+    "Rakefile",
+    "CMakeLists.txt",
 ];
 
 /// Whether dotcontext counts a file name as source (for the token estimate).
@@ -112,7 +186,11 @@ pub fn escape_name(name: &OsStr) -> String {
 }
 
 pub fn child_scope(scope: &str, name: &str) -> String {
-    if scope == "." { name.to_string() } else { format!("{}/{}", scope, name) }
+    if scope == "." {
+        name.to_string()
+    } else {
+        format!("{}/{}", scope, name)
+    }
 }
 
 /// What one directory holds, read with one `read_dir` and one stat per regular file.
@@ -165,7 +243,11 @@ fn read_listing(abs: &Path, scope: &str) -> std::io::Result<Listing> {
     }
     row.files = lines.len() as u32;
     row.fingerprint = digest(lines);
-    Ok(Listing { row, has_gitignore, children })
+    Ok(Listing {
+        row,
+        has_gitignore,
+        children,
+    })
 }
 
 /// The row of one directory on its own (for a change inside a known directory).
@@ -177,7 +259,11 @@ pub fn read_row(abs: &Path, scope: &str) -> std::io::Result<DirRow> {
 type Matchers = Vec<Arc<Rules>>;
 
 fn is_ignored(priority: &Option<Arc<Rules>>, stack: &Matchers, path: &Path) -> bool {
-    priority.iter().chain(stack.iter().rev()).find_map(|m| m.matched(path, true)).unwrap_or(false)
+    priority
+        .iter()
+        .chain(stack.iter().rev())
+        .find_map(|m| m.matched(path, true))
+        .unwrap_or(false)
 }
 
 /// Called with each directory just before it is read (to place a watch on it first).
@@ -190,7 +276,15 @@ struct Ctx<'a> {
     on_dir: Option<OnDir<'a>>,
 }
 
-fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers, out: &mut Vec<DirRow>, bad: &mut Vec<LeftOut>) {
+fn scan_dir(
+    ctx: &Ctx,
+    abs: &Path,
+    scope: &str,
+    depth: usize,
+    parent: &Matchers,
+    out: &mut Vec<DirRow>,
+    bad: &mut Vec<LeftOut>,
+) {
     if let Some(hook) = ctx.on_dir {
         hook(abs, scope);
     }
@@ -225,7 +319,15 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers,
             };
             let child_scope = child_scope(scope, name);
             let (mut rows, mut bad) = (Vec::new(), Vec::new());
-            scan_dir(ctx, &child_abs, &child_scope, depth + 1, &stack, &mut rows, &mut bad);
+            scan_dir(
+                ctx,
+                &child_abs,
+                &child_scope,
+                depth + 1,
+                &stack,
+                &mut rows,
+                &mut bad,
+            );
             Some((rows, bad))
         })
         .collect();
@@ -243,7 +345,11 @@ pub fn parent_scope(scope: &str) -> &str {
 /// when it has source files or an included child, and eligible (kept) when it
 /// is the root, meets `min_tokens`, or has a kept child. Returns the skipped count.
 pub fn apply_rules(rows: &mut [DirRow], min_tokens: i64) -> usize {
-    let index: HashMap<&str, usize> = rows.iter().enumerate().map(|(i, r)| (r.scope.as_str(), i)).collect();
+    let index: HashMap<&str, usize> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.scope.as_str(), i))
+        .collect();
     // A prefix sorts before its extensions, so reverse byte order visits children before parents.
     let mut child_included = vec![false; rows.len()];
     let mut child_kept = vec![false; rows.len()];
@@ -259,7 +365,8 @@ pub fn apply_rules(rows: &mut [DirRow], min_tokens: i64) -> usize {
         let is_root = r.scope == ".";
         r.included = is_root || r.source_files > 0 || child_included[i];
         let tokens = r.source_bytes.div_ceil(4) as i64;
-        r.eligible = r.included && (is_root || min_tokens <= 0 || tokens >= min_tokens || child_kept[i]);
+        r.eligible =
+            r.included && (is_root || min_tokens <= 0 || tokens >= min_tokens || child_kept[i]);
         if let Some(p) = parents[i] {
             child_included[p] |= r.included;
             child_kept[p] |= r.eligible;
@@ -280,19 +387,33 @@ pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Resu
     fs::read_dir(root)?; // the root itself must be readable: that failure is global
     let budget = Budget::new();
     let (priority, base) = root_rules(root, opts, &budget);
-    let ctx = Ctx { priority, budget: &budget, max_depth: opts.max_depth, on_dir };
+    let ctx = Ctx {
+        priority,
+        budget: &budget,
+        max_depth: opts.max_depth,
+        on_dir,
+    };
     let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
     scan_dir(&ctx, root, ".", 0, &base, &mut rows, &mut unreadable);
     rows.sort_unstable_by(|a, b| a.scope.as_bytes().cmp(b.scope.as_bytes()));
     let skipped = apply_rules(&mut rows, opts.min_tokens);
     unreadable.sort();
-    Ok(Table { rows, skipped, unreadable })
+    Ok(Table {
+        rows,
+        skipped,
+        unreadable,
+    })
 }
 
 /// The rows (unsorted, before `apply_rules`) and left-outs of directory `scope` and its
 /// subtree, as `walk` would find them given that `scope`'s parent is in its table; empty
 /// when `walk` would not reach `scope` (gone, a link, ignored, skipped or too deep).
-pub fn walk_subtree(root: &Path, opts: &Options, scope: &str, on_dir: Option<OnDir>) -> (Vec<DirRow>, Vec<LeftOut>) {
+pub fn walk_subtree(
+    root: &Path,
+    opts: &Options,
+    scope: &str,
+    on_dir: Option<OnDir>,
+) -> (Vec<DirRow>, Vec<LeftOut>) {
     let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
     let abs = root.join(scope);
     let depth = scope.split('/').count();
@@ -306,7 +427,11 @@ pub fn walk_subtree(root: &Path, opts: &Options, scope: &str, on_dir: Option<OnD
     // The `.gitignore` of every ancestor, as scan_dir stacks them on the way down.
     let parts: Vec<&str> = scope.split('/').collect();
     for k in 0..depth {
-        let dir = if k == 0 { root.to_path_buf() } else { root.join(parts[..k].join("/")) };
+        let dir = if k == 0 {
+            root.to_path_buf()
+        } else {
+            root.join(parts[..k].join("/"))
+        };
         let file = dir.join(".gitignore");
         if fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
             stack.extend(ignore::from_file(&dir, &file, &budget));
@@ -315,7 +440,12 @@ pub fn walk_subtree(root: &Path, opts: &Options, scope: &str, on_dir: Option<OnD
     if is_ignored(&priority, &stack, &abs) {
         return (rows, unreadable);
     }
-    let ctx = Ctx { priority, budget: &budget, max_depth: opts.max_depth, on_dir };
+    let ctx = Ctx {
+        priority,
+        budget: &budget,
+        max_depth: opts.max_depth,
+        on_dir,
+    };
     scan_dir(&ctx, &abs, scope, depth, &stack, &mut rows, &mut unreadable);
     (rows, unreadable)
 }
@@ -330,7 +460,10 @@ mod tests {
     fn escape_name_keeps_utf8_and_writes_other_bytes_as_hex() {
         assert_eq!(escape_name(OsStr::from_bytes(b"caf\xc3\xa9")), "café");
         assert_eq!(escape_name(OsStr::from_bytes(b"caf\xe9")), "caf\\xe9");
-        assert_eq!(escape_name(OsStr::from_bytes(b"\xff\xfeok\x80")), "\\xff\\xfeok\\x80");
+        assert_eq!(
+            escape_name(OsStr::from_bytes(b"\xff\xfeok\x80")),
+            "\\xff\\xfeok\\x80"
+        );
     }
 
     #[test]
@@ -341,10 +474,17 @@ mod tests {
         root.write(odd.join("m.py"), "x");
         // Ignored ones are not worth a word, whatever their names.
         root.mkdir(OsStr::from_bytes(b"y\xff"));
-        let opts = Options { extra_ignore: vec![], max_depth: 10, min_tokens: 0 };
+        let opts = Options {
+            extra_ignore: vec![],
+            max_depth: 10,
+            min_tokens: 0,
+        };
         let table = walk(&root, &opts, None).unwrap();
         let scopes: Vec<&str> = table.rows.iter().map(|r| r.scope.as_str()).collect();
         assert_eq!(scopes, [".", "a"]);
-        assert_eq!(table.unreadable, [("a/x\\xe9".to_string(), NOT_UTF8.to_string())]);
+        assert_eq!(
+            table.unreadable,
+            [("a/x\\xe9".to_string(), NOT_UTF8.to_string())]
+        );
     }
 }

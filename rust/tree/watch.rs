@@ -163,7 +163,10 @@ mod tests {
     fn events(w: &Watch) -> (Vec<(Wd, String, bool, bool)>, Drained) {
         let mut seen = Vec::new();
         let end = w.drain(|e| {
-            let name = e.name.map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+            let name = e
+                .name
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .unwrap_or_default();
             seen.push((e.wd, name, e.is_dir, e.gone));
             ControlFlow::Continue(())
         });
@@ -180,9 +183,16 @@ mod tests {
         fs::create_dir(t.join("sub")).unwrap();
         let (seen, end) = events(&w);
         assert_eq!(end, Drained::Empty);
-        assert!(seen.contains(&(wd, "f.py".into(), false, false)), "{seen:?}");
+        assert!(
+            seen.contains(&(wd, "f.py".into(), false, false)),
+            "{seen:?}"
+        );
         assert!(seen.contains(&(wd, "sub".into(), true, false)), "{seen:?}");
-        assert_eq!(events(&w), (vec![], Drained::Empty), "a drain empties the queue");
+        assert_eq!(
+            events(&w),
+            (vec![], Drained::Empty),
+            "a drain empties the queue"
+        );
     }
 
     #[test]
@@ -190,12 +200,19 @@ mod tests {
         let t = TempTree::new("watch-below");
         t.mkdir("a/b");
         let w = Watch::new(&t).unwrap();
-        let (root, a, b) = (w.add(&t, Interest::Listing).unwrap(), w.add(&t.join("a"), Interest::Listing).unwrap(), w.add(&t.join("a/b"), Interest::Listing).unwrap());
+        let (root, a, b) = (
+            w.add(&t, Interest::Listing).unwrap(),
+            w.add(&t.join("a"), Interest::Listing).unwrap(),
+            w.add(&t.join("a/b"), Interest::Listing).unwrap(),
+        );
         fs::write(t.join("a/b/x.rs"), "x").unwrap();
         let (seen, end) = events(&w);
         assert_eq!(end, Drained::Empty);
         assert!(seen.contains(&(b, "x.rs".into(), false, false)), "{seen:?}");
-        assert!(!seen.iter().any(|e| e.0 == root || (e.0 == a && e.1 != "b")), "{seen:?}");
+        assert!(
+            !seen.iter().any(|e| e.0 == root || (e.0 == a && e.1 != "b")),
+            "{seen:?}"
+        );
     }
 
     #[test]
@@ -209,8 +226,14 @@ mod tests {
         fs::remove_dir_all(t.join("a")).unwrap();
         let (seen, end) = events(&w);
         assert_eq!(end, Drained::Empty);
-        assert!(seen.iter().any(|(wd, name, _, _)| *wd == a && name == "x"), "{seen:?}");
-        assert!(seen.iter().any(|&(wd, _, _, gone)| wd == a && gone), "{seen:?}");
+        assert!(
+            seen.iter().any(|(wd, name, _, _)| *wd == a && name == "x"),
+            "{seen:?}"
+        );
+        assert!(
+            seen.iter().any(|&(wd, _, _, gone)| wd == a && gone),
+            "{seen:?}"
+        );
     }
 
     #[test]
@@ -218,8 +241,14 @@ mod tests {
         let t = TempTree::new("watch-add");
         t.write("file", "x");
         let w = Watch::new(&t).unwrap();
-        assert_eq!(w.add(&t.join("missing"), Interest::Listing), Err(AddError::Failed));
-        assert_eq!(w.add(&t.join("file"), Interest::Listing), Err(AddError::Failed));
+        assert_eq!(
+            w.add(&t.join("missing"), Interest::Listing),
+            Err(AddError::Failed)
+        );
+        assert_eq!(
+            w.add(&t.join("file"), Interest::Listing),
+            Err(AddError::Failed)
+        );
     }
 
     #[cfg(unix)]
@@ -229,7 +258,10 @@ mod tests {
         let t = TempTree::new("watch-link");
         let w = Watch::new(&t).unwrap();
         std::os::unix::fs::symlink(t.path(), t.join("link")).unwrap();
-        assert_eq!(w.add(&t.join("link"), Interest::Listing), Err(AddError::Failed));
+        assert_eq!(
+            w.add(&t.join("link"), Interest::Listing),
+            Err(AddError::Failed)
+        );
         let closed = t.mkdir("closed");
         fs::set_permissions(&closed, fs::Permissions::from_mode(0o000)).unwrap();
         // SAFETY: geteuid takes nothing and cannot fail (root may read any directory).
@@ -251,8 +283,19 @@ mod tests {
             assert_ne!(KIND, "inotify", "inotify serves Writes");
             return;
         };
-        drop(fs::OpenOptions::new().write(true).open(t.join("a.json")).unwrap());
+        drop(
+            fs::OpenOptions::new()
+                .write(true)
+                .open(t.join("a.json"))
+                .unwrap(),
+        );
         assert_eq!(events(&w), (vec![], Drained::Empty), "listing {listing:?}");
-        assert_eq!(events(&other), (vec![(writes, "a.json".into(), false, false)], Drained::Empty));
+        assert_eq!(
+            events(&other),
+            (
+                vec![(writes, "a.json".into(), false, false)],
+                Drained::Empty
+            )
+        );
     }
 }

@@ -33,14 +33,31 @@ struct StreamContext {
     copy_description: *const c_void,
 }
 
-type StreamCallback =
-    unsafe extern "C" fn(stream: *mut c_void, info: *mut c_void, count: usize, paths: *mut c_void, flags: *const u32, ids: *const u64);
+type StreamCallback = unsafe extern "C" fn(
+    stream: *mut c_void,
+    info: *mut c_void,
+    count: usize,
+    paths: *mut c_void,
+    flags: *const u32,
+    ids: *const u64,
+);
 
 #[link(name = "CoreFoundation", kind = "framework")]
 extern "C" {
     static kCFTypeArrayCallBacks: CFArrayCallBacks;
-    fn CFStringCreateWithBytes(alloc: *const c_void, bytes: *const u8, len: CFIndex, encoding: u32, external: u8) -> *const c_void;
-    fn CFArrayCreate(alloc: *const c_void, values: *const *const c_void, count: CFIndex, callbacks: *const CFArrayCallBacks) -> *const c_void;
+    fn CFStringCreateWithBytes(
+        alloc: *const c_void,
+        bytes: *const u8,
+        len: CFIndex,
+        encoding: u32,
+        external: u8,
+    ) -> *const c_void;
+    fn CFArrayCreate(
+        alloc: *const c_void,
+        values: *const *const c_void,
+        count: CFIndex,
+        callbacks: *const CFArrayCallBacks,
+    ) -> *const c_void;
     fn CFRelease(cf: *const c_void);
 }
 
@@ -100,7 +117,11 @@ impl Shared {
         }
         let rel = under(&self.root, path)?.to_vec();
         let is_dir = (flags & (IS_FILE | IS_DIR | IS_SYMLINK) != 0).then_some(flags & IS_DIR != 0);
-        Some(Change::Entry { rel, may_be_gone: flags & (REMOVED | RENAMED) != 0, is_dir })
+        Some(Change::Entry {
+            rel,
+            may_be_gone: flags & (REMOVED | RENAMED) != 0,
+            is_dir,
+        })
     }
 }
 
@@ -115,7 +136,14 @@ unsafe extern "C" fn release(info: *const c_void) {
     unsafe { Arc::decrement_strong_count(info as *const Shared) };
 }
 
-unsafe extern "C" fn on_events(_stream: *mut c_void, info: *mut c_void, count: usize, paths: *mut c_void, flags: *const u32, _ids: *const u64) {
+unsafe extern "C" fn on_events(
+    _stream: *mut c_void,
+    info: *mut c_void,
+    count: usize,
+    paths: *mut c_void,
+    flags: *const u32,
+    _ids: *const u64,
+) {
     // SAFETY: the stream holds a reference to `info` (retain above) while it calls back, and
     // hands `count` C strings and flags (no kFSEventStreamCreateFlagUseCFTypes).
     let (shared, paths, flags) = unsafe {
@@ -148,8 +176,12 @@ unsafe impl Sync for Watch {}
 
 impl Watch {
     pub fn new(root: &Path) -> Result<Watch, String> {
-        let real = std::fs::canonicalize(root).map_err(|e| format!("FSEvents: the root cannot be resolved: {e}"))?;
-        let shared = Arc::new(Shared { root: real.as_os_str().as_bytes().to_vec(), queue: Mutex::default() });
+        let real = std::fs::canonicalize(root)
+            .map_err(|e| format!("FSEvents: the root cannot be resolved: {e}"))?;
+        let shared = Arc::new(Shared {
+            root: real.as_os_str().as_bytes().to_vec(),
+            queue: Mutex::default(),
+        });
         let context = StreamContext {
             version: 0,
             info: Arc::as_ptr(&shared) as *mut c_void,
@@ -160,21 +192,40 @@ impl Watch {
         // SAFETY: every pointer passed is valid for the call; the stream copies the paths and
         // retains `info`; the array and string are released once the stream holds its copy.
         unsafe {
-            let path = CFStringCreateWithBytes(std::ptr::null(), shared.root.as_ptr(), shared.root.len() as CFIndex, UTF8, 0);
+            let path = CFStringCreateWithBytes(
+                std::ptr::null(),
+                shared.root.as_ptr(),
+                shared.root.len() as CFIndex,
+                UTF8,
+                0,
+            );
             if path.is_null() {
                 return Err("FSEvents: the root's path is not UTF-8".into());
             }
             let paths = CFArrayCreate(std::ptr::null(), &path, 1, &kCFTypeArrayCallBacks);
             CFRelease(path);
             let flags = NO_DEFER | WATCH_ROOT | FILE_EVENTS;
-            let stream = FSEventStreamCreate(std::ptr::null(), on_events, &context, paths, SINCE_NOW, 0.0, flags);
+            let stream = FSEventStreamCreate(
+                std::ptr::null(),
+                on_events,
+                &context,
+                paths,
+                SINCE_NOW,
+                0.0,
+                flags,
+            );
             CFRelease(paths);
             if stream.is_null() {
                 return Err("FSEvents could not create a stream".into());
             }
             let queue = dispatch_queue_create(c"repoctx.watch".as_ptr(), std::ptr::null_mut());
             FSEventStreamSetDispatchQueue(stream, queue);
-            let watch = Watch { stream, queue, shared, dirs: Dirs::new(root) };
+            let watch = Watch {
+                stream,
+                queue,
+                shared,
+                dirs: Dirs::new(root),
+            };
             if FSEventStreamStart(stream) == 0 {
                 return Err("FSEvents could not start a stream".into()); // dropping it frees it
             }

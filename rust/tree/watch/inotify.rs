@@ -38,7 +38,9 @@ impl Watch {
     pub fn new(_root: &Path) -> Result<Watch, String> {
         match inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC) {
             Ok(fd) => Ok(Watch { fd }),
-            Err(Errno::MFILE) => Err("inotify's instance limit is reached (fs.inotify.max_user_instances)".into()),
+            Err(Errno::MFILE) => {
+                Err("inotify's instance limit is reached (fs.inotify.max_user_instances)".into())
+            }
             Err(e) => Err(format!("inotify could not start: {e}")),
         }
     }
@@ -76,7 +78,8 @@ impl Watch {
                 wd: Wd(event.wd()),
                 name: event.file_name().map(|n| n.to_bytes()),
                 is_dir: flags.contains(ReadFlags::ISDIR),
-                gone: flags.intersects(ReadFlags::IGNORED | ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF),
+                gone: flags
+                    .intersects(ReadFlags::IGNORED | ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF),
             };
             if each(event).is_break() {
                 return Drained::Stopped;

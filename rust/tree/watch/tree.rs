@@ -49,7 +49,10 @@ fn fold(rel: &[u8]) -> String {
 
 impl Dirs {
     pub fn new(root: &Path) -> Dirs {
-        Dirs { root: root.to_path_buf(), inner: Mutex::default() }
+        Dirs {
+            root: root.to_path_buf(),
+            inner: Mutex::default(),
+        }
     }
 
     /// Take `dir` (under the root) into the watch, which already follows the whole tree.
@@ -64,7 +67,11 @@ impl Dirs {
         }
         if let Err(e) = std::fs::read_dir(dir) {
             let denied = e.kind() == std::io::ErrorKind::PermissionDenied;
-            return Err(if denied { AddError::Denied } else { AddError::Failed });
+            return Err(if denied {
+                AddError::Denied
+            } else {
+                AddError::Failed
+            });
         }
         let mut inner = self.inner.lock().unwrap();
         inner.next += 1;
@@ -89,7 +96,11 @@ impl Dirs {
 
     /// Hand the events of `changes` to `each` in order; after a stop, the changes not yet
     /// begun stay in `changes`.
-    pub fn deliver(&self, changes: &mut VecDeque<Change>, mut each: impl FnMut(Event) -> ControlFlow<()>) -> Drained {
+    pub fn deliver(
+        &self,
+        changes: &mut VecDeque<Change>,
+        mut each: impl FnMut(Event) -> ControlFlow<()>,
+    ) -> Drained {
         let inner = self.inner.lock().unwrap();
         let none = Vec::new();
         let watched = |rel: &[u8]| inner.by_path.get(&fold(rel)).unwrap_or(&none);
@@ -100,15 +111,26 @@ impl Dirs {
                     return Drained::Lost;
                 }
                 Change::RootGone => (None, true, Some(true)),
-                Change::Entry { rel, may_be_gone, is_dir } => (Some(rel), may_be_gone, is_dir),
+                Change::Entry {
+                    rel,
+                    may_be_gone,
+                    is_dir,
+                } => (Some(rel), may_be_gone, is_dir),
             };
-            let gone = |wd| Event { wd, name: None, is_dir: true, gone: true };
+            let gone = |wd| Event {
+                wd,
+                name: None,
+                is_dir: true,
+                gone: true,
+            };
             let mut events = Vec::new();
             match &rel {
                 None => events.extend(watched(b"").iter().map(|&wd| gone(wd))),
                 Some(rel) => {
                     let here = watched(rel);
-                    let now = std::fs::symlink_metadata(self.root.join(String::from_utf8_lossy(rel).as_ref()));
+                    let now = std::fs::symlink_metadata(
+                        self.root.join(String::from_utf8_lossy(rel).as_ref()),
+                    );
                     let is_dir_now = now.is_ok_and(|m| m.is_dir());
                     if may_be_gone && !is_dir_now {
                         events.extend(here.iter().map(|&wd| gone(wd)));
@@ -119,7 +141,12 @@ impl Dirs {
                         None => (&b""[..], &rel[..]),
                     };
                     if !name.is_empty() {
-                        events.extend(watched(parent).iter().map(|&wd| Event { wd, name: Some(name), is_dir, gone: false }));
+                        events.extend(watched(parent).iter().map(|&wd| Event {
+                            wd,
+                            name: Some(name),
+                            is_dir,
+                            gone: false,
+                        }));
                     }
                 }
             }
@@ -139,7 +166,9 @@ fn relative(root: &Path, dir: &Path) -> Option<String> {
     let rest = dir.strip_prefix(root).ok()?;
     let mut rel = String::new();
     for part in rest.components() {
-        let Component::Normal(name) = part else { return None };
+        let Component::Normal(name) = part else {
+            return None;
+        };
         if !rel.is_empty() {
             rel.push('/');
         }
@@ -169,13 +198,20 @@ mod tests {
     use crate::testing::TempTree;
 
     fn entry(rel: &str, may_be_gone: bool, is_dir: Option<bool>) -> Change {
-        Change::Entry { rel: rel.as_bytes().to_vec(), may_be_gone, is_dir }
+        Change::Entry {
+            rel: rel.as_bytes().to_vec(),
+            may_be_gone,
+            is_dir,
+        }
     }
 
     fn deliver(dirs: &Dirs, changes: Vec<Change>) -> (Vec<(Wd, String, bool, bool)>, Drained) {
         let mut seen = Vec::new();
         let end = dirs.deliver(&mut changes.into(), |e| {
-            let name = e.name.map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+            let name = e
+                .name
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .unwrap_or_default();
             seen.push((e.wd, name, e.is_dir, e.gone));
             ControlFlow::Continue(())
         });
@@ -186,15 +222,27 @@ mod tests {
     fn paths_become_events_of_their_parent_in_any_case() {
         let t = TempTree::with("watch-tree", &[("Src/a.rs", "x")]);
         let dirs = Dirs::new(&t);
-        let (root, src) = (dirs.add(&t, Interest::Listing).unwrap(), dirs.add(&t.join("Src"), Interest::Listing).unwrap());
-        let changes = vec![entry("Src/a.rs", false, None), entry("src/b.rs", false, Some(false)), entry("Src", false, None), entry("node_modules/x.js", false, None)];
+        let (root, src) = (
+            dirs.add(&t, Interest::Listing).unwrap(),
+            dirs.add(&t.join("Src"), Interest::Listing).unwrap(),
+        );
+        let changes = vec![
+            entry("Src/a.rs", false, None),
+            entry("src/b.rs", false, Some(false)),
+            entry("Src", false, None),
+            entry("node_modules/x.js", false, None),
+        ];
         let got = deliver(&dirs, changes);
         let want = vec![
             (src, "a.rs".into(), false, false),
             (src, "b.rs".into(), false, false),
             (root, "Src".into(), true, false), // a directory, found by a stat
         ];
-        assert_eq!(got, (want, Drained::Empty), "nothing of an unwatched directory");
+        assert_eq!(
+            got,
+            (want, Drained::Empty),
+            "nothing of an unwatched directory"
+        );
     }
 
     #[test]
@@ -202,18 +250,52 @@ mod tests {
         let t = TempTree::new("watch-tree-gone");
         t.mkdir("a");
         let dirs = Dirs::new(&t);
-        let (root, a) = (dirs.add(&t, Interest::Listing).unwrap(), dirs.add(&t.join("a"), Interest::Listing).unwrap());
+        let (root, a) = (
+            dirs.add(&t, Interest::Listing).unwrap(),
+            dirs.add(&t.join("a"), Interest::Listing).unwrap(),
+        );
         std::fs::remove_dir(t.join("a")).unwrap();
         let got = deliver(&dirs, vec![entry("a", true, None)]);
-        assert_eq!(got, (vec![(a, String::new(), true, true), (root, "a".into(), true, false)], Drained::Empty));
-        assert_eq!(deliver(&dirs, vec![Change::RootGone]), (vec![(root, String::new(), true, true)], Drained::Empty));
-        let mut changes: VecDeque<Change> = vec![entry("b", false, None), Change::Lost, entry("c", false, None)].into();
-        assert_eq!(dirs.deliver(&mut changes, |_| ControlFlow::Continue(())), Drained::Lost);
+        assert_eq!(
+            got,
+            (
+                vec![
+                    (a, String::new(), true, true),
+                    (root, "a".into(), true, false)
+                ],
+                Drained::Empty
+            )
+        );
+        assert_eq!(
+            deliver(&dirs, vec![Change::RootGone]),
+            (vec![(root, String::new(), true, true)], Drained::Empty)
+        );
+        let mut changes: VecDeque<Change> = vec![
+            entry("b", false, None),
+            Change::Lost,
+            entry("c", false, None),
+        ]
+        .into();
+        assert_eq!(
+            dirs.deliver(&mut changes, |_| ControlFlow::Continue(())),
+            Drained::Lost
+        );
         assert!(changes.is_empty());
         dirs.remove(a);
-        assert_eq!(deliver(&dirs, vec![entry("a/x", false, Some(false))]), (vec![], Drained::Empty), "a removed watch");
-        assert_eq!(dirs.add(&t, Interest::Writes), Err(AddError::Failed), "writes are inotify's only");
-        assert_eq!(dirs.add(&t.join("../elsewhere"), Interest::Listing), Err(AddError::Failed));
+        assert_eq!(
+            deliver(&dirs, vec![entry("a/x", false, Some(false))]),
+            (vec![], Drained::Empty),
+            "a removed watch"
+        );
+        assert_eq!(
+            dirs.add(&t, Interest::Writes),
+            Err(AddError::Failed),
+            "writes are inotify's only"
+        );
+        assert_eq!(
+            dirs.add(&t.join("../elsewhere"), Interest::Listing),
+            Err(AddError::Failed)
+        );
     }
 
     #[test]
@@ -221,14 +303,24 @@ mod tests {
         let t = TempTree::new("watch-tree-stop");
         let dirs = Dirs::new(&t);
         dirs.add(&t, Interest::Listing).unwrap();
-        let mut changes: VecDeque<Change> = vec![entry("x", false, Some(false)), entry("y", false, Some(false))].into();
-        assert_eq!(dirs.deliver(&mut changes, |_| ControlFlow::Break(())), Drained::Stopped);
+        let mut changes: VecDeque<Change> = vec![
+            entry("x", false, Some(false)),
+            entry("y", false, Some(false)),
+        ]
+        .into();
+        assert_eq!(
+            dirs.deliver(&mut changes, |_| ControlFlow::Break(())),
+            Drained::Stopped
+        );
         assert_eq!(changes.len(), 1);
     }
 
     #[test]
     fn a_path_is_under_the_root_only_past_a_separator() {
-        assert_eq!(under(b"/Users/me/repo", b"/users/me/repo/a/b"), Some(&b"a/b"[..]));
+        assert_eq!(
+            under(b"/Users/me/repo", b"/users/me/repo/a/b"),
+            Some(&b"a/b"[..])
+        );
         assert_eq!(under(b"/Users/me/repo", b"/Users/me/repo"), Some(&b""[..]));
         assert_eq!(under(b"/Users/me/repo", b"/Users/me/repo2/a"), None);
         assert_eq!(under(b"/Users/me/repo", b"/Users/me"), None);

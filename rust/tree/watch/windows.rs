@@ -12,13 +12,15 @@ use std::ops::ControlFlow;
 use std::os::windows::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Mutex;
-use windows_sys::Win32::Foundation::{CloseHandle, GetLastError, ERROR_IO_INCOMPLETE, HANDLE, INVALID_HANDLE_VALUE};
+use windows_sys::Win32::Foundation::{
+    CloseHandle, GetLastError, ERROR_IO_INCOMPLETE, HANDLE, INVALID_HANDLE_VALUE,
+};
 use windows_sys::Win32::Storage::FileSystem::{
-    CreateFileW, ReadDirectoryChangesW, FILE_ACTION_REMOVED, FILE_ACTION_RENAMED_OLD_NAME, FILE_FLAG_BACKUP_SEMANTICS,
-    FILE_FLAG_OVERLAPPED, FILE_LIST_DIRECTORY, FILE_NOTIFY_CHANGE_ATTRIBUTES, FILE_NOTIFY_CHANGE_CREATION,
-    FILE_NOTIFY_CHANGE_DIR_NAME, FILE_NOTIFY_CHANGE_FILE_NAME, FILE_NOTIFY_CHANGE_LAST_WRITE,
-    FILE_NOTIFY_CHANGE_SECURITY, FILE_NOTIFY_CHANGE_SIZE, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE,
-    OPEN_EXISTING,
+    CreateFileW, ReadDirectoryChangesW, FILE_ACTION_REMOVED, FILE_ACTION_RENAMED_OLD_NAME,
+    FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OVERLAPPED, FILE_LIST_DIRECTORY,
+    FILE_NOTIFY_CHANGE_ATTRIBUTES, FILE_NOTIFY_CHANGE_CREATION, FILE_NOTIFY_CHANGE_DIR_NAME,
+    FILE_NOTIFY_CHANGE_FILE_NAME, FILE_NOTIFY_CHANGE_LAST_WRITE, FILE_NOTIFY_CHANGE_SECURITY,
+    FILE_NOTIFY_CHANGE_SIZE, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE, OPEN_EXISTING,
 };
 use windows_sys::Win32::System::IO::{CancelIoEx, GetOverlappedResult, OVERLAPPED};
 
@@ -115,7 +117,11 @@ fn records(buf: &[u32], len: usize, out: &mut VecDeque<Change>) {
     let unit = |i: usize| (buf[i / 2] >> (16 * (i % 2))) as u16; // the i-th UTF-16 unit (little-endian)
     let mut at = 0; // in bytes, DWORD-aligned
     while at + 12 <= len {
-        let (next, action, name_len) = (buf[at / 4] as usize, buf[at / 4 + 1], buf[at / 4 + 2] as usize);
+        let (next, action, name_len) = (
+            buf[at / 4] as usize,
+            buf[at / 4 + 1],
+            buf[at / 4 + 2] as usize,
+        );
         if at + 12 + name_len > len || next % 4 != 0 {
             return out.push_back(Change::Lost); // a record the kernel would never write
         }
@@ -128,7 +134,11 @@ fn records(buf: &[u32], len: usize, out: &mut VecDeque<Change>) {
             Err(_) => vec![0xff],
         };
         let may_be_gone = action == FILE_ACTION_REMOVED || action == FILE_ACTION_RENAMED_OLD_NAME;
-        out.push_back(Change::Entry { rel, may_be_gone, is_dir: None });
+        out.push_back(Change::Entry {
+            rel,
+            may_be_gone,
+            is_dir: None,
+        });
         if next == 0 {
             break;
         }
@@ -158,7 +168,10 @@ impl Watch {
             )
         };
         if handle == INVALID_HANDLE_VALUE {
-            return Err(format!("ReadDirectoryChangesW: the root cannot be opened: {}", std::io::Error::last_os_error()));
+            return Err(format!(
+                "ReadDirectoryChangesW: the root cannot be opened: {}",
+                std::io::Error::last_os_error()
+            ));
         }
         let mut pending = Pending {
             handle,
@@ -168,9 +181,15 @@ impl Watch {
             backlog: VecDeque::new(),
         };
         if !pending.arm() {
-            return Err(format!("ReadDirectoryChangesW failed: {}", std::io::Error::last_os_error()));
+            return Err(format!(
+                "ReadDirectoryChangesW failed: {}",
+                std::io::Error::last_os_error()
+            ));
         }
-        Ok(Watch { pending: Mutex::new(pending), dirs: Dirs::new(root) })
+        Ok(Watch {
+            pending: Mutex::new(pending),
+            dirs: Dirs::new(root),
+        })
     }
 
     pub fn add(&self, dir: &Path, interest: Interest) -> Result<Wd, AddError> {
