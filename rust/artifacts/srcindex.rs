@@ -503,10 +503,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "sets a directory's mtime through File::open, which Windows refuses for a directory"
-    )]
     fn in_place_edits_are_seen_and_new_files_invalidate() {
         let d = tree(&[("a.py", "# @spec SPEC-1\n"), ("b.py", "x = 1\n")]);
         let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
@@ -520,10 +516,7 @@ mod tests {
         let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
         for p in ["a", ""] {
-            fs::File::open(d.path().join(p))
-                .unwrap()
-                .set_modified(old)
-                .unwrap();
+            crate::tree::os::set_mtime(&d.path().join(p), old).unwrap();
         }
         let idx = Index {
             dirs: idx
@@ -550,16 +543,13 @@ mod tests {
     #[test]
     #[cfg_attr(
         windows,
-        ignore = "sets a directory's mtime through File::open, which Windows refuses for a directory"
+        ignore = "Windows gap: std's metadata has no change time there (its ctime is the creation time), so the stat key misses an edit of the same size with its mtime put back"
     )]
     fn an_edit_of_the_same_size_with_its_mtime_put_back_is_seen() {
         let d = tree(&[("a.py", "# @spec SPEC-1\n")]);
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
         for p in ["a.py", ""] {
-            fs::File::open(d.path().join(p))
-                .unwrap()
-                .set_modified(old)
-                .unwrap();
+            crate::tree::os::set_mtime(&d.path().join(p), old).unwrap();
         }
         let idx = Index::build(d.path(), "@", &[".".into()]).unwrap();
         let f = idx.files[0].state.as_ref().unwrap();
@@ -569,12 +559,7 @@ mod tests {
             .modified()
             .unwrap();
         fs::write(d.path().join("a.py"), "# @spec SPEC-2\n").unwrap();
-        fs::File::options()
-            .write(true)
-            .open(d.path().join("a.py"))
-            .unwrap()
-            .set_modified(before)
-            .unwrap();
+        crate::tree::os::set_mtime(&d.path().join("a.py"), before).unwrap();
         assert_eq!(targets(&idx, None), ["a.py:1 SPEC-2"]);
     }
 

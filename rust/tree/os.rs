@@ -14,11 +14,28 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// and wider than git's racy-clean second and any clock tick of ext4, APFS or NTFS.
 pub const RACY_NS: i64 = 2_000_000_000;
 
-/// Now, in nanoseconds since the epoch, on the clock file times are written with.
+/// Now, in nanoseconds since the epoch, on the clock file times are written with (in a test,
+/// the time `pin_clock` set on this thread, if any).
 pub fn now_ns() -> i64 {
+    #[cfg(test)]
+    if let Some(at) = PINNED.with(|p| p.get()) {
+        return at;
+    }
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+#[cfg(test)]
+thread_local! {
+    static PINNED: std::cell::Cell<Option<i64>> = const { std::cell::Cell::new(None) };
+}
+
+/// For a test: `now_ns` on this thread says `at` (None: the real clock again), so what the
+/// racy window decides does not depend on how long the machine took.
+#[cfg(test)]
+pub fn pin_clock(at: Option<i64>) {
+    PINNED.with(|p| p.set(at));
 }
 
 /// What an entry is, its link not followed.
@@ -624,6 +641,23 @@ pub fn symlink(target: impl AsRef<Path>, at: impl AsRef<Path>) -> io::Result<()>
             std::os::windows::fs::symlink_file(target, at)
         }
     }
+}
+
+/// Sets the modification time of a file or a directory. Windows opens a directory only with
+/// FILE_FLAG_BACKUP_SEMANTICS, and sets a time only through a handle that may write attributes.
+#[cfg(test)]
+pub fn set_mtime(path: &Path, time: SystemTime) -> io::Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::OpenOptionsExt;
+        const FILE_WRITE_ATTRIBUTES: u32 = 0x100;
+        const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+        opts.access_mode(FILE_WRITE_ATTRIBUTES)
+            .custom_flags(FILE_FLAG_BACKUP_SEMANTICS);
+    }
+    opts.open(path)?.set_modified(time)
 }
 
 /// A FIFO at `path` (Unix only: Windows has none in its file system).
