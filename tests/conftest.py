@@ -18,6 +18,10 @@ TESTS = Path(__file__).resolve().parent
 SHARED = TESTS.parents[1] / "shared"
 REPOCTX = [sys.executable, "-m", "repoctx"]
 DEEP = os.environ.get("REPOCTX_DEEP") == "1"
+# Seconds to wait after writing files before a listing takes them as settled: past the racy
+# window (rust/tree/os.rs RACY_NS, 2 s), inside which a file just changed is read again rather
+# than trusted by its stat key (nor saved in the task index).
+SETTLE = 2.05
 # Test files that need what Windows lacks, and why: they skip there (wheels.yml runs the suite).
 POSIX_ONLY = {
     "control/test_write_transactions.py": "kills apply under strace and races it in forked processes",

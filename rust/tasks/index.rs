@@ -94,9 +94,10 @@ pub struct Index {
     pub loaded: usize,
     /// Why saved bytes given to the build were not used, if they were not.
     pub refused: Option<String>,
-    /// Files read when their ctime was within `RACY_NS` of the listing that found them: a
-    /// write in the same clock tick could leave the stat key as it was, so `save` leaves them
-    /// out and the next process reads them again (git's "racily clean" entries).
+    /// Files read when they were changed within tree/os.rs's racy window of the listing that
+    /// found them (`Key::racy`): a write in the same clock tick could leave the stat key as it
+    /// was, so `save` leaves them out and the next process reads them again (git's "racily
+    /// clean" entries).
     racy: HashSet<u32>,
     /// How many files differ from the last saved bytes (read, dropped, or saved but gone or
     /// changed); every file held after a build from nothing. `save` makes it 0.
@@ -110,12 +111,6 @@ enum Got<'s> {
 }
 
 use crate::tree::os::now_ns;
-
-/// A file changed this close (ns) before it was listed is not saved (`Index::racy`): more than
-/// a clock tick of the file system's timestamps. Narrower than tree/os.rs's RACY_NS on purpose:
-/// a saved entry is trusted only while its whole stat key holds, and the saved index must take
-/// files written a moment before a save (the tests and a serving process both do).
-const RACY_NS: i64 = 50_000_000;
 
 /// Files read and put in the index at a time.
 const CHUNK: usize = 4096;
@@ -288,7 +283,7 @@ impl Index {
                 let id = match f {
                     Some(Got::Read(f)) => {
                         let id = self.insert(p.clone(), k, f, had.is_none());
-                        if k.ctime > listed_at - RACY_NS {
+                        if k.racy(listed_at) {
                             self.racy.insert(id);
                         }
                         id
@@ -871,9 +866,21 @@ mod tests {
             .iter()
             .map(|s| s.to_string())
             .collect();
+        // The clock is pinned rather than slept on, so no load on the machine moves a file in
+        // or out of the racy window: (first, last) change to a file of the tree.
+        let changes = || {
+            let times: Vec<i64> = ["app", "web", "src"]
+                .iter()
+                .flat_map(|d| std::fs::read_dir(t.path().join(d)).unwrap())
+                .map(|e| StatKey::lstat(&e.unwrap().path()).unwrap())
+                .map(|k| k.mtime.max(k.ctime))
+                .collect();
+            (*times.iter().min().unwrap(), *times.iter().max().unwrap())
+        };
         let settle =
-            || std::thread::sleep(std::time::Duration::from_nanos(RACY_NS as u64 + 10_000_000));
+            || crate::tree::os::pin_clock(Some(changes().1 + crate::tree::os::RACY_NS + 1));
         // Files written as they are listed are not saved: they could change in the same tick.
+        crate::tree::os::pin_clock(Some(changes().0));
         let mut racy = Index::build(t.path(), opts(), &dirs).unwrap();
         let bytes = racy.save();
         assert_eq!(

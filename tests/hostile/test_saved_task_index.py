@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, snapshot, write
+from conftest import SETTLE, run_cli, snapshot, write
 from repoctx.base.workspace import Workspace
 from repoctx.tasks import context
 
@@ -36,7 +36,7 @@ def repo_with_answer(tmp_path: Path) -> tuple[Path, str, bytes]:
     repo = tmp_path / "repo"
     for rel, text in FILES.items():
         write(repo, rel, text)
-    time.sleep(0.08)  # past the window in which files just written are not saved (RACY_NS)
+    time.sleep(SETTLE)  # past the window in which files just written are not saved
     baseline = answer(repo)
     return repo, baseline, (repo / SAVED).read_bytes()
 
@@ -145,7 +145,7 @@ def test_a_copy_from_another_machine_or_checkout_is_read_again_file_by_file(tmp_
     other = tmp_path / "other"
     for rel in FILES:
         write(other, rel, "def unrelated():\n    pass\n")
-    time.sleep(0.08)
+    time.sleep(SETTLE)
     answer(other)
     lie = (other / SAVED).read_bytes()
     shutil.rmtree(other)

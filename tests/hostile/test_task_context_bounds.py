@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from conftest import mcp_client, write
+from conftest import SETTLE, mcp_client, write
 from repoctx.tasks import context
 
 FILES = {
@@ -141,7 +141,7 @@ def test_a_crafted_saved_index_is_refused_by_its_size_before_it_is_read(tmp_path
     repo = tmp_path / "repo"
     for rel, text in FILES.items():
         write(repo, rel, text)
-    time.sleep(0.08)
+    time.sleep(SETTLE)
     _, first = measured(repo)
     assert first.returncode == 0, first.stderr
     baseline_peak, again = measured(repo)  # from the good saved file
