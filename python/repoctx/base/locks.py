@@ -5,21 +5,23 @@ writers the journal itself uses (local_state) can take the lock too.
 
 POSIX: an exclusive flock on the directory itself, so no lock file is made and none can be a
 link. Windows cannot open a directory as a file: there it is a byte-range lock (LockFileEx,
-through msvcrt.locking) on `.repoctx.lock` in the directory, a regular file made through the
-confined layer (a link planted under that name is refused, never followed)."""
+through msvcrt.locking) on a file of the user's temporary directory named by the directory's
+real path (`lock_file`), so nothing is made in the repository for `git status` to show and a
+hostile repository has no name to plant a link under; the directory itself is checked through
+the confined layer first (a link or junction leading out is refused)."""
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from repoctx.base import fs
-
-LOCK_FILE = ".repoctx.lock"  # Windows only
 
 _held = threading.local()  # the directories this thread holds the lock of
 
@@ -41,6 +43,15 @@ def exclusive(directory: str) -> Iterator[bool]:
         os.close(fd)  # closing the descriptor drops the lock
 
 
+def lock_file(directory: str) -> str:
+    """The file Windows locks for `directory`: one per directory however it is spelled (its
+    real path, case folded as NTFS folds it), in the temporary directory every process of the
+    user shares, outside the repository."""
+    real = os.path.normcase(os.path.realpath(directory))
+    key = hashlib.sha256(os.fsencode(real)).hexdigest()[:32]
+    return os.path.join(tempfile.gettempdir(), "repoctx-locks", f"{key}.lock")
+
+
 if sys.platform == "win32":
     import msvcrt
     import stat
@@ -48,20 +59,16 @@ if sys.platform == "win32":
 
     def _take(root: str, rel: str) -> int:
         """A descriptor of the directory's lock file, locked; it blocks until it is free."""
-        name = os.path.join(rel, LOCK_FILE)
-        st = fs.lstat(root, name)
+        st = fs.stat(root, rel)  # a link out on the way raises LinkRefused
         if st is None:
-            try:
-                fs.write_atomic(root, name, b"")
-            except OSError:
-                pass  # another process made it first (and may hold it open: no replacing it)
-            st = fs.lstat(root, name)
-        if st is None or not stat.S_ISREG(st.st_mode):
-            raise fs.LinkRefused(errno.ELOOP, f"{name} is not a regular file", name)
-        fd = os.open(os.path.join(root, name), os.O_RDWR | os.O_BINARY | os.O_NOINHERIT)
+            raise FileNotFoundError(errno.ENOENT, "no such directory", rel)
+        if not stat.S_ISDIR(st.st_mode):
+            raise NotADirectoryError(errno.ENOTDIR, "not a directory", rel)
+        path = lock_file(os.path.join(root, rel))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        # Never deleted: a process may be about to lock it (and an open file cannot be deleted).
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_BINARY | os.O_NOINHERIT, 0o600)
         try:
-            if (os.fstat(fd).st_ino, os.fstat(fd).st_dev) != (st.st_ino, st.st_dev):
-                raise fs.LinkRefused(errno.ELOOP, f"{name} changed while it was opened", name)
             while True:
                 try:
                     msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
