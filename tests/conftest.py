@@ -40,6 +40,13 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"POSIX only: {why}"))
 
 
+def mkfifo(path: str | os.PathLike) -> None:
+    """A FIFO at `path`; where the OS has none (Windows) the test is skipped, saying so."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("FIFOs are POSIX: Windows has none in its file system")
+    os.mkfifo(path)
+
+
 def how_deep(name: str, everyday: int, deep: int) -> int:
     """How far a deep test goes (kills, races, generated inputs): the variable `name` when set,
     else `deep` under REPOCTX_DEEP=1 (.ci/run sets it), else `everyday` (scripts/test)."""

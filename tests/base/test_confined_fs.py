@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import mkfifo
 from repoctx.base import fs, workspace
 
 SECRET = b"CONFINED-FS-SECRET-5c1e"
@@ -106,7 +107,7 @@ def test_reads_are_capped_and_only_of_regular_files(tree):
     assert info.value.errno == errno.EFBIG
     with pytest.raises(IsADirectoryError):
         fs.read_bytes(r, "in")
-    os.mkfifo(root / "in" / "fifo")
+    mkfifo(root / "in" / "fifo")
     with pytest.raises(OSError) as info:
         fs.read_bytes(r, "in/fifo")  # would block forever if opened for a plain read
     assert info.value.errno == errno.EINVAL

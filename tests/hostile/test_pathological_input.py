@@ -7,7 +7,6 @@ which are measured, not asserted."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import mcp_client, run_cli, write
+from conftest import mcp_client, mkfifo, run_cli, write
 from repoctx.base.workspace import Workspace
 from repoctx.registry import catalog
 from repoctx.views import report
@@ -116,7 +115,7 @@ def test_ignore_files_that_are_fifos_hold_no_rules_and_hang_nothing(tmp_path):
     root = _repo(tmp_path / "repo", "out/\n")
     (root / ".git/info/exclude").unlink()
     for fifo in (".contextignore", "src/.gitignore", "keep/.gitignore", ".git/info/exclude"):
-        os.mkfifo(root / fifo)
+        mkfifo(root / fifo)
     scopes, _ = _status(root)
     assert scopes == {".", "src", "src/core", "n7", "n49999", "keep", "docs", "docs/gen"}
     assert _report_scopes(root) == scopes

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SETTLE, run_cli, snapshot, write
+from conftest import SETTLE, mkfifo, run_cli, snapshot, write
 from repoctx.base.workspace import Workspace
 from repoctx.tasks import context
 
@@ -192,7 +192,7 @@ def test_no_file_where_the_file_should_be_neither_hangs_nor_fails(tmp_path, kind
         path.mkdir()
         (path / "inside").write_text("x")
     elif kind == "fifo":
-        os.mkfifo(path)
+        mkfifo(path)
     else:
         with open(path, "wb") as f:
             f.truncate(context.MAX_SAVED_BYTES + 1)  # over the read cap: refused unread

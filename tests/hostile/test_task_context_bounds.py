@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from conftest import SETTLE, mcp_client, write
+from conftest import SETTLE, mcp_client, mkfifo, write
 from repoctx.tasks import context
 
 FILES = {
@@ -77,7 +77,7 @@ def put_fifo(repo: Path, place: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         path.unlink()
-    os.mkfifo(path)
+    mkfifo(path)
 
 
 def test_no_git_process_is_spawned_and_history_counts(tmp_path):

@@ -30,6 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import mkfifo
 from repoctx.scopes import gitstate
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -417,7 +418,7 @@ def test_a_dot_git_that_is_a_link_to_a_device_or_a_fifo_answers_none(tmp_path):
         root = tmp_path / f"r{i}"
         root.mkdir()
         if target == "fifo":
-            os.mkfifo(tmp_path / "fifo")
+            mkfifo(tmp_path / "fifo")
             target = str(tmp_path / "fifo")
         if target == "loop":
             os.symlink(root / ".git", root / ".git")
@@ -439,7 +440,7 @@ def test_a_git_directory_whose_files_are_fifos_or_links_to_devices_answers_none(
         if target.exists():
             target.unlink()
         if name in ("HEAD", "refs/heads/main"):
-            os.mkfifo(target)
+            mkfifo(target)
         else:
             os.symlink("/dev/zero", target)
         assert _in_child(root) == "None None []", name
