@@ -61,7 +61,7 @@ fn is_escape(e: &io::Error) -> bool {
 }
 
 fn shown(rel: &Path) -> String {
-    crate::tree::walk::escape_name(rel.as_os_str())
+    crate::tree::paths::escape_name(rel.as_os_str())
 }
 
 /// A directory handle of a root; every operation below stays beneath it.

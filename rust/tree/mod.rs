@@ -12,6 +12,7 @@ pub mod git;
 pub mod githistory;
 pub mod ignore;
 pub mod live;
+pub mod names;
 pub mod os;
 pub mod paths;
 pub mod walk;

@@ -1,6 +1,8 @@
-//! A path under a root as answers and ignore rules name it: `/`-separated on every OS.
+//! A path under a root as answers and ignore rules name it: `/`-separated on every OS, each
+//! name as text that still names that one entry.
 
 use std::borrow::Cow;
+use std::ffi::OsStr;
 
 /// `rel` with Windows' `\` separators as `/` (no name there may hold a `\`); elsewhere a
 /// `\` is part of a name and stays.
@@ -12,5 +14,42 @@ pub fn slashed(rel: &[u8]) -> Cow<'_, [u8]> {
             .into()
     } else {
         rel.into()
+    }
+}
+
+/// A name as text that still names that one entry: each byte that is not UTF-8 is
+/// written `\xNN` (a lossy conversion would name a different path, or none).
+pub fn escape_name(name: &OsStr) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::new();
+        for chunk in name.as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().into_owned()
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn escape_name_keeps_utf8_and_writes_other_bytes_as_hex() {
+        assert_eq!(escape_name(OsStr::from_bytes(b"caf\xc3\xa9")), "café");
+        assert_eq!(escape_name(OsStr::from_bytes(b"caf\xe9")), "caf\\xe9");
+        assert_eq!(
+            escape_name(OsStr::from_bytes(b"\xff\xfeok\x80")),
+            "\\xff\\xfeok\\x80"
+        );
     }
 }
