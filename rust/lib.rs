@@ -7,6 +7,7 @@
 mod artifacts;
 mod caches;
 mod formats;
+mod git;
 mod lang;
 mod project;
 #[cfg(feature = "python")]
@@ -23,9 +24,10 @@ mod bindings {
     use crate::artifacts::{annotate, bpe, srcindex};
     use crate::caches::{cache, select};
     use crate::formats::{gomod, jsonrpc, yamlread, yamlwrite};
+    use crate::git::view as git;
     use crate::project::modscan;
     use crate::scopes::sources;
-    use crate::tree::{fingerprint, fs, git, live, walk};
+    use crate::tree::{fingerprint, fs, live, walk};
     use crate::{lang, py, tasks};
 
     use py::{cache_err, in_root, os_err, LinkRefused};
@@ -150,9 +152,9 @@ mod bindings {
             .map(PathBuf::into_os_string) // str, as os.path gives
     }
 
-    // --- git's view (tree/git.rs) -----------------------------------------------------------
+    // --- git's view (git/view.rs) -----------------------------------------------------------
 
-    /// git's view of one root, kept between questions (see tree/git.rs).
+    /// git's view of one root, kept between questions (see git/view.rs).
     #[pyclass(frozen, name = "GitRepo")]
     struct GitRepoPy(git::Handle);
 

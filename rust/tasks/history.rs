@@ -1,10 +1,10 @@
 //! What git's history says about files: which files change together (commits of at most
 //! `MAX_COMMIT_FILES` files, the last `MAX_COMMITS` that are not merges) and how recently each
-//! file changed. Read in process through git's view (tree/githistory.rs), again only when HEAD
+//! file changed. Read in process through git's view (git/history.rs), again only when HEAD
 //! moves; without git (or outside a repository) there is no history.
 
-use crate::tree::git::Handle;
-use crate::tree::githistory;
+use crate::git::history as githistory;
+use crate::git::view::Handle;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

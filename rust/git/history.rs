@@ -1,4 +1,4 @@
-//! git's history, read in process through the view (tree/git.rs `Handle::objects`, with its
+//! git's history, read in process through the view (git/view.rs `Handle::objects`, with its
 //! checks of a hostile repository): the files each commit changed, newest first, as
 //! `git log --no-merges --no-renames --relative --name-only -n N HEAD` lists them. No `git`
 //! process is spawned, so a FIFO in `.git` or a repository's configuration cannot hang it or
@@ -11,7 +11,9 @@
 //! A parent that cannot be read (a shallow clone's edge) ends that line of history, as the
 //! `shallow` file does for git.
 
-use super::git::{Handle, Objects, MAX_DEPTH};
+use crate::git::bounds::MAX_DEPTH;
+use crate::git::objects::Objects;
+use crate::git::view::Handle;
 use gix::hash::ObjectId;
 use gix::objs::tree::EntryKind;
 use std::cmp::Reverse;
@@ -431,7 +433,7 @@ mod tests {
         );
     }
 
-    /// `REPOCTX_HISTORY_ROOT=/path/to/repo cargo test --release --lib githistory -- --ignored`:
+    /// `REPOCTX_HISTORY_ROOT=/path/to/repo cargo test --release --lib git::history -- --ignored`:
     /// the same lists as git's on a real history (this repository's, ruff's).
     #[test]
     #[ignore]
