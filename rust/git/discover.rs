@@ -3,8 +3,9 @@
 
 use crate::git::bounds::MAX_GIT_FILE_BYTES;
 use crate::git::files::{read_open, read_regular};
-use crate::git::paths::{clean_path, lexical, os_path, split};
+use crate::git::paths::{clean_path, os_path, split};
 use crate::tree::os::{PlainDir as Dir, Stat as St};
+use crate::tree::paths::lexical;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};

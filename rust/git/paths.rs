@@ -1,7 +1,7 @@
 //! Paths as git holds them: bytes, `/`-separated, relative to the worktree's top.
 
 use crate::tree::os;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// (directory, name) of a worktree-relative path; ("", path) at the top.
 pub(super) fn split(path: &[u8]) -> (&[u8], &[u8]) {
@@ -34,21 +34,6 @@ pub(super) fn clean_name(name: &[u8]) -> bool {
 pub(super) fn under(path: &[u8], dir: &[u8]) -> bool {
     dir.is_empty()
         || (path.starts_with(dir) && (path.len() == dir.len() || path[dir.len()] == b'/'))
-}
-
-/// `path` with `.` and `..` taken lexically.
-pub(super) fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// A path git holds as bytes (on Windows, never UTF-8: a name no file has).

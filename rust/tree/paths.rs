@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::ffi::OsStr;
+use std::path::{Component, Path, PathBuf};
 
 /// `rel` with Windows' `\` separators as `/` (no name there may hold a `\`); elsewhere a
 /// `\` is part of a name and stays.
@@ -36,6 +37,23 @@ pub fn escape_name(name: &OsStr) -> String {
     {
         name.to_string_lossy().into_owned()
     }
+}
+
+/// `path` with `.` and `..` taken lexically, no link followed: a caller opens the result beneath
+/// a root's handle again (so a `..` after a link cannot take it anywhere the handle does not
+/// allow) or only compares it with another path.
+pub fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(all(test, unix))]
