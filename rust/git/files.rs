@@ -113,7 +113,7 @@ mod tests {
         let dir = tree.path().to_path_buf();
         fs::write(dir.join("hello"), "hello\n").unwrap();
         fs::write(dir.join("empty"), "").unwrap();
-        crate::tree::os::symlink("target/file", dir.join("link")).unwrap();
+        os::symlink("target/file", dir.join("link")).unwrap();
         let handle = Dir::top(&dir).unwrap();
         let id = |p: &str| {
             hash_file(
@@ -148,7 +148,7 @@ mod tests {
         let dir = tree.path().to_path_buf();
         fs::create_dir_all(dir.join("a/b")).unwrap();
         fs::write(dir.join("a/b/f"), "x").unwrap();
-        crate::tree::os::symlink("a", dir.join("link")).ok();
+        os::symlink("a", dir.join("link")).ok();
         let top = Dir::top(&dir).unwrap();
         let b = top.open(b"a/b").unwrap();
         assert!(b.stat(b"f").is_some_and(|s| s.is_file()));
