@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime as dt
 import json
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -20,6 +18,7 @@ import sys
 from pathlib import Path
 
 from benches import measure, synth
+from benches.machine import machine
 
 OUT = Path(__file__).parent / "out"
 
@@ -245,37 +244,6 @@ def suite_artifacts(root: Path, opts: argparse.Namespace) -> dict:
 
 SUITES = {"cli": suite_cli, "mcp": suite_mcp, "tokens": suite_tokens, "caches": suite_caches,
           "scopes": suite_scopes, "artifacts": suite_artifacts}
-
-
-def machine() -> dict:
-    """Where and with what the figures were measured: enough to tell two reports apart."""
-    from importlib import metadata
-
-    def out(*argv: str) -> str:
-        try:
-            return subprocess.run(argv, capture_output=True, text=True, timeout=10).stdout.strip()
-        except OSError:
-            return ""
-
-    from repoctx import __version__, _core
-
-    build = _core.build_info()
-    return {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "cpus": os.cpu_count(),
-        "load_avg": os.getloadavg()[0],
-        "platform": platform.platform(),
-        "kernel": platform.release(),
-        "python": platform.python_version(),
-        "repoctx": __version__,
-        # debug_assertions of the compiled core: a debug build is several times slower
-        "core_build": build.profile,
-        "mcp": metadata.version("mcp"),
-        "msgspec": metadata.version("msgspec"),
-        "rustc": out("rustc", "--version") or "unknown",
-        "commit": out("git", "-C", str(Path(__file__).parent), "rev-parse", "--short", "HEAD"),
-        "git": out("git", "--version"),
-    }
 
 
 def plot(rows: list[dict], path: Path) -> None:

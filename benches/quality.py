@@ -367,7 +367,7 @@ def parser() -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> dict:
     import anyio
 
-    from benches.__main__ import machine
+    from benches.machine import machine
     from repoctx.base import tokens
 
     repo = args.repo.resolve()

@@ -7,6 +7,7 @@
 mod artifacts;
 mod caches;
 mod formats;
+mod git;
 mod lang;
 mod project;
 #[cfg(feature = "python")]
@@ -21,11 +22,12 @@ mod tree;
 mod bindings {
     // (not indented: the module only gates the bindings on the feature)
     use crate::artifacts::{annotate, bpe, srcindex};
-    use crate::caches::{cache, select};
+    use crate::caches::{cache, fresh, select};
     use crate::formats::{gomod, jsonrpc, yamlread, yamlwrite};
+    use crate::git::view as git;
     use crate::project::modscan;
     use crate::scopes::sources;
-    use crate::tree::{fingerprint, fs, git, live, walk};
+    use crate::tree::{fingerprint, fs, live, walk};
     use crate::{lang, py, tasks};
 
     use py::{cache_err, in_root, os_err, LinkRefused};
@@ -150,9 +152,9 @@ mod bindings {
             .map(PathBuf::into_os_string) // str, as os.path gives
     }
 
-    // --- git's view (tree/git.rs) -----------------------------------------------------------
+    // --- git's view (git/view.rs) -----------------------------------------------------------
 
-    /// git's view of one root, kept between questions (see tree/git.rs).
+    /// git's view of one root, kept between questions (see git/view.rs).
     #[pyclass(frozen, name = "GitRepo")]
     struct GitRepoPy(git::Handle);
 
@@ -454,10 +456,10 @@ mod bindings {
 
     // --- caches (caches/) --------------------------------------------------------------------
 
-    /// A watch on a cache's directories, begun before the cache is read (see cache::Watcher).
+    /// A watch on a cache's directories, begun before the cache is read (see caches/fresh.rs).
     #[pyclass(frozen, name = "CacheWatch", module = "repoctx._core")]
     struct CacheWatchPy {
-        inner: std::sync::Mutex<Option<cache::Watcher>>,
+        inner: std::sync::Mutex<Option<fresh::Watcher>>,
     }
 
     #[pymethods]
@@ -465,7 +467,7 @@ mod bindings {
         #[new]
         fn new(dirs: Vec<PathBuf>) -> Self {
             CacheWatchPy {
-                inner: std::sync::Mutex::new(cache::Watcher::new(&dirs)),
+                inner: std::sync::Mutex::new(fresh::Watcher::new(&dirs)),
             }
         }
     }
@@ -475,9 +477,7 @@ mod bindings {
     #[pyclass(frozen, name = "CacheView", module = "repoctx._core")]
     struct CacheViewPy {
         view: select::View,
-        meta: Vec<cache::Keyed>, // the cache's own directories and files
-        docs: Vec<cache::Keyed>, // each document file
-        watcher: Option<cache::Watcher>,
+        freshness: fresh::Freshness,
     }
 
     #[pymethods]
@@ -495,42 +495,25 @@ mod bindings {
                 .collect();
             CacheViewPy {
                 view: py.detach(|| select::View::new(docs)),
-                meta: Vec::new(),
-                docs: Vec::new(),
-                watcher: None,
+                freshness: fresh::Freshness::of_nothing(),
             }
         }
 
-        /// Whether no file the view was read from has changed: the cache's own paths keep
-        /// their stat keys, and the watch saw nothing (without a watch: every document
-        /// file keeps its stat key).
+        /// Whether no file the view was read from has changed (caches/fresh.rs).
         fn fresh(&self, py: Python<'_>) -> bool {
-            py.detach(|| {
-                self.meta
-                    .iter()
-                    .all(|(p, k)| cache::StatKey::lstat(p) == Some(*k))
-                    && match &self.watcher {
-                        Some(w) => !w.changed(),
-                        None => cache::unchanged(&self.docs),
-                    }
-            })
+            py.detach(|| self.freshness.fresh())
         }
 
         /// Whether a watch follows the documents (else fresh() stats each of them).
         #[getter]
         fn watching(&self) -> bool {
-            self.watcher.is_some()
+            self.freshness.watching()
         }
 
         /// The newest ctime (ns) among the files read.
         #[getter]
         fn newest_change_ns(&self) -> i64 {
-            self.meta
-                .iter()
-                .chain(&self.docs)
-                .map(|(_, k)| k.ctime)
-                .max()
-                .unwrap_or(i64::MIN)
+            self.freshness.newest_change_ns()
         }
 
         /// The SelectionResult JSON for a query and budget.
@@ -568,9 +551,7 @@ mod bindings {
             let (docs, keys) = cache::load(&docs_handle, &docs_dir, &entries)?;
             Ok(CacheViewPy {
                 view: select::View::new(docs),
-                meta,
-                docs: keys,
-                watcher,
+                freshness: fresh::Freshness::new(meta, keys, watcher),
             })
         })
         .map_err(cache_err)

@@ -6,7 +6,7 @@
 //! a tuple's item.
 
 use crate::artifacts::annotate::Annotation as Found;
-use crate::caches::cache;
+use crate::caches::{cache, fresh};
 use crate::formats::yamlread::Parsed;
 use crate::tree::fs;
 use crate::tree::live;
@@ -585,8 +585,8 @@ pub struct StatResult {
 }
 
 impl StatResult {
-    pub fn key(&self) -> cache::StatKey {
-        cache::StatKey {
+    pub fn key(&self) -> fresh::StatKey {
+        fresh::StatKey {
             dev: self.dev,
             ino: self.ino,
             size: self.size,

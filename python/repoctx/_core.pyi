@@ -444,7 +444,7 @@ class SourceIndex:
     def overlaps(self, query: Globs, globs: Globs) -> list[bool]:
         """For each pattern, whether some file matches both it and `query`."""
 
-# --- git's view (rust/tree/git.rs) -------------------------------------------------------
+# --- git's view (rust/git/view.rs) -------------------------------------------------------
 
 @final
 class GitStats:
@@ -465,7 +465,7 @@ class GitStats:
 
 @final
 class GitRepo:
-    """git's view of the repository holding `root`, read in process (rust/tree/git.rs): the
+    """git's view of the repository holding `root`, read in process (rust/git/view.rs): the
     index (read again when its stat changes), commits and trees from loose objects and packs
     (kept by id), worktree files hashed as blobs (kept by stat key). Each answer is what `git
     diff --name-only --no-renames COMMIT` and `git ls-files --others --exclude-standard` would

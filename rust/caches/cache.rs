@@ -6,10 +6,11 @@
 //! FIFOs; a non-regular file is never read. Errors are reported for the first
 //! failing document in id order, so the same cache always fails the same way.
 
+use crate::caches::fresh::{Keyed, StatKey};
+use crate::caches::pool::io_pool;
 use crate::caches::select::Doc;
 use crate::tree::ignore::{lister, Tree};
 use crate::tree::os;
-use crate::tree::watch::{Drained, Interest, Watch};
 use ignore::WalkBuilder;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -17,7 +18,6 @@ use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 /// Largest file a repository build takes as a document; bigger ones are data, not context.
@@ -71,34 +71,8 @@ pub const SKIP_TEXT: &str = "not UTF-8 text";
 pub const SKIP_DUPLICATE: &str = "same content as another file";
 pub const SKIP_NOT_FILE: &str = "no longer a regular file";
 
-/// A file is unchanged while its stat key holds (the one key of tree/os.rs).
-pub use crate::tree::os::Key as StatKey;
-
-/// A path with the stat key it had when it was read.
-pub type Keyed = (PathBuf, StatKey);
-
-/// The threads that read and write document files. File I/O blocks in the kernel
-/// (directory locks, the journal), so more threads than cores keep the disk and the
-/// CPUs busy: on 2 cores, 8 threads build about twice as fast as 2.
-fn io_pool() -> &'static rayon::ThreadPool {
-    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
-        rayon::ThreadPoolBuilder::new()
-            .num_threads((cpus * 4).clamp(4, 32))
-            .thread_name(|i| format!("repoctx-io-{i}"))
-            .build()
-            .expect("an I/O thread pool")
-    })
-}
-
 /// The directory of the document files in a cache.
 const DOCUMENTS: &str = "documents";
-
-/// Whether every path still has its stat key (checked in parallel on the I/O threads).
-pub fn unchanged(keys: &[Keyed]) -> bool {
-    io_pool().install(|| keys.par_iter().all(|(p, k)| StatKey::lstat(p) == Some(*k)))
-}
 
 /// Open a regular file for reading: no final symlink, no blocking on a FIFO.
 fn open_regular(path: &Path) -> io::Result<(File, fs::Metadata)> {
@@ -428,37 +402,6 @@ pub fn build(sources: &Path, out: &cap_std::fs::Dir, mode: Mode) -> Result<Built
     })
 }
 
-/// Watches a cache's directories (tree/watch.rs) from before the cache is read, so a
-/// view learns of any later change to its files without stat-ing each of them.
-pub struct Watcher {
-    watch: Watch,
-    changed: std::sync::Mutex<bool>,
-}
-
-impl Watcher {
-    /// None where watching is impossible (writes are followed only by inotify, and its
-    /// limits may be reached); the caller then stats each file.
-    pub fn new(dirs: &[PathBuf]) -> Option<Watcher> {
-        let watch = Watch::new(dirs.first()?).ok()?;
-        for dir in dirs {
-            watch.add(dir, Interest::Writes).ok()?;
-        }
-        Some(Watcher {
-            watch,
-            changed: std::sync::Mutex::new(false),
-        })
-    }
-
-    /// Whether any event (or a lost one) arrived since the watch began.
-    pub fn changed(&self) -> bool {
-        let mut changed = self.changed.lock().unwrap();
-        if !*changed {
-            *changed = self.watch.drain(|_| ControlFlow::Break(())) != Drained::Empty;
-        }
-        *changed
-    }
-}
-
 #[derive(Deserialize)]
 #[serde(untagged)]
 #[allow(dead_code)] // only its shape is checked
@@ -647,21 +590,6 @@ mod tests {
         .err()
         .unwrap();
         assert!(matches!(err, Fail::Code("cache_invalid", _)));
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_watch_sees_writes_in_its_directories_only() {
-        let dir = TempTree::with(
-            "cache-watch",
-            &[("documents/a.json", "x"), ("elsewhere", "x")],
-        );
-        let w = Watcher::new(&[dir.join("documents")]).unwrap();
-        let _ = fs::read(dir.join("documents/a.json")).unwrap(); // reading is not a change
-        fs::write(dir.join("elsewhere"), "y").unwrap();
-        assert!(!w.changed());
-        fs::write(dir.join("documents/a.json"), "y").unwrap();
-        assert!(w.changed() && w.changed()); // and it stays changed
     }
 
     #[test]

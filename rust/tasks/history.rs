@@ -1,12 +1,11 @@
 //! What git's history says about files: which files change together (commits of at most
 //! `MAX_COMMIT_FILES` files, the last `MAX_COMMITS` that are not merges) and how recently each
-//! file changed. Read in process through git's view (tree/githistory.rs), again only when HEAD
-//! moves; without git (or outside a repository) there is no history.
+//! file changed, scored from the commits git/history.rs reads in process (again only when HEAD
+//! moves); without git (or outside a repository) there is no history.
 
-use crate::tree::git::Handle;
-use crate::tree::githistory;
+use crate::git::history::Follow;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub const MAX_COMMITS: usize = 2000;
 /// Commits touching more files than this are sweeping changes (renames, formatting):
@@ -15,11 +14,10 @@ pub const MAX_COMMIT_FILES: usize = 30;
 
 #[derive(Default)]
 pub struct History {
-    /// The commit the history was read at ("" when there is none), and whether it was read.
+    /// The commit the history was read at ("" when there is none).
     pub head: String,
-    read: bool,
-    /// git's view of the root the history was read from, kept between questions.
-    git: Option<(PathBuf, Handle)>,
+    /// git's history of the root it was read from, followed between questions.
+    log: Follow,
     ids: HashMap<Box<str>, u32>,
     /// By file: the newest commit (0 = HEAD's) that changed it, and how many did.
     last: Vec<u32>,
@@ -32,25 +30,12 @@ pub struct History {
 impl History {
     /// The history of the commit checked out at `root` (read again only when HEAD moved).
     pub fn refresh(&mut self, root: &Path) {
-        let git = self
-            .git
-            .take()
-            .filter(|g| g.0 == root)
-            .unwrap_or_else(|| (root.to_path_buf(), Handle::new(root)));
-        let now = git.1.head().unwrap_or_default();
-        if now != self.head || !self.read {
-            let commits = if now.is_empty() {
-                Vec::new()
-            } else {
-                githistory::changed_files(&git.1, MAX_COMMITS)
-                    .map(|(_, c)| c)
-                    .unwrap_or_default()
-            };
+        if let Some((head, commits)) = self.log.moved(root, MAX_COMMITS) {
+            let log = std::mem::take(&mut self.log);
             *self = History::from_commits(&commits);
-            self.head = now;
-            self.read = true;
+            self.head = head;
+            self.log = log;
         }
-        self.git = Some(git);
     }
 
     pub fn from_commits(commits: &[Vec<String>]) -> History {

@@ -3,12 +3,11 @@
 //! symlinks), the strings `name:floor(mtime ms):size`, sorted as JavaScript
 //! sorts strings (UTF-16 code units), joined with `\n`, SHA-256, 8 hex chars.
 
+use crate::tree::names::CONTEXT_FILE;
 use sha2::{Digest, Sha256};
 use std::fs::Metadata;
 use std::io;
 use std::path::Path;
-
-pub const CONTEXT_FILE: &str = ".context.yaml";
 
 /// Milliseconds since the epoch, floored, computed in f64 as Node's
 /// `Math.floor(stat.mtimeMs)` does (so rounding at the last nanoseconds agrees).

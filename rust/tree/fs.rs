@@ -8,6 +8,7 @@
 //! inside the same handle of the parent directory.
 
 use crate::tree::os::{self, errno};
+use crate::tree::paths::{escape_name, lexical};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File, Metadata, OpenOptions};
 use std::ffi::OsString;
@@ -61,7 +62,7 @@ fn is_escape(e: &io::Error) -> bool {
 }
 
 fn shown(rel: &Path) -> String {
-    crate::tree::walk::escape_name(rel.as_os_str())
+    escape_name(rel.as_os_str())
 }
 
 /// A directory handle of a root; every operation below stays beneath it.
@@ -521,22 +522,6 @@ fn link_inside(real: &Path, from: &Path, target: &Path) -> Option<PathBuf> {
     let real = crate::tree::paths::unverbatim(real);
     let to = crate::tree::paths::unverbatim(&lexical(&real.join(from).join(target)));
     to.strip_prefix(&real).ok().map(Path::to_path_buf)
-}
-
-/// `path` with `.` and `..` taken lexically (the caller opens the result beneath the root
-/// again, so a `..` after a link cannot take it anywhere the root's handle does not allow).
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// At most `n` bytes of an opened file, which must be a regular file.

@@ -622,7 +622,7 @@ pub fn root_rules(root: &Path, config_patterns: &[String], budget: &Budget) -> R
     let text = read(&contextignore, budget).unwrap_or_default();
     let name = contextignore.display().to_string();
     let config = config_patterns.join("\n");
-    let config_name = format!("{} (ignore)", crate::tree::walk::CONFIG_FILE);
+    let config_name = format!("{} (ignore)", crate::tree::names::CONFIG_FILE);
     RootRules {
         priority: Rules::parse(root, &[(&name, &text), (&config_name, &config)]),
         exclude: exclude_of(root, budget),

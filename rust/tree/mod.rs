@@ -2,16 +2,15 @@
 //! every walk; not the `ignore` crate, which some walks still use to list directories), the
 //! parallel walk into a table of directories (`walk`, with dotcontext's `fingerprint`), that
 //! table kept true by file-system events (`live` over `watch`), and the one confined way to
-//! read and write a repository's files (`fs`), and git's view of it, read in process (`git`, and
-//! its history: `githistory`). Every OS call of the core is made in this folder, its differences
-//! behind `cfg` in `os`.
+//! read and write a repository's files (`fs`), over the vocabulary of paths and names (`paths`,
+//! `names`). Every OS call of the core is made in this folder, its differences behind `cfg` in
+//! `os`; git/ reads repositories through it.
 
 pub mod fingerprint;
 pub mod fs;
-pub mod git;
-pub mod githistory;
 pub mod ignore;
 pub mod live;
+pub mod names;
 pub mod os;
 pub mod paths;
 pub mod walk;

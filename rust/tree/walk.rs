@@ -6,16 +6,16 @@
 //! carries its stat fingerprint and the byte size of its source files, and the
 //! dotcontext rules for which directories are scopes are applied bottom-up.
 
-use crate::tree::fingerprint::{digest, entry_line, CONTEXT_FILE};
+use crate::tree::fingerprint::{digest, entry_line};
 use crate::tree::ignore::{self, Budget, Rules};
+use crate::tree::names::{CONFIG_FILE, CONTEXT_FILE};
+use crate::tree::paths::escape_name;
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::fs;
 use std::path::Path;
 use std::sync::Arc;
-
-pub const CONFIG_FILE: &str = ".context.config.yaml";
 
 /// Directory names dotcontext never descends into.
 pub const SKIP_DIRS: &[&str] = &[
@@ -163,27 +163,6 @@ pub struct Table {
 }
 
 pub const NOT_UTF8: &str = "its name is not valid UTF-8";
-
-/// A name as text that still names that one entry: each byte that is not UTF-8 is
-/// written `\xNN` (a lossy conversion would name a different path, or none).
-pub fn escape_name(name: &OsStr) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let mut out = String::new();
-        for chunk in name.as_bytes().utf8_chunks() {
-            out.push_str(chunk.valid());
-            for b in chunk.invalid() {
-                out.push_str(&format!("\\x{b:02x}"));
-            }
-        }
-        out
-    }
-    #[cfg(not(unix))]
-    {
-        name.to_string_lossy().into_owned()
-    }
-}
 
 pub fn child_scope(scope: &str, name: &str) -> String {
     if scope == "." {
@@ -454,17 +433,8 @@ pub fn walk_subtree(
 mod tests {
     use super::*;
     use crate::testing::TempTree;
+    use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
-
-    #[test]
-    fn escape_name_keeps_utf8_and_writes_other_bytes_as_hex() {
-        assert_eq!(escape_name(OsStr::from_bytes(b"caf\xc3\xa9")), "café");
-        assert_eq!(escape_name(OsStr::from_bytes(b"caf\xe9")), "caf\\xe9");
-        assert_eq!(
-            escape_name(OsStr::from_bytes(b"\xff\xfeok\x80")),
-            "\\xff\\xfeok\\x80"
-        );
-    }
 
     #[test]
     fn a_directory_named_in_bytes_that_are_not_utf8_is_left_out_and_named() {

@@ -1,4 +1,4 @@
-"""git's view in process (rust/tree/git.rs, through gitstate.py) against the git CLI.
+"""git's view in process (rust/git/view.rs, through gitstate.py) against the git CLI.
 
 The oracle is what gitstate.py ran before the core answered: `git diff --name-only -z
 --no-renames --relative COMMIT -- SCOPES` and `git ls-files --others --exclude-standard -z --

@@ -8,7 +8,7 @@ git finds those files unchanged since that commit, whatever their mtimes.
 
 "The scope's files" are the files directly in its directory, as the fingerprint
 counts them, less `.context.yaml` and what git ignores. The core answers in process
-(rust/tree/git.rs: the index and the objects read with gix, as `git diff
+(rust/git/: the index and the objects read with gix, as `git diff
 --name-only --no-renames COMMIT` and `git ls-files --others --exclude-standard`
 would answer): one handle per root, kept, so a second question costs stats, not
 reads. Questions are batched: one call per commit asked about, whatever the number

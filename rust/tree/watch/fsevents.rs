@@ -4,8 +4,8 @@
 //! the callback, which is the barrier the watcher's contract needs. Dropped events
 //! (MustScanSubDirs, UserDropped, KernelDropped), wrapped ids and mounts count as lost.
 
+use crate::tree::watch::event::{AddError, Drained, Event, Interest, Wd};
 use crate::tree::watch::tree::{under, Change, Dirs};
-use crate::tree::watch::{AddError, Drained, Event, Interest, Wd};
 use std::collections::VecDeque;
 use std::ffi::{c_char, c_void, CStr};
 use std::ops::ControlFlow;

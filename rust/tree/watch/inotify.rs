@@ -2,7 +2,7 @@
 //! close-on-exec, and its queue drained without ever blocking. The kernel queues an event
 //! during the change itself, so a drain sees every change made before it.
 
-use crate::tree::watch::{AddError, Drained, Event, Interest, Wd};
+use crate::tree::watch::event::{AddError, Drained, Event, Interest, Wd};
 use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
 use rustix::io::Errno;
 use std::mem::MaybeUninit;

@@ -7,7 +7,7 @@
 //! lower case; two directories that differ only in case (a case-sensitive volume) both get
 //! the event, which costs a re-read, never a missed change.
 
-use crate::tree::watch::{AddError, Drained, Event, Interest, Wd};
+use crate::tree::watch::event::{AddError, Drained, Event, Interest, Wd};
 use std::collections::{HashMap, VecDeque};
 use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};

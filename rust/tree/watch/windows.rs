@@ -5,8 +5,8 @@
 //! nothing is left: every change made before the drain is in it. A full kernel buffer
 //! (zero bytes, or ERROR_NOTIFY_ENUM_DIR) or a failed read counts as lost.
 
+use crate::tree::watch::event::{AddError, Drained, Event, Interest, Wd};
 use crate::tree::watch::tree::{Change, Dirs};
-use crate::tree::watch::{AddError, Drained, Event, Interest, Wd};
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::os::windows::ffi::OsStrExt;

@@ -1,4 +1,4 @@
-//! git's history, read in process through the view (tree/git.rs `Handle::objects`, with its
+//! git's history, read in process through the view (git/view.rs `Handle::objects`, with its
 //! checks of a hostile repository): the files each commit changed, newest first, as
 //! `git log --no-merges --no-renames --relative --name-only -n N HEAD` lists them. No `git`
 //! process is spawned, so a FIFO in `.git` or a repository's configuration cannot hang it or
@@ -11,11 +11,14 @@
 //! A parent that cannot be read (a shallow clone's edge) ends that line of history, as the
 //! `shallow` file does for git.
 
-use super::git::{Handle, Objects, MAX_DEPTH};
+use crate::git::bounds::MAX_DEPTH;
+use crate::git::objects::Objects;
+use crate::git::view::Handle;
 use gix::hash::ObjectId;
 use gix::objs::tree::EntryKind;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The most bytes of paths read (git's output the subprocess read was capped alike).
@@ -39,6 +42,43 @@ pub fn changed_files(handle: &Handle, max_commits: usize) -> Option<(String, Vec
             Some((head.to_string(), walk.log(head, max_commits)))
         },
     )
+}
+
+/// One root's history followed: git's view of the root kept between reads, the history read
+/// again only when HEAD moves.
+#[derive(Default)]
+pub struct Follow {
+    view: Option<(PathBuf, Handle)>,
+    head: String,
+    read: bool,
+}
+
+impl Follow {
+    /// When HEAD moved since the last call (or on the first): HEAD now ("" outside a
+    /// repository or before the first commit) and the files of its last `max_commits` commits
+    /// (`changed_files`; none where git cannot tell). None while HEAD stays.
+    pub fn moved(&mut self, root: &Path, max_commits: usize) -> Option<(String, Vec<Vec<String>>)> {
+        let view = self
+            .view
+            .take()
+            .filter(|v| v.0 == root)
+            .unwrap_or_else(|| (root.to_path_buf(), Handle::new(root)));
+        let now = view.1.head().unwrap_or_default();
+        let moved = (now != self.head || !self.read).then(|| {
+            let commits = if now.is_empty() {
+                Vec::new()
+            } else {
+                changed_files(&view.1, max_commits)
+                    .map(|(_, c)| c)
+                    .unwrap_or_default()
+            };
+            (now.clone(), commits)
+        });
+        self.head = now;
+        self.read = true;
+        self.view = Some(view);
+        moved
+    }
 }
 
 /// The most bytes of decoded pack entries kept while walking.
@@ -431,7 +471,7 @@ mod tests {
         );
     }
 
-    /// `REPOCTX_HISTORY_ROOT=/path/to/repo cargo test --release --lib githistory -- --ignored`:
+    /// `REPOCTX_HISTORY_ROOT=/path/to/repo cargo test --release --lib git::history -- --ignored`:
     /// the same lists as git's on a real history (this repository's, ruff's).
     #[test]
     #[ignore]

@@ -1,0 +1,10 @@
+//! What a tree or index entry is, as `git diff` compares it.
+
+/// What a tree or index entry is, as `git diff` compares it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    File,
+    Exec,
+    Link,
+    Gitlink,
+}
