@@ -1,5 +1,6 @@
-"""The registry's vocabulary: Command, Resource, Prompt and Check (a leaf: it imports
-nothing of repoctx, so every surface can import it and the catalog can import them all).
+"""The registry's vocabulary: Command, Resource, Prompt and Check (a leaf: it imports nothing
+of repoctx but the error base, itself a leaf, so every surface can import it and the catalog
+can import them all).
 
 A Command names its CLI words and its MCP tool, types its parameters with a msgspec
 Struct, and points at a pure handler `(Workspace, params) -> result`. The CLI
@@ -17,6 +18,8 @@ from functools import cached_property
 from typing import Any, Callable, Literal
 
 import msgspec
+
+from repoctx.base.errors import RepoctxError
 
 
 def pretty_json(result: Any) -> str:
@@ -219,12 +222,12 @@ def _unchecked_items(schema: dict) -> dict:
     return out
 
 
-class ResourceError(Exception):
+class ResourceError(RepoctxError):
     """A resource read that fails with a JSON-RPC error code (e.g. -32602 for an unknown name)."""
 
-    def __init__(self, code: int, message: str, data: dict | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
+    def __init__(self, rpc_code: int, message: str, data: dict | None = None) -> None:
+        super().__init__(message, code="resource_error")
+        self.rpc_code, self.data = rpc_code, data
 
 
 @dataclass(frozen=True)

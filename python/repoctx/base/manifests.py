@@ -209,7 +209,7 @@ def read(directory: str, names=None) -> Manifests:
             return None
         try:
             data = parse(fs.read_bytes(*fs.split(os.path.join(directory, name)), cap))
-        except (OSError, ValueError):  # unreadable; or malformed (not UTF-8, TOML, JSON, YAML)
+        except (OSError, ValueError, bounded.YamlError):  # unreadable; or malformed (not UTF-8, TOML, JSON, YAML)
             data = None
         if not isinstance(data, dict):
             skipped.append(name)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from repoctx import _core
 from repoctx.base import fs, journal, locks
+from repoctx.base.errors import RepoctxError
 from repoctx.formats import bounded
 
 CONFIG_FILE = ".context.config.yaml"
@@ -34,11 +35,11 @@ FIXTURE_IGNORE = tuple(f"{name}/" for name in FIXTURE_DIRS) + tuple(
     f"**/{test}/**/{name}/" for test in TEST_DIRS for name in FIXTURE_DIRS_IN_TESTS)
 
 
-class PathEscape(Exception):
+class PathEscape(RepoctxError):
     """A user-supplied path leads outside the root (or cannot name a path at all)."""
 
 
-class RootNotAllowed(Exception):
+class RootNotAllowed(RepoctxError):
     pass
 
 

@@ -37,6 +37,7 @@ from repoctx import _core
 from repoctx.base import clock, fs, local_state
 from repoctx.base.command import Check, CheckResult, Command, fixed_form
 from repoctx.base.dirhandle import Dir
+from repoctx.base.errors import RepoctxError
 from repoctx.base.words import plural
 from repoctx.base.workspace import Workspace, locked
 from repoctx.formats import bounded
@@ -54,10 +55,11 @@ SETTLE_NS = 1_000_000_000
 MAX_VIEWS = 4
 
 
-class CacheError(Exception):
+class CacheError(RepoctxError):
+    """A refusal in the context engine's words: its code, and the message when not the code's own."""
+
     def __init__(self, code: str, message: str | None = None) -> None:
-        super().__init__(code)
-        self.code, self.message = code, message
+        super().__init__(message or fmt.MESSAGES[code], code=code)
 
 
 def cache_root(ws: Workspace) -> str:

@@ -21,6 +21,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import fs, launcher
 from repoctx.base.command import Command
+from repoctx.base.errors import RepoctxError
 from repoctx.base.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.base.words import plural
 from repoctx.base.workspace import Workspace, atomic_write, locked
@@ -113,7 +114,7 @@ CLIENTS: dict[str, Client] = {
 GLOBAL_CLIENTS = {"claude-desktop"}  # user-wide files: the entry names the root and an absolute command
 
 
-class _Unreadable(Exception):
+class _Unreadable(RepoctxError):
     pass
 
 

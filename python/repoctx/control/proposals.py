@@ -28,6 +28,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from repoctx import _core
 from repoctx.base import clock, fs, journal, local_state
 from repoctx.base.command import Check, CheckResult, Command, fixed_form
+from repoctx.base.errors import RepoctxError
 from repoctx.base.results import (
     DEFAULT_MAX_BYTES,
     Envelope,
@@ -58,10 +59,10 @@ MAX_PROPOSAL_BYTES = 1 << 20
 MAX_FILE_BYTES = 4 << 20
 
 
-class ProposalError(Exception):
+class ProposalError(RepoctxError):
     def __init__(self, code: str, message: str, problems: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.code, self.problems = code, problems or []
+        super().__init__(message, code=code)
+        self.problems = problems or []
 
 
 # --- which files, and what makes their content valid ------------------------

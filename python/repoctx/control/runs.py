@@ -16,6 +16,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import clock, fs, local_state
 from repoctx.base.command import Command, fixed_form
+from repoctx.base.errors import RepoctxError
 from repoctx.base.results import (
     DEFAULT_MAX_BYTES,
     Envelope,
@@ -36,10 +37,9 @@ RUN_ID = re.compile(r"^[0-9]{8}T[0-9]{6}[0-9]{6}Z(-[0-9]+)?$")
 MAX_RUN_BYTES = 8 << 20
 
 
-class RunsError(Exception):
+class RunsError(RepoctxError):
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code=code)
 
 
 def runs_dir(ws: Workspace) -> str:

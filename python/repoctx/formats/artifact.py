@@ -10,6 +10,7 @@ from typing import Literal
 import msgspec
 from msgspec import Struct, field
 
+from repoctx.base.errors import RepoctxError
 from repoctx.formats import bounded
 
 CONTEXTIA_DIR = ".contextia"
@@ -108,7 +109,7 @@ class SessionRecord(Struct, kw_only=True, omit_defaults=True):
     duration_minutes: int | None = None  # set on close
 
 
-class DocumentError(Exception):
+class DocumentError(RepoctxError):
     """A document that cannot be read as an artifact; the message names the field."""
 
 

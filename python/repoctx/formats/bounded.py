@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import msgspec
 
 from repoctx import _core
+from repoctx.base.errors import RepoctxError
 
 # The longest string a configuration file may set (a prefix, a pattern, a path, a name, a tool):
 # every setting is read through `Setting` or `is_setting`. An annotation prefix of 30,000
@@ -29,13 +30,13 @@ def is_setting(v: object) -> bool:
     return isinstance(v, str) and len(v) <= MAX_SETTING
 
 
-class YamlError(ValueError):
+class YamlError(RepoctxError):
     """A YAML document refused: the reason, the line and column (from 1; the column in
     characters) where it was seen, and whether it breaks the YAML syntax (else a bound, or a
     form the reader does not take)."""
 
     def __init__(self, reason: str, line: int, column: int, syntax: bool) -> None:
-        super().__init__(f"{reason} at line {line}")
+        super().__init__(f"{reason} at line {line}", code="invalid_yaml")
         self.reason, self.line, self.column, self.syntax = reason, line, column, syntax
 
     def at(self, path: str) -> str:

@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from repoctx.base.errors import RepoctxError
+
 CONTEXT_FILE = ".context.yaml"
 SCHEMA_VERSION = 1
 
@@ -115,9 +117,9 @@ FILTERABLE_FIELDS = (
 METADATA_FIELDS = ("version", "scope", "fingerprint", "last_updated")
 
 
-class UnsupportedVersion(Exception):
+class UnsupportedVersion(RepoctxError):
     def __init__(self, found: object) -> None:
-        super().__init__(found)
+        super().__init__(str(found))
         self.found = found
 
     def advice(self) -> str:
@@ -127,7 +129,7 @@ class UnsupportedVersion(Exception):
                 "`repoctx init` to write a new one")
 
 
-class SchemaError(Exception):
+class SchemaError(RepoctxError):
     """The file parsed but does not follow the schema; `field` names where."""
 
     def __init__(self, message: str, field: str) -> None:

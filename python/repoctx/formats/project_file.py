@@ -15,6 +15,7 @@ from typing import Literal
 import msgspec
 from msgspec import Struct
 
+from repoctx.base.errors import RepoctxError
 from repoctx.formats import bounded
 
 PROJECT_DIR = ".repoctx"
@@ -91,7 +92,7 @@ class ProjectFile(_Closed):
     metadata: Metadata = msgspec.field(default_factory=Metadata)
 
 
-class InvalidProjectFile(Exception):
+class InvalidProjectFile(RepoctxError):
     """project.yaml cannot be used; the message names the field at fault."""
 
 

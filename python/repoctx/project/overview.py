@@ -21,6 +21,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import clock, fs, local_state
 from repoctx.base.command import Check, CheckResult, Command, Resource, ResourceError
+from repoctx.base.errors import RepoctxError
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace, atomic_write, locked, stat_key
 from repoctx.formats import project_file as pf
@@ -31,7 +32,7 @@ MAX_FILE_BYTES = 8 << 20
 INIT_HINT = "run `repoctx project init` to create it"
 
 
-class NotInitialized(Exception):
+class NotInitialized(RepoctxError):
     pass
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from repoctx.base.errors import RepoctxError
 from repoctx.formats.config import NAMINGS, PROFILES, SURFACES, ConfigError, load
 
 # Listed by default whatever the repository holds.
@@ -33,7 +34,7 @@ ALWAYS_SERVED = ("scopes", "tasks", "control")
 TOOLS_ALWAYS_LISTED = ("artifacts",)
 
 
-class AllowlistError(ValueError):
+class AllowlistError(RepoctxError):
     """Unknown tool or profile names, or a malformed config: the server refuses to start."""
 
 

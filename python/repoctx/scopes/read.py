@@ -21,6 +21,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from repoctx import _core
 from repoctx.base import fs, index
 from repoctx.base.command import Command, compact_json
+from repoctx.base.errors import RepoctxError
 from repoctx.base.words import plural
 from repoctx.base.workspace import CONFIG_FILE, PathEscape, RootNotAllowed, Workspace
 from repoctx.formats import config as config_format
@@ -91,7 +92,7 @@ def _unsupported(version: object) -> str:
     )
 
 
-class ScopeProblem(Exception):
+class ScopeProblem(RepoctxError):
     """A scope that cannot be served, with the contract's message and, when its context file
     exists but cannot be used, why."""
 

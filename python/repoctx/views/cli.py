@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from repoctx import __version__
+from repoctx.base.errors import RepoctxError
 from repoctx.formats import bounded
 from repoctx.formats.config import NAMINGS, PROFILES
 
@@ -205,12 +206,12 @@ def _workspace(ns: argparse.Namespace):
                           cache_root=cache_root, root_reason=choice.reason)
 
 
-class UsageError(Exception):
+class UsageError(RepoctxError):
     """A command line the parser cannot take; `prog` is the command it was given to."""
 
     def __init__(self, prog: str, message: str) -> None:
-        super().__init__(message)
-        self.prog, self.message = prog, message
+        super().__init__(message, code="usage")
+        self.prog = prog
 
 
 class _Parser(argparse.ArgumentParser):
@@ -256,7 +257,7 @@ def _usage_failure(exc: UsageError, as_json: bool) -> int:
     return EXIT_USAGE
 
 
-class UserError(Exception):
+class UserError(RepoctxError):
     """A mistake the person can fix; printed without a traceback."""
 
 

@@ -371,7 +371,7 @@ def build_server(ws: Workspace) -> tuple[Server, bool]:
         try:
             text = await anyio.to_thread.run_sync(_settled(resource.read), ws, fields)
         except ResourceError as exc:
-            raise MCPError(exc.code, exc.message, exc.data) from None
+            raise MCPError(exc.rpc_code, exc.message, exc.data) from None
         except Exception:
             log.exception("reading %s failed", uri)
             raise MCPError(types.INTERNAL_ERROR, "Failed to read resource") from None
