@@ -42,7 +42,6 @@ from repoctx.base.results import (
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace, atomic_write, locked
 from repoctx.formats import bounded
-from repoctx.formats import context_file as cf
 from repoctx.formats.proposal import (
     PROPOSALS_DIR,
     FileHash,
@@ -51,6 +50,7 @@ from repoctx.formats.proposal import (
     Proposal,
     Replace,
     Write,
+    content_problem,
     kind_of,
     proposal_id,
 )
@@ -63,92 +63,6 @@ class ProposalError(RepoctxError):
     def __init__(self, code: str, message: str, problems: list[str] | None = None) -> None:
         super().__init__(message, code=code)
         self.problems = problems or []
-
-
-# --- which files, and what makes their content valid ------------------------
-
-
-def _check_context_file(data: bytes) -> str | None:
-    try:
-        cf.from_data(bounded.yaml(data))
-    except cf.UnsupportedVersion as exc:
-        return f"unsupported schema version {exc.found} (version 1 is supported)"
-    except cf.SchemaError as exc:
-        return f"not a valid .context.yaml ({exc})"
-    return None
-
-
-def _check_project_file(data: bytes) -> str | None:
-    from repoctx.formats import project_file
-
-    try:
-        project_file.loads(data)
-    except project_file.InvalidProjectFile as exc:
-        return str(exc)
-    return None
-
-
-def _check_mapping(data: bytes) -> str | None:
-    return None if isinstance(bounded.yaml(data), dict) else "must be a YAML mapping"
-
-
-def _check_artifact(data: bytes) -> str | None:
-    """A spec, decision, norm or task: frontmatter with its required fields and types."""
-    from repoctx.formats import artifact
-
-    try:
-        artifact.parse_document(data.decode("utf-8"))
-    except artifact.DocumentError as exc:
-        return str(exc)
-    return None
-
-
-def _check_contextia_config(data: bytes) -> str | None:
-    from repoctx.formats import artifact
-
-    try:
-        artifact.parse_config(data.decode("utf-8"))
-    except artifact.DocumentError as exc:
-        return str(exc)
-    return None
-
-
-def _check_markdown(data: bytes) -> str | None:
-    """Other markdown under .contextia/ (identity, logs): any text; frontmatter, if any, a mapping."""
-    from repoctx.formats import artifact
-
-    text = data.decode("utf-8")
-    if not text.startswith("---"):
-        return None
-    try:
-        head, _body = artifact.split_document(text)
-    except artifact.DocumentError as exc:
-        return str(exc)
-    return None if isinstance(bounded.yaml(head), dict) else "frontmatter must be a YAML mapping"
-
-
-_CHECKS = {
-    "context": _check_context_file, "scan_config": _check_mapping, "project": _check_project_file,
-    "contextia_config": _check_contextia_config, "artifact": _check_artifact, "markdown": _check_markdown,
-    "mapping": _check_mapping,
-}
-
-
-def _kind(rel: str):
-    """The content check of a proposable path, or None when the path is not a context file."""
-    kind = kind_of(rel)
-    return None if kind is None else _CHECKS[kind]
-
-
-def content_problem(rel: str, data: bytes) -> str | None:
-    """Why `data` is not valid content for the context file `rel`, or None."""
-    try:
-        data.decode("utf-8")
-        return _kind(rel)(data)
-    except UnicodeDecodeError:
-        return "not UTF-8 text"
-    except bounded.YamlError as exc:
-        return f"not valid YAML ({exc})"
 
 
 # --- reading the files a proposal is about ----------------------------------
@@ -164,7 +78,7 @@ def _inside(ws: Workspace, path: str) -> tuple[str, str]:
 def _resolve(ws: Workspace, path: str) -> tuple[str, str]:
     """A path operations may change: a context file inside the root."""
     rel, full = _inside(ws, path)
-    if rel == "." or _kind(rel) is None:
+    if rel == "." or kind_of(rel) is None:
         raise ProposalError(
             "invalid_path",
             f'"{path}" is not a context file; proposals may change .context.yaml files, '

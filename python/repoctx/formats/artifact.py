@@ -162,6 +162,38 @@ def _field_message(message: str) -> str:
     return f"invalid frontmatter: {message}"
 
 
+def document_problem(data: bytes) -> str | None:
+    """Why `data` is not a spec, decision, norm or task (frontmatter with its required fields
+    and types), or None."""
+    try:
+        parse_document(data.decode("utf-8"))
+    except DocumentError as exc:
+        return str(exc)
+    return None
+
+
+def config_problem(data: bytes) -> str | None:
+    """Why `data` is not a valid `.contextia/config.yaml`, or None."""
+    try:
+        parse_config(data.decode("utf-8"))
+    except DocumentError as exc:
+        return str(exc)
+    return None
+
+
+def markdown_problem(data: bytes) -> str | None:
+    """Why `data` is not other markdown under .contextia/ (identity, logs: any text, its
+    frontmatter, if any, a mapping), or None."""
+    text = data.decode("utf-8")
+    if not text.startswith("---"):
+        return None
+    try:
+        head, _body = split_document(text)
+    except DocumentError as exc:
+        return str(exc)
+    return None if isinstance(bounded.yaml(head), dict) else "frontmatter must be a YAML mapping"
+
+
 def parse_config(text: str) -> Config:
     """The project config; DocumentError naming the field that is wrong."""
     try:

@@ -58,6 +58,11 @@ def yaml(data: bytes | str) -> Any:
     return msgspec.json.decode(text)
 
 
+def mapping_problem(data: bytes) -> str | None:
+    """Why `data` is not a YAML mapping, or None."""
+    return None if isinstance(yaml(data), dict) else "must be a YAML mapping"
+
+
 def dump_yaml(data: object, **options: Any) -> str:
     """YAML as PyYAML's safe dumper writes it, for the files we write and read back. It
     quotes what YAML 1.1 would misread (`yes`, dates); it is told to quote as well what the

@@ -13,6 +13,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base.errors import RepoctxError
+from repoctx.formats import bounded
 
 CONTEXT_FILE = ".context.yaml"
 SCHEMA_VERSION = 1
@@ -135,6 +136,17 @@ class SchemaError(RepoctxError):
     def __init__(self, message: str, field: str) -> None:
         super().__init__(message)
         self.field = field
+
+
+def content_problem(data: bytes) -> str | None:
+    """Why `data` is not a valid `.context.yaml`, or None (YamlError when it is not YAML)."""
+    try:
+        from_data(bounded.yaml(data))
+    except UnsupportedVersion as exc:
+        return f"unsupported schema version {exc.found} (version 1 is supported)"
+    except SchemaError as exc:
+        return f"not a valid .context.yaml ({exc})"
+    return None
 
 
 def from_data(data: object) -> ContextFile:

@@ -151,6 +151,15 @@ def _relative(field: str, path: str) -> None:
         )
 
 
+def content_problem(data: bytes) -> str | None:
+    """Why `data` is not a valid project.yaml, or None."""
+    try:
+        loads(data)
+    except InvalidProjectFile as exc:
+        return str(exc)
+    return None
+
+
 def loads(raw: bytes) -> ProjectFile:
     try:
         data = bounded.yaml(raw)  # YAML 1.2: unquoted dates stay text, as the `str` fields want
