@@ -671,7 +671,7 @@ def _cmd(name: str, tool: str | None, summary: str, description: str, params, re
     # Results can list hundreds of artifacts or annotations: clients need not validate them item by item.
     return Command(name=name, tool=tool, summary=summary, description=description, params=params, result=result,
                    handler=handler, is_error=is_error, writes=writes, positional=positional, render=text, text=text,
-                   large_lists=True, surface="artifacts")
+                   large_lists=True)
 
 
 COMMANDS = [

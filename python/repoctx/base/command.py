@@ -55,7 +55,7 @@ class Command:
     render: Callable[[Any], str] | None = None  # human text; JSON when None
     encode: Callable[[Any], str] = pretty_json
     aliases: tuple[str, ...] = ()  # further MCP names accepted on call; the first is the contract's own name
-    surface: str = ""  # the contract it belongs to; default: the handler's module (repoctx.<surface>)
+    surface: str = ""  # the contract it belongs to: stamped by the catalog with the declaring package
     # The profile that serves it (`serve --profile`); default: its surface. A tool outside its
     # contract's fixed list (propose_change) has a profile of its own, so it is only served when asked for.
     profile: str = ""
@@ -87,8 +87,6 @@ class Command:
     advise: Callable[[Any, dict, Any], str | None] | None = None
 
     def __post_init__(self) -> None:
-        if not self.surface:
-            object.__setattr__(self, "surface", _surface_of(self.handler))
         if not self.profile:
             object.__setattr__(self, "profile", self.surface)
 
@@ -155,14 +153,7 @@ def fixed_form(params: type[msgspec.Struct], handler: Callable, **fixed) -> Call
         return handler(ws, params(**fixed, **msgspec.structs.asdict(p)))
 
     setattr(run, "fixed", fixed)  # a function's own attribute, which no type declares
-    run.__module__ = handler.__module__  # the surface of the command it fixes
     return run
-
-
-def _surface_of(fn: Callable) -> str:
-    """The surface package a function lives in: `repoctx.caches.engine` -> "caches"."""
-    parts = getattr(fn, "__module__", "").split(".")
-    return parts[1] if len(parts) > 2 else ""
 
 
 def _inline_schema(tp: Any) -> dict:
@@ -245,11 +236,7 @@ class Resource:
     mime_type: str
     read: Callable[[Any, dict[str, str]], str]
     instances: Callable[[Any], list[tuple[str, str]]] | None = None
-    surface: str = ""  # default: the read function's module, as for Command
-
-    def __post_init__(self) -> None:
-        if not self.surface:
-            object.__setattr__(self, "surface", _surface_of(self.read))
+    surface: str = ""  # stamped by the catalog, as for Command
 
     @property
     def is_template(self) -> bool:
@@ -283,8 +270,4 @@ class Prompt:
     description: str
     arguments: tuple[tuple[str, str, bool], ...]  # (name, description, required)
     render: Callable[[Any, dict[str, str]], str]
-    surface: str = ""  # default: the render function's module, as for Command
-
-    def __post_init__(self) -> None:
-        if not self.surface:
-            object.__setattr__(self, "surface", _surface_of(self.render))
+    surface: str = ""  # stamped by the catalog, as for Command

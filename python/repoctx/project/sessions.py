@@ -431,14 +431,14 @@ COMMANDS = [
         summary="List recent MCP sessions (newest first).",
         description="Recorded in .repoctx/sessions.db by `repoctx serve` once .repoctx/project.yaml exists.",
         params=SessionsParams, result=SessionsResult, handler=list_sessions,
-        is_error=lambda r: bool(r.error), render=_render_list, surface="project",
+        is_error=lambda r: bool(r.error), render=_render_list,
     ),
     Command(
         name="sessions show", tool=None,
         summary="Show one session: files accessed, topics, tool calls and discoveries.",
         description="ID may be the 8-character prefix that `repoctx sessions` shows.",
         params=ShowParams, result=ShowResult, handler=show_session,
-        is_error=lambda r: not r.found, positional=("id",), render=_render_show, surface="project",
+        is_error=lambda r: not r.found, positional=("id",), render=_render_show,
     ),
 ]
 
@@ -490,10 +490,10 @@ def read_recent(ws: Workspace, fields: dict[str, str]) -> str:
 
 RESOURCES = [
     Resource(CURRENT_URI, "Current Session", "Active session information and activity",
-             "text/markdown", read_current, surface="project"),
+             "text/markdown", read_current),
     Resource(RECENT_URI, "Recent Sessions",
              "List of recent coding sessions (context://sessions/recent?limit=n, default 10)",
-             "text/markdown", read_recent, surface="project"),
+             "text/markdown", read_recent),
 ]
 
 

@@ -13,10 +13,12 @@ so no module imports the catalog that imports it.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import sys
 from types import ModuleType
+from typing import Any
 
 from repoctx.base.command import Check, Command, Prompt, Resource
 from repoctx.formats.config import SURFACES
@@ -42,7 +44,16 @@ def declared(module: str, kind: str) -> tuple:
     listed = getattr(mod, kind.upper(), None)
     if listed is None:
         listed = getattr(mod, kind)(sys.modules[__name__])
-    return tuple(listed)
+    package = module.split(".", 1)[0]
+    return tuple(_stamped(x, package) for x in listed)
+
+
+def _stamped(declared: Any, package: str) -> Any:
+    """A command, resource or prompt with its surface: the package that declares it. The views'
+    own declarations (the report) name the surface they join; a check names its own."""
+    if isinstance(declared, Check) or declared.surface or package not in SURFACES:
+        return declared
+    return dataclasses.replace(declared, surface=package)
 
 
 def all_commands() -> list[Command]:

@@ -700,7 +700,6 @@ COMMANDS = [
         is_error=lambda r: bool(r.error or r.skipped),
         writes=True,
         render=_render_write("Wrote"),
-        surface="scopes",
     ),
     Command(
         name="regen",
@@ -715,7 +714,6 @@ COMMANDS = [
         writes=True,
         positional=("scopes",),
         render=_render_write("Wrote"),
-        surface="scopes",
     ),
     Command(
         name="rehash",
@@ -729,7 +727,6 @@ COMMANDS = [
         writes=True,
         positional=("scopes",),
         render=_render_write("Rehashed"),
-        surface="scopes",
     ),
     Command(
         name="update",
@@ -745,7 +742,6 @@ COMMANDS = [
         writes=True,
         positional=("scope",),
         render=_render_update,
-        surface="scopes",
     ),
     Command(
         name="scopes validate",
@@ -758,7 +754,6 @@ COMMANDS = [
         handler=lambda ws, p: validate_contexts(ws, p.strict),
         is_error=lambda r: bool(r.error or r.invalid or r.findings),
         render=_render_validate,
-        surface="scopes",
     ),
 ]
 
