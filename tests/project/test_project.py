@@ -8,7 +8,7 @@ import multiprocessing
 import os
 import shutil
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -29,7 +29,7 @@ from repoctx.project.overview import AddDiscoveryParams, ProjectParams
 
 @pytest.fixture
 def fixed_clock(monkeypatch):
-    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc))
+    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 3, 1, 9, 0, tzinfo=UTC))
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ def test_scan_refreshes_derived_parts_and_keeps_what_people_wrote(acme, monkeypa
     shutil.rmtree(root / "services/api")
     write(root, "packages/admin/package.json", '{"name": "@acme/admin"}\n')
     write(root, "packages/admin/index.js", "require('@acme/ui')\n")
-    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc))
+    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
     result = project.project_scan_cmd(acme, ProjectParams())
     assert not result.error
     assert result.added == ["admin"] and result.removed == ["acme-cli"]

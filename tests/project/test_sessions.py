@@ -10,7 +10,7 @@ import multiprocessing
 import os
 import sqlite3
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from repoctx.project import sessions, store
 from repoctx.project.overview import AddDiscoveryParams
 from sample_repo import build_sample_repo
 
-T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 class Clock:

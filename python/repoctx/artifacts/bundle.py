@@ -21,8 +21,8 @@ left out. Tokens are counted by the `tokenizer` of `.repoctx/config.yaml`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from repoctx.artifacts import text as artifact_text
 from repoctx.artifacts.session_logs import Session

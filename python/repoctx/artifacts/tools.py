@@ -604,7 +604,7 @@ def context(ws: Workspace, p: ContextParams) -> ContextResult:
 
 
 def _text_context(r: ContextResult) -> str:
-    return r.error or r.text
+    return r.error or r.text or ""
 
 
 # --- mcp_check ------------------------------------------------------------------------------

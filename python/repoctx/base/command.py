@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -84,25 +85,25 @@ class Command:
     text: Callable[[Any], str] | None = None
     # The next step a person is told on stderr after a result, where the result alone (a
     # contract's fixed words) does not say it: (workspace, the arguments given, result) -> a line or None.
-    advise: Callable[[Any, dict, Any], str | None] | None = None
+    advise: Callable[[Any, dict[str, Any], Any], str | None] | None = None
 
     def __post_init__(self) -> None:
         if not self.profile:
             object.__setattr__(self, "profile", self.surface)
 
-    def listed_name(self, names: str) -> str:
+    def listed_name(self, names: str) -> str | None:
         """The name a server lists it under: the safe name, or with names "contract" the
         contract's own (the context engine's dotted names) where it differs."""
         return self.aliases[0] if names == "contract" and self.aliases else self.tool
 
     @cached_property
-    def input_schema(self) -> dict:
+    def input_schema(self) -> dict[str, Any]:
         schema = _inline_schema(self.params)
         schema.pop("additionalProperties", None)  # unknown keys are ignored (see parse)
         return schema
 
     @cached_property
-    def output_schema(self) -> dict:
+    def output_schema(self) -> dict[str, Any]:
         """The schema every structured result of the tool validates against, failures included
         (hosts on the TypeScript SDK check each result, errors too): the result type may be a
         union of the success and the contract's error object."""
@@ -115,7 +116,7 @@ class Command:
         return {"$schema": DRAFT_07, **schema}
 
     @property
-    def result_types(self) -> tuple:
+    def result_types(self) -> tuple[Any, ...]:
         """The result's members: the success type, then any error object (msgspec builds no
         schema of an untagged union of Structs, so each member gets its own)."""
         return typing.get_args(self.result) if isinstance(self.result, types.UnionType) else (self.result,)
@@ -128,7 +129,7 @@ class Command:
         """The argument names it does not take (parse ignores them), sorted."""
         return sorted(k for k in arguments if k not in self._fields) if isinstance(arguments, dict) else []
 
-    def parse(self, arguments: dict | None) -> Any:
+    def parse(self, arguments: dict[str, Any] | None) -> Any:
         """Typed parameters from JSON-like arguments; raises msgspec.ValidationError. Keys the
         command does not know are ignored, as the original systems do: a client written for a
         newer version of a contract keeps working."""
@@ -143,20 +144,22 @@ class Command:
         return params
 
 
-def fixed_form(params: type[msgspec.Struct], handler: Callable, **fixed) -> Callable:
+def fixed_form(
+    params: type[msgspec.Struct], handler: Callable[[Any, Any], Any], **fixed: Any,
+) -> Callable[[Any, Any], Any]:
     """The handler of an MCP-only form of a CLI command (`cli=False`): the command with some
     parameters fixed, as a contract maps a tool to one fixed command line (ctxt's
     `proposals inspect --id latest --max-bytes 12000`); the tool's own parameters fill the rest.
     `.fixed` keeps them, so the command line is known (tests/views/test_parity.py)."""
 
-    def run(ws, p):
+    def run(ws: Any, p: msgspec.Struct) -> Any:
         return handler(ws, params(**fixed, **msgspec.structs.asdict(p)))
 
-    setattr(run, "fixed", fixed)  # a function's own attribute, which no type declares
+    setattr(run, "fixed", fixed)  # noqa: B010 - a function's own attribute, which no type declares
     return run
 
 
-def _inline_schema(tp: Any) -> dict:
+def _inline_schema(tp: Any) -> dict[str, Any]:
     """A self-contained JSON Schema whose top level is the object itself."""
     schema = msgspec.json.schema(tp)
     defs = schema.pop("$defs", {})
@@ -170,14 +173,14 @@ def _inline_schema(tp: Any) -> dict:
     return schema
 
 
-def _expand_refs(schema: dict) -> dict:
+def _expand_refs(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with each `$ref` replaced by the definition it names. Clients validate every
     result against the output schema, and the Python SDK's jsonschema resolves a `$ref` anew
     on each call: ~20% of the time it spent on check_freshness's result. (No result type
     refers to itself; one that did could not be inlined, and would fail here.)"""
     defs = schema.get("$defs", {})
 
-    def expand(node, inside: tuple[str, ...]):
+    def expand(node: Any, inside: tuple[str, ...]) -> Any:
         if isinstance(node, list):
             return [expand(n, inside) for n in node]
         if not isinstance(node, dict):
@@ -191,10 +194,11 @@ def _expand_refs(schema: dict) -> dict:
             return expand({**body, **{k: v for k, v in node.items() if k != "$ref"}}, (*inside, name))
         return {k: expand(v, inside) for k, v in node.items() if k != "$defs"}
 
-    return expand(schema, ())
+    expanded: dict[str, Any] = expand(schema, ())
+    return expanded
 
 
-def _unchecked_items(schema: dict) -> dict:
+def _unchecked_items(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with each top-level array's item schema moved into its description."""
     import json
 
@@ -216,7 +220,7 @@ def _unchecked_items(schema: dict) -> dict:
 class ResourceError(RepoctxError):
     """A resource read that fails with a JSON-RPC error code (e.g. -32602 for an unknown name)."""
 
-    def __init__(self, rpc_code: int, message: str, data: dict | None = None) -> None:
+    def __init__(self, rpc_code: int, message: str, data: dict[str, Any] | None = None) -> None:
         super().__init__(message, code="resource_error")
         self.rpc_code, self.data = rpc_code, data
 

@@ -159,7 +159,7 @@ def _render_schema(r: SchemaResult) -> str:
 
 
 class CapabilitiesResult(Envelope, kw_only=True):
-    profile: str | None | UnsetType = UNSET  # null: the default (every contract; the surfaces with data listed)
+    profile: str | UnsetType | None = UNSET  # null: the default (every contract; the surfaces with data listed)
     surfaces: list[str] | UnsetType = UNSET  # the surfaces listed now
     tools: list[str] | UnsetType = UNSET  # what `repoctx serve` lists here now, under the names it lists
     aliases: list[str] | UnsetType = UNSET  # the other names those tools answer to

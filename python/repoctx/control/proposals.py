@@ -235,7 +235,7 @@ def _stored(ws: Workspace) -> list[tuple[str, Proposal | None]]:
         names = fs.listdir(*fs.split(directory))
     except FileNotFoundError:
         return []
-    found = []
+    found: list[tuple[str, Proposal | None]] = []
     for name in names:
         pid = name[:-5]
         if not (name.endswith(".json") and _is_id(pid)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 from msgspec import Struct, field
@@ -62,7 +62,7 @@ def type_of_id(artifact_id: str) -> ArtifactType | None:
     return TYPE_BY_PREFIX.get(artifact_id.split("-", 1)[0]) if ARTIFACT_ID.match(artifact_id) else None
 
 
-def id_sort_key(artifact_id: str) -> tuple:
+def id_sort_key(artifact_id: str) -> tuple[int, list[tuple[int, int, str]]]:
     """Type order, then natural order: SPEC-2 before SPEC-10."""
     t = type_of_id(artifact_id)
     order = list(TYPES).index(t.name) if t else len(TYPES)
@@ -214,6 +214,6 @@ def parse_config(text: str) -> Config:
     return config
 
 
-def render_frontmatter(data: dict) -> str:
+def render_frontmatter(data: dict[str, Any]) -> str:
     """A YAML frontmatter block, fields in the order given."""
     return "---\n" + bounded.dump_yaml(data, sort_keys=False, allow_unicode=True, width=1000) + "---\n"

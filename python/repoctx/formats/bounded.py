@@ -69,7 +69,8 @@ def dump_yaml(data: object, **options: Any) -> str:
     1.2 reader above reads as a number (`1e3`, `0o17`), so every string reads back as written."""
     import yaml
 
-    return yaml.dump(data, Dumper=_dumper(), **options)
+    text: str = yaml.dump(data, Dumper=_dumper(), **options)
+    return text
 
 
 @functools.cache
@@ -78,7 +79,7 @@ def _dumper() -> type:
 
     import yaml
 
-    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc, unused-ignore]
         pass
 
     Dumper.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^0o[0-7]+$"), ["0"])

@@ -7,7 +7,7 @@ them as dotcontext's own reader returns them. Unknown fields are refused
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
@@ -171,5 +171,6 @@ def _field_of(message: str) -> str:
     return ""
 
 
-def to_builtins(ctx: ContextFile) -> dict:
-    return msgspec.to_builtins(ctx)
+def to_builtins(ctx: ContextFile) -> dict[str, Any]:
+    data: dict[str, Any] = msgspec.to_builtins(ctx)
+    return data

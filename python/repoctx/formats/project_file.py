@@ -10,7 +10,7 @@ docs/project-file.md.
 from __future__ import annotations
 
 import posixpath
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 from msgspec import Struct
@@ -117,12 +117,12 @@ def from_data(data: object) -> ProjectFile:
     if isinstance(modules, dict):  # one by one first, so an error names the module, not `modules[...]`
         for name, module in modules.items():
             _convert(module, Module, f"modules.{name}")
-    pf = _convert(data, ProjectFile, "")
+    pf: ProjectFile = _convert(data, ProjectFile, "")
     check(pf)
     return pf
 
 
-def _convert(data: object, tp: type, prefix: str):
+def _convert(data: object, tp: type, prefix: str) -> Any:
     try:
         return msgspec.convert(data, tp)
     except msgspec.ValidationError as exc:

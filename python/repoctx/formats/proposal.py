@@ -86,7 +86,7 @@ class Proposal(Struct, kw_only=True, forbid_unknown_fields=True):
     applied_at: str | None = None
 
 
-def proposal_id(title: str, rationale: str, operations: list, preconditions: list) -> str:
+def proposal_id(title: str, rationale: str, operations: list[Operation], preconditions: list[Precondition]) -> str:
     digest = hashlib.sha256(msgspec.json.encode([title, rationale, operations, preconditions]))
     return digest.hexdigest()[:12]
 

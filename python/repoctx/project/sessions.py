@@ -190,7 +190,7 @@ class Tracker:
 
     def _live(self, now: datetime) -> str | None:
         """The current session id, ending it first if it has been idle too long."""
-        if self.session_id and now - self.last > IDLE:
+        if self.session_id and self.last is not None and now - self.last > IDLE:
             self.store.end_session(self.session_id, "expired", clock.stamp(self.last))
             self.session_id = None
         return self.session_id
@@ -416,7 +416,7 @@ def show_session(ws: Workspace, p: ShowParams) -> ShowResult:
 
 def _render_show(r: ShowResult) -> str:
     if not r.found:
-        return r.error
+        return r.error or ""
     files = [(f.path, f.access_count, f.last_accessed_at) for f in r.files_accessed]
     text = render.session(_row(r.session), files, f"Session {r.session.id[:8]}", clock.now())
     lines = [f"## Discoveries ({len(r.discoveries)})", ""]

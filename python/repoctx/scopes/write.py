@@ -262,7 +262,7 @@ class Generator:
                 staged = _settle(stages)
                 _core.commit_staged(self.ws.root, staged)
             except BaseException:
-                for future, paths in stages:
+                for future, _paths in stages:
                     if future.done() and future.exception() is None:
                         for tmp in future.result():
                             _unlink(tmp)
@@ -376,7 +376,7 @@ def _patch(text: str, fingerprint: str, last_updated: str) -> str | None:
         pattern = re.compile(rf"^{key}:[ \t]*{_SIMPLE}[ \t]*(#[^\n]*)?$(?!\n[ \t]+[^\s#])", re.M)
         if len(pattern.findall(out)) != 1:
             return None
-        out = pattern.sub(lambda m: f'{key}: "{value}"' + (f" {m.group(1)}" if m.group(1) else ""), out)
+        out = pattern.sub(lambda m: f'{key}: "{value}"' + (f" {m.group(1)}" if m.group(1) else ""), out)  # noqa: B023 - called at once
     return out
 
 
@@ -462,7 +462,7 @@ class UpdateContextResult(Struct, omit_defaults=True):
     error: str | UnsetType = UNSET
 
 
-def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult:
+def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult:  # noqa: C901 - one refusal per contract rule, in its order
     def fail(message: str, scope: str = p.scope) -> UpdateContextResult:
         return UpdateContextResult(scope, False, error=message)
 

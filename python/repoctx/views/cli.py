@@ -8,6 +8,7 @@ only when called, so every other command starts fast.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 import time
@@ -241,7 +242,7 @@ def _json_asked(argv: list[str]) -> bool:
     """Whether a command line asks for JSON, read from the words alone (for lines that do not parse)."""
     words = argv[:argv.index("--")] if "--" in argv else argv
     return "--json" in words or "--format=json" in words or any(
-        a == "--format" and b == "json" for a, b in zip(words, words[1:]))
+        a == "--format" and b == "json" for a, b in itertools.pairwise(words))
 
 
 def _usage_failure(exc: UsageError, as_json: bool) -> int:

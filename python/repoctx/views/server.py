@@ -288,7 +288,7 @@ def _lifespan(observers: list, shown: _Shown):
     return lifespan
 
 
-def build_server(ws: Workspace) -> tuple[Server, bool]:
+def build_server(ws: Workspace) -> tuple[Server, bool]:  # noqa: C901 - the MCP handlers are closures over one state
     """The server, and whether its listings follow the data (it then says when they change)."""
     selection = select(ws)
     shown = _Shown(ws, selection)
