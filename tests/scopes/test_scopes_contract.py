@@ -32,7 +32,7 @@ def tool(ws: Workspace, name: str, **args):
     cmd = by_tool_name()[name]
     result = call(ws, cmd, args)
     data = json.loads(result.content[0].text)
-    assert result.structured_content == (data if cmd.structured else None)
+    assert result.structured_content == (data if cmd.mcp.structured else None)
     return data, result.is_error
 
 

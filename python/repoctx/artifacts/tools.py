@@ -23,7 +23,7 @@ from repoctx.artifacts import text as artifact_text
 from repoctx.artifacts.log_tools import TaskId
 from repoctx.artifacts.store import Artifact, Problem, Project, choose, find_artifact, load
 from repoctx.base import command, tokens
-from repoctx.base.command import Command
+from repoctx.base.command import CliView, Command, McpView
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats import artifact as fa
@@ -670,8 +670,8 @@ def _cmd(name: str, tool: str | None, summary: str, description: str, params, re
          positional=(), writes=False, is_error=_failed) -> Command:
     # Results can list hundreds of artifacts or annotations: clients need not validate them item by item.
     return Command(name=name, tool=tool, summary=summary, description=description, params=params, result=result,
-                   handler=handler, is_error=is_error, writes=writes, positional=positional, render=text, text=text,
-                   large_lists=True)
+                   handler=handler, is_error=is_error, writes=writes,
+                   cli=CliView(positional=positional, render=text), mcp=McpView(text=text, large_lists=True))
 
 
 COMMANDS = [
@@ -741,7 +741,7 @@ def _check_artifacts(ws: Workspace) -> command.CheckResult:
     data = msgspec.to_builtins(result)
     errors, warnings = (data.get("errors", 0), data.get("warnings", 0)) if isinstance(data, dict) else (0, 0)
     status = "fail" if cmd.is_error(result) else ("warn" if warnings else "pass")
-    lines = (cmd.render(result) if cmd.render else cmd.encode(result)).splitlines()
+    lines = (cmd.cli.render(result) if cmd.cli and cmd.cli.render else cmd.encode(result)).splitlines()
     return command.CheckResult(status, f"{plural(errors, 'error')}, {plural(warnings, 'warning')}", lines[:200] if status != "pass" else [])
 
 

@@ -38,7 +38,43 @@ def compact_json(result: Any) -> str:
 
 
 @dataclass(frozen=True)
+class CliView:
+    """How the CLI shows a command: its arguments, its text for people, its exit status."""
+
+    positional: tuple[str, ...] = ()  # parameters given by position, in this order
+    render: Callable[[Any], str] | None = None  # human text; JSON when None
+    # Its answer depends on how a server was started: the CLI takes serve's --tools, --profile,
+    # --names and --read-only too, so the command equals the tool of a server started so.
+    server_view: bool = False
+    # CLI exit status of a result; None: 1 when is_error, else 0.
+    exit_code: Callable[[Any], int] | None = None
+    # The next step a person is told on stderr after a result, where the result alone (a
+    # contract's fixed words) does not say it: (workspace, the arguments given, result) -> a line or None.
+    advise: Callable[[Any, dict[str, Any], Any], str | None] | None = None
+
+
+@dataclass(frozen=True)
+class McpView:
+    """How the MCP server replies with a command's result."""
+
+    # Results may list thousands of objects: the output schema then leaves array items
+    # unchecked (described, not validated), since clients validate structured content
+    # item by item (the Python SDK's jsonschema spends ~0.1 ms per object).
+    large_lists: bool = False
+    # False: the MCP reply carries the JSON once, as its text, without an output schema or
+    # structured content (the shape of the contract's reference server). For a reply that grows
+    # with the tree (list_contexts: 1.1 MB on 100,000 files), where a second copy as structured
+    # content doubles what every client reads and parses (docs/scopes.md, "Large trees").
+    structured: bool = True
+    # The MCP text content when a contract wants plain text (Contextia's context format);
+    # None: the JSON. `--json` always prints the JSON, which is the structured content.
+    text: Callable[[Any], str] | None = None
+
+
+@dataclass(frozen=True)
 class Command:
+    """The contract of one capability, the same in both views, and how each view shows it."""
+
     name: str  # CLI words, e.g. "status" or "proposals list"
     tool: str | None  # MCP tool name; None for CLI-only commands
     summary: str  # one line: CLI help and the first line of the tool description
@@ -52,40 +88,20 @@ class Command:
     # changes no project file: annotated as not read-only and not idempotent, yet served in
     # read-only mode, where it records nothing.
     records: bool = False
-    positional: tuple[str, ...] = ()
-    render: Callable[[Any], str] | None = None  # human text; JSON when None
-    encode: Callable[[Any], str] = pretty_json
+    encode: Callable[[Any], str] = pretty_json  # the result's JSON, in both views
     aliases: tuple[str, ...] = ()  # further MCP names accepted on call; the first is the contract's own name
     surface: str = ""  # the contract it belongs to: stamped by the catalog with the declaring package
     # The profile that serves it (`serve --profile`); default: its surface. A tool outside its
     # contract's fixed list (propose_change) has a profile of its own, so it is only served when asked for.
     profile: str = ""
-    cli: bool = True  # False: an MCP-only form of another command's CLI words (same `name`)
-    # Results may list thousands of objects: the output schema then leaves array items
-    # unchecked (described, not validated), since clients validate structured content
-    # item by item (the Python SDK's jsonschema spends ~0.1 ms per object).
-    large_lists: bool = False
-    # False: the MCP reply carries the JSON once, as its text, without an output schema or
-    # structured content (the shape of the contract's reference server). For a reply that grows
-    # with the tree (list_contexts: 1.1 MB on 100,000 files), where a second copy as structured
-    # content doubles what every client reads and parses (docs/scopes.md, "Large trees").
-    structured: bool = True
     # Numbers and booleans given as strings ("3" for a count) are taken, as the original systems
     # take them; False where a contract fixes the types (the context engine's budget).
     lax: bool = True
-    # Its answer depends on how a server was started: the CLI takes serve's --tools, --profile,
-    # --names and --read-only too, so the command equals the tool of a server started so.
-    server_view: bool = False
-    # CLI exit status of a result; None: 1 when is_error, else 0.
-    exit_code: Callable[[Any], int] | None = None
     # The result for arguments that fail validation (a contract's own error); None: a plain-text error.
     on_invalid: Callable[[Any], Any] | None = None
-    # The MCP text content when a contract wants plain text (Contextia's context format);
-    # None: the JSON. `--json` always prints the JSON, which is the structured content.
-    text: Callable[[Any], str] | None = None
-    # The next step a person is told on stderr after a result, where the result alone (a
-    # contract's fixed words) does not say it: (workspace, the arguments given, result) -> a line or None.
-    advise: Callable[[Any, dict[str, Any], Any], str | None] | None = None
+    # None: an MCP-only form of another command's CLI words (same `name`), which the CLI does not parse.
+    cli: CliView | None = CliView()
+    mcp: McpView = McpView()
 
     def __post_init__(self) -> None:
         if not self.profile:
@@ -108,7 +124,7 @@ class Command:
         (hosts on the TypeScript SDK check each result, errors too): the result type may be a
         union of the success and the contract's error object."""
         branches = [_expand_refs(_inline_schema(tp)) for tp in self.result_types]
-        if self.large_lists:
+        if self.mcp.large_lists:
             branches = [_unchecked_items(b) for b in branches]
         schema = branches[0] if len(branches) == 1 else {"type": "object", "anyOf": branches}
         # Its keywords mean the same in draft-07, which the Python SDK's jsonschema validates

@@ -21,7 +21,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import fs, launcher
-from repoctx.base.command import Command
+from repoctx.base.command import CliView, Command
 from repoctx.base.errors import RepoctxError
 from repoctx.base.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.base.words import plural
@@ -460,8 +460,7 @@ COMMANDS = with_structured_invalid([
         handler=install,
         is_error=is_failure,
         writes=True,
-        positional=("client",),
-        render=_render_install,
+        cli=CliView(positional=("client",), render=_render_install),
     ),
     Command(
         name="uninstall",
@@ -475,8 +474,7 @@ COMMANDS = with_structured_invalid([
         handler=uninstall,
         is_error=is_failure,
         writes=True,
-        positional=("client",),
-        render=_render_uninstall,
+        cli=CliView(positional=("client",), render=_render_uninstall),
     ),
     Command(
         name="agent discover",
@@ -488,6 +486,6 @@ COMMANDS = with_structured_invalid([
         result=DiscoverResult,
         handler=discover,
         is_error=is_failure,
-        render=_render_discover,
+        cli=CliView(render=_render_discover),
     ),
 ])

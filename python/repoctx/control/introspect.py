@@ -19,7 +19,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import __version__
-from repoctx.base.command import Check, CheckResult, Command
+from repoctx.base.command import Check, CheckResult, CliView, Command
 from repoctx.base.index import watching
 from repoctx.base.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.base.words import plural
@@ -325,7 +325,7 @@ def commands(catalog) -> list[Command]:
             result=SelfReportResult,
             handler=on(self_report),
             is_error=is_failure,
-            render=_render_self,
+            cli=CliView(render=_render_self),
         ),
         Command(
             name="schema",
@@ -337,9 +337,9 @@ def commands(catalog) -> list[Command]:
             result=SchemaResult,
             handler=on(schema),
             is_error=is_failure,
-            render=_render_schema,
             # Schemas are for programs: compact JSON keeps them within what clients accept in one result.
             encode=lambda r: msgspec.json.encode(r).decode(),
+            cli=CliView(render=_render_schema),
         ),
         Command(
             name="capabilities",
@@ -353,8 +353,7 @@ def commands(catalog) -> list[Command]:
             result=CapabilitiesResult,
             handler=on(capabilities),
             is_error=is_failure,
-            server_view=True,
-            render=_render_capabilities,
+            cli=CliView(server_view=True, render=_render_capabilities),
         ),
         Command(
             name="validate",
@@ -370,7 +369,6 @@ def commands(catalog) -> list[Command]:
             handler=on(validate),
             is_error=is_failure,
             records=True,
-            server_view=True,
-            render=_render_validate,
+            cli=CliView(server_view=True, render=_render_validate),
         ),
     ])

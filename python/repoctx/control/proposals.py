@@ -27,7 +27,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import _core
 from repoctx.base import clock, fs, journal, local_state
-from repoctx.base.command import Check, CheckResult, Command, fixed_form
+from repoctx.base.command import Check, CheckResult, CliView, Command, fixed_form
 from repoctx.base.errors import RepoctxError
 from repoctx.base.results import (
     DEFAULT_MAX_BYTES,
@@ -601,7 +601,7 @@ COMMANDS = with_structured_invalid([
         handler=propose,
         is_error=is_failure,
         writes=True,
-        render=_render_propose,
+        cli=CliView(render=_render_propose),
     ),
     Command(
         name="proposals list",
@@ -612,7 +612,7 @@ COMMANDS = with_structured_invalid([
         result=ListResult,
         handler=proposals_list,
         is_error=is_failure,
-        render=_render_list,
+        cli=CliView(render=_render_list),
     ),
     Command(
         name="proposals inspect",
@@ -623,8 +623,7 @@ COMMANDS = with_structured_invalid([
         result=InspectResult,
         handler=inspect,
         is_error=is_failure,
-        positional=("target",),
-        render=_render_inspect,
+        cli=CliView(positional=("target",), render=_render_inspect),
     ),
     Command(
         name="proposals inspect",
@@ -636,8 +635,7 @@ COMMANDS = with_structured_invalid([
         result=InspectResult,
         handler=fixed_form(InspectParams, inspect, target="latest", id=None, max_bytes=DEFAULT_MAX_BYTES),
         is_error=is_failure,
-        render=_render_inspect,
-        cli=False,
+        cli=None,
     ),
     Command(
         name="proposals inspect",
@@ -650,8 +648,7 @@ COMMANDS = with_structured_invalid([
         result=InspectResult,
         handler=fixed_form(InspectParams, inspect, target=None, max_bytes=DEFAULT_MAX_BYTES),
         is_error=is_failure,
-        render=_render_inspect,
-        cli=False,
+        cli=None,
     ),
     Command(
         name="proposals validate",
@@ -663,8 +660,7 @@ COMMANDS = with_structured_invalid([
         result=ValidateResult,
         handler=validate,
         is_error=is_failure,
-        positional=("target",),
-        render=_render_validate,
+        cli=CliView(positional=("target",), render=_render_validate),
     ),
     Command(
         name="proposals validate",
@@ -676,8 +672,7 @@ COMMANDS = with_structured_invalid([
         result=ValidateResult,
         handler=fixed_form(ValidateParams, validate, target="latest", id=None),
         is_error=is_failure,
-        render=_render_validate,
-        cli=False,
+        cli=None,
     ),
     Command(
         name="proposals validate",
@@ -690,8 +685,7 @@ COMMANDS = with_structured_invalid([
         result=ValidateResult,
         handler=fixed_form(ValidateParams, validate, target=None),
         is_error=is_failure,
-        render=_render_validate,
-        cli=False,
+        cli=None,
     ),
     Command(
         name="proposals apply",
@@ -704,7 +698,6 @@ COMMANDS = with_structured_invalid([
         handler=apply,
         is_error=is_failure,
         writes=True,
-        positional=("id",),
-        render=_render_apply,
+        cli=CliView(positional=("id",), render=_render_apply),
     ),
 ])

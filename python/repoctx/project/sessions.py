@@ -26,7 +26,7 @@ from typing import Annotated, Any
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import clock, fs, local_state
-from repoctx.base.command import Check, CheckResult, Command, Resource, ResourceError
+from repoctx.base.command import Check, CheckResult, CliView, Command, Resource, ResourceError
 from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats.project_file import PROJECT_FILE
 from repoctx.project import render
@@ -431,14 +431,16 @@ COMMANDS = [
         summary="List recent MCP sessions (newest first).",
         description="Recorded in .repoctx/sessions.db by `repoctx serve` once .repoctx/project.yaml exists.",
         params=SessionsParams, result=SessionsResult, handler=list_sessions,
-        is_error=lambda r: bool(r.error), render=_render_list,
+        is_error=lambda r: bool(r.error),
+        cli=CliView(render=_render_list),
     ),
     Command(
         name="sessions show", tool=None,
         summary="Show one session: files accessed, topics, tool calls and discoveries.",
         description="ID may be the 8-character prefix that `repoctx sessions` shows.",
         params=ShowParams, result=ShowResult, handler=show_session,
-        is_error=lambda r: not r.found, positional=("id",), render=_render_show,
+        is_error=lambda r: not r.found,
+        cli=CliView(positional=("id",), render=_render_show),
     ),
 ]
 

@@ -30,7 +30,7 @@ from msgspec.structs import replace
 from repoctx import _core
 from repoctx.base import clock, fs, index
 from repoctx.base import manifests as mf
-from repoctx.base.command import Command
+from repoctx.base.command import CliView, Command
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace, locked
 from repoctx.formats import context_file as cf
@@ -699,7 +699,7 @@ COMMANDS = [
         handler=init,
         is_error=lambda r: bool(r.error or r.skipped),
         writes=True,
-        render=_render_write("Wrote"),
+        cli=CliView(render=_render_write("Wrote")),
     ),
     Command(
         name="regen",
@@ -712,8 +712,7 @@ COMMANDS = [
         handler=regen,
         is_error=lambda r: bool(r.error or r.skipped),
         writes=True,
-        positional=("scopes",),
-        render=_render_write("Wrote"),
+        cli=CliView(positional=("scopes",), render=_render_write("Wrote")),
     ),
     Command(
         name="rehash",
@@ -725,8 +724,7 @@ COMMANDS = [
         handler=rehash,
         is_error=lambda r: bool(r.error or r.skipped),
         writes=True,
-        positional=("scopes",),
-        render=_render_write("Rehashed"),
+        cli=CliView(positional=("scopes",), render=_render_write("Rehashed")),
     ),
     Command(
         name="update",
@@ -740,8 +738,7 @@ COMMANDS = [
         handler=update_context,
         is_error=lambda r: not r.updated,
         writes=True,
-        positional=("scope",),
-        render=_render_update,
+        cli=CliView(positional=("scope",), render=_render_update),
     ),
     Command(
         name="scopes validate",
@@ -753,7 +750,7 @@ COMMANDS = [
         result=ValidateResult,
         handler=lambda ws, p: validate_contexts(ws, p.strict),
         is_error=lambda r: bool(r.error or r.invalid or r.findings),
-        render=_render_validate,
+        cli=CliView(render=_render_validate),
     ),
 ]
 

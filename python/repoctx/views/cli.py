@@ -89,7 +89,7 @@ def _add_params(parser: argparse.ArgumentParser, cmd) -> None:
             kwargs["choices"] = list(typing.get_args(tp))
         elif tp in (int, float):
             kwargs["type"] = tp
-        if field.name in cmd.positional:
+        if field.name in cmd.cli.positional:
             if origin is list:  # `regen a b`: any number of words
                 kwargs.pop("action")
                 kwargs["nargs"] = "*"
@@ -168,7 +168,7 @@ def build_parser(word: str | None = None) -> argparse.ArgumentParser:
             words[-1], help=cmd.summary, description=f"{cmd.summary} {cmd.description}{tool}"
         )
         _common(p)
-        if cmd.server_view:
+        if cmd.cli.server_view:
             _server_options(p)
         _add_params(p, cmd)
         if "--format" not in p._option_string_actions:  # the context-engine CLI's spelling of --json
@@ -304,19 +304,19 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
             print(f"repoctx: warning: {problem}", file=sys.stderr)
     started, t0 = time.time(), time.perf_counter()
     result = cmd.handler(ws, params) if params is not None else cmd.on_invalid(values)
-    if not for_people or cmd.render is None:
+    if not for_people or cmd.cli.render is None:
         text = cmd.encode(result)
     else:
-        text = cmd.render(result)
+        text = cmd.cli.render(result)
     _print_line(text, sys.stderr if for_people and _says_why_it_failed(cmd, result) else sys.stdout)
     if for_people and (step := advice.next_step(cmd, result, ws, values)):
         print(f"repoctx: {step}", file=sys.stderr)
     failed = cmd.is_error(result)
     if getattr(params, "check", None) is True or getattr(params, "ci", None) is True:
-        human = cmd.render(result) if cmd.render else text
+        human = cmd.cli.render(result) if cmd.cli.render else text
         _record_ci_run(ws, cmd, failed, human, started, (time.perf_counter() - t0) * 1000)
-    if cmd.exit_code is not None:
-        return cmd.exit_code(result)
+    if cmd.cli.exit_code is not None:
+        return cmd.cli.exit_code(result)
     return EXIT_ERROR if failed else EXIT_OK
 
 
