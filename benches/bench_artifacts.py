@@ -182,7 +182,7 @@ def run(files: int, seed: int, calls: int, repeat: int) -> dict:
     from repoctx import _core
 
     return {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "tree": str(root), "files": files, "annotations": 2 * len(annotated), "cpus": os.cpu_count(),
         "core_build": _core.build_info().profile, "load_avg": os.getloadavg(),
         "fresh_scan_s": fresh_scan(root, repeat), **mcp,

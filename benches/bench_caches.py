@@ -230,7 +230,7 @@ def run(docs: int, calls: int, repeat: int) -> dict:
         resolve = bench_resolve(cache_dir, calls, repeat)
     by = {row["name"]: row for row in resolve["rows"]}
     report = {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "documents": build_rows[0]["document_count"],
         "source_bytes": source_bytes,
         "core_profile": _core.build_info().profile,

@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         dirnames[:] = [d for d in dirnames if d != ".git"]
         files += len(filenames)
     report = {
-        "machine": {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                     "cpus": os.cpu_count(), "load": os.getloadavg()[0]},
         "tree": str(tree),
         "files": files,

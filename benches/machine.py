@@ -24,7 +24,7 @@ def machine() -> dict:
 
     build = _core.build_info()
     return {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "cpus": os.cpu_count(),
         "load_avg": os.getloadavg()[0],
         "platform": platform.platform(),

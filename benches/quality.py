@@ -186,7 +186,7 @@ async def walk(repo: Path, tasks: list[history.Task], budgets: list[int], names:
                     client = await stack.enter_async_context(
                         _server(checkout.path, {"XDG_CACHE_HOME": str(checkout.tmp)}))
                     tools = {t.name: t for t in (await client.list_tools()).tools}
-                except Exception as exc:  # noqa: BLE001 - a server that cannot start skips its ranker
+                except Exception as exc:  # a server that cannot start skips its ranker
                     client, tools = None, None
                     skipped["task_context"] = f"`repoctx serve` did not start ({exc!r:.300}): ranker skipped"
                     print(f"task_context: skipped: {skipped['task_context']}", file=sys.stderr)
@@ -403,11 +403,11 @@ def run(args: argparse.Namespace) -> dict:
     ranked = list(dict.fromkeys(k for r in rows for k in r["rankers"]))  # in the order they ran
     try:
         where = machine()
-    except Exception as exc:  # noqa: BLE001 - the figures stand without every version
+    except Exception as exc:  # the figures stand without every version
         import datetime as dt
         import platform
 
-        where = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
+        where = {"date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
                  "platform": platform.platform(), "python": platform.python_version(), "error": repr(exc)}
     return {
         "machine": where,

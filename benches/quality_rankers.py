@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from benches.quality_history import SourceFile
 
@@ -203,7 +203,7 @@ async def task_context(client, schema: dict, query: str, state: State, budgets: 
         start = time.perf_counter()
         try:
             result = await client.call_tool(TOOL, task_context_args(schema, query, budget, signals_off))
-        except Exception as exc:  # noqa: BLE001 - recorded on the task's row, the walk goes on
+        except Exception as exc:  # recorded on the task's row, the walk goes on
             answer.error = f"call failed: {exc!r:.300}"
             answer.bundles[budget], answer.tokens[budget] = [], 0
             continue

@@ -143,12 +143,13 @@ def _description(prop: dict) -> str:
 
 def _cli_words(cmd, args: dict) -> str:
     words = ["repoctx", *cmd.name.split()]
-    for name in cmd.positional:
+    positional = cmd.cli.positional if cmd.cli else ()  # an MCP-only form takes every argument by name
+    for name in positional:
         if name in args:
             value = args[name]
             words.extend(map(str, value) if isinstance(value, list) else [str(value)])
     for name, value in args.items():
-        if name in cmd.positional:
+        if name in positional:
             continue
         flag = "--" + name.replace("_", "-")
         if isinstance(value, bool):
@@ -167,6 +168,13 @@ def _shell(word: str) -> str:
     return word if word and all(c.isalnum() or c in "-_./:*" for c in word) else "'" + word.replace("'", "'\\''") + "'"
 
 
+def _cli_view(cmd):
+    """How the CLI shows the command; for an MCP-only form, how it shows the command of the same words."""
+    from repoctx.registry.catalog import all_commands
+
+    return cmd.cli or next(c.cli for c in all_commands() if c.name == cmd.name and c.cli)
+
+
 def _errors(cmd) -> str:
     props = cmd.output_schema.get("properties", {})
     lines = ["Arguments that do not fit the parameter schema are answered with `isError: true` "
@@ -174,7 +182,7 @@ def _errors(cmd) -> str:
     if "error" in props:
         lines.append("A failure the tool can explain (unknown name, refused path, read-only mode, …) "
                      "is a result with an `error` string and `isError: true`; the CLI exits 1.")
-    elif cmd.exit_code is None:
+    elif _cli_view(cmd).exit_code is None:
         lines.append("A result the tool marks as failed is returned with `isError: true`; the CLI exits 1.")
     else:
         lines.append("The CLI exit status follows the result (see the command's description); "
@@ -210,10 +218,10 @@ def tools_md(checkout: Path = CHECKOUT) -> str:
                 + _effect(cmd),
                 "", "Parameters:", "", *_params_table(cmd.input_schema), "",
                 "Errors: " + _errors(cmd), ""]
-        if cmd.text is not None:
+        if cmd.mcp.text is not None:
             out += ["The MCP text content is plain text; the structured content (and `--json`) follows "
                     "the result schema.", ""]
-        if not cmd.structured:
+        if not cmd.mcp.structured:
             out += ["The result is returned once, as compact JSON text (as the contract's reference server "
                     "returns text), without an output schema or structured content: the listing grows with "
                     "the tree, and a second copy would double what every client reads. The text follows "

@@ -5,6 +5,7 @@ what it shortened, and the same files always give the same bytes."""
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import tempfile
 from pathlib import Path
@@ -101,7 +102,7 @@ def test_budget_is_never_exceeded_and_more_budget_never_gives_less(files, depth,
         for b, r in results:
             if not r.error:
                 _check_one(r, b)
-        for (b1, r1), (b2, r2) in zip(results, results[1:]):
+        for (b1, r1), (b2, r2) in itertools.pairwise(results):
             if not r1.error:
                 assert not r2.error, (b1, b2, r2.error)
                 assert r2.tokens >= r1.tokens

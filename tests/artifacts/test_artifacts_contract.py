@@ -12,7 +12,7 @@ from mcp.shared.exceptions import MCPError
 
 from artifacts_fixture import copy_fixture
 from conftest import REPOCTX, mcp_client, run_cli, write
-from repoctx.artifacts import tools as artifacts
+from repoctx.artifacts import log_tools
 from repoctx.base.workspace import Workspace
 
 
@@ -65,9 +65,9 @@ async def test_read_only_server_neither_lists_nor_runs_log_writes(project):
             await client.call_tool("mcp_write_log", {"task_id": "TASK-002", "body": "x"})
     # The handlers refuse too, whichever view calls them.
     ws = Workspace.open(project, read_only=True)
-    write_result = artifacts.write_log(ws, artifacts.WriteLogParams("TASK-002", "x"))
-    close_result = artifacts.close_log(ws, artifacts.CloseLogParams("TASK-002"))
-    assert write_result.error == close_result.error == artifacts.READ_ONLY
+    write_result = log_tools.write_log(ws, log_tools.WriteLogParams("TASK-002", "x"))
+    close_result = log_tools.close_log(ws, log_tools.CloseLogParams("TASK-002"))
+    assert write_result.error == close_result.error == log_tools.READ_ONLY
     assert not (project / ".contextia/work/logs/TASK-002/.lock").exists()
 
 

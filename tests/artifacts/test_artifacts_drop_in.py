@@ -124,13 +124,12 @@ async def test_an_unexpected_failure_of_a_contextia_tool_is_plain_text(project, 
 def test_a_session_log_the_disk_refuses_is_a_plain_text_error(project, monkeypatch):
     import errno
 
-    from repoctx.artifacts import session_logs
-    from repoctx.artifacts import tools as artifacts
+    from repoctx.artifacts import log_tools, session_logs
     from repoctx.base.workspace import Workspace
 
     def full(*_args):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(session_logs, "write_entry", full)
-    result = artifacts.write_log(Workspace.open(project), artifacts.WriteLogParams("TASK-006", "Progress."))
+    result = log_tools.write_log(Workspace.open(project), log_tools.WriteLogParams("TASK-006", "Progress."))
     assert result.error == "The session log of TASK-006 could not be written: No space left on device"

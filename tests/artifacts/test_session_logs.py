@@ -12,8 +12,7 @@ import pytest
 
 from artifacts_fixture import copy_fixture
 from conftest import mcp_client
-from repoctx.artifacts import session_logs
-from repoctx.artifacts import tools as artifacts
+from repoctx.artifacts import log_tools, session_logs
 from repoctx.base.workspace import Workspace
 
 
@@ -49,7 +48,7 @@ async def test_two_servers_writing_one_task_lose_nothing(project):
 def _hammer(root: str, name: str, count: int) -> None:
     ws = Workspace.open(root)
     for i in range(count):
-        result = artifacts.write_log(ws, artifacts.WriteLogParams("TASK-007", f"{name}-{i}"))
+        result = log_tools.write_log(ws, log_tools.WriteLogParams("TASK-007", f"{name}-{i}"))
         assert not result.error, result.error
 
 
@@ -70,25 +69,25 @@ def test_processes_get_distinct_entry_numbers(project):
 
 def test_a_session_opens_closes_and_the_next_write_starts_another(project):
     ws = Workspace.open(project)
-    first = artifacts.write_log(ws, artifacts.WriteLogParams("TASK-001", "## Summary\nStarted."))
-    artifacts.write_log(ws, artifacts.WriteLogParams("TASK-001", "More."))
-    closed = artifacts.close_log(ws, artifacts.CloseLogParams("TASK-001"))
+    first = log_tools.write_log(ws, log_tools.WriteLogParams("TASK-001", "## Summary\nStarted."))
+    log_tools.write_log(ws, log_tools.WriteLogParams("TASK-001", "More."))
+    closed = log_tools.close_log(ws, log_tools.CloseLogParams("TASK-001"))
     assert closed.session == first.session and closed.entries == 2 and closed.duration_minutes == 0
-    assert artifacts._text_close_log(closed) == (
+    assert log_tools.text_close_log(closed) == (
         f"Session log closed for TASK-001 ({closed.closed})\nDuration: 0 minutes\nEntries: 2")
-    again = artifacts.close_log(ws, artifacts.CloseLogParams("TASK-001"))
+    again = log_tools.close_log(ws, log_tools.CloseLogParams("TASK-001"))
     assert again.error == "No open session log for TASK-001; nothing to close"
-    artifacts.write_log(ws, artifacts.WriteLogParams("TASK-001", "Next day."))
-    latest = artifacts.read_log(ws, artifacts.ReadLogParams("TASK-001"))
+    log_tools.write_log(ws, log_tools.WriteLogParams("TASK-001", "Next day."))
+    latest = log_tools.read_log(ws, log_tools.ReadLogParams("TASK-001"))
     assert [(s.status, [e.body for e in s.entries]) for s in latest.sessions] == [("open", ["Next day."])]
-    both = artifacts.read_log(ws, artifacts.ReadLogParams("TASK-001", latest=False, n=5))
+    both = log_tools.read_log(ws, log_tools.ReadLogParams("TASK-001", latest=False, n=5))
     assert [s.status for s in both.sessions] == ["open", "closed"]
     assert [e.body for e in both.sessions[1].entries] == ["## Summary\nStarted.", "More."]
     # The record on disk says what the contract reports.
     record = next(p for p in (project / ".contextia/work/logs/TASK-001").glob("*/session.yaml")
                   if "closed" in p.read_text())
     assert "entries: 2" in record.read_text() and "duration_minutes: 0" in record.read_text()
-    bad = artifacts.read_log(ws, artifacts.ReadLogParams("TASK-001", latest=False, n=0))
+    bad = log_tools.read_log(ws, log_tools.ReadLogParams("TASK-001", latest=False, n=0))
     assert bad.error == "Invalid n 0. Valid values: 1 or more"
 
 
@@ -97,6 +96,6 @@ def test_a_log_directory_leading_outside_is_refused(project, tmp_path):
     outside.mkdir()
     (project / ".contextia/work/logs/TASK-008").symlink_to(outside)
     ws = Workspace.open(project)
-    result = artifacts.write_log(ws, artifacts.WriteLogParams("TASK-008", "x"))
+    result = log_tools.write_log(ws, log_tools.WriteLogParams("TASK-008", "x"))
     assert result.error and "outside the project" in result.error
     assert list(outside.iterdir()) == []

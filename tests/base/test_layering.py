@@ -61,8 +61,9 @@ def test_no_import_circle_even_through_imports_inside_functions():
     assert not cycles
 
 
-def test_the_registry_vocabulary_is_a_leaf():
-    assert GRAPH["repoctx.base.command"] == set()
+def test_the_registry_vocabulary_and_the_error_base_are_leaves():
+    assert GRAPH["repoctx.base.errors"] == set()
+    assert GRAPH["repoctx.base.command"] == {"repoctx.base.errors"}
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) in ("base", "formats")))

@@ -4,6 +4,7 @@ that ctxt_capabilities reports exactly what is listed."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from conftest import mcp_client, run_cli, write
 from repoctx.formats.config import PROFILES, SURFACES
+from repoctx.registry import catalog
 from repoctx.registry.catalog import all_commands, all_prompts, all_resources
 from sample_repo import build_sample_repo, write_context
 
@@ -37,6 +39,17 @@ def test_every_command_and_resource_belongs_to_a_surface():
     assert {c.surface for c in all_commands()} <= set(SURFACES)
     assert {r.surface for r in all_resources()} <= set(SURFACES)
     assert {p.surface for p in all_prompts()} <= set(SURFACES)
+
+
+@pytest.mark.parametrize("package", SURFACES)
+def test_the_catalog_stamps_what_a_package_declares_with_that_package_as_its_surface(package):
+    modules = importlib.import_module(f"repoctx.{package}").MODULES
+    for kind in ("commands", "resources", "prompts"):
+        for module in modules.get(kind, ()):
+            assert {x.surface for x in catalog.declared(f"{package}.{module}", kind)} <= {package}
+    assert package in {c.surface for c in all_commands()}
+    # a profile defaults to the surface; propose_change keeps its own
+    assert {c.profile for c in all_commands() if c.surface == package} <= {package, "propose"}
 
 
 async def listed(client) -> set[str]:

@@ -67,7 +67,7 @@ def test_dry_run_shows_the_change_and_writes_nothing(env, repo):
 def test_vscode_uses_its_servers_key_and_keeps_inputs(env, repo):
     write(repo, ".vscode/mcp.json", json.dumps({"inputs": [{"id": "key", "type": "promptString"}],
                                                  "servers": {"other": {"type": "stdio", "command": "x"}}}))
-    code, out = cli(env, repo, "install", "vscode")
+    code, _out = cli(env, repo, "install", "vscode")
     data = json.loads((repo / ".vscode/mcp.json").read_text())
     assert code == 0 and list(data["servers"]) == ["other", "repoctx"] and data["inputs"][0]["id"] == "key"
     assert data["servers"]["repoctx"]["type"] == "stdio" and "mcpServers" not in data

@@ -169,7 +169,7 @@ def test_runs_read_latest_without_runs(tmp_path):
 
 
 CI_MODE = [c for c in all_commands() if c.cli and {f for f in ("check", "ci") if f in c.params.__struct_fields__}
-           and not c.positional and c.name != "validate"]
+           and not c.cli.positional and c.name != "validate"]
 
 
 @pytest.mark.skipif(not CI_MODE, reason="no command has a CI mode (--check/--ci) yet")

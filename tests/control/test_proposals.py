@@ -96,7 +96,7 @@ def test_an_artifact_can_be_proposed_and_applied(repo):
     spec = "---\nid: SPEC-042\ntitle: Entry point\nstatus: draft\n---\nrun() starts everything.\n"
     status, out = propose(repo, {"op": "write", "path": ".contextia/system/specs/SPEC-042.md", "content": spec})
     assert status == 0, out
-    code, applied = cli_json(repo, "proposals", "apply", out["proposal"]["id"])
+    code, _applied = cli_json(repo, "proposals", "apply", out["proposal"]["id"])
     assert code == 0 and (repo / ".contextia/system/specs/SPEC-042.md").read_text() == spec
 
 

@@ -136,7 +136,7 @@ def test_a_file_saved_for_another_root_or_other_options_is_not_used(tmp_path):
 def test_a_copy_from_another_machine_or_checkout_is_read_again_file_by_file(tmp_path):
     """A saved index committed from elsewhere and copied in: the stat keys (inode, ctime) are not
     this tree's, so no file is taken from it, whatever it says of them."""
-    repo, baseline, good = repo_with_answer(tmp_path)
+    repo, baseline, _good = repo_with_answer(tmp_path)
     twin = tmp_path / "twin"
     shutil.copytree(repo, twin, symlinks=True)
     twin_index = index_of(twin)

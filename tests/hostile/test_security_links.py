@@ -133,7 +133,7 @@ def test_no_command_follows_a_link_out_at_a_fixed_place(tmp_path, place, to):
     before = snapshot(out)
     named = set()
     for args in COMMANDS:
-        code, output = run_in_process(repo, args)
+        _code, output = run_in_process(repo, args)
         assert SECRET not in output, (args, output)
         assert "Internal error" not in output and "unexpected error" not in output, (args, output)
         if f"'{place}' is a link that leads outside the repository" in output:

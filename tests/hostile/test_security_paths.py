@@ -364,7 +364,7 @@ def test_agent_discover_does_not_read_a_project_config_linked_out(repo_and_outsi
     repo, outside = repo_and_outside
     write(outside, "mcp.json", json.dumps({"mcpServers": {SECRET: {"command": "x"}}}))
     os.symlink(outside / "mcp.json", repo / ".mcp.json")
-    code, out = _cli_json(repo, "agent", "discover")
+    _code, out = _cli_json(repo, "agent", "discover")
     [claude] = [c for c in out["clients"] if c["client"] == "claude-code"]
     [project] = [f for f in claude["files"] if f["scope"] == "project"]
     assert project["problem"] == "leads outside the repository through a link; not read"

@@ -144,7 +144,7 @@ def test_a_crafted_saved_index_is_refused_by_its_size_before_it_is_read(tmp_path
     time.sleep(SETTLE)
     _, first = measured(repo)
     assert first.returncode == 0, first.stderr
-    baseline_peak, again = measured(repo)  # from the good saved file
+    baseline_peak, _again = measured(repo)  # from the good saved file
     good = (repo / context.SAVED_FILE).read_bytes()
     with open(repo / context.SAVED_FILE, "wb") as f:
         if kind != "sparse":

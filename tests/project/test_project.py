@@ -8,7 +8,7 @@ import multiprocessing
 import os
 import shutil
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -29,7 +29,7 @@ from repoctx.project.overview import AddDiscoveryParams, ProjectParams
 
 @pytest.fixture
 def fixed_clock(monkeypatch):
-    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc))
+    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 3, 1, 9, 0, tzinfo=UTC))
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ def test_scan_refreshes_derived_parts_and_keeps_what_people_wrote(acme, monkeypa
     shutil.rmtree(root / "services/api")
     write(root, "packages/admin/package.json", '{"name": "@acme/admin"}\n')
     write(root, "packages/admin/index.js", "require('@acme/ui')\n")
-    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc))
+    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
     result = project.project_scan_cmd(acme, ProjectParams())
     assert not result.error
     assert result.added == ["admin"] and result.removed == ["acme-cli"]
@@ -254,7 +254,7 @@ def test_unknown_module_names_it_in_the_data_block(acme):
     with pytest.raises(ResourceError) as info:
         project.read_module(acme, {"name": "invalidModule"})
     e = info.value
-    assert (e.code, e.message) == (-32602, "Module not found: invalidModule")
+    assert (e.rpc_code, e.message) == (-32602, "Module not found: invalidModule")
     assert e.data == {"resource": "context://module/invalidModule", "module": "invalidModule",
                       "reason": "Module 'invalidModule' not found in project.yaml"}
 
@@ -263,12 +263,12 @@ def test_missing_and_invalid_files_fail_without_leaking_paths(tmp_path):
     ws = Workspace.open(tmp_path)
     with pytest.raises(ResourceError) as info:
         project.read_overview(ws, {})
-    assert info.value.code == -32602 and info.value.message == "Project not initialized"
+    assert info.value.rpc_code == -32602 and info.value.message == "Project not initialized"
     write(tmp_path, pf.PROJECT_FILE, BASE + "modules: 3\n")
     with pytest.raises(ResourceError) as info:
         project.read_overview(ws, {})
     e = info.value
-    assert e.code == -32603 and "field `modules`" in e.data["reason"]
+    assert e.rpc_code == -32603 and "field `modules`" in e.data["reason"]
     assert str(tmp_path) not in repr((e.message, e.data))
 
 

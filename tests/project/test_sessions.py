@@ -10,7 +10,7 @@ import multiprocessing
 import os
 import sqlite3
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from repoctx.project import sessions, store
 from repoctx.project.overview import AddDiscoveryParams
 from sample_repo import build_sample_repo
 
-T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 class Clock:
@@ -182,7 +182,7 @@ def test_thirty_idle_minutes_end_a_session_and_the_next_call_starts_one(repo, cl
     clock.advance(seconds=1)
     with pytest.raises(ResourceError) as info:
         sessions.read_current(ws, {})
-    assert info.value.code == -32602 and info.value.message == "No active session"
+    assert info.value.rpc_code == -32602 and info.value.message == "No active session"
     assert "30 minutes" in info.value.data["reason"]
     t.tool_called("check_freshness", {"scope": "src/core"}, {})
     clock.advance(minutes=1)
@@ -232,7 +232,7 @@ def test_recent_sessions_golden_and_limits(repo, clock):
     for bad in ("0", "101", "-1", "ten", "1.5", ""):
         with pytest.raises(ResourceError) as info:
             sessions.read_recent(ws, {"limit": bad})
-        assert info.value.code == -32602 and info.value.message == f"Invalid limit: {bad}"
+        assert info.value.rpc_code == -32602 and info.value.message == f"Invalid limit: {bad}"
         assert info.value.data["resource"] == f"context://sessions/recent?limit={bad}"
 
 
@@ -248,7 +248,7 @@ def test_no_tracker_without_a_project_file_or_when_read_only(repo, tmp_path):
     assert sessions.tracker_for(Workspace.open(repo)) is not None
     with pytest.raises(ResourceError) as info:
         sessions.read_current(Workspace.open(tmp_path), {})
-    assert info.value.code == -32602 and "repoctx project init" in info.value.data["reason"]
+    assert info.value.rpc_code == -32602 and "repoctx project init" in info.value.data["reason"]
 
 
 def test_a_corrupt_database_disables_recording_and_is_reported(repo, clock):
@@ -259,7 +259,7 @@ def test_a_corrupt_database_disables_recording_and_is_reported(repo, clock):
     t.tool_called("list_contexts", {}, {})  # no exception: the tool call is never disturbed
     with pytest.raises(ResourceError) as info:
         sessions.read_current(ws, {})
-    assert info.value.code == -32603 and ".repoctx/sessions.db is not an SQLite database" in info.value.data["reason"]
+    assert info.value.rpc_code == -32603 and ".repoctx/sessions.db is not an SQLite database" in info.value.data["reason"]
     assert str(repo) not in json.dumps(info.value.data)
     t.disconnected()
     check = sessions._check_database(ws)

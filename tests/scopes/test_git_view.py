@@ -169,7 +169,7 @@ def make_repo(root: Path, rng: random.Random, file_mode: bool) -> list[str]:
     return history
 
 
-def apply(root: Path, op: str, i: int, j: int, history: list[str]) -> None:
+def apply(root: Path, op: str, i: int, j: int, history: list[str]) -> None:  # noqa: C901 - one branch per operation of the model
     files = [f for f in _files(root) if not (root / f).is_symlink()]
     anything = _files(root)
     dirs = _dirs(root)
@@ -218,7 +218,7 @@ def apply(root: Path, op: str, i: int, j: int, history: list[str]) -> None:
     elif op == "symlink" and d:
         link = root / d / f"ln{i % 3}"
         if not link.exists() and not link.is_symlink():
-            os.symlink(pick(files, j) and os.path.relpath(root / pick(files, j), link.parent) or "nowhere", link)
+            os.symlink((pick(files, j) and os.path.relpath(root / pick(files, j), link.parent)) or "nowhere", link)
     elif op == "gitignore" and d:
         _write(root / d / ".gitignore", rng_name(i, [b"*.py\n", b"!x.py\n*.py\n", b"gen/\n", b"z.*\n", b""]))
     elif op == "gc":

@@ -32,7 +32,7 @@ def tool(ws: Workspace, name: str, **args):
     cmd = by_tool_name()[name]
     result = call(ws, cmd, args)
     data = json.loads(result.content[0].text)
-    assert result.structured_content == (data if cmd.structured else None)
+    assert result.structured_content == (data if cmd.mcp.structured else None)
     return data, result.is_error
 
 
@@ -188,7 +188,7 @@ def test_a_context_file_over_the_bound_is_refused_as_invalid(ws, repo):
     "scope", ["..", "../..", "../../etc", "src/../../etc", "/etc", "src/../..", "src\\..\\..", "a\x00b", "\\..\\x"]
 )
 def test_traversal_is_refused_with_the_contract_error(ws, scope):
-    for name, key in [("query_context", "found"), ("check_freshness", "state")]:
+    for name, _key in [("query_context", "found"), ("check_freshness", "state")]:
         data, is_error = tool(ws, name, scope=scope)
         assert is_error and data["error"] == TRAVERSAL and data["scope"] == scope
 
@@ -274,5 +274,5 @@ def test_no_scope_reads_outside_the_root(tmp_path_factory, scope):
             assert data["context"]["summary"] != "outside"
         if "error" in data and data["error"] != TRAVERSAL:
             # Whatever was served was resolved inside the root.
-            rel, abs_ = ws.resolve(scope)
+            _rel, abs_ = ws.resolve(scope)
             assert abs_.startswith(ws.root)

@@ -24,6 +24,15 @@ def test_every_first_word_maps_to_the_module_declaring_it():
     assert set(owners) == {c.name.split()[0] for c in all_commands() if c.cli}
 
 
+def test_a_command_without_a_cli_view_is_the_mcp_form_of_a_cli_command():
+    commands = all_commands()
+    mcp_only = [c for c in commands if c.cli is None]
+    assert mcp_only, "the fixed forms of control and the caches have no CLI view of their own"
+    for cmd in mcp_only:
+        assert cmd.tool and any(c.name == cmd.name and c.cli for c in commands), cmd.tool
+        assert cmd.handler.fixed, cmd.tool  # a fixed form of its CLI twin (base/command.fixed_form)
+
+
 def test_version_and_a_scopes_command_import_no_other_surface(tmp_path):
     probe = (
         "import sys, runpy; sys.argv = ['repoctx'] + sys.argv[1:]\n"

@@ -50,7 +50,7 @@ async def test_both_protocol_eras_list_and_call(repo, mode):
             assert client.protocol_version == expected
         listed = (await client.list_tools()).tools
         assert sorted(t.name for t in listed) == sorted(c.tool for c in all_commands() if c.tool)
-        unstructured = {c.tool for c in all_commands() if c.tool and not c.structured}
+        unstructured = {c.tool for c in all_commands() if c.tool and not c.mcp.structured}
         assert unstructured == {"list_contexts"}
         for t in listed:
             assert TOOL_NAME.match(t.name)

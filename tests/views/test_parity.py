@@ -20,11 +20,11 @@ TOOLS = [c for c in all_commands() if c.tool]
 def cli_argv(cmd, args: dict) -> list[str]:
     """The CLI words for the same parameters as the MCP arguments."""
     argv = cmd.name.split()
-    for name in cmd.positional:
+    for name in cmd.cli.positional:
         if name in args:
             argv.append(str(args[name]))
     for name, value in args.items():
-        if name in cmd.positional:
+        if name in cmd.cli.positional:
             continue
         flag = "--" + name.replace("_", "-")
         if isinstance(value, bool):
@@ -64,10 +64,10 @@ async def test_cli_json_equals_mcp_result_byte_for_byte(tmp_path):
             words = cli_words(cmd, args)
             proc = run_cli(*words, "--json", "--root", str(repo))
             assert (proc.returncode != 0) == bool(result.is_error), cmd.tool
-            if cmd.text is None:
+            if cmd.mcp.text is None:
                 assert proc.stdout == (text if text.endswith("\n") else text + "\n"), cmd.tool
                 # An unstructured tool sends its JSON once, as the text (Command.structured).
-                assert result.structured_content == (json.loads(text) if cmd.structured else None), cmd.tool
+                assert result.structured_content == (json.loads(text) if cmd.mcp.structured else None), cmd.tool
             else:
                 assert proc.stdout == cmd.encode(result.structured_content) + "\n", (cmd.tool, proc.stdout[:300], proc.stderr[:300])
                 plain = run_cli(*words, "--root", str(repo))

@@ -21,13 +21,14 @@ left out. Tokens are counted by the `tokenizer` of `.repoctx/config.yaml`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from repoctx.artifacts import text as artifact_text
 from repoctx.artifacts.session_logs import Session
 from repoctx.artifacts.store import Artifact, Project
 from repoctx.base import tokens
+from repoctx.base.errors import RepoctxError
 
 DEGRADE_ORDER = ("norm", "decision", "identity", "spec", "log", "task")
 SHOWN_ORDER = ("task", "spec", "decision", "norm", "identity", "log")
@@ -62,9 +63,9 @@ class Bundle:
     missing: list[str] = field(default_factory=list)  # linked ids that do not exist
 
 
-class BudgetTooSmall(Exception):
+class BudgetTooSmall(RepoctxError):
     def __init__(self, needed: int) -> None:
-        super().__init__(needed)
+        super().__init__(str(needed))
         self.needed = needed
 
 

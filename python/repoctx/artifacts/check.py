@@ -73,7 +73,7 @@ def _mentions(body: str) -> list[str]:
     return list(found)
 
 
-def run(project: Project, baseline: str) -> list[Finding]:
+def run(project: Project, baseline: str) -> list[Finding]:  # noqa: C901 - one branch per rule, each a few lines
     """Every finding of the rules in `baseline` ("all" for every rule), errors first."""
     severity = {r.name: r.severity for r in RULES}
     findings: list[Finding] = []

@@ -88,16 +88,16 @@ TASK_ARG = (("task_id", "The task identifier, e.g. TASK-042", True),)
 
 PROMPTS = [
     Prompt("start_feature_task", "Start work on a feature task: load its context, then implement and log.",
-           TASK_ARG, _start_prompt("feature"), surface="artifacts"),
+           TASK_ARG, _start_prompt("feature")),
     Prompt("start_bug_fix", "Start a bug fix: load the task's context, reproduce with a test, fix and log.",
-           TASK_ARG, _start_prompt("bug"), surface="artifacts"),
+           TASK_ARG, _start_prompt("bug")),
     Prompt("end_session", "End a work session: write the last log entry, check annotations, close the log.",
-           TASK_ARG, _end_prompt, surface="artifacts"),
+           TASK_ARG, _end_prompt),
 ]
 
 RESOURCES = [
     Resource("contextia://identity", "identity", "What the project is: .contextia/system/identity.md.",
-             "text/markdown", read_identity, surface="artifacts"),
+             "text/markdown", read_identity),
     Resource("contextia://index", "index", "Every spec, decision, norm and task with its title and status.",
-             "text/plain", read_index, surface="artifacts"),
+             "text/plain", read_index),
 ]

@@ -17,6 +17,7 @@ from functools import cached_property, lru_cache
 
 from repoctx import _core
 from repoctx.base import fs
+from repoctx.base.errors import RepoctxError
 from repoctx.base.workspace import Workspace, read_once, stat_key
 from repoctx.formats import artifact as fa
 from repoctx.formats.artifact import ArtifactType, Config, Frontmatter
@@ -24,7 +25,7 @@ from repoctx.formats.artifact import ArtifactType, Config, Frontmatter
 GLOB_CHARS = frozenset("*?[{")
 
 
-class NoProject(Exception):
+class NoProject(RepoctxError):
     def __init__(self, root: str, why: str = "") -> None:
         why = f" ({why})" if why else ""
         super().__init__(
@@ -37,7 +38,7 @@ def has_data(ws: Workspace) -> bool:
     return fa.find_project_dir(ws.root) is not None
 
 
-class Problem(Exception):
+class Problem(RepoctxError):
     """A request that cannot be answered; the message is the contract's."""
 
 

@@ -4,7 +4,8 @@
 Each tool's MCP text is the contract's compact plain "context format" (also the
 CLI's default view); its structured content, and the CLI's `--json`, carry the
 same data as JSON. Problems come back as results with an `error` message in the
-contract's words, never as exceptions. See docs/artifacts.md.
+contract's words, never as exceptions. The session-log tools' handlers live in
+log_tools.py; this module declares all twelve. See docs/artifacts.md.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx.artifacts import authoring, bundle, session_logs, store
+from repoctx.artifacts import authoring, bundle, log_tools, session_logs, store
 from repoctx.artifacts import check as artifact_check
 from repoctx.artifacts import text as artifact_text
+from repoctx.artifacts.log_tools import TaskId
 from repoctx.artifacts.store import Artifact, Problem, Project, choose, find_artifact, load
 from repoctx.base import command, tokens
-from repoctx.base.command import Command
+from repoctx.base.command import CliView, Command, McpView
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats import artifact as fa
@@ -30,7 +32,6 @@ from repoctx.formats import config as config_format
 TYPE_NAMES = tuple(fa.TYPES)
 SEARCH_FIELDS = ("title", "tags", "body")
 DEFAULT_BUDGET = 8000
-READ_ONLY = "Refused: this server is read-only, so session logs cannot be written."
 
 
 def _given(value):
@@ -49,7 +50,6 @@ def _unreadable_line(n: int) -> list[str]:
 
 
 Id = Annotated[str, Meta(description="An artifact id, e.g. SPEC-012, DEC-006, NORM-003 or TASK-042")]
-TaskId = Annotated[str, Meta(description="A task id, e.g. TASK-042")]
 Depth = Annotated[
     str,
     Meta(description='Detail level: "meta" (frontmatter only), "summary" (plus the first section of the body) '
@@ -604,7 +604,7 @@ def context(ws: Workspace, p: ContextParams) -> ContextResult:
 
 
 def _text_context(r: ContextResult) -> str:
-    return r.error or r.text
+    return r.error or r.text or ""
 
 
 # --- mcp_check ------------------------------------------------------------------------------
@@ -619,7 +619,7 @@ class CheckParams(Struct):
     ci: Annotated[bool, Meta(description="Fail (isError, non-zero exit) when any error is found")] = False
 
 
-class CheckResult(Struct):
+class CheckReport(Struct):
     baseline: str
     errors: int = 0
     warnings: int = 0
@@ -629,8 +629,8 @@ class CheckResult(Struct):
     error: str | UnsetType = UNSET
 
 
-def check(ws: Workspace, p: CheckParams) -> CheckResult:
-    out = CheckResult(p.baseline, ci=p.ci)
+def check(ws: Workspace, p: CheckParams) -> CheckReport:
+    out = CheckReport(p.baseline, ci=p.ci)
     try:
         project = load(ws)
         choose("baseline", p.baseline, artifact_check.BASELINES)
@@ -647,7 +647,7 @@ CHECK_TITLES = {"all": "Check results", "links": "Link check results", "schema":
                 "annotations": "Annotation check results"}
 
 
-def _text_check(r: CheckResult) -> str:
+def _text_check(r: CheckReport) -> str:
     if r.error:
         return r.error
     lines = [f"{CHECK_TITLES[r.baseline]}:"]
@@ -657,179 +657,6 @@ def _text_check(r: CheckResult) -> str:
         lines.append(f"  {label}" + (":" if count else ""))
         lines += [f"    - {f.message}" for f in r.findings if f.severity == severity]
     return "\n".join(lines)
-
-
-# --- session logs ------------------------------------------------------------------------------
-
-
-class ReadLogParams(Struct):
-    task_id: TaskId
-    latest: Annotated[bool, Meta(description="Only the most recent session log")] = True
-    n: Annotated[int, Meta(description="How many recent session logs (when latest is false)")] = 1
-
-
-class WriteLogParams(Struct):
-    task_id: TaskId
-    # Optional, as in the contract's parameter table: without text the entry records only its time.
-    body: Annotated[str, Meta(description="The entry, in markdown: progress, decisions, open questions, files "
-                              "changed (optional: without it the entry records only its time)")] = ""
-
-
-class CloseLogParams(Struct):
-    task_id: TaskId
-
-
-class EntryData(Struct):
-    number: int
-    written: str
-    body: str
-
-
-class SessionData(Struct, omit_defaults=True):
-    started: str
-    status: str
-    # The name it is shown by when it differs from `started`: `#n` for the n-th of its second.
-    session: str | None = None
-    closed: str | None = None
-    duration_minutes: int | None = None
-    entries: list[EntryData] = []
-
-
-class ReadLogResult(Struct):
-    task_id: str
-    sessions: list[SessionData] = []
-    error: str | UnsetType = UNSET
-    # Sessions whose session.yaml cannot be used, among those read: said, never passed over.
-    damaged: list[str] | UnsetType = UNSET
-    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
-
-
-class WriteLogResult(Struct, omit_defaults=True):
-    task_id: str
-    session: str | None = None  # the session's start
-    empty: bool = False  # the entry has no text (no body was given)
-    error: str | None = None
-    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
-
-
-class CloseLogResult(Struct, omit_defaults=True):
-    task_id: str
-    session: str | None = None
-    closed: str | None = None
-    duration_minutes: int | None = None
-    entries: int | None = None
-    error: str | None = None
-    warnings: list[str] | UnsetType = UNSET  # unknown arguments, named (views/server.py)
-
-
-def _task_for_log(ws: Workspace, task_id: str) -> Artifact:
-    return find_artifact(load(ws), task_id, "task")
-
-
-def read_log(ws: Workspace, p: ReadLogParams) -> ReadLogResult:
-    out = ReadLogResult(p.task_id)
-    try:
-        _task_for_log(ws, p.task_id)
-        if not p.latest and p.n < 1:
-            raise Problem(f"Invalid n {p.n}. Valid values: 1 or more")
-        found, damaged = session_logs.read(ws, p.task_id, 1 if p.latest else p.n)
-    except Problem as exc:
-        out.error = str(exc)
-        return out
-    except PathEscape:
-        out.error = f"The session logs of {p.task_id} lead outside the project; not read"
-        return out
-    for s in found:
-        r = s.record
-        entries = [EntryData(e.number, e.written, e.body) for e in s.entries]
-        shown = s.label if s.label != r.started else None
-        out.sessions.append(SessionData(r.started, r.status, shown, r.closed, r.duration_minutes, entries))
-    if damaged:
-        out.damaged = [d.message for d in damaged]
-    return out
-
-
-def _minutes(n: int) -> str:
-    return plural(n, "minute")
-
-
-def _text_read_log(r: ReadLogResult) -> str:
-    if r.error:
-        return r.error
-    blocks = [f"Damaged session log: {d}" for d in r.damaged or ()]
-    if not r.sessions:
-        return "\n".join([*blocks, f"No session logs for {r.task_id}."])
-    for s in r.sessions:
-        lines = [f"Session log for {r.task_id} ({s.session or s.started}):", f"  status: {s.status}"]
-        if s.duration_minutes is not None:
-            lines.append(f"  duration: {_minutes(s.duration_minutes)}")
-        lines.append(f"  entries: {len(s.entries)}")
-        for e in s.entries:
-            lines += ["", f"  [{e.written}]"] + [f"  {x}" if x else "" for x in e.body.splitlines()]
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
-
-
-def write_log(ws: Workspace, p: WriteLogParams) -> WriteLogResult:
-    out = WriteLogResult(p.task_id)
-    try:
-        if ws.read_only:
-            raise Problem(READ_ONLY)
-        _task_for_log(ws, p.task_id)
-        session, _number = session_logs.write_entry(ws, p.task_id, p.body)
-    except Problem as exc:
-        out.error = str(exc)
-        return out
-    except PathEscape:
-        out.error = f"The session logs of {p.task_id} lead outside the project; not written"
-        return out
-    except OSError as exc:  # the disk's or the repository's doing (a full disk, a lock file that is a link)
-        out.error = _not_written(p.task_id, exc)
-        return out
-    out.session = session.label
-    out.empty = not p.body.strip()
-    return out
-
-
-def _not_written(task_id: str, exc: OSError) -> str:
-    return f"The session log of {task_id} could not be written: {exc.strerror or type(exc).__name__}"
-
-
-def _text_write_log(r: WriteLogResult) -> str:
-    if r.error:
-        return r.error
-    # A body sent under another name is ignored like any unknown key: the second line says so.
-    note = "\nThe entry has no text: no body was given." if r.empty else ""
-    return f"Log entry written to {r.task_id} session {r.session}{note}"
-
-
-def close_log(ws: Workspace, p: CloseLogParams) -> CloseLogResult:
-    out = CloseLogResult(p.task_id)
-    try:
-        if ws.read_only:
-            raise Problem(READ_ONLY)
-        _task_for_log(ws, p.task_id)
-        session = session_logs.close_session(ws, p.task_id)
-        if session is None:
-            raise Problem(f"No open session log for {p.task_id}; nothing to close")
-    except Problem as exc:
-        out.error = str(exc)
-        return out
-    except PathEscape:
-        out.error = f"The session logs of {p.task_id} lead outside the project; not written"
-        return out
-    except OSError as exc:  # the disk's or the repository's doing (a full disk, a lock file that is a link)
-        out.error = _not_written(p.task_id, exc)
-        return out
-    record = session.record
-    return CloseLogResult(p.task_id, session.label, record.closed, record.duration_minutes, record.entries)
-
-
-def _text_close_log(r: CloseLogResult) -> str:
-    if r.error:
-        return r.error
-    return (f"Session log closed for {r.task_id} ({r.closed})\nDuration: {_minutes(r.duration_minutes)}\n"
-            f"Entries: {r.entries}")
 
 
 # --- the registry ---------------------------------------------------------------------------------------
@@ -843,8 +670,8 @@ def _cmd(name: str, tool: str | None, summary: str, description: str, params, re
          positional=(), writes=False, is_error=_failed) -> Command:
     # Results can list hundreds of artifacts or annotations: clients need not validate them item by item.
     return Command(name=name, tool=tool, summary=summary, description=description, params=params, result=result,
-                   handler=handler, is_error=is_error, writes=writes, positional=positional, render=text, text=text,
-                   large_lists=True, surface="artifacts")
+                   handler=handler, is_error=is_error, writes=writes,
+                   cli=CliView(positional=positional, render=text), mcp=McpView(text=text, large_lists=True))
 
 
 COMMANDS = [
@@ -881,7 +708,7 @@ COMMANDS = [
          ContextParams, ContextResult, context, _text_context, positional=("task_id",)),
     _cmd("artifacts check", "mcp_check", "Validate the project: links, schema and annotations, grouped by severity.",
          'baseline: "all" (default), "links", "schema" or "annotations". With ci, errors make the call fail.',
-         CheckParams, CheckResult, check, _text_check,
+         CheckParams, CheckReport, check, _text_check,
          is_error=lambda r: bool(r.error) or (r.ci and r.errors > 0)),
     _cmd("artifacts task show", "mcp_show_task", "Read one task by id.",
          'format: "meta", "summary" (default) or "full".', ShowTaskParams, ShowResult, show_task, _text_show,
@@ -891,12 +718,15 @@ COMMANDS = [
          ListTasksParams, ListResult, list_tasks, _text_list),
     _cmd("artifacts log read", "mcp_read_log", "Read a task's session logs, most recent first.",
          "latest (default true): only the most recent session; otherwise the n most recent.",
-         ReadLogParams, ReadLogResult, read_log, _text_read_log, positional=("task_id",)),
+         log_tools.ReadLogParams, log_tools.ReadLogResult, log_tools.read_log, log_tools.text_read_log,
+         positional=("task_id",)),
     _cmd("artifacts log write", "mcp_write_log", "Append an entry to the task's open session log (starting one).",
          "Call it as you work: progress, decisions, open questions, files changed.",
-         WriteLogParams, WriteLogResult, write_log, _text_write_log, positional=("task_id",), writes=True),
+         log_tools.WriteLogParams, log_tools.WriteLogResult, log_tools.write_log, log_tools.text_write_log,
+         positional=("task_id",), writes=True),
     _cmd("artifacts log close", "mcp_close_log", "Close the task's open session log, with its duration and entries.",
-         "The next mcp_write_log starts a new session.", CloseLogParams, CloseLogResult, close_log, _text_close_log,
+         "The next mcp_write_log starts a new session.", log_tools.CloseLogParams, log_tools.CloseLogResult,
+         log_tools.close_log, log_tools.text_close_log,
          positional=("task_id",), writes=True),
 ]
 
@@ -911,7 +741,7 @@ def _check_artifacts(ws: Workspace) -> command.CheckResult:
     data = msgspec.to_builtins(result)
     errors, warnings = (data.get("errors", 0), data.get("warnings", 0)) if isinstance(data, dict) else (0, 0)
     status = "fail" if cmd.is_error(result) else ("warn" if warnings else "pass")
-    lines = (cmd.render(result) if cmd.render else cmd.encode(result)).splitlines()
+    lines = (cmd.cli.render(result) if cmd.cli and cmd.cli.render else cmd.encode(result)).splitlines()
     return command.CheckResult(status, f"{plural(errors, 'error')}, {plural(warnings, 'warning')}", lines[:200] if status != "pass" else [])
 
 

@@ -7,22 +7,22 @@ for runs and proposals; as many fraction digits as needed for a cache's manifest
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def now() -> datetime:
     """The current time, aware, in UTC (tests replace this one function to fix the clock)."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def stamp(at: datetime | None = None) -> str:
     """"2026-03-01T09:00:00Z": whole seconds; `at` (any zone) or now."""
-    return (at or now()).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return (at or now()).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def stamp_us(t: float) -> str:
     """"2026-03-01T09:00:00.250000Z": a `time.time()` value, always six fraction digits."""
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def stamp_ns(ns: int) -> str:
@@ -43,4 +43,4 @@ def parse(text: str) -> datetime:
     """A stored stamp as an aware datetime (one without a zone is read as UTC); ValueError
     when it is no ISO 8601 time."""
     parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -1,5 +1,6 @@
-"""The registry's vocabulary: Command, Resource, Prompt and Check (a leaf: it imports
-nothing of repoctx, so every surface can import it and the catalog can import them all).
+"""The registry's vocabulary: Command, Resource, Prompt and Check (a leaf: it imports nothing
+of repoctx but the error base, itself a leaf, so every surface can import it and the catalog
+can import them all).
 
 A Command names its CLI words and its MCP tool, types its parameters with a msgspec
 Struct, and points at a pure handler `(Workspace, params) -> result`. The CLI
@@ -12,11 +13,14 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import msgspec
+
+from repoctx.base.errors import RepoctxError
 
 
 def pretty_json(result: Any) -> str:
@@ -34,7 +38,43 @@ def compact_json(result: Any) -> str:
 
 
 @dataclass(frozen=True)
+class CliView:
+    """How the CLI shows a command: its arguments, its text for people, its exit status."""
+
+    positional: tuple[str, ...] = ()  # parameters given by position, in this order
+    render: Callable[[Any], str] | None = None  # human text; JSON when None
+    # Its answer depends on how a server was started: the CLI takes serve's --tools, --profile,
+    # --names and --read-only too, so the command equals the tool of a server started so.
+    server_view: bool = False
+    # CLI exit status of a result; None: 1 when is_error, else 0.
+    exit_code: Callable[[Any], int] | None = None
+    # The next step a person is told on stderr after a result, where the result alone (a
+    # contract's fixed words) does not say it: (workspace, the arguments given, result) -> a line or None.
+    advise: Callable[[Any, dict[str, Any], Any], str | None] | None = None
+
+
+@dataclass(frozen=True)
+class McpView:
+    """How the MCP server replies with a command's result."""
+
+    # Results may list thousands of objects: the output schema then leaves array items
+    # unchecked (described, not validated), since clients validate structured content
+    # item by item (the Python SDK's jsonschema spends ~0.1 ms per object).
+    large_lists: bool = False
+    # False: the MCP reply carries the JSON once, as its text, without an output schema or
+    # structured content (the shape of the contract's reference server). For a reply that grows
+    # with the tree (list_contexts: 1.1 MB on 100,000 files), where a second copy as structured
+    # content doubles what every client reads and parses (docs/scopes.md, "Large trees").
+    structured: bool = True
+    # The MCP text content when a contract wants plain text (Contextia's context format);
+    # None: the JSON. `--json` always prints the JSON, which is the structured content.
+    text: Callable[[Any], str] | None = None
+
+
+@dataclass(frozen=True)
 class Command:
+    """The contract of one capability, the same in both views, and how each view shows it."""
+
     name: str  # CLI words, e.g. "status" or "proposals list"
     tool: str | None  # MCP tool name; None for CLI-only commands
     summary: str  # one line: CLI help and the first line of the tool description
@@ -48,65 +88,43 @@ class Command:
     # changes no project file: annotated as not read-only and not idempotent, yet served in
     # read-only mode, where it records nothing.
     records: bool = False
-    positional: tuple[str, ...] = ()
-    render: Callable[[Any], str] | None = None  # human text; JSON when None
-    encode: Callable[[Any], str] = pretty_json
+    encode: Callable[[Any], str] = pretty_json  # the result's JSON, in both views
     aliases: tuple[str, ...] = ()  # further MCP names accepted on call; the first is the contract's own name
-    surface: str = ""  # the contract it belongs to; default: the handler's module (repoctx.<surface>)
+    surface: str = ""  # the contract it belongs to: stamped by the catalog with the declaring package
     # The profile that serves it (`serve --profile`); default: its surface. A tool outside its
     # contract's fixed list (propose_change) has a profile of its own, so it is only served when asked for.
     profile: str = ""
-    cli: bool = True  # False: an MCP-only form of another command's CLI words (same `name`)
-    # Results may list thousands of objects: the output schema then leaves array items
-    # unchecked (described, not validated), since clients validate structured content
-    # item by item (the Python SDK's jsonschema spends ~0.1 ms per object).
-    large_lists: bool = False
-    # False: the MCP reply carries the JSON once, as its text, without an output schema or
-    # structured content (the shape of the contract's reference server). For a reply that grows
-    # with the tree (list_contexts: 1.1 MB on 100,000 files), where a second copy as structured
-    # content doubles what every client reads and parses (docs/scopes.md, "Large trees").
-    structured: bool = True
     # Numbers and booleans given as strings ("3" for a count) are taken, as the original systems
     # take them; False where a contract fixes the types (the context engine's budget).
     lax: bool = True
-    # Its answer depends on how a server was started: the CLI takes serve's --tools, --profile,
-    # --names and --read-only too, so the command equals the tool of a server started so.
-    server_view: bool = False
-    # CLI exit status of a result; None: 1 when is_error, else 0.
-    exit_code: Callable[[Any], int] | None = None
     # The result for arguments that fail validation (a contract's own error); None: a plain-text error.
     on_invalid: Callable[[Any], Any] | None = None
-    # The MCP text content when a contract wants plain text (Contextia's context format);
-    # None: the JSON. `--json` always prints the JSON, which is the structured content.
-    text: Callable[[Any], str] | None = None
-    # The next step a person is told on stderr after a result, where the result alone (a
-    # contract's fixed words) does not say it: (workspace, the arguments given, result) -> a line or None.
-    advise: Callable[[Any, dict, Any], str | None] | None = None
+    # None: an MCP-only form of another command's CLI words (same `name`), which the CLI does not parse.
+    cli: CliView | None = CliView()
+    mcp: McpView = McpView()
 
     def __post_init__(self) -> None:
-        if not self.surface:
-            object.__setattr__(self, "surface", _surface_of(self.handler))
         if not self.profile:
             object.__setattr__(self, "profile", self.surface)
 
-    def listed_name(self, names: str) -> str:
+    def listed_name(self, names: str) -> str | None:
         """The name a server lists it under: the safe name, or with names "contract" the
         contract's own (the context engine's dotted names) where it differs."""
         return self.aliases[0] if names == "contract" and self.aliases else self.tool
 
     @cached_property
-    def input_schema(self) -> dict:
+    def input_schema(self) -> dict[str, Any]:
         schema = _inline_schema(self.params)
         schema.pop("additionalProperties", None)  # unknown keys are ignored (see parse)
         return schema
 
     @cached_property
-    def output_schema(self) -> dict:
+    def output_schema(self) -> dict[str, Any]:
         """The schema every structured result of the tool validates against, failures included
         (hosts on the TypeScript SDK check each result, errors too): the result type may be a
         union of the success and the contract's error object."""
         branches = [_expand_refs(_inline_schema(tp)) for tp in self.result_types]
-        if self.large_lists:
+        if self.mcp.large_lists:
             branches = [_unchecked_items(b) for b in branches]
         schema = branches[0] if len(branches) == 1 else {"type": "object", "anyOf": branches}
         # Its keywords mean the same in draft-07, which the Python SDK's jsonschema validates
@@ -114,7 +132,7 @@ class Command:
         return {"$schema": DRAFT_07, **schema}
 
     @property
-    def result_types(self) -> tuple:
+    def result_types(self) -> tuple[Any, ...]:
         """The result's members: the success type, then any error object (msgspec builds no
         schema of an untagged union of Structs, so each member gets its own)."""
         return typing.get_args(self.result) if isinstance(self.result, types.UnionType) else (self.result,)
@@ -127,7 +145,7 @@ class Command:
         """The argument names it does not take (parse ignores them), sorted."""
         return sorted(k for k in arguments if k not in self._fields) if isinstance(arguments, dict) else []
 
-    def parse(self, arguments: dict | None) -> Any:
+    def parse(self, arguments: dict[str, Any] | None) -> Any:
         """Typed parameters from JSON-like arguments; raises msgspec.ValidationError. Keys the
         command does not know are ignored, as the original systems do: a client written for a
         newer version of a contract keeps working."""
@@ -142,27 +160,22 @@ class Command:
         return params
 
 
-def fixed_form(params: type[msgspec.Struct], handler: Callable, **fixed) -> Callable:
+def fixed_form(
+    params: type[msgspec.Struct], handler: Callable[[Any, Any], Any], **fixed: Any,
+) -> Callable[[Any, Any], Any]:
     """The handler of an MCP-only form of a CLI command (`cli=False`): the command with some
     parameters fixed, as a contract maps a tool to one fixed command line (ctxt's
     `proposals inspect --id latest --max-bytes 12000`); the tool's own parameters fill the rest.
     `.fixed` keeps them, so the command line is known (tests/views/test_parity.py)."""
 
-    def run(ws, p):
+    def run(ws: Any, p: msgspec.Struct) -> Any:
         return handler(ws, params(**fixed, **msgspec.structs.asdict(p)))
 
-    setattr(run, "fixed", fixed)  # a function's own attribute, which no type declares
-    run.__module__ = handler.__module__  # the surface of the command it fixes
+    setattr(run, "fixed", fixed)  # noqa: B010 - a function's own attribute, which no type declares
     return run
 
 
-def _surface_of(fn: Callable) -> str:
-    """The surface package a function lives in: `repoctx.caches.engine` -> "caches"."""
-    parts = getattr(fn, "__module__", "").split(".")
-    return parts[1] if len(parts) > 2 else ""
-
-
-def _inline_schema(tp: Any) -> dict:
+def _inline_schema(tp: Any) -> dict[str, Any]:
     """A self-contained JSON Schema whose top level is the object itself."""
     schema = msgspec.json.schema(tp)
     defs = schema.pop("$defs", {})
@@ -176,14 +189,14 @@ def _inline_schema(tp: Any) -> dict:
     return schema
 
 
-def _expand_refs(schema: dict) -> dict:
+def _expand_refs(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with each `$ref` replaced by the definition it names. Clients validate every
     result against the output schema, and the Python SDK's jsonschema resolves a `$ref` anew
     on each call: ~20% of the time it spent on check_freshness's result. (No result type
     refers to itself; one that did could not be inlined, and would fail here.)"""
     defs = schema.get("$defs", {})
 
-    def expand(node, inside: tuple[str, ...]):
+    def expand(node: Any, inside: tuple[str, ...]) -> Any:
         if isinstance(node, list):
             return [expand(n, inside) for n in node]
         if not isinstance(node, dict):
@@ -197,10 +210,11 @@ def _expand_refs(schema: dict) -> dict:
             return expand({**body, **{k: v for k, v in node.items() if k != "$ref"}}, (*inside, name))
         return {k: expand(v, inside) for k, v in node.items() if k != "$defs"}
 
-    return expand(schema, ())
+    expanded: dict[str, Any] = expand(schema, ())
+    return expanded
 
 
-def _unchecked_items(schema: dict) -> dict:
+def _unchecked_items(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with each top-level array's item schema moved into its description."""
     import json
 
@@ -219,12 +233,12 @@ def _unchecked_items(schema: dict) -> dict:
     return out
 
 
-class ResourceError(Exception):
+class ResourceError(RepoctxError):
     """A resource read that fails with a JSON-RPC error code (e.g. -32602 for an unknown name)."""
 
-    def __init__(self, code: int, message: str, data: dict | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
+    def __init__(self, rpc_code: int, message: str, data: dict[str, Any] | None = None) -> None:
+        super().__init__(message, code="resource_error")
+        self.rpc_code, self.data = rpc_code, data
 
 
 @dataclass(frozen=True)
@@ -242,11 +256,7 @@ class Resource:
     mime_type: str
     read: Callable[[Any, dict[str, str]], str]
     instances: Callable[[Any], list[tuple[str, str]]] | None = None
-    surface: str = ""  # default: the read function's module, as for Command
-
-    def __post_init__(self) -> None:
-        if not self.surface:
-            object.__setattr__(self, "surface", _surface_of(self.read))
+    surface: str = ""  # stamped by the catalog, as for Command
 
     @property
     def is_template(self) -> bool:
@@ -280,8 +290,4 @@ class Prompt:
     description: str
     arguments: tuple[tuple[str, str, bool], ...]  # (name, description, required)
     render: Callable[[Any, dict[str, str]], str]
-    surface: str = ""  # default: the render function's module, as for Command
-
-    def __post_init__(self) -> None:
-        if not self.surface:
-            object.__setattr__(self, "surface", _surface_of(self.render))
+    surface: str = ""  # stamped by the catalog, as for Command

@@ -137,7 +137,7 @@ else:
 
         def scandir(self) -> list[os.DirEntry[str]]:
             with os.scandir(self.fd) as it:
-                return list(it)  # type: ignore[arg-type]  # entries of a descriptor are named by str
+                return list(it)  # type: ignore[arg-type, unused-ignore]  # entries of a descriptor are named by str
 
         def descriptor(self) -> int | None:
             return self.fd

@@ -39,7 +39,7 @@ def confine(root: str) -> None:
                 _roots = (*_roots, root)
 
 
-def split(path: str | os.PathLike) -> tuple[str, str]:
+def split(path: str | os.PathLike[str]) -> tuple[str, str]:
     """(root, relative path) of an absolute path: the innermost workspace root that holds it
     lexically; else (a path a person gave outside any repository) its real path's directory."""
     path = os.path.normpath(os.path.abspath(path))

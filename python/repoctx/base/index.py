@@ -13,6 +13,7 @@ import ctypes
 import ctypes.util
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from repoctx import _core
@@ -85,11 +86,12 @@ def watching(ws: Workspace) -> Watching:
         return Watching("none", f"the root cannot be scanned: {e.strerror or e}")
 
 
-def _load_trim():
+def _load_trim() -> Callable[[int], int] | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        trim: Callable[[int], int] = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        return trim
     except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
         return None
 

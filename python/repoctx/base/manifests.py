@@ -24,10 +24,11 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from stat import S_ISLNK, S_ISREG
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from repoctx import _core
 from repoctx.base import fs
@@ -197,19 +198,19 @@ class Manifests:
 # --- reading -------------------------------------------------------------------
 
 
-def read(directory: str, names=None) -> Manifests:
+def read(directory: str, names: Iterable[str] | None = None) -> Manifests:
     """The manifests of `directory` (absolute, under a confined root). `names`: the names of
     the directory's files when the caller has listed it (others are not looked for);
     otherwise the directory is listed here."""
     present = _present(directory) if names is None else frozenset(n for n in names if n in NAMES)
     skipped: list[str] = []
 
-    def document(name: str, parse, cap: int = DOCUMENT_CAP):
+    def document(name: str, parse: Callable[[bytes], object], cap: int = DOCUMENT_CAP) -> dict[str, Any] | None:
         if name not in present:
             return None
         try:
             data = parse(fs.read_bytes(*fs.split(os.path.join(directory, name)), cap))
-        except (OSError, ValueError):  # unreadable; or malformed (not UTF-8, TOML, JSON, YAML)
+        except (OSError, ValueError, bounded.YamlError):  # unreadable; or malformed (not UTF-8, TOML, JSON, YAML)
             data = None
         if not isinstance(data, dict):
             skipped.append(name)
@@ -259,7 +260,7 @@ class Reader:
         self.root = root
         self._by_dir: dict[str, Manifests] = {}
 
-    def learn(self, rel: str, names) -> None:
+    def learn(self, rel: str, names: Iterable[str]) -> None:
         """Read `rel` from the names a listing of it gave (when it was not read yet)."""
         key = _key(rel)
         if key not in self._by_dir:
@@ -314,7 +315,7 @@ def _str(value: object) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
-def _table(data: dict, key: str) -> dict:
+def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
     value = data.get(key)
     return value if isinstance(value, dict) else {}
 
@@ -342,7 +343,7 @@ def _requirement(spec: str, kind: str) -> Dependency | None:
     return Dependency(m.group(1), spec.strip(), kind) if m else None
 
 
-def _python(pyproject: dict | None, requirements: str | None) -> Python:
+def _python(pyproject: dict[str, Any] | None, requirements: str | None) -> Python:
     data = pyproject or {}
     project = _table(data, "project")
     tool = _table(data, "tool")
@@ -377,7 +378,7 @@ def _python(pyproject: dict | None, requirements: str | None) -> Python:
 # --- Rust ----------------------------------------------------------------------
 
 
-def _rust(data: dict) -> Rust:
+def _rust(data: dict[str, Any]) -> Rust:
     package = _table(data, "package")
     workspace = _table(data, "workspace")
     deps: list[Dependency] = []
@@ -403,7 +404,7 @@ def _rust(data: dict) -> Rust:
 # --- JavaScript ----------------------------------------------------------------
 
 
-def _js(data: dict) -> Js:
+def _js(data: dict[str, Any]) -> Js:
     deps: list[Dependency] = []
     for key, kind in (("dependencies", "runtime"), ("peerDependencies", "peer"), ("devDependencies", "dev")):
         for name, spec in _table(data, key).items():

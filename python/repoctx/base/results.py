@@ -11,11 +11,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import sqlite3
-from typing import Annotated, Literal, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from repoctx.base.command import Command
 from repoctx.base.fs import LinkRefused
 
 SCHEMA_VERSION = 1
@@ -63,11 +65,11 @@ class Envelope(Struct, omit_defaults=True, kw_only=True):
 E = TypeVar("E", bound=Envelope)
 
 
-def success(cls: type[E], command: str, **fields) -> E:
+def success(cls: type[E], command: str, **fields: Any) -> E:
     return cls(ok=True, command=command, schema_version=SCHEMA_VERSION, **fields)
 
 
-def failure(cls: type[E], command: str, code: str, message: str, **fields) -> E:
+def failure(cls: type[E], command: str, code: str, message: str, **fields: Any) -> E:
     return cls(ok=False, command=command, schema_version=SCHEMA_VERSION, error=Failure(code, message), **fields)
 
 
@@ -98,20 +100,21 @@ def is_failure(result: Envelope) -> bool:
     return not result.ok
 
 
-def with_structured_invalid(commands: list) -> list:
+def with_structured_invalid(commands: list[Command]) -> list[Command]:
     """The commands, each answering arguments that fail validation with an
     `invalid_argument` failure in the envelope (instead of plain text)."""
     return [dataclasses.replace(c, on_invalid=_on_invalid(c)) for c in commands]
 
 
-def _on_invalid(cmd):
+def _on_invalid(cmd: Command) -> Callable[[object], Envelope]:
     def on_invalid(arguments: object) -> Envelope:
         try:
             msgspec.convert(arguments if arguments is not None else {}, cmd.params)
             message = "Invalid arguments"
         except msgspec.ValidationError as exc:
             message = f"Invalid arguments: {exc}"
-        return failure(cmd.result, cmd.name, "invalid_argument", message)
+        result: Envelope = failure(cmd.result, cmd.name, "invalid_argument", message)
+        return result
 
     return on_invalid
 

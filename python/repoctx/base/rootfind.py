@@ -11,6 +11,7 @@ directory is the root. `--root DIR` is exact and skips all of this.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 # What marks a repository's top: git's directory (a file in a worktree or submodule), the
@@ -30,7 +31,7 @@ def given(root: str) -> RootChoice:
     return RootChoice(os.path.realpath(root), "given with --root")
 
 
-def find_root(start: str, environ: os._Environ | dict[str, str] = os.environ) -> RootChoice:
+def find_root(start: str, environ: Mapping[str, str] = os.environ) -> RootChoice:
     """The repository that `start` is in (see the module's docstring)."""
     here = os.path.realpath(start)
     ceilings = _ceilings(environ)
@@ -53,7 +54,7 @@ def find_root(start: str, environ: os._Environ | dict[str, str] = os.environ) ->
         return RootChoice(here, f"no {', '.join(MARKERS)} in the current directory or above it ({stop})")
 
 
-def _ceilings(environ) -> set[str]:
+def _ceilings(environ: Mapping[str, str]) -> set[str]:
     found = set()
     for var in CEILING_VARS:
         for path in (environ.get(var) or "").split(os.pathsep):

@@ -9,7 +9,7 @@ BPE count in the Rust core, `o200k` or `cl100k`, which works offline.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from repoctx.formats.config import TOKENIZERS
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from typing import Any, TypeGuard, TypeVar
 
 from repoctx import _core
 from repoctx.base import fs, journal, locks
+from repoctx.base.errors import RepoctxError
 from repoctx.formats import bounded
 
 CONFIG_FILE = ".context.config.yaml"
@@ -34,11 +36,11 @@ FIXTURE_IGNORE = tuple(f"{name}/" for name in FIXTURE_DIRS) + tuple(
     f"**/{test}/**/{name}/" for test in TEST_DIRS for name in FIXTURE_DIRS_IN_TESTS)
 
 
-class PathEscape(Exception):
+class PathEscape(RepoctxError):
     """A user-supplied path leads outside the root (or cannot name a path at all)."""
 
 
-class RootNotAllowed(Exception):
+class RootNotAllowed(RepoctxError):
     pass
 
 
@@ -70,9 +72,10 @@ class Workspace:
 
     @classmethod
     def open(
-        cls, root: str | os.PathLike, allowed_roots=(), read_only: bool = False,
+        cls, root: str | os.PathLike[str], allowed_roots: Iterable[str | os.PathLike[str]] = (),
+        read_only: bool = False,
         tools: tuple[str, ...] | None = None, profile: str | None = None, names: str | None = None,
-        cache_root: str | os.PathLike | None = None, root_reason: str = "given",
+        cache_root: str | os.PathLike[str] | None = None, root_reason: str = "given",
     ) -> Workspace:
         return cls(
             root=os.path.realpath(root),
@@ -157,7 +160,7 @@ def realpath(path: str) -> str:
     return real if real is not None else os.path.realpath(path)
 
 
-def _is_int(v: object) -> bool:
+def _is_int(v: object) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
@@ -191,14 +194,14 @@ def is_racy(mtime_ns: int) -> bool:
     return mtime_ns >= time.time_ns() - RACY_NS
 
 
-def stat_key(st: os.stat_result) -> tuple:
+def stat_key(st: os.stat_result) -> tuple[object, ...]:
     """A key for what was read from a file: equal keys, the file is unchanged. A file written
     in the last seconds (is_racy) gets a key equal to no other, so it is read again."""
     key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
     return (*key, object()) if is_racy(st.st_mtime_ns) else key
 
 
-_reading: ContextVar[dict | None] = ContextVar("reading", default=None)
+_reading: ContextVar[dict[tuple[object, ...], Any] | None] = ContextVar("reading", default=None)
 
 
 @contextmanager
@@ -213,14 +216,18 @@ def one_reading() -> Iterator[None]:
         _reading.reset(token)
 
 
-def read_once(key: tuple, read):
+T = TypeVar("T")
+
+
+def read_once(key: tuple[object, ...], read: Callable[[], T]) -> T:
     """`read()`, or inside `one_reading()` what it gave for `key` the first time."""
     memo = _reading.get()
     if memo is None:
         return read()
     if key not in memo:
         memo[key] = read()
-    return memo[key]
+    found: T = memo[key]
+    return found
 
 
 # A link that leads out of the root (or stands where a lock file goes) is not followed: the

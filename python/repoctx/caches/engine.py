@@ -26,17 +26,18 @@ import stat
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, Callable, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta, Struct
 
 from repoctx import _core
 from repoctx.base import clock, fs, local_state
-from repoctx.base.command import Check, CheckResult, Command, fixed_form
+from repoctx.base.command import Check, CheckResult, CliView, Command, McpView, fixed_form
 from repoctx.base.dirhandle import Dir
+from repoctx.base.errors import RepoctxError
 from repoctx.base.words import plural
 from repoctx.base.workspace import Workspace, locked
 from repoctx.formats import bounded
@@ -54,10 +55,11 @@ SETTLE_NS = 1_000_000_000
 MAX_VIEWS = 4
 
 
-class CacheError(Exception):
+class CacheError(RepoctxError):
+    """A refusal in the context engine's words: its code, and the message when not the code's own."""
+
     def __init__(self, code: str, message: str | None = None) -> None:
-        super().__init__(code)
-        self.code, self.message = code, message
+        super().__init__(message or fmt.MESSAGES[code], code=code)
 
 
 def cache_root(ws: Workspace) -> str:
@@ -675,7 +677,7 @@ def _invalid_build(arguments: object) -> fmt.ErrorResult:
     return fmt.error("io_error", "Invalid arguments: --sources and --cache are required")
 
 
-COMMON = dict(is_error=_is_error, exit_code=_exit_code, lax=False)  # the engine's types are exact
+COMMON = dict(is_error=_is_error, lax=False)  # the engine's types are exact
 
 COMMANDS = [
     Command(
@@ -690,11 +692,9 @@ COMMANDS = [
         result=fmt.SelectionResult | fmt.ErrorResult,
         handler=_guarded(resolve),
         encode=_compact,
-        render=_render_json,
         on_invalid=_invalid_resolve,
-        advise=_advise,
-        large_lists=True,
         **COMMON,
+        cli=CliView(render=_render_json, exit_code=_exit_code, advise=_advise), mcp=McpView(large_lists=True),
     ),
     Command(
         name="cache list",
@@ -707,9 +707,8 @@ COMMANDS = [
         result=fmt.ListCachesResult | fmt.ErrorResult,
         handler=_guarded(list_caches),
         encode=_compact,
-        render=_render_json,
-        advise=_advise,
         **COMMON,
+        cli=CliView(render=_render_json, exit_code=_exit_code, advise=_advise),
     ),
     Command(
         name="cache inspect",
@@ -722,10 +721,9 @@ COMMANDS = [
         result=fmt.InspectResult | fmt.ErrorResult,
         handler=_guarded(inspect_cache),
         encode=_inspect_text,
-        render=_render_json,
         on_invalid=_invalid_cache,
-        advise=_advise,
         **COMMON,
+        cli=CliView(render=_render_json, exit_code=_exit_code, advise=_advise),
     ),
     # The engine's MCP server counts other bytes than its CLI's fixtures: the tool is the
     # command with total_bytes_of fixed (docs/caches.md, "total_bytes").
@@ -742,10 +740,9 @@ COMMANDS = [
         result=fmt.InspectResult | fmt.ErrorResult,
         handler=fixed_form(InspectParams, _guarded(inspect_cache), total_bytes_of="directory"),
         encode=_inspect_text,
-        render=_render_json,
         on_invalid=_invalid_cache,
-        cli=False,
         **COMMON,
+        cli=None,
     ),
     Command(
         name="cache build",
@@ -758,9 +755,9 @@ COMMANDS = [
         handler=_guarded(build),
         writes=True,
         encode=_compact,
-        render=_render_build,
         on_invalid=_invalid_build,
         **COMMON,
+        cli=CliView(render=_render_build, exit_code=_exit_code),
     ),
 ]
 

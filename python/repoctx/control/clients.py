@@ -13,14 +13,16 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import fs, launcher
-from repoctx.base.command import Command
+from repoctx.base.command import CliView, Command
+from repoctx.base.errors import RepoctxError
 from repoctx.base.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.base.words import plural
 from repoctx.base.workspace import Workspace, atomic_write, locked
@@ -113,7 +115,7 @@ CLIENTS: dict[str, Client] = {
 GLOBAL_CLIENTS = {"claude-desktop"}  # user-wide files: the entry names the root and an absolute command
 
 
-class _Unreadable(Exception):
+class _Unreadable(RepoctxError):
     pass
 
 
@@ -458,8 +460,7 @@ COMMANDS = with_structured_invalid([
         handler=install,
         is_error=is_failure,
         writes=True,
-        positional=("client",),
-        render=_render_install,
+        cli=CliView(positional=("client",), render=_render_install),
     ),
     Command(
         name="uninstall",
@@ -473,8 +474,7 @@ COMMANDS = with_structured_invalid([
         handler=uninstall,
         is_error=is_failure,
         writes=True,
-        positional=("client",),
-        render=_render_uninstall,
+        cli=CliView(positional=("client",), render=_render_uninstall),
     ),
     Command(
         name="agent discover",
@@ -486,6 +486,6 @@ COMMANDS = with_structured_invalid([
         result=DiscoverResult,
         handler=discover,
         is_error=is_failure,
-        render=_render_discover,
+        cli=CliView(render=_render_discover),
     ),
 ])

@@ -19,7 +19,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import __version__
-from repoctx.base.command import Check, CheckResult, Command
+from repoctx.base.command import Check, CheckResult, CliView, Command
 from repoctx.base.index import watching
 from repoctx.base.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.base.words import plural
@@ -159,7 +159,7 @@ def _render_schema(r: SchemaResult) -> str:
 
 
 class CapabilitiesResult(Envelope, kw_only=True):
-    profile: str | None | UnsetType = UNSET  # null: the default (every contract; the surfaces with data listed)
+    profile: str | UnsetType | None = UNSET  # null: the default (every contract; the surfaces with data listed)
     surfaces: list[str] | UnsetType = UNSET  # the surfaces listed now
     tools: list[str] | UnsetType = UNSET  # what `repoctx serve` lists here now, under the names it lists
     aliases: list[str] | UnsetType = UNSET  # the other names those tools answer to
@@ -323,9 +323,9 @@ def commands(catalog) -> list[Command]:
             "in this repository and how many tools and resources each registers.",
             params=NoParams,
             result=SelfReportResult,
-            handler=on(self_report), surface="control",
+            handler=on(self_report),
             is_error=is_failure,
-            render=_render_self,
+            cli=CliView(render=_render_self),
         ),
         Command(
             name="schema",
@@ -335,11 +335,11 @@ def commands(catalog) -> list[Command]:
             "runs, config); commands include CLI-only ones (tool null).",
             params=NoParams,
             result=SchemaResult,
-            handler=on(schema), surface="control",
+            handler=on(schema),
             is_error=is_failure,
-            render=_render_schema,
             # Schemas are for programs: compact JSON keeps them within what clients accept in one result.
             encode=lambda r: msgspec.json.encode(r).decode(),
+            cli=CliView(render=_render_schema),
         ),
         Command(
             name="capabilities",
@@ -351,10 +351,9 @@ def commands(catalog) -> list[Command]:
             "would expose.",
             params=NoParams,
             result=CapabilitiesResult,
-            handler=on(capabilities), surface="control",
+            handler=on(capabilities),
             is_error=is_failure,
-            server_view=True,
-            render=_render_capabilities,
+            cli=CliView(server_view=True, render=_render_capabilities),
         ),
         Command(
             name="validate",
@@ -367,10 +366,9 @@ def commands(catalog) -> list[Command]:
             "source files are listed, listed exports exist.",
             params=ValidateParams,
             result=ValidateResult,
-            handler=on(validate), surface="control",
+            handler=on(validate),
             is_error=is_failure,
             records=True,
-            server_view=True,
-            render=_render_validate,
+            cli=CliView(server_view=True, render=_render_validate),
         ),
     ])

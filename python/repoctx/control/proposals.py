@@ -27,7 +27,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import _core
 from repoctx.base import clock, fs, journal, local_state
-from repoctx.base.command import Check, CheckResult, Command, fixed_form
+from repoctx.base.command import Check, CheckResult, CliView, Command, fixed_form
+from repoctx.base.errors import RepoctxError
 from repoctx.base.results import (
     DEFAULT_MAX_BYTES,
     Envelope,
@@ -41,7 +42,6 @@ from repoctx.base.results import (
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace, atomic_write, locked
 from repoctx.formats import bounded
-from repoctx.formats import context_file as cf
 from repoctx.formats.proposal import (
     PROPOSALS_DIR,
     FileHash,
@@ -50,6 +50,7 @@ from repoctx.formats.proposal import (
     Proposal,
     Replace,
     Write,
+    content_problem,
     kind_of,
     proposal_id,
 )
@@ -58,96 +59,10 @@ MAX_PROPOSAL_BYTES = 1 << 20
 MAX_FILE_BYTES = 4 << 20
 
 
-class ProposalError(Exception):
+class ProposalError(RepoctxError):
     def __init__(self, code: str, message: str, problems: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.code, self.problems = code, problems or []
-
-
-# --- which files, and what makes their content valid ------------------------
-
-
-def _check_context_file(data: bytes) -> str | None:
-    try:
-        cf.from_data(bounded.yaml(data))
-    except cf.UnsupportedVersion as exc:
-        return f"unsupported schema version {exc.found} (version 1 is supported)"
-    except cf.SchemaError as exc:
-        return f"not a valid .context.yaml ({exc})"
-    return None
-
-
-def _check_project_file(data: bytes) -> str | None:
-    from repoctx.formats import project_file
-
-    try:
-        project_file.loads(data)
-    except project_file.InvalidProjectFile as exc:
-        return str(exc)
-    return None
-
-
-def _check_mapping(data: bytes) -> str | None:
-    return None if isinstance(bounded.yaml(data), dict) else "must be a YAML mapping"
-
-
-def _check_artifact(data: bytes) -> str | None:
-    """A spec, decision, norm or task: frontmatter with its required fields and types."""
-    from repoctx.formats import artifact
-
-    try:
-        artifact.parse_document(data.decode("utf-8"))
-    except artifact.DocumentError as exc:
-        return str(exc)
-    return None
-
-
-def _check_contextia_config(data: bytes) -> str | None:
-    from repoctx.formats import artifact
-
-    try:
-        artifact.parse_config(data.decode("utf-8"))
-    except artifact.DocumentError as exc:
-        return str(exc)
-    return None
-
-
-def _check_markdown(data: bytes) -> str | None:
-    """Other markdown under .contextia/ (identity, logs): any text; frontmatter, if any, a mapping."""
-    from repoctx.formats import artifact
-
-    text = data.decode("utf-8")
-    if not text.startswith("---"):
-        return None
-    try:
-        head, _body = artifact.split_document(text)
-    except artifact.DocumentError as exc:
-        return str(exc)
-    return None if isinstance(bounded.yaml(head), dict) else "frontmatter must be a YAML mapping"
-
-
-_CHECKS = {
-    "context": _check_context_file, "scan_config": _check_mapping, "project": _check_project_file,
-    "contextia_config": _check_contextia_config, "artifact": _check_artifact, "markdown": _check_markdown,
-    "mapping": _check_mapping,
-}
-
-
-def _kind(rel: str):
-    """The content check of a proposable path, or None when the path is not a context file."""
-    kind = kind_of(rel)
-    return None if kind is None else _CHECKS[kind]
-
-
-def content_problem(rel: str, data: bytes) -> str | None:
-    """Why `data` is not valid content for the context file `rel`, or None."""
-    try:
-        data.decode("utf-8")
-        return _kind(rel)(data)
-    except UnicodeDecodeError:
-        return "not UTF-8 text"
-    except bounded.YamlError as exc:
-        return f"not valid YAML ({exc})"
+        super().__init__(message, code=code)
+        self.problems = problems or []
 
 
 # --- reading the files a proposal is about ----------------------------------
@@ -163,7 +78,7 @@ def _inside(ws: Workspace, path: str) -> tuple[str, str]:
 def _resolve(ws: Workspace, path: str) -> tuple[str, str]:
     """A path operations may change: a context file inside the root."""
     rel, full = _inside(ws, path)
-    if rel == "." or _kind(rel) is None:
+    if rel == "." or kind_of(rel) is None:
         raise ProposalError(
             "invalid_path",
             f'"{path}" is not a context file; proposals may change .context.yaml files, '
@@ -320,7 +235,7 @@ def _stored(ws: Workspace) -> list[tuple[str, Proposal | None]]:
         names = fs.listdir(*fs.split(directory))
     except FileNotFoundError:
         return []
-    found = []
+    found: list[tuple[str, Proposal | None]] = []
     for name in names:
         pid = name[:-5]
         if not (name.endswith(".json") and _is_id(pid)):
@@ -686,7 +601,7 @@ COMMANDS = with_structured_invalid([
         handler=propose,
         is_error=is_failure,
         writes=True,
-        render=_render_propose,
+        cli=CliView(render=_render_propose),
     ),
     Command(
         name="proposals list",
@@ -697,7 +612,7 @@ COMMANDS = with_structured_invalid([
         result=ListResult,
         handler=proposals_list,
         is_error=is_failure,
-        render=_render_list,
+        cli=CliView(render=_render_list),
     ),
     Command(
         name="proposals inspect",
@@ -708,8 +623,7 @@ COMMANDS = with_structured_invalid([
         result=InspectResult,
         handler=inspect,
         is_error=is_failure,
-        positional=("target",),
-        render=_render_inspect,
+        cli=CliView(positional=("target",), render=_render_inspect),
     ),
     Command(
         name="proposals inspect",
@@ -721,8 +635,7 @@ COMMANDS = with_structured_invalid([
         result=InspectResult,
         handler=fixed_form(InspectParams, inspect, target="latest", id=None, max_bytes=DEFAULT_MAX_BYTES),
         is_error=is_failure,
-        render=_render_inspect,
-        cli=False,
+        cli=None,
     ),
     Command(
         name="proposals inspect",
@@ -735,8 +648,7 @@ COMMANDS = with_structured_invalid([
         result=InspectResult,
         handler=fixed_form(InspectParams, inspect, target=None, max_bytes=DEFAULT_MAX_BYTES),
         is_error=is_failure,
-        render=_render_inspect,
-        cli=False,
+        cli=None,
     ),
     Command(
         name="proposals validate",
@@ -748,8 +660,7 @@ COMMANDS = with_structured_invalid([
         result=ValidateResult,
         handler=validate,
         is_error=is_failure,
-        positional=("target",),
-        render=_render_validate,
+        cli=CliView(positional=("target",), render=_render_validate),
     ),
     Command(
         name="proposals validate",
@@ -761,8 +672,7 @@ COMMANDS = with_structured_invalid([
         result=ValidateResult,
         handler=fixed_form(ValidateParams, validate, target="latest", id=None),
         is_error=is_failure,
-        render=_render_validate,
-        cli=False,
+        cli=None,
     ),
     Command(
         name="proposals validate",
@@ -775,8 +685,7 @@ COMMANDS = with_structured_invalid([
         result=ValidateResult,
         handler=fixed_form(ValidateParams, validate, target=None),
         is_error=is_failure,
-        render=_render_validate,
-        cli=False,
+        cli=None,
     ),
     Command(
         name="proposals apply",
@@ -789,7 +698,6 @@ COMMANDS = with_structured_invalid([
         handler=apply,
         is_error=is_failure,
         writes=True,
-        positional=("id",),
-        render=_render_apply,
+        cli=CliView(positional=("id",), render=_render_apply),
     ),
 ])

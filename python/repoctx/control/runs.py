@@ -15,7 +15,8 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import clock, fs, local_state
-from repoctx.base.command import Command, fixed_form
+from repoctx.base.command import CliView, Command, fixed_form
+from repoctx.base.errors import RepoctxError
 from repoctx.base.results import (
     DEFAULT_MAX_BYTES,
     Envelope,
@@ -36,10 +37,9 @@ RUN_ID = re.compile(r"^[0-9]{8}T[0-9]{6}[0-9]{6}Z(-[0-9]+)?$")
 MAX_RUN_BYTES = 8 << 20
 
 
-class RunsError(Exception):
+class RunsError(RepoctxError):
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code=code)
 
 
 def runs_dir(ws: Workspace) -> str:
@@ -219,7 +219,7 @@ COMMANDS = with_structured_invalid([
         result=RunsListResult,
         handler=runs_list,
         is_error=is_failure,
-        render=_render_list,
+        cli=CliView(render=_render_list),
     ),
     Command(
         name="runs read",
@@ -231,8 +231,7 @@ COMMANDS = with_structured_invalid([
         result=RunsReadResult,
         handler=runs_read,
         is_error=is_failure,
-        positional=("target",),
-        render=_render_read,
+        cli=CliView(positional=("target",), render=_render_read),
     ),
     Command(
         name="runs read",
@@ -244,7 +243,6 @@ COMMANDS = with_structured_invalid([
         result=RunsReadResult,
         handler=fixed_form(RunsReadParams, runs_read, target="latest", id=None, max_bytes=DEFAULT_MAX_BYTES),
         is_error=is_failure,
-        render=_render_read,
-        cli=False,
+        cli=None,
     ),
 ])

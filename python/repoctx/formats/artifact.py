@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 from msgspec import Struct, field
 
+from repoctx.base.errors import RepoctxError
 from repoctx.formats import bounded
 
 CONTEXTIA_DIR = ".contextia"
@@ -61,7 +62,7 @@ def type_of_id(artifact_id: str) -> ArtifactType | None:
     return TYPE_BY_PREFIX.get(artifact_id.split("-", 1)[0]) if ARTIFACT_ID.match(artifact_id) else None
 
 
-def id_sort_key(artifact_id: str) -> tuple:
+def id_sort_key(artifact_id: str) -> tuple[int, list[tuple[int, int, str]]]:
     """Type order, then natural order: SPEC-2 before SPEC-10."""
     t = type_of_id(artifact_id)
     order = list(TYPES).index(t.name) if t else len(TYPES)
@@ -108,7 +109,7 @@ class SessionRecord(Struct, kw_only=True, omit_defaults=True):
     duration_minutes: int | None = None  # set on close
 
 
-class DocumentError(Exception):
+class DocumentError(RepoctxError):
     """A document that cannot be read as an artifact; the message names the field."""
 
 
@@ -161,6 +162,38 @@ def _field_message(message: str) -> str:
     return f"invalid frontmatter: {message}"
 
 
+def document_problem(data: bytes) -> str | None:
+    """Why `data` is not a spec, decision, norm or task (frontmatter with its required fields
+    and types), or None."""
+    try:
+        parse_document(data.decode("utf-8"))
+    except DocumentError as exc:
+        return str(exc)
+    return None
+
+
+def config_problem(data: bytes) -> str | None:
+    """Why `data` is not a valid `.contextia/config.yaml`, or None."""
+    try:
+        parse_config(data.decode("utf-8"))
+    except DocumentError as exc:
+        return str(exc)
+    return None
+
+
+def markdown_problem(data: bytes) -> str | None:
+    """Why `data` is not other markdown under .contextia/ (identity, logs: any text, its
+    frontmatter, if any, a mapping), or None."""
+    text = data.decode("utf-8")
+    if not text.startswith("---"):
+        return None
+    try:
+        head, _body = split_document(text)
+    except DocumentError as exc:
+        return str(exc)
+    return None if isinstance(bounded.yaml(head), dict) else "frontmatter must be a YAML mapping"
+
+
 def parse_config(text: str) -> Config:
     """The project config; DocumentError naming the field that is wrong."""
     try:
@@ -181,6 +214,6 @@ def parse_config(text: str) -> Config:
     return config
 
 
-def render_frontmatter(data: dict) -> str:
+def render_frontmatter(data: dict[str, Any]) -> str:
     """A YAML frontmatter block, fields in the order given."""
     return "---\n" + bounded.dump_yaml(data, sort_keys=False, allow_unicode=True, width=1000) + "---\n"

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import msgspec
 
 from repoctx import _core
+from repoctx.base.errors import RepoctxError
 
 # The longest string a configuration file may set (a prefix, a pattern, a path, a name, a tool):
 # every setting is read through `Setting` or `is_setting`. An annotation prefix of 30,000
@@ -29,13 +30,13 @@ def is_setting(v: object) -> bool:
     return isinstance(v, str) and len(v) <= MAX_SETTING
 
 
-class YamlError(ValueError):
+class YamlError(RepoctxError):
     """A YAML document refused: the reason, the line and column (from 1; the column in
     characters) where it was seen, and whether it breaks the YAML syntax (else a bound, or a
     form the reader does not take)."""
 
     def __init__(self, reason: str, line: int, column: int, syntax: bool) -> None:
-        super().__init__(f"{reason} at line {line}")
+        super().__init__(f"{reason} at line {line}", code="invalid_yaml")
         self.reason, self.line, self.column, self.syntax = reason, line, column, syntax
 
     def at(self, path: str) -> str:
@@ -57,13 +58,19 @@ def yaml(data: bytes | str) -> Any:
     return msgspec.json.decode(text)
 
 
+def mapping_problem(data: bytes) -> str | None:
+    """Why `data` is not a YAML mapping, or None."""
+    return None if isinstance(yaml(data), dict) else "must be a YAML mapping"
+
+
 def dump_yaml(data: object, **options: Any) -> str:
     """YAML as PyYAML's safe dumper writes it, for the files we write and read back. It
     quotes what YAML 1.1 would misread (`yes`, dates); it is told to quote as well what the
     1.2 reader above reads as a number (`1e3`, `0o17`), so every string reads back as written."""
     import yaml
 
-    return yaml.dump(data, Dumper=_dumper(), **options)
+    text: str = yaml.dump(data, Dumper=_dumper(), **options)
+    return text
 
 
 @functools.cache
@@ -72,7 +79,7 @@ def _dumper() -> type:
 
     import yaml
 
-    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc, unused-ignore]
         pass
 
     Dumper.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^0o[0-7]+$"), ["0"])

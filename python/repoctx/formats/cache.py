@@ -88,7 +88,7 @@ class ErrorResult(Struct):
 
 
 def error(code: str, message: str | None = None) -> ErrorResult:
-    return ErrorResult(ErrorBody(code, message or MESSAGES[code]))  # type: ignore[arg-type]
+    return ErrorResult(ErrorBody(code, message or MESSAGES[code]))
 
 
 class Why(Struct):

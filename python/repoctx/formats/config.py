@@ -12,6 +12,7 @@ import msgspec
 from msgspec import Meta, Struct
 
 from repoctx.base import fs
+from repoctx.base.errors import RepoctxError
 from repoctx.formats import bounded
 
 CONFIG_FILE = ".repoctx/config.yaml"
@@ -42,8 +43,8 @@ class RepoctxConfig(Struct, kw_only=True, omit_defaults=True):
     tokenizer: Tokenizer = "bytes4"
 
 
-class ConfigError(Exception):
-    pass
+class ConfigError(RepoctxError):
+    code = "config_error"
 
 
 def load(root: str) -> RepoctxConfig:

@@ -7,10 +7,13 @@ them as dotcontext's own reader returns them. Unknown fields are refused
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
+
+from repoctx.base.errors import RepoctxError
+from repoctx.formats import bounded
 
 CONTEXT_FILE = ".context.yaml"
 SCHEMA_VERSION = 1
@@ -115,9 +118,9 @@ FILTERABLE_FIELDS = (
 METADATA_FIELDS = ("version", "scope", "fingerprint", "last_updated")
 
 
-class UnsupportedVersion(Exception):
+class UnsupportedVersion(RepoctxError):
     def __init__(self, found: object) -> None:
-        super().__init__(found)
+        super().__init__(str(found))
         self.found = found
 
     def advice(self) -> str:
@@ -127,12 +130,23 @@ class UnsupportedVersion(Exception):
                 "`repoctx init` to write a new one")
 
 
-class SchemaError(Exception):
+class SchemaError(RepoctxError):
     """The file parsed but does not follow the schema; `field` names where."""
 
     def __init__(self, message: str, field: str) -> None:
         super().__init__(message)
         self.field = field
+
+
+def content_problem(data: bytes) -> str | None:
+    """Why `data` is not a valid `.context.yaml`, or None (YamlError when it is not YAML)."""
+    try:
+        from_data(bounded.yaml(data))
+    except UnsupportedVersion as exc:
+        return f"unsupported schema version {exc.found} (version 1 is supported)"
+    except SchemaError as exc:
+        return f"not a valid .context.yaml ({exc})"
+    return None
 
 
 def from_data(data: object) -> ContextFile:
@@ -157,5 +171,6 @@ def _field_of(message: str) -> str:
     return ""
 
 
-def to_builtins(ctx: ContextFile) -> dict:
-    return msgspec.to_builtins(ctx)
+def to_builtins(ctx: ContextFile) -> dict[str, Any]:
+    data: dict[str, Any] = msgspec.to_builtins(ctx)
+    return data

@@ -10,11 +10,12 @@ docs/project-file.md.
 from __future__ import annotations
 
 import posixpath
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 from msgspec import Struct
 
+from repoctx.base.errors import RepoctxError
 from repoctx.formats import bounded
 
 PROJECT_DIR = ".repoctx"
@@ -91,7 +92,7 @@ class ProjectFile(_Closed):
     metadata: Metadata = msgspec.field(default_factory=Metadata)
 
 
-class InvalidProjectFile(Exception):
+class InvalidProjectFile(RepoctxError):
     """project.yaml cannot be used; the message names the field at fault."""
 
 
@@ -116,12 +117,12 @@ def from_data(data: object) -> ProjectFile:
     if isinstance(modules, dict):  # one by one first, so an error names the module, not `modules[...]`
         for name, module in modules.items():
             _convert(module, Module, f"modules.{name}")
-    pf = _convert(data, ProjectFile, "")
+    pf: ProjectFile = _convert(data, ProjectFile, "")
     check(pf)
     return pf
 
 
-def _convert(data: object, tp: type, prefix: str):
+def _convert(data: object, tp: type, prefix: str) -> Any:
     try:
         return msgspec.convert(data, tp)
     except msgspec.ValidationError as exc:
@@ -148,6 +149,15 @@ def _relative(field: str, path: str) -> None:
         raise InvalidProjectFile(
             f"{PROJECT_FILE}: `{field}` must be a path relative to the repository root, got {path!r}"
         )
+
+
+def content_problem(data: bytes) -> str | None:
+    """Why `data` is not a valid project.yaml, or None."""
+    try:
+        loads(data)
+    except InvalidProjectFile as exc:
+        return str(exc)
+    return None
 
 
 def loads(raw: bytes) -> ProjectFile:

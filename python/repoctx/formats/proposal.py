@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta, Struct
 
-from repoctx.formats import artifact
+from repoctx.formats import artifact, bounded, context_file, project_file
 from repoctx.formats.context_file import CONTEXT_FILE
 
 PROPOSALS_DIR = ".repoctx/proposals"
@@ -85,7 +86,7 @@ class Proposal(Struct, kw_only=True, forbid_unknown_fields=True):
     applied_at: str | None = None
 
 
-def proposal_id(title: str, rationale: str, operations: list, preconditions: list) -> str:
+def proposal_id(title: str, rationale: str, operations: list[Operation], preconditions: list[Precondition]) -> str:
     digest = hashlib.sha256(msgspec.json.encode([title, rationale, operations, preconditions]))
     return digest.hexdigest()[:12]
 
@@ -115,3 +116,24 @@ def kind_of(rel: str) -> Kind | None:
         if name.endswith((".yaml", ".yml")):
             return "mapping"
     return None
+
+
+# Each kind's validator, owned by its format: why content is not valid for it, or None.
+_VALIDATORS: dict[Kind, Callable[[bytes], str | None]] = {
+    "context": context_file.content_problem, "scan_config": bounded.mapping_problem,
+    "project": project_file.content_problem, "contextia_config": artifact.config_problem,
+    "artifact": artifact.document_problem, "markdown": artifact.markdown_problem, "mapping": bounded.mapping_problem,
+}
+
+
+def content_problem(rel: str, data: bytes) -> str | None:
+    """Why `data` is not valid content for the context file `rel` (a path kind_of knows), or None."""
+    kind = kind_of(rel)
+    assert kind is not None, rel
+    try:
+        data.decode("utf-8")
+        return _VALIDATORS[kind](data)
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
+    except bounded.YamlError as exc:
+        return f"not valid YAML ({exc})"

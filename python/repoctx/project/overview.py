@@ -20,7 +20,8 @@ from urllib.parse import quote
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import clock, fs, local_state
-from repoctx.base.command import Check, CheckResult, Command, Resource, ResourceError
+from repoctx.base.command import Check, CheckResult, CliView, Command, Resource, ResourceError
+from repoctx.base.errors import RepoctxError
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace, atomic_write, locked, stat_key
 from repoctx.formats import project_file as pf
@@ -31,7 +32,7 @@ MAX_FILE_BYTES = 8 << 20
 INIT_HINT = "run `repoctx project init` to create it"
 
 
-class NotInitialized(Exception):
+class NotInitialized(RepoctxError):
     pass
 
 
@@ -319,7 +320,8 @@ COMMANDS = [
         description="Stack, runtime and package manager from manifests and lockfiles; modules from workspace "
         "members, Python packages and top-level source directories, with key files and dependencies.",
         params=ProjectParams, result=ProjectResult, handler=project_init,
-        is_error=lambda r: bool(r.error), writes=True, render=_render_project,
+        is_error=lambda r: bool(r.error), writes=True,
+        cli=CliView(render=_render_project),
     ),
     Command(
         name="project scan", tool=None,
@@ -327,7 +329,8 @@ COMMANDS = [
         description="Tech, and each module's path, key files and dependencies, are derived again; descriptions, "
         "patterns, rules, decisions and issues stay.",
         params=ProjectParams, result=ProjectResult, handler=project_scan_cmd,
-        is_error=lambda r: bool(r.error), writes=True, render=_render_project,
+        is_error=lambda r: bool(r.error), writes=True,
+        cli=CliView(render=_render_project),
     ),
     Command(
         name="project discover", tool="add_discovery",
@@ -335,8 +338,8 @@ COMMANDS = [
         description="It is added to the module in .repoctx/project.yaml (shown by context://module/{name}) and "
         "linked to the current session. Adding the same thing twice keeps one copy.",
         params=AddDiscoveryParams, result=AddDiscoveryResult, handler=add_discovery,
-        is_error=lambda r: bool(r.error), writes=True, positional=("module", "type", "content"),
-        render=_render_discovery,
+        is_error=lambda r: bool(r.error), writes=True,
+        cli=CliView(positional=("module", "type", "content"), render=_render_discovery),
     ),
 ]
 

@@ -26,7 +26,7 @@ from typing import Annotated, Any
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx.base import clock, fs, local_state
-from repoctx.base.command import Check, CheckResult, Command, Resource, ResourceError
+from repoctx.base.command import Check, CheckResult, CliView, Command, Resource, ResourceError
 from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats.project_file import PROJECT_FILE
 from repoctx.project import render
@@ -190,7 +190,7 @@ class Tracker:
 
     def _live(self, now: datetime) -> str | None:
         """The current session id, ending it first if it has been idle too long."""
-        if self.session_id and now - self.last > IDLE:
+        if self.session_id and self.last is not None and now - self.last > IDLE:
             self.store.end_session(self.session_id, "expired", clock.stamp(self.last))
             self.session_id = None
         return self.session_id
@@ -416,7 +416,7 @@ def show_session(ws: Workspace, p: ShowParams) -> ShowResult:
 
 def _render_show(r: ShowResult) -> str:
     if not r.found:
-        return r.error
+        return r.error or ""
     files = [(f.path, f.access_count, f.last_accessed_at) for f in r.files_accessed]
     text = render.session(_row(r.session), files, f"Session {r.session.id[:8]}", clock.now())
     lines = [f"## Discoveries ({len(r.discoveries)})", ""]
@@ -431,14 +431,16 @@ COMMANDS = [
         summary="List recent MCP sessions (newest first).",
         description="Recorded in .repoctx/sessions.db by `repoctx serve` once .repoctx/project.yaml exists.",
         params=SessionsParams, result=SessionsResult, handler=list_sessions,
-        is_error=lambda r: bool(r.error), render=_render_list, surface="project",
+        is_error=lambda r: bool(r.error),
+        cli=CliView(render=_render_list),
     ),
     Command(
         name="sessions show", tool=None,
         summary="Show one session: files accessed, topics, tool calls and discoveries.",
         description="ID may be the 8-character prefix that `repoctx sessions` shows.",
         params=ShowParams, result=ShowResult, handler=show_session,
-        is_error=lambda r: not r.found, positional=("id",), render=_render_show, surface="project",
+        is_error=lambda r: not r.found,
+        cli=CliView(positional=("id",), render=_render_show),
     ),
 ]
 
@@ -490,10 +492,10 @@ def read_recent(ws: Workspace, fields: dict[str, str]) -> str:
 
 RESOURCES = [
     Resource(CURRENT_URI, "Current Session", "Active session information and activity",
-             "text/markdown", read_current, surface="project"),
+             "text/markdown", read_current),
     Resource(RECENT_URI, "Recent Sessions",
              "List of recent coding sessions (context://sessions/recent?limit=n, default 10)",
-             "text/markdown", read_recent, surface="project"),
+             "text/markdown", read_recent),
 ]
 
 

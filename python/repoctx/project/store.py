@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from repoctx.base import fs
 from repoctx.base.dirhandle import Dir
+from repoctx.base.errors import RepoctxError
 
 DB_FILE = ".repoctx/sessions.db"
 APPLICATION_ID = 0x72637478  # "rctx"
@@ -62,7 +63,7 @@ MIGRATIONS = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class StoreError(Exception):
+class StoreError(RepoctxError):
     """The session database cannot be used; the message names it relative to the root."""
 
 

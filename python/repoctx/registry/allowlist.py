@@ -21,8 +21,12 @@ appears the server lists the surface and says so (server.py).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
+from repoctx.base.command import Command, Resource
+from repoctx.base.errors import RepoctxError
+from repoctx.base.workspace import Workspace
 from repoctx.formats.config import NAMINGS, PROFILES, SURFACES, ConfigError, load
 
 # Listed by default whatever the repository holds.
@@ -33,7 +37,7 @@ ALWAYS_SERVED = ("scopes", "tasks", "control")
 TOOLS_ALWAYS_LISTED = ("artifacts",)
 
 
-class AllowlistError(ValueError):
+class AllowlistError(RepoctxError):
     """Unknown tool or profile names, or a malformed config: the server refuses to start."""
 
 
@@ -41,8 +45,8 @@ class AllowlistError(ValueError):
 class Selection:
     profile: str | None  # as given; None when the default applied
     surfaces: tuple[str, ...]
-    commands: tuple  # the Commands a call may name, in registry order
-    resources: tuple  # the Resources a read may name
+    commands: tuple[Command, ...]  # the Commands a call may name, in registry order
+    resources: tuple[Resource, ...]  # the Resources a read may name
     names: str  # "safe" (context_resolve) or "contract" (context.resolve): how tools are listed
     by_data: bool  # list only the surfaces with data (no tools list and no profile given)
 
@@ -63,8 +67,8 @@ class Selection:
 @dataclass(frozen=True)
 class Listing:
     surfaces: tuple[str, ...]
-    commands: tuple
-    resources: tuple
+    commands: tuple[Command, ...]
+    resources: tuple[Resource, ...]
     names: str
 
     @property
@@ -77,11 +81,11 @@ class Listing:
         return [n for c in self.commands for n in (c.tool, *c.aliases) if n != c.listed_name(self.names)]
 
 
-def _surfaces_of(profiles) -> tuple[str, ...]:
+def _surfaces_of(profiles: Collection[str]) -> tuple[str, ...]:
     return tuple(s for s in SURFACES if s in profiles or (s == "control" and "propose" in profiles))
 
 
-def select(ws, all_commands: list, all_resources: list) -> Selection:
+def select(ws: Workspace, all_commands: list[Command], all_resources: list[Resource]) -> Selection:
     """What a server on `ws` accepts of every command and resource (raises AllowlistError)."""
     try:
         config = load(ws.root)

@@ -13,12 +13,15 @@ so no module imports the catalog that imports it.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import sys
 from types import ModuleType
+from typing import Any
 
 from repoctx.base.command import Check, Command, Prompt, Resource
+from repoctx.base.workspace import Workspace
 from repoctx.formats.config import SURFACES
 from repoctx.registry import allowlist
 
@@ -35,14 +38,23 @@ def _modules(kind: str) -> list[str]:
 
 
 @functools.cache
-def declared(module: str, kind: str) -> tuple:
+def declared(module: str, kind: str) -> tuple[Any, ...]:
     """What `module` declares of `kind` ("commands", "resources", "prompts", "checks"): its
     list, or what its factory of that name makes of this catalog."""
     mod = _module(module)
     listed = getattr(mod, kind.upper(), None)
     if listed is None:
         listed = getattr(mod, kind)(sys.modules[__name__])
-    return tuple(listed)
+    package = module.split(".", 1)[0]
+    return tuple(_stamped(x, package) for x in listed)
+
+
+def _stamped(declared: Any, package: str) -> Any:
+    """A command, resource or prompt with its surface: the package that declares it. The views'
+    own declarations (the report) name the surface they join; a check names its own."""
+    if isinstance(declared, Check) or declared.surface or package not in SURFACES:
+        return declared
+    return dataclasses.replace(declared, surface=package)
 
 
 def all_commands() -> list[Command]:
@@ -90,7 +102,7 @@ def all_checks(strict: bool = False) -> list[Check]:
 AllowlistError = allowlist.AllowlistError
 
 
-def surfaces_with_data(ws) -> tuple[str, ...]:
+def surfaces_with_data(ws: Workspace) -> tuple[str, ...]:
     """The surfaces whose files exist in this repository: each package's "data" modules say,
     by `has_data(ws)`; a package that names none (tasks, whose data is the source itself, and
     control) always has data."""
@@ -102,20 +114,20 @@ def surfaces_with_data(ws) -> tuple[str, ...]:
     return tuple(found)
 
 
-def listed(ws) -> allowlist.Listing:
+def listed(ws: Workspace) -> allowlist.Listing:
     """What a server on `ws` lists now (raises allowlist.AllowlistError)."""
     return select(ws).listed(surfaces_with_data(ws))
 
 
 @functools.cache
-def select(ws) -> allowlist.Selection:
+def select(ws: Workspace) -> allowlist.Selection:
     """What a server on `ws` accepts (raises allowlist.AllowlistError). Decided once per
     workspace: a server's allowlist is fixed when it starts, and ctxt_capabilities reports
     that one even if the config changes meanwhile."""
     return allowlist.select(ws, all_commands(), all_resources())
 
 
-def connection_observers(ws) -> list:
+def connection_observers(ws: Workspace) -> list[Any]:
     """Objects the server tells about one client connection, each call from a worker thread:
     `connected()`, `tool_called(tool, arguments, structured_result)` after every tool call,
     `disconnected()`. They never raise. (project.sessions.Tracker records sessions.)"""
@@ -123,7 +135,7 @@ def connection_observers(ws) -> list:
     return [tracker] if tracker is not None else []
 
 
-def warm_up(ws, listed: dict[str, Command]) -> None:
+def warm_up(ws: Workspace, listed: dict[str, Command]) -> None:
     """Build what the first answers of the listed tools (by name) would wait for: the scopes
     table (a listing builds it), then, when artifact globs may be asked, the annotation index.
     The task index is not: it is built on the first `task_context` call (from the saved index
@@ -136,7 +148,7 @@ def warm_up(ws, listed: dict[str, Command]) -> None:
         _module("artifacts.store").warm(ws)
 
 
-def record_run(ws, name: str, steps: list, started: float, ms: float) -> str | None:
+def record_run(ws: Workspace, name: str, steps: list[Any], started: float, ms: float) -> str | None:
     """Keep a CI-mode check (`--check`, `--ci`) as a run under .repoctx/runs/, as `validate
     --run` does; None when kept, else why not."""
     runs = _module("control.runs")

@@ -20,7 +20,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import _core
 from repoctx.base import fs, index
-from repoctx.base.command import Command, compact_json
+from repoctx.base.command import CliView, Command, McpView, compact_json
+from repoctx.base.errors import RepoctxError
 from repoctx.base.words import plural
 from repoctx.base.workspace import CONFIG_FILE, PathEscape, RootNotAllowed, Workspace
 from repoctx.formats import config as config_format
@@ -91,7 +92,7 @@ def _unsupported(version: object) -> str:
     )
 
 
-class ScopeProblem(Exception):
+class ScopeProblem(RepoctxError):
     """A scope that cannot be served, with the contract's message and, when its context file
     exists but cannot be used, why."""
 
@@ -525,9 +526,8 @@ COMMANDS = [
         result=ListContextsResult,
         handler=list_contexts,
         is_error=lambda r: bool(r.error) or (r.check is not UNSET and not r.check.passed),
-        structured=False,
         encode=compact_json,
-        render=_render_status,
+        cli=CliView(render=_render_status), mcp=McpView(structured=False),
     ),
     Command(
         name="check",
@@ -539,8 +539,7 @@ COMMANDS = [
         result=CheckFreshnessResult,
         handler=check_freshness,
         is_error=lambda r: bool(r.error),
-        positional=("scope",),
-        render=_render_check,
+        cli=CliView(positional=("scope",), render=_render_check),
     ),
     Command(
         name="show",
@@ -552,7 +551,6 @@ COMMANDS = [
         result=QueryContextResult,
         handler=query_context,
         is_error=lambda r: not r.found,
-        positional=("scope",),
-        render=_render_show,
+        cli=CliView(positional=("scope",), render=_render_show),
     ),
 ]

@@ -30,7 +30,7 @@ from msgspec.structs import replace
 from repoctx import _core
 from repoctx.base import clock, fs, index
 from repoctx.base import manifests as mf
-from repoctx.base.command import Command
+from repoctx.base.command import CliView, Command
 from repoctx.base.words import plural
 from repoctx.base.workspace import PathEscape, Workspace, locked
 from repoctx.formats import context_file as cf
@@ -262,7 +262,7 @@ class Generator:
                 staged = _settle(stages)
                 _core.commit_staged(self.ws.root, staged)
             except BaseException:
-                for future, paths in stages:
+                for future, _paths in stages:
                     if future.done() and future.exception() is None:
                         for tmp in future.result():
                             _unlink(tmp)
@@ -376,7 +376,7 @@ def _patch(text: str, fingerprint: str, last_updated: str) -> str | None:
         pattern = re.compile(rf"^{key}:[ \t]*{_SIMPLE}[ \t]*(#[^\n]*)?$(?!\n[ \t]+[^\s#])", re.M)
         if len(pattern.findall(out)) != 1:
             return None
-        out = pattern.sub(lambda m: f'{key}: "{value}"' + (f" {m.group(1)}" if m.group(1) else ""), out)
+        out = pattern.sub(lambda m: f'{key}: "{value}"' + (f" {m.group(1)}" if m.group(1) else ""), out)  # noqa: B023 - called at once
     return out
 
 
@@ -462,7 +462,7 @@ class UpdateContextResult(Struct, omit_defaults=True):
     error: str | UnsetType = UNSET
 
 
-def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult:
+def update_context(ws: Workspace, p: UpdateContextParams) -> UpdateContextResult:  # noqa: C901 - one refusal per contract rule, in its order
     def fail(message: str, scope: str = p.scope) -> UpdateContextResult:
         return UpdateContextResult(scope, False, error=message)
 
@@ -699,8 +699,7 @@ COMMANDS = [
         handler=init,
         is_error=lambda r: bool(r.error or r.skipped),
         writes=True,
-        render=_render_write("Wrote"),
-        surface="scopes",
+        cli=CliView(render=_render_write("Wrote")),
     ),
     Command(
         name="regen",
@@ -713,9 +712,7 @@ COMMANDS = [
         handler=regen,
         is_error=lambda r: bool(r.error or r.skipped),
         writes=True,
-        positional=("scopes",),
-        render=_render_write("Wrote"),
-        surface="scopes",
+        cli=CliView(positional=("scopes",), render=_render_write("Wrote")),
     ),
     Command(
         name="rehash",
@@ -727,9 +724,7 @@ COMMANDS = [
         handler=rehash,
         is_error=lambda r: bool(r.error or r.skipped),
         writes=True,
-        positional=("scopes",),
-        render=_render_write("Rehashed"),
-        surface="scopes",
+        cli=CliView(positional=("scopes",), render=_render_write("Rehashed")),
     ),
     Command(
         name="update",
@@ -743,9 +738,7 @@ COMMANDS = [
         handler=update_context,
         is_error=lambda r: not r.updated,
         writes=True,
-        positional=("scope",),
-        render=_render_update,
-        surface="scopes",
+        cli=CliView(positional=("scope",), render=_render_update),
     ),
     Command(
         name="scopes validate",
@@ -757,8 +750,7 @@ COMMANDS = [
         result=ValidateResult,
         handler=lambda ws, p: validate_contexts(ws, p.strict),
         is_error=lambda r: bool(r.error or r.invalid or r.findings),
-        render=_render_validate,
-        surface="scopes",
+        cli=CliView(render=_render_validate),
     ),
 ]
 

@@ -36,7 +36,7 @@ from msgspec import Meta, Struct
 from repoctx import _core
 from repoctx.base import fs, local_state
 from repoctx.base import index as tables
-from repoctx.base.command import Command
+from repoctx.base.command import CliView, Command
 from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats import config as config_format
 from repoctx.formats.artifact import CONFIG_FILE as CONTEXTIA_CONFIG
@@ -303,7 +303,6 @@ COMMANDS = [
         result=TaskContextResult | TaskContextError,
         handler=task_context,
         is_error=lambda r: isinstance(r, TaskContextError),
-        positional=("task",),
-        render=_render,
+        cli=CliView(positional=("task",), render=_render),
     ),
 ]

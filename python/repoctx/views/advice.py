@@ -86,8 +86,8 @@ def _scan_config(root: str) -> list[str]:
 
 def next_step(cmd, result, ws, arguments: dict) -> str | None:
     """A line saying what to do after this result, when the result alone does not."""
-    if cmd.advise is not None:
-        return cmd.advise(ws, arguments, result)
+    if cmd.cli and cmd.cli.advise is not None:
+        return cmd.cli.advise(ws, arguments, result)
     root = ws.root
     error = getattr(result, "error", None)
     text = error if isinstance(error, str) else ""

@@ -8,6 +8,7 @@ only when called, so every other command starts fast.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 import time
@@ -18,6 +19,7 @@ from typing import Any
 import msgspec
 
 from repoctx import __version__
+from repoctx.base.errors import RepoctxError
 from repoctx.formats import bounded
 from repoctx.formats.config import NAMINGS, PROFILES
 
@@ -87,7 +89,7 @@ def _add_params(parser: argparse.ArgumentParser, cmd) -> None:
             kwargs["choices"] = list(typing.get_args(tp))
         elif tp in (int, float):
             kwargs["type"] = tp
-        if field.name in cmd.positional:
+        if field.name in cmd.cli.positional:
             if origin is list:  # `regen a b`: any number of words
                 kwargs.pop("action")
                 kwargs["nargs"] = "*"
@@ -166,7 +168,7 @@ def build_parser(word: str | None = None) -> argparse.ArgumentParser:
             words[-1], help=cmd.summary, description=f"{cmd.summary} {cmd.description}{tool}"
         )
         _common(p)
-        if cmd.server_view:
+        if cmd.cli.server_view:
             _server_options(p)
         _add_params(p, cmd)
         if "--format" not in p._option_string_actions:  # the context-engine CLI's spelling of --json
@@ -205,12 +207,12 @@ def _workspace(ns: argparse.Namespace):
                           cache_root=cache_root, root_reason=choice.reason)
 
 
-class UsageError(Exception):
+class UsageError(RepoctxError):
     """A command line the parser cannot take; `prog` is the command it was given to."""
 
     def __init__(self, prog: str, message: str) -> None:
-        super().__init__(message)
-        self.prog, self.message = prog, message
+        super().__init__(message, code="usage")
+        self.prog = prog
 
 
 class _Parser(argparse.ArgumentParser):
@@ -240,7 +242,7 @@ def _json_asked(argv: list[str]) -> bool:
     """Whether a command line asks for JSON, read from the words alone (for lines that do not parse)."""
     words = argv[:argv.index("--")] if "--" in argv else argv
     return "--json" in words or "--format=json" in words or any(
-        a == "--format" and b == "json" for a, b in zip(words, words[1:]))
+        a == "--format" and b == "json" for a, b in itertools.pairwise(words))
 
 
 def _usage_failure(exc: UsageError, as_json: bool) -> int:
@@ -256,7 +258,7 @@ def _usage_failure(exc: UsageError, as_json: bool) -> int:
     return EXIT_USAGE
 
 
-class UserError(Exception):
+class UserError(RepoctxError):
     """A mistake the person can fix; printed without a traceback."""
 
 
@@ -302,19 +304,19 @@ def run_command(cmd, ns: argparse.Namespace) -> int:
             print(f"repoctx: warning: {problem}", file=sys.stderr)
     started, t0 = time.time(), time.perf_counter()
     result = cmd.handler(ws, params) if params is not None else cmd.on_invalid(values)
-    if not for_people or cmd.render is None:
+    if not for_people or cmd.cli.render is None:
         text = cmd.encode(result)
     else:
-        text = cmd.render(result)
+        text = cmd.cli.render(result)
     _print_line(text, sys.stderr if for_people and _says_why_it_failed(cmd, result) else sys.stdout)
     if for_people and (step := advice.next_step(cmd, result, ws, values)):
         print(f"repoctx: {step}", file=sys.stderr)
     failed = cmd.is_error(result)
     if getattr(params, "check", None) is True or getattr(params, "ci", None) is True:
-        human = cmd.render(result) if cmd.render else text
+        human = cmd.cli.render(result) if cmd.cli.render else text
         _record_ci_run(ws, cmd, failed, human, started, (time.perf_counter() - t0) * 1000)
-    if cmd.exit_code is not None:
-        return cmd.exit_code(result)
+    if cmd.cli.exit_code is not None:
+        return cmd.cli.exit_code(result)
     return EXIT_ERROR if failed else EXIT_OK
 
 

@@ -64,7 +64,7 @@ def main(argv: list[str]) -> int:
     options = _options(argv)
     try:
         text = answer(sys.stdin.buffer.read(MAX_EVENT_BYTES + 1), options["budget"], options["limit"])
-    except Exception as exc:  # noqa: BLE001 - the prompt goes on whatever happens here
+    except Exception as exc:  # the prompt goes on whatever happens here
         print(f"repoctx prompt-hook: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 0
     if text:

@@ -19,7 +19,7 @@ from msgspec import Meta, Struct
 
 from repoctx import __version__
 from repoctx.base import clock, fs, index, local_state
-from repoctx.base.command import Command
+from repoctx.base.command import CliView, Command
 from repoctx.base.workspace import PathEscape, Workspace, atomic_write, one_reading
 
 DEFAULT_OUT = ".repoctx/report.html"
@@ -198,6 +198,6 @@ def commands(catalog) -> list[Command]:
         handler=functools.partial(report, catalog),
         is_error=lambda r: bool(r.error),
         writes=True,
-        render=_render,
         surface="control",
+        cli=CliView(render=_render),
     )]

@@ -77,7 +77,7 @@ def _tool(cmd: Command, names: str, structured_era: bool) -> types.Tool:
         name=cmd.listed_name(names),
         description=f"{cmd.summary} {cmd.description}",
         input_schema=cmd.input_schema,
-        output_schema=cmd.output_schema if cmd.structured and structured_era else None,
+        output_schema=cmd.output_schema if cmd.mcp.structured and structured_era else None,
         annotations=types.ToolAnnotations(
             read_only_hint=not (cmd.writes or cmd.records),
             # Writes add or merge; a recorded run only pushes out runs beyond keep_runs, as configured.
@@ -90,7 +90,7 @@ def _tool(cmd: Command, names: str, structured_era: bool) -> types.Tool:
 
 def _admits_envelope(cmd: Command) -> bool:
     """Whether the control envelope is one of the command's declared results."""
-    return cmd.structured and any(isinstance(tp, type) and issubclass(tp, Envelope) for tp in cmd.result_types)
+    return cmd.mcp.structured and any(isinstance(tp, type) and issubclass(tp, Envelope) for tp in cmd.result_types)
 
 
 def _settled(read):
@@ -178,11 +178,11 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
         text, structured = last[1], last[2]
     else:
         text = cmd.encode(result)
-        structured = msgspec.json.decode(text) if cmd.structured else None
+        structured = msgspec.json.decode(text) if cmd.mcp.structured else None
         _last_encoded = (result, text, structured)
-    if cmd.text:  # the contract's plain text: its warnings after it, where an agent reads them
+    if cmd.mcp.text:  # the contract's plain text: its warnings after it, where an agent reads them
         warned = getattr(result, "warnings", None)
-        text = cmd.text(result) + "".join(f"\nWarning: {w}" for w in (warned if isinstance(warned, list) else ()))
+        text = cmd.mcp.text(result) + "".join(f"\nWarning: {w}" for w in (warned if isinstance(warned, list) else ()))
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=structured,
@@ -288,7 +288,7 @@ def _lifespan(observers: list, shown: _Shown):
     return lifespan
 
 
-def build_server(ws: Workspace) -> tuple[Server, bool]:
+def build_server(ws: Workspace) -> tuple[Server, bool]:  # noqa: C901 - the MCP handlers are closures over one state
     """The server, and whether its listings follow the data (it then says when they change)."""
     selection = select(ws)
     shown = _Shown(ws, selection)
@@ -371,7 +371,7 @@ def build_server(ws: Workspace) -> tuple[Server, bool]:
         try:
             text = await anyio.to_thread.run_sync(_settled(resource.read), ws, fields)
         except ResourceError as exc:
-            raise MCPError(exc.code, exc.message, exc.data) from None
+            raise MCPError(exc.rpc_code, exc.message, exc.data) from None
         except Exception:
             log.exception("reading %s failed", uri)
             raise MCPError(types.INTERNAL_ERROR, "Failed to read resource") from None
