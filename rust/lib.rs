@@ -30,8 +30,8 @@ mod bindings {
     use crate::tree::{fingerprint, fs, live, walk};
     use crate::{lang, py, tasks};
 
-    use py::{cache_err, in_root, os_err, LinkRefused};
-    use pyo3::exceptions::{PyOSError, PyValueError};
+    use py::{cache_err, in_root, os_err, os_err_at, LinkRefused};
+    use pyo3::exceptions::PyValueError;
     use pyo3::prelude::*;
     use std::collections::HashSet;
     use std::ffi::OsString;
@@ -55,7 +55,7 @@ mod bindings {
         };
         let table = py
             .detach(|| walk::walk(&root, &opts, None))
-            .map_err(os_err)?;
+            .map_err(os_err_at(&root))?;
         py::Table::walked(py, &table)
     }
 
@@ -85,7 +85,7 @@ mod bindings {
             };
             let index = py
                 .detach(|| live::LiveIndex::new(&root, opts, watch))
-                .map_err(os_err)?;
+                .map_err(os_err_at(&root))?;
             Ok(LiveIndexPy {
                 inner: std::sync::Mutex::new((index, None)),
             })
@@ -134,7 +134,7 @@ mod bindings {
     #[pyo3(name = "fingerprint")]
     fn fingerprint_py(py: Python<'_>, dir: PathBuf) -> PyResult<String> {
         py.detach(|| fingerprint::fingerprint_dir(&dir))
-            .map_err(|e| PyOSError::new_err(e.to_string()))
+            .map_err(os_err_at(&dir))
     }
 
     #[pyfunction]
@@ -146,7 +146,7 @@ mod bindings {
     /// component, a loop, no permission): the caller then falls back to Python's lenient
     /// os.path.realpath. In C a handful of lstat calls; Python's own costs ~40 µs a path.
     #[pyfunction]
-    fn real_path(path: PathBuf) -> Option<std::ffi::OsString> {
+    fn real_path(path: PathBuf) -> Option<OsString> {
         std::fs::canonicalize(path)
             .ok()
             .map(PathBuf::into_os_string) // str, as os.path gives
@@ -316,18 +316,18 @@ mod bindings {
         max_bytes: u64,
     ) -> PyResult<Vec<Py<py::YamlFile>>> {
         py.detach(|| yamlread::read_many(&root, &rels, max_bytes))
-            .map_err(os_err)?
+            .map_err(os_err_at(&root))?
             .into_iter()
             .map(|p| py::yaml_file(py, p))
             .collect()
     }
 
     /// One YAML document as JSON text, parsed with the bounds of formats/yamlread.rs; a refused one
-    /// raises YamlRefused(reason, line, column, syntax).
+    /// raises YamlRefused (reason, line, column, syntax).
     #[pyfunction]
     fn yaml_to_json(py: Python<'_>, data: &[u8]) -> PyResult<String> {
         py.detach(|| yamlread::to_json(data))
-            .map_err(|r| py::YamlRefused::new_err((r.reason, r.line, r.column, r.syntax)))
+            .map_err(py::yaml_refused)
     }
 
     /// YAML text (keys in order, strings double-quoted) for a JSON object.
@@ -534,7 +534,7 @@ mod bindings {
     /// the directory is opened by that path). `entries` are the
     /// manifest's (id, version, file name in docs_dir); `stats` are the cache's own paths with their
     /// `os.stat_result` from before anything was read; `watch` was begun before that.
-    /// Raises CacheRefused(code, message) or OSError.
+    /// Raises CacheRefused (code, message) or OSError.
     #[pyfunction]
     fn load_cache(
         py: Python<'_>,
@@ -546,7 +546,7 @@ mod bindings {
     ) -> PyResult<CacheViewPy> {
         let watcher = watch.inner.lock().unwrap().take();
         let meta = stats.into_iter().map(|(p, st)| (p, st.key())).collect();
-        let docs_handle = fs::dir_held(docs_fd, &docs_dir).map_err(os_err)?;
+        let docs_handle = fs::dir_held(docs_fd, &docs_dir).map_err(os_err_at(&docs_dir))?;
         py.detach(|| {
             let (docs, keys) = cache::load(&docs_handle, &docs_dir, &entries)?;
             Ok(CacheViewPy {
@@ -558,7 +558,7 @@ mod bindings {
     }
 
     /// Build a cache's documents from `sources` into `documents/` of the directory `rel` beneath
-    /// `root` (py::BuiltCache). Raises CacheRefused((code, message)), LinkRefused or OSError.
+    /// `root` (py::BuiltCache). Raises CacheRefused (code, message), LinkRefused or OSError.
     #[pyfunction]
     fn build_cache(
         py: Python<'_>,
@@ -635,7 +635,7 @@ mod bindings {
         ) -> PyResult<Self> {
             let index = py
                 .detach(|| srcindex::Index::build(&root, &prefix, &scan_paths))
-                .map_err(os_err)?;
+                .map_err(os_err_at(&root))?;
             Ok(SourceIndexPy(index))
         }
 
@@ -680,7 +680,7 @@ mod bindings {
     #[pyfunction]
     fn count_tokens(py: Python<'_>, encoding: &str, texts: Vec<String>) -> PyResult<Vec<usize>> {
         py.detach(|| bpe::count(encoding, &texts)).ok_or_else(|| {
-            pyo3::exceptions::PyValueError::new_err(format!(
+            PyValueError::new_err(format!(
                 "unknown encoding {encoding:?}; known: o200k, cl100k"
             ))
         })
@@ -718,7 +718,7 @@ mod bindings {
             };
             let index = py
                 .detach(|| tasks::index::Index::build_from(&root, opts, &dirs, saved))
-                .map_err(os_err)?;
+                .map_err(os_err_at(&root))?;
             Ok(TaskIndexPy {
                 inner: std::sync::Mutex::new(index),
             })
@@ -869,6 +869,7 @@ mod bindings {
         m.add("LinkRefused", m.py().get_type::<LinkRefused>())?;
         m.add("CacheRefused", m.py().get_type::<py::CacheRefused>())?;
         m.add("YamlRefused", m.py().get_type::<py::YamlRefused>())?;
+        m.add("CoreRefused", m.py().get_type::<py::CoreRefused>())?;
         for f in [
             wrap_pyfunction!(fs_read, m)?,
             wrap_pyfunction!(fs_read_head, m)?,

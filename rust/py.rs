@@ -7,13 +7,13 @@
 
 use crate::artifacts::annotate::Annotation as Found;
 use crate::caches::{cache, fresh};
-use crate::formats::yamlread::Parsed;
+use crate::formats::yamlread::{Parsed, Refusal};
 use crate::tree::fs;
 use crate::tree::live;
 use crate::tree::os::{errno, Meta};
 use crate::tree::walk;
 use cap_std::fs::Metadata;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyException, PyOSError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyList, PyString};
 use std::cmp::Ordering;
@@ -597,31 +597,97 @@ impl StatResult {
     }
 }
 
-pub fn os_err(e: std::io::Error) -> PyErr {
-    PyOSError::new_err(e.to_string())
+/// An OS error as the OSError Python would raise for it: `OSError(errno, strerror[, filename])`,
+/// which is the errno's own subclass (FileNotFoundError, …); on Windows the OS's number is a
+/// winerror, which Python maps to the errno itself. An error the OS did not number (the core's
+/// own, such as "not a regular file") is an OSError with its text alone.
+pub fn io_err(e: &std::io::Error, text: String, filename: Option<&Path>) -> PyErr {
+    let Some(n) = e.raw_os_error() else {
+        return PyOSError::new_err(text);
+    };
+    let text = text
+        .trim_end_matches(&format!(" (os error {n})"))
+        .to_string();
+    let filename = filename.map(|p| p.as_os_str().to_os_string());
+    if cfg!(windows) {
+        PyOSError::new_err((0, text, filename, n))
+    } else if let Some(filename) = filename {
+        PyOSError::new_err((n, text, filename))
+    } else {
+        PyOSError::new_err((n, text))
+    }
 }
+
+/// An OS error of the core, errno kept (see `io_err`).
+pub fn os_err(e: std::io::Error) -> PyErr {
+    io_err(&e, e.to_string(), None)
+}
+
+/// An OS error met at `path` (the root or directory a call was given), errno and filename kept.
+pub fn os_err_at(path: &Path) -> impl Fn(std::io::Error) -> PyErr + '_ {
+    move |e| io_err(&e, e.to_string(), Some(path))
+}
+
+pyo3::create_exception!(
+    _core,
+    CoreRefused,
+    PyException,
+    "What the core refuses to read or build: `message` says why to a person; each subclass names \
+     its further facts as fields."
+);
 
 pyo3::create_exception!(
     _core,
     CacheRefused,
-    PyValueError,
-    "A cache the contract refuses: args are (code, message), the code one of the contract's."
+    CoreRefused,
+    "A cache the contract refuses: `code` (one of the contract's) and `message`."
 );
-
-/// A cache's failure: CacheRefused((code, message)) of the contract, or OSError.
-pub fn cache_err(e: cache::Fail) -> PyErr {
-    match e {
-        cache::Fail::Io(e) => os_err(e),
-        cache::Fail::Code(code, message) => CacheRefused::new_err((code, message)),
-    }
-}
 
 pyo3::create_exception!(
     _core,
     YamlRefused,
-    PyValueError,
-    "YAML the bounded reader refuses: args are (reason, line, column, syntax)."
+    CoreRefused,
+    "YAML the bounded reader refuses: `reason` (also `message`), `line` and `column` (from 1), \
+     and whether it breaks YAML's `syntax` (else a bound, or a form the reader does not take)."
 );
+
+/// A refusal of class `T` whose text is `message`, with `message` and the named `fields` set on it.
+fn refused<T: pyo3::PyTypeInfo>(
+    message: &str,
+    fields: impl FnOnce(&Bound<'_, pyo3::exceptions::PyBaseException>) -> PyResult<()>,
+) -> PyErr {
+    Python::attach(|py| {
+        let err = PyErr::new::<T, _>((message.to_string(),));
+        let value = err.value(py);
+        match value
+            .setattr("message", message)
+            .and_then(|()| fields(value))
+        {
+            Ok(()) => err,
+            Err(e) => e,
+        }
+    })
+}
+
+/// A cache's failure: CacheRefused(code, message) of the contract, or OSError.
+pub fn cache_err(e: cache::Fail) -> PyErr {
+    match e {
+        cache::Fail::Io(e) => os_err(e),
+        cache::Fail::Code(code, message) => {
+            refused::<CacheRefused>(message, |v| v.setattr("code", code))
+        }
+    }
+}
+
+/// YAML refused by formats/yamlread.rs, as YamlRefused.
+pub fn yaml_refused(r: Refusal) -> PyErr {
+    refused::<YamlRefused>(&r.reason, |v| {
+        v.setattr("reason", &r.reason)?;
+        v.setattr("line", r.line)?;
+        v.setattr("column", r.column)?;
+        v.setattr("syntax", r.syntax)
+    })
+}
 
 pyo3::create_exception!(
     _core,
@@ -640,23 +706,7 @@ pub fn fs_err(e: fs::Error) -> PyErr {
         }
         fs::Error::TooLarge(..) => PyOSError::new_err((errno::EFBIG, message)),
         fs::Error::NotReplaced(_, _, errno) => PyOSError::new_err((errno, message)),
-        // OSError(errno, text) is the errno's own subclass (FileNotFoundError, …) with strerror set;
-        // on Windows the OS's number is a winerror, which Python maps to the errno itself.
-        fs::Error::Io(e) => match e.raw_os_error() {
-            Some(n) if cfg!(windows) => {
-                let text = message
-                    .trim_end_matches(&format!(" (os error {n})"))
-                    .to_string();
-                PyOSError::new_err((0, text, None::<String>, n))
-            }
-            Some(n) => PyOSError::new_err((
-                n,
-                message
-                    .trim_end_matches(&format!(" (os error {n})"))
-                    .to_string(),
-            )),
-            None => os_err(e),
-        },
+        fs::Error::Io(e) => io_err(&e, message, None),
     }
 }
 

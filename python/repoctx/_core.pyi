@@ -8,7 +8,8 @@ import os
 from typing import ClassVar, final
 
 __all__ = [
-    "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheRefused", "CacheView", "CacheWatch", "DirEntry", "DirRow",
+    "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheRefused", "CacheView", "CacheWatch", "CoreRefused",
+    "DirEntry", "DirRow",
     "FILE_LABELS", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
     "ModuleScan", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskIndex",
     "YamlFile", "YamlRefused", "annotate_file",
@@ -131,11 +132,25 @@ class LinkRefused(OSError):
     """A link in the repository leads outside it: not followed. strerror names the link
     relative to the root."""
 
-class CacheRefused(ValueError):
-    """A cache the contract refuses: args are (code, message), the code one of the contract's."""
+class CoreRefused(Exception):
+    """What the core refuses to read or build: `message` says why to a person; each subclass
+    names its further facts as fields (set on each instance)."""
 
-class YamlRefused(ValueError):
-    """YAML the bounded reader refuses: args are (reason, line, column, syntax)."""
+    message: str
+
+class CacheRefused(CoreRefused):
+    """A cache the contract refuses: `code` (one of the contract's) and `message`."""
+
+    code: str
+
+class YamlRefused(CoreRefused):
+    """YAML the bounded reader refuses: `reason` (also `message`), `line` and `column` (from 1),
+    and whether it breaks YAML's `syntax` (else a bound, or a form the reader does not take)."""
+
+    reason: str
+    line: int
+    column: int
+    syntax: bool
 
 @final
 class DirEntry:
@@ -204,7 +219,7 @@ def read_yaml_many(root: str, rels: list[str], max_bytes: int) -> list[YamlFile]
 
 def yaml_to_json(data: bytes) -> str:
     """One YAML document as JSON text, bounded in depth and alias expansion
-    (rust/formats/yamlread.rs); a refused one raises YamlRefused(reason, line, column, syntax)."""
+    (rust/formats/yamlread.rs); a refused one raises YamlRefused (reason, line, column, syntax)."""
 
 def to_yaml(json: bytes) -> str:
     """YAML text for a JSON object: keys in order, strings double-quoted; ValueError on bad JSON."""
@@ -351,7 +366,7 @@ def load_cache(
     docs_dir), each opened through `docs_fd` (a descriptor of docs_dir the caller keeps; None on Windows,
     where docs_dir is opened by its path): each must parse, carry that id and version, and hash to it. `stats` are the cache's
     own paths with their lstat from before anything was read (the view keeps dev, inode, size,
-    mtime and ctime); the view takes over `watch`. Raises CacheRefused(code, message) or OSError."""
+    mtime and ctime); the view takes over `watch`. Raises CacheRefused (code, message) or OSError."""
 
 @final
 class CacheEntry:
@@ -384,7 +399,7 @@ def build_cache(sources: str, root: str, rel: str, repository: bool) -> BuiltCac
     """Read, hash and write the documents of a cache into `documents/` (created) of the directory
     `rel` beneath `root`, through the confined layer: .md files, or with repository=True the text
     files a repository keeps (.gitignore honoured; hidden, secret-looking, binary, over 1 MiB and
-    duplicate-content files skipped). Raises CacheRefused(code, message), LinkRefused or OSError."""
+    duplicate-content files skipped). Raises CacheRefused (code, message), LinkRefused or OSError."""
 
 # --- artifacts (rust/artifacts/) ------------------------------------------------------------
 

@@ -100,13 +100,12 @@ impl Freshness {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
     use crate::testing::TempTree;
     use std::fs;
 
-    #[cfg(target_os = "linux")]
     #[test]
     fn a_watch_sees_writes_in_its_directories_only() {
         let dir = TempTree::with(

@@ -1,4 +1,4 @@
-//! Why git's view has no answer: git could not tell either, or we refuse to look.
+//! The one failure of git's view (`CannotTell`) and the result every step of a question returns.
 
 /// Why a question has no answer: git could not tell either, or we refuse to look.
 #[derive(Debug)]

@@ -251,7 +251,7 @@ def _load_view(directory: str, handle: Dir) -> _core.CacheView:
             watch,
         )
     except _core.CacheRefused as exc:
-        raise CacheError(exc.args[0]) from None
+        raise CacheError(exc.code) from None
     except OSError:
         raise CacheError("io_error") from None
     finally:
@@ -540,7 +540,7 @@ def _build_into(base: str, tmp: str, sources: str, p: BuildParams, rel: str) -> 
     try:
         built = _core.build_cache(sources, base, tmp, p.repo)
     except _core.CacheRefused as exc:
-        raise CacheError(*exc.args[:2]) from None
+        raise CacheError(exc.code, exc.message) from None
     except fs.LinkRefused:
         raise
     except OSError:

@@ -54,7 +54,7 @@ def yaml(data: bytes | str) -> Any:
     try:
         text = _core.yaml_to_json(data)
     except _core.YamlRefused as exc:
-        raise YamlError(*exc.args) from None
+        raise YamlError(exc.reason, exc.line, exc.column, exc.syntax) from None
     return msgspec.json.decode(text)
 
 
