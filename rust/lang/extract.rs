@@ -12,7 +12,7 @@ use super::scanner::Scanner;
 use super::text::{
     clean, line_comment_header, markdown_header, rst_header, slash_header, split_lines,
 };
-use super::{go, grammar, is_code, js, kind_of, python, rust, Lang};
+use super::{go, is_code, js, kind_of, python, rust, FileKind, Lang};
 use crate::tree::fs::Root;
 use std::path::Path;
 
@@ -32,8 +32,9 @@ fn code_purpose(lang: Lang, lines: &[&str]) -> Option<String> {
 }
 
 /// Imports (and, for Rust, whether there are tests) of a file whose exports are no longer wanted.
-fn scan_imports_only(lang: Lang, text: &str, out: &mut FileScan) {
-    if let Some(g) = grammar(lang) {
+fn scan_imports_only(kind: &FileKind, text: &str, out: &mut FileScan) {
+    let lang = kind.lang;
+    if let Some(g) = kind.imports {
         out.imports = imports::of_lines(g, text, &split_lines(text));
     }
     if lang == Lang::Rust {
@@ -44,15 +45,12 @@ fn scan_imports_only(lang: Lang, text: &str, out: &mut FileScan) {
 }
 
 /// What a file says: its purpose, exports (at most `budget` signatures; every name with
-/// `want_names`) and imports; code is read as code only with `scan_code`.
-pub fn scan_file(
-    name: &str,
-    lang: Lang,
-    text: &str,
-    scan_code: bool,
-    want_names: bool,
-    budget: usize,
-) -> FileScan {
+/// `want_names`) and imports. With `whole` (the file was read whole, within `MAX_CODE_BYTES`)
+/// code is read as code and imports are read; else only a header.
+pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: usize) -> FileScan {
+    let kind = kind_of(name);
+    let lang = kind.lang;
+    let scan_code = whole && is_code(lang);
     if scan_code && budget == 0 && !want_names {
         // The scope has all the signatures it keeps: only the purpose and the imports matter,
         // unless there is no purpose, when the first exports name the file.
@@ -66,7 +64,7 @@ pub fn scan_file(
                 purpose,
                 ..FileScan::default()
             };
-            scan_imports_only(lang, text, &mut out);
+            scan_imports_only(kind, text, &mut out);
             return out;
         }
     }
@@ -95,7 +93,7 @@ pub fn scan_file(
         }
         Lang::Json | Lang::Markup | Lang::Other => {}
     }
-    if let Some(g) = grammar(lang).filter(|_| scan_code) {
+    if let Some(g) = kind.imports.filter(|_| whole) {
         sc.out.imports = imports::of_lines(g, text, &sc.lines);
     }
     sc.out
@@ -109,15 +107,16 @@ pub fn scan_one(root: &Root, rel: &Path, want_names: bool, budget: usize) -> Fil
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    let (_, lang, _) = kind_of(&name);
-    let cap = if is_code(lang) || name == "package.json" {
+    let kind = kind_of(&name);
+    let as_code = is_code(kind.lang) || kind.imports.is_some();
+    let cap = if as_code || name == "package.json" {
         MAX_CODE_BYTES + 1
     } else {
         MAX_TEXT_BYTES
     };
     let text = read_head_text(root, rel, cap).unwrap_or_default();
-    let scan_code = is_code(lang) && (text.len() as u64) <= MAX_CODE_BYTES;
-    scan_file(&name, lang, &text, scan_code, want_names, budget)
+    let whole = as_code && (text.len() as u64) <= MAX_CODE_BYTES;
+    scan_file(&name, &text, whole, want_names, budget)
 }
 
 /// At most `cap` bytes of a file beneath `root` as text (bytes that are not UTF-8 replaced);
@@ -137,8 +136,7 @@ pub mod tests {
     use crate::lang::text::MAX_TEXT;
 
     pub fn scan(name: &str, text: &str) -> FileScan {
-        let (_, lang, _) = kind_of(name);
-        scan_file(name, lang, text, true, true, usize::MAX)
+        scan_file(name, text, true, true, usize::MAX)
     }
 
     pub fn sigs(s: &FileScan) -> Vec<&str> {
@@ -247,9 +245,8 @@ pub mod tests {
             ("a.ts", "// Doc.\nimport { a } from './a';\nimport 'side';\nconst b = require(\"../b\");\nexport * from \"./c\";\n"),
         ];
         for (name, text) in samples {
-            let (_, lang, _) = kind_of(name);
-            let full = scan_file(name, lang, text, true, false, usize::MAX);
-            let quick = scan_file(name, lang, text, true, false, 0);
+            let full = scan_file(name, text, true, false, usize::MAX);
+            let quick = scan_file(name, text, true, false, 0);
             assert_eq!(imports(&quick), imports(&full), "{}", name);
             assert_eq!(
                 (quick.purpose, quick.tests),

@@ -7,7 +7,7 @@ use super::terms;
 use crate::artifacts::annotate;
 use crate::lang::defs::line_def;
 use crate::lang::imports::{self, Import};
-use crate::lang::{grammar, kind_of, lang_of, Lang};
+use crate::lang::{kind_of, lang_of};
 use crate::tree::ignore::{Rules, Tree};
 use crate::tree::walk::{child_scope, is_source_file};
 use aho_corasick::AhoCorasick;
@@ -115,20 +115,10 @@ pub struct Facts {
     pub annotations: Vec<(u32, String)>,
 }
 
-/// Whether a file is code (a language with definitions or C-like comments) and not a test.
+/// Whether a file is code (of a programming language, by the one table) and not a test.
 pub fn is_code_not_test(path: &str) -> bool {
-    matches!(
-        lang_of(path),
-        Some(
-            Lang::Python
-                | Lang::Rust
-                | Lang::Go
-                | Lang::TypeScript
-                | Lang::JavaScript
-                | Lang::Java
-                | Lang::Slash
-        )
-    ) && !crate::lang::is_test_path(path)
+    let name = path.rsplit('/').next().unwrap_or(path);
+    kind_of(name).code && !crate::lang::is_test_path(path)
 }
 
 /// The terms of a path: its directories and its name without the extension.
@@ -188,7 +178,7 @@ pub fn facts(path: &str, text: &str, prefix: &str, finder: &AhoCorasick) -> Fact
         ..Facts::default()
     };
     let name = path.rsplit('/').next().unwrap_or(path);
-    if let Some(g) = grammar(kind_of(name).1) {
+    if let Some(g) = kind_of(name).imports {
         let lines: Vec<&str> = text.lines().collect();
         f.imports = imports::of_lines(g, text, &lines);
     }
