@@ -827,6 +827,13 @@ mod bindings {
         py::file_kind(lang::kind_of(name))
     }
 
+    /// The outline of `text`, the content of `path` (with `/`), as JSON: definitions with
+    /// kind, name, 1-based start and end, signature and members.
+    #[pyfunction]
+    fn outline(py: Python<'_>, path: &str, text: &str) -> String {
+        py.detach(|| lang::outline::outline_json(path, text))
+    }
+
     // --- project (project/modscan.rs) --------------------------------------------------------
 
     /// What each module directory holds (py::ModuleScan), in the order given.
@@ -872,6 +879,7 @@ mod bindings {
         m.add_function(wrap_pyfunction!(scan_modules, m)?)?;
         m.add_function(wrap_pyfunction!(file_kinds, m)?)?;
         m.add_function(wrap_pyfunction!(file_kind, m)?)?;
+        m.add_function(wrap_pyfunction!(outline, m)?)?;
         m.add_class::<py::FileKind>()?;
         m.add_class::<CacheViewPy>()?;
         m.add_class::<CacheWatchPy>()?;

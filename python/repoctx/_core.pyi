@@ -14,7 +14,7 @@ __all__ = [
     "YamlFile", "YamlRefused", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "file_kind", "file_kinds", "fingerprint", "fs_exchange", "fs_list",
     "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
-    "fs_stat", "fs_write", "is_source_file", "jsonrpc_request_id", "load_cache", "parse_go", "read_yaml_many",
+    "fs_stat", "fs_write", "is_source_file", "jsonrpc_request_id", "load_cache", "outline", "parse_go", "read_yaml_many",
     "real_path", "scan_modules", "stage_yaml", "to_yaml", "walk", "yaml_to_json",
 ]
 
@@ -303,6 +303,10 @@ def file_kinds() -> list[FileKind]:
 def file_kind(name: str) -> FileKind:
     """The row a file name (no directory) falls in: by its whole name, else its extension
     (label "Source file", no language, when the table has neither)."""
+
+def outline(path: str, text: str) -> str:
+    """The outline of `text`, the content of `path` (`/`-separated), as JSON: a list of
+    definitions, each {kind, name, start, end (1-based, inclusive), signature, members}."""
 
 # --- scopes (rust/scopes/sources.rs) --------------------------------------------------------
 

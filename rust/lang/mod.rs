@@ -3,8 +3,8 @@
 //! scan`), the extractors of purposes and exported signatures (`extract`, over the
 //! per-language scanners `python`, `rust`, `go`, `js`, the `scanner` they fill and the
 //! comment readers of `text`), and the lexer (`lexer`) with the definitions found on it
-//! (`defs` line by line, `spans` over a whole file) that annotations and task context use.
-//! `FILE_KINDS` is the one table of what each kind of file is.
+//! (`defs` line by line, `spans` over a whole file) that annotations and task context use, and
+//! a file's `outline` made of them. `FILE_KINDS` is the one table of what each kind of file is.
 
 pub mod defs;
 pub mod extract;
@@ -12,6 +12,7 @@ mod go;
 pub mod imports;
 mod js;
 pub mod lexer;
+pub mod outline;
 mod python;
 mod rust;
 mod scanner;
