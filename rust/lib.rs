@@ -793,6 +793,28 @@ mod bindings {
         }
     }
 
+    // --- languages (lang/) ----------------------------------------------------------------------
+
+    /// The one table of file kinds: extension or name, label, language, code, import grammar.
+    #[pyfunction]
+    fn file_kinds() -> Vec<py::FileKind> {
+        lang::FILE_KINDS.iter().map(py::file_kind).collect()
+    }
+
+    /// The row of the table a file name (no directory) falls in: by its whole name, else its
+    /// extension ("Source file" with no language when the table has neither).
+    #[pyfunction]
+    fn file_kind(name: &str) -> py::FileKind {
+        py::file_kind(lang::kind_of(name))
+    }
+
+    /// The outline of `text`, the content of `path` (with `/`), as JSON: definitions with
+    /// kind, name, 1-based start and end, signature and members.
+    #[pyfunction]
+    fn outline(py: Python<'_>, path: &str, text: &str) -> String {
+        py.detach(|| lang::outline::outline_json(path, text))
+    }
+
     // --- project (project/modscan.rs) --------------------------------------------------------
 
     /// What each module directory holds (py::ModuleScan), in the order given.
@@ -836,6 +858,10 @@ mod bindings {
         m.add_function(wrap_pyfunction!(jsonrpc_request_id, m)?)?;
         m.add_function(wrap_pyfunction!(parse_go, m)?)?;
         m.add_function(wrap_pyfunction!(scan_modules, m)?)?;
+        m.add_function(wrap_pyfunction!(file_kinds, m)?)?;
+        m.add_function(wrap_pyfunction!(file_kind, m)?)?;
+        m.add_function(wrap_pyfunction!(outline, m)?)?;
+        m.add_class::<py::FileKind>()?;
         m.add_class::<CacheViewPy>()?;
         m.add_class::<CacheWatchPy>()?;
         m.add_function(wrap_pyfunction!(load_cache, m)?)?;

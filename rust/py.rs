@@ -518,6 +518,34 @@ pub fn built_cache(py: Python<'_>, b: cache::Built) -> PyResult<BuiltCache> {
     })
 }
 
+/// One row of the one table of file kinds (lang::FILE_KINDS).
+#[pyclass(frozen, get_all, module = "repoctx._core")]
+pub struct FileKind {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub language: &'static str,
+    pub code: bool,
+    /// The import grammar: "python", "js", "rust", "go", or "" for none.
+    pub imports: &'static str,
+}
+
+pub fn file_kind(k: &crate::lang::FileKind) -> FileKind {
+    use crate::lang::imports::Grammar;
+    FileKind {
+        key: k.key,
+        label: k.label,
+        language: k.language,
+        code: k.code,
+        imports: match k.imports {
+            Some(Grammar::Python) => "python",
+            Some(Grammar::Js) => "js",
+            Some(Grammar::Rust) => "rust",
+            Some(Grammar::Go) => "go",
+            None => "",
+        },
+    }
+}
+
 /// A language of the tree and how many of its files.
 #[pyclass(frozen, get_all, module = "repoctx._core")]
 pub struct Language {

@@ -184,4 +184,5 @@ EXAMPLES: dict[str, dict] = {
     "mcp_close_log": {"task_id": "TASK-002"},  # no open session: the same error both ways
     "task_context": {"task": "Call helper() from the engine's run()", "budget": 600, "paths": ["src/core/engine.py"],
                      "signals_off": ["history"], "limit": 5},
+    "file_outline": {"path": "src/core/engine.py"},
 }

@@ -10,12 +10,12 @@ from typing import ClassVar, final
 __all__ = [
     "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheRefused", "CacheView", "CacheWatch", "CoreRefused",
     "DirEntry", "DirRow",
-    "FILE_LABELS", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
+    "FILE_LABELS", "FileKind", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
     "ModuleScan", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskIndex",
     "YamlFile", "YamlRefused", "annotate_file",
-    "build_cache", "build_info", "commit_staged", "count_tokens", "fingerprint", "fs_exchange", "fs_list",
+    "build_cache", "build_info", "commit_staged", "count_tokens", "file_kind", "file_kinds", "fingerprint", "fs_exchange", "fs_list",
     "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
-    "fs_stat", "fs_write", "is_source_file", "jsonrpc_request_id", "load_cache", "parse_go", "read_yaml_many",
+    "fs_stat", "fs_write", "is_source_file", "jsonrpc_request_id", "load_cache", "outline", "parse_go", "read_yaml_many",
     "real_path", "scan_modules", "stage_yaml", "to_yaml", "walk", "yaml_to_json",
 ]
 
@@ -289,6 +289,39 @@ def parse_go(text: str) -> GoFile:
     parser of their syntax): directives and blocks, `//` comments, quoted and back-quoted
     arguments, a leading byte-order mark dropped; lenient (what does not parse is skipped line
     by line). A lone surrogate in `text` is read as U+FFFD."""
+
+# --- languages (rust/lang/) -----------------------------------------------------------------
+
+@final
+class FileKind:
+    """One row of the one table of file kinds (docs/languages.md)."""
+
+    @property
+    def key(self) -> str:
+        """A lowercase extension without its dot ("py"), or a whole file name ("Cargo.toml")."""
+    @property
+    def label(self) -> str:
+        """What a file of this kind is ("Python module"), when nothing more is known."""
+    @property
+    def language(self) -> str:
+        """The language or format people name it by ("Python", "C++", "YAML"), "" for none."""
+    @property
+    def code(self) -> bool:
+        """A programming language: modules are made of it and it names a project's language."""
+    @property
+    def imports(self) -> str:
+        """The import grammar its imports are read by: "python", "js", "rust", "go" or ""."""
+
+def file_kinds() -> list[FileKind]:
+    """The one table of file kinds, in the core's order."""
+
+def file_kind(name: str) -> FileKind:
+    """The row a file name (no directory) falls in: by its whole name, else its extension
+    (label "Source file", no language, when the table has neither)."""
+
+def outline(path: str, text: str) -> str:
+    """The outline of `text`, the content of `path` (`/`-separated), as JSON: a list of
+    definitions, each {kind, name, start, end (1-based, inclusive), signature, members}."""
 
 # --- scopes (rust/scopes/sources.rs) --------------------------------------------------------
 

@@ -6,11 +6,13 @@
 //! column 0, which is what an export or an import looks like in these languages. Other
 //! files get their header comment, or a label for their kind.
 
-use super::imports::{self, Import};
+use super::imports;
+pub use super::scanner::FileScan;
+use super::scanner::Scanner;
 use super::text::{
     clean, line_comment_header, markdown_header, rst_header, slash_header, split_lines,
 };
-use super::{go, grammar, is_code, js, kind_of, python, rust, Lang};
+use super::{go, is_code, js, kind_of, python, rust, FileKind, Lang};
 use crate::tree::fs::Root;
 use std::path::Path;
 
@@ -18,69 +20,6 @@ use std::path::Path;
 pub const MAX_CODE_BYTES: u64 = 1 << 20;
 /// How much of a non-code file is read for its header.
 pub const MAX_TEXT_BYTES: u64 = 16 << 10;
-
-fn cap_sig(s: String) -> String {
-    clean(&s).unwrap_or_default()
-}
-
-/// An exported signature, and the first sentence of its doc.
-pub struct Export {
-    pub sig: String,
-    pub doc: Option<String>,
-}
-
-/// What one file says.
-#[derive(Default)]
-pub struct FileScan {
-    pub purpose: Option<String>,
-    /// Signatures, as many as the scope still wants.
-    pub exports: Vec<Export>,
-    /// How many exports there are, and the first few names (for a purpose when there is no other).
-    pub count: usize,
-    pub first: Vec<String>,
-    /// Every exported name, kept only when a caller checks names.
-    pub names: Vec<String>,
-    pub imports: Vec<Import>,
-    pub tests: bool,
-}
-
-/// One file's lines being scanned, and what has been found in them.
-pub struct Scanner<'a> {
-    pub lines: Vec<&'a str>,
-    pub out: FileScan,
-    want_names: bool,
-    budget: usize,
-}
-
-impl<'a> Scanner<'a> {
-    fn new(text: &'a str, want_names: bool, budget: usize) -> Self {
-        Scanner {
-            lines: split_lines(text),
-            out: FileScan::default(),
-            want_names,
-            budget,
-        }
-    }
-
-    /// Record an export. `make` gives its (signature, doc) and runs only while
-    /// signatures are still wanted: most exports of a big scope are only counted.
-    pub fn export(&mut self, names: &[&str], make: impl FnOnce() -> (String, Option<String>)) {
-        self.out.count += 1;
-        if self.out.first.len() < 3 && !self.out.first.iter().any(|f| f == names[0]) {
-            self.out.first.push(names[0].to_string());
-        }
-        if self.want_names {
-            self.out.names.extend(names.iter().map(|n| n.to_string()));
-        }
-        if self.out.exports.len() < self.budget {
-            let (sig, doc) = make();
-            self.out.exports.push(Export {
-                sig: cap_sig(sig),
-                doc,
-            });
-        }
-    }
-}
 
 /// The purpose of a code file, from the comments at its top.
 fn code_purpose(lang: Lang, lines: &[&str]) -> Option<String> {
@@ -93,8 +32,9 @@ fn code_purpose(lang: Lang, lines: &[&str]) -> Option<String> {
 }
 
 /// Imports (and, for Rust, whether there are tests) of a file whose exports are no longer wanted.
-fn scan_imports_only(lang: Lang, text: &str, out: &mut FileScan) {
-    if let Some(g) = grammar(lang) {
+fn scan_imports_only(kind: &FileKind, text: &str, out: &mut FileScan) {
+    let lang = kind.lang;
+    if let Some(g) = kind.imports {
         out.imports = imports::of_lines(g, text, &split_lines(text));
     }
     if lang == Lang::Rust {
@@ -105,15 +45,12 @@ fn scan_imports_only(lang: Lang, text: &str, out: &mut FileScan) {
 }
 
 /// What a file says: its purpose, exports (at most `budget` signatures; every name with
-/// `want_names`) and imports; code is read as code only with `scan_code`.
-pub fn scan_file(
-    name: &str,
-    lang: Lang,
-    text: &str,
-    scan_code: bool,
-    want_names: bool,
-    budget: usize,
-) -> FileScan {
+/// `want_names`) and imports. With `whole` (the file was read whole, within `MAX_CODE_BYTES`)
+/// code is read as code and imports are read; else only a header.
+pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: usize) -> FileScan {
+    let kind = kind_of(name);
+    let lang = kind.lang;
+    let scan_code = whole && is_code(lang);
     if scan_code && budget == 0 && !want_names {
         // The scope has all the signatures it keeps: only the purpose and the imports matter,
         // unless there is no purpose, when the first exports name the file.
@@ -127,7 +64,7 @@ pub fn scan_file(
                 purpose,
                 ..FileScan::default()
             };
-            scan_imports_only(lang, text, &mut out);
+            scan_imports_only(kind, text, &mut out);
             return out;
         }
     }
@@ -138,7 +75,7 @@ pub fn scan_file(
         Lang::Go if scan_code => go::scan(&mut sc),
         Lang::TypeScript | Lang::JavaScript if scan_code => js::scan(&mut sc),
         Lang::Python | Lang::Hash => sc.out.purpose = line_comment_header(&sc.lines, "#"),
-        Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Slash => {
+        Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Java | Lang::Slash => {
             sc.out.purpose = slash_header(&sc.lines)
         }
         Lang::Dash => sc.out.purpose = line_comment_header(&sc.lines, "--"),
@@ -154,9 +91,9 @@ pub fn scan_file(
                         .and_then(clean)
                 });
         }
-        Lang::Json | Lang::Other => {}
+        Lang::Json | Lang::Markup | Lang::Other => {}
     }
-    if let Some(g) = grammar(lang).filter(|_| scan_code) {
+    if let Some(g) = kind.imports.filter(|_| whole) {
         sc.out.imports = imports::of_lines(g, text, &sc.lines);
     }
     sc.out
@@ -170,15 +107,16 @@ pub fn scan_one(root: &Root, rel: &Path, want_names: bool, budget: usize) -> Fil
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    let (_, lang, _) = kind_of(&name);
-    let cap = if is_code(lang) || name == "package.json" {
+    let kind = kind_of(&name);
+    let as_code = is_code(kind.lang) || kind.imports.is_some();
+    let cap = if as_code || name == "package.json" {
         MAX_CODE_BYTES + 1
     } else {
         MAX_TEXT_BYTES
     };
     let text = read_head_text(root, rel, cap).unwrap_or_default();
-    let scan_code = is_code(lang) && (text.len() as u64) <= MAX_CODE_BYTES;
-    scan_file(&name, lang, &text, scan_code, want_names, budget)
+    let whole = as_code && (text.len() as u64) <= MAX_CODE_BYTES;
+    scan_file(&name, &text, whole, want_names, budget)
 }
 
 /// At most `cap` bytes of a file beneath `root` as text (bytes that are not UTF-8 replaced);
@@ -194,11 +132,11 @@ pub fn read_head_text(root: &Root, rel: &Path, cap: u64) -> Option<String> {
 #[cfg(test)]
 pub mod tests {
     use super::*;
+    use crate::lang::imports::Import;
     use crate::lang::text::MAX_TEXT;
 
     pub fn scan(name: &str, text: &str) -> FileScan {
-        let (_, lang, _) = kind_of(name);
-        scan_file(name, lang, text, true, true, usize::MAX)
+        scan_file(name, text, true, true, usize::MAX)
     }
 
     pub fn sigs(s: &FileScan) -> Vec<&str> {
@@ -307,9 +245,8 @@ pub mod tests {
             ("a.ts", "// Doc.\nimport { a } from './a';\nimport 'side';\nconst b = require(\"../b\");\nexport * from \"./c\";\n"),
         ];
         for (name, text) in samples {
-            let (_, lang, _) = kind_of(name);
-            let full = scan_file(name, lang, text, true, false, usize::MAX);
-            let quick = scan_file(name, lang, text, true, false, 0);
+            let full = scan_file(name, text, true, false, usize::MAX);
+            let quick = scan_file(name, text, true, false, 0);
             assert_eq!(imports(&quick), imports(&full), "{}", name);
             assert_eq!(
                 (quick.purpose, quick.tests),

@@ -37,17 +37,6 @@ pub enum Grammar {
 }
 
 impl Grammar {
-    /// The grammar of a file extension, if its language has one.
-    pub fn of_extension(ext: &str) -> Option<Grammar> {
-        match ext {
-            "py" => Some(Grammar::Python),
-            "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "vue" | "svelte" => Some(Grammar::Js),
-            "rs" => Some(Grammar::Rust),
-            "go" => Some(Grammar::Go),
-            _ => None,
-        }
-    }
-
     /// Words every import line holds: a text without any needs no line reading.
     fn keywords(self) -> &'static [&'static str] {
         match self {

@@ -1,139 +1,242 @@
 //! What source files say, language by language: which language (and which kind of file) a
 //! name is, the import grammar of each language (`imports`, shared by `init` and `project
-//! scan`), and the extractors of purposes and exported signatures (`extract`, over the
-//! per-language scanners `python`, `rust`, `go`, `js` and the comment readers of `text`).
+//! scan`), the extractors of purposes and exported signatures (`extract`, over the
+//! per-language scanners `python`, `rust`, `go`, `js`, the `scanner` they fill and the
+//! comment readers of `text`), and the lexer (`lexer`) with the definitions found on it
+//! (`defs` line by line, `spans` over a whole file) that annotations and task context use, and
+//! a file's `outline` made of them. `FILE_KINDS` is the one table of what each kind of file is.
 
+pub mod defs;
 pub mod extract;
 mod go;
 pub mod imports;
 mod js;
+pub mod lexer;
+pub mod outline;
 mod python;
 mod rust;
+mod scanner;
+pub mod spans;
 mod text;
 
 use imports::Grammar;
 
-/// How a file is read: the code scanners (Python, Rust, TypeScript, JavaScript, Go), else
-/// the comment syntax of its header (`#`, `//`, `--`) or its kind of text.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// How a file is read: as code (Python, Rust, TypeScript, JavaScript, Go, Java), else by its
+/// comment syntax (`#`, `//` and `/* */`, `--`, `<!-- -->`) or its kind of text.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Lang {
     Python,
     Rust,
     TypeScript,
     JavaScript,
     Go,
+    Java,
     Hash,
     Slash,
     Dash,
     Markdown,
+    Markup,
     Rst,
     Text,
     Json,
     Other,
 }
 
-/// (extension or file name, label, scanner, language name for the project's language).
-const KINDS: &[(&str, &str, Lang, &str)] = &[
-    ("py", "Python module", Lang::Python, "python"),
-    ("pyi", "Python type stubs", Lang::Python, "python"),
-    ("rs", "Rust module", Lang::Rust, "rust"),
-    ("ts", "TypeScript module", Lang::TypeScript, "typescript"),
-    (
+/// What repoctx knows of one kind of file, found by its whole name or its extension: the one
+/// table init, project scan, scopes and task context read (Python through `_core.file_kinds`).
+#[derive(Debug, Clone, Copy)]
+pub struct FileKind {
+    /// A lowercase extension without its dot, or a whole file name.
+    pub key: &'static str,
+    /// What a file of this kind is, when nothing more specific can be said of it.
+    pub label: &'static str,
+    /// How it is read: the lexer's syntax, the purpose and export scanner.
+    pub lang: Lang,
+    /// The language (or format) people name it by, "" for none: "Python", "C++", "YAML".
+    pub language: &'static str,
+    /// A programming language: modules are made of its files, and it names a project's language
+    /// (init's `project.language`, project scan's stack); a format or a script language is not.
+    pub code: bool,
+    /// The import grammar its imports are read by.
+    pub imports: Option<Grammar>,
+}
+
+impl FileKind {
+    const fn imports(self, g: Grammar) -> Self {
+        FileKind {
+            imports: Some(g),
+            ..self
+        }
+    }
+}
+
+const fn grammar_of_lang(lang: Lang) -> Option<Grammar> {
+    match lang {
+        Lang::Python => Some(Grammar::Python),
+        Lang::Rust => Some(Grammar::Rust),
+        Lang::Go => Some(Grammar::Go),
+        Lang::TypeScript | Lang::JavaScript => Some(Grammar::Js),
+        _ => None,
+    }
+}
+
+const fn row(
+    key: &'static str,
+    label: &'static str,
+    lang: Lang,
+    language: &'static str,
+    code: bool,
+) -> FileKind {
+    FileKind {
+        key,
+        label,
+        lang,
+        language,
+        code,
+        imports: grammar_of_lang(lang),
+    }
+}
+
+/// A file of a programming language.
+const fn code(
+    key: &'static str,
+    label: &'static str,
+    lang: Lang,
+    language: &'static str,
+) -> FileKind {
+    row(key, label, lang, language, true)
+}
+
+/// A file of a format, a markup or a script language.
+const fn text(
+    key: &'static str,
+    label: &'static str,
+    lang: Lang,
+    language: &'static str,
+) -> FileKind {
+    row(key, label, lang, language, false)
+}
+
+/// Every kind of file repoctx tells apart. Vue and Svelte components are markup whose script
+/// imports are read by the JavaScript grammar.
+pub const FILE_KINDS: &[FileKind] = &[
+    code("py", "Python module", Lang::Python, "Python"),
+    code("pyi", "Python type stubs", Lang::Python, "Python"),
+    code("rs", "Rust module", Lang::Rust, "Rust"),
+    code("ts", "TypeScript module", Lang::TypeScript, "TypeScript"),
+    code(
         "tsx",
         "TypeScript React component",
         Lang::TypeScript,
-        "typescript",
+        "TypeScript",
     ),
-    ("mts", "TypeScript module", Lang::TypeScript, "typescript"),
-    ("cts", "TypeScript module", Lang::TypeScript, "typescript"),
-    ("js", "JavaScript module", Lang::JavaScript, "javascript"),
-    (
+    code("mts", "TypeScript module", Lang::TypeScript, "TypeScript"),
+    code("cts", "TypeScript module", Lang::TypeScript, "TypeScript"),
+    code("js", "JavaScript module", Lang::JavaScript, "JavaScript"),
+    code(
         "jsx",
         "JavaScript React component",
         Lang::JavaScript,
-        "javascript",
+        "JavaScript",
     ),
-    ("mjs", "JavaScript module", Lang::JavaScript, "javascript"),
-    ("cjs", "JavaScript module", Lang::JavaScript, "javascript"),
-    ("go", "Go source", Lang::Go, "go"),
-    ("java", "Java source", Lang::Slash, "java"),
-    ("kt", "Kotlin source", Lang::Slash, "kotlin"),
-    ("kts", "Kotlin script", Lang::Slash, "kotlin"),
-    ("c", "C source", Lang::Slash, "c"),
-    ("h", "C header", Lang::Slash, "c"),
-    ("cpp", "C++ source", Lang::Slash, "c++"),
-    ("cc", "C++ source", Lang::Slash, "c++"),
-    ("hpp", "C++ header", Lang::Slash, "c++"),
-    ("cs", "C# source", Lang::Slash, "c#"),
-    ("swift", "Swift source", Lang::Slash, "swift"),
-    ("scala", "Scala source", Lang::Slash, "scala"),
-    ("php", "PHP source", Lang::Slash, "php"),
-    ("rb", "Ruby source", Lang::Hash, "ruby"),
-    ("ex", "Elixir source", Lang::Hash, "elixir"),
-    ("exs", "Elixir script", Lang::Hash, "elixir"),
-    ("hs", "Haskell source", Lang::Dash, "haskell"),
-    ("lua", "Lua script", Lang::Dash, "lua"),
-    ("r", "R script", Lang::Hash, "r"),
-    ("sql", "SQL script", Lang::Dash, ""),
-    ("sh", "Shell script", Lang::Hash, "shell"),
-    ("bash", "Shell script", Lang::Hash, "shell"),
-    ("zsh", "Shell script", Lang::Hash, "shell"),
-    ("yaml", "YAML configuration", Lang::Hash, ""),
-    ("yml", "YAML configuration", Lang::Hash, ""),
-    ("toml", "TOML configuration", Lang::Hash, ""),
-    ("json", "JSON data", Lang::Json, ""),
-    ("xml", "XML document", Lang::Other, ""),
-    ("html", "HTML page", Lang::Other, ""),
-    ("css", "Stylesheet", Lang::Slash, ""),
-    ("scss", "Stylesheet", Lang::Slash, ""),
-    ("md", "Markdown document", Lang::Markdown, ""),
-    ("mdx", "MDX document", Lang::Markdown, ""),
-    ("rst", "reStructuredText document", Lang::Rst, ""),
-    ("txt", "Text file", Lang::Text, ""),
-    ("vue", "Vue component", Lang::Other, "javascript"),
-    ("svelte", "Svelte component", Lang::Other, "javascript"),
-    ("tf", "Terraform configuration", Lang::Hash, "hcl"),
-    ("hcl", "HCL configuration", Lang::Hash, "hcl"),
-    ("dockerfile", "Container build file", Lang::Hash, ""),
-    ("graphql", "GraphQL schema", Lang::Hash, ""),
-    ("gql", "GraphQL schema", Lang::Hash, ""),
-    ("proto", "Protocol Buffers definitions", Lang::Slash, ""),
-    ("Dockerfile", "Container build file", Lang::Hash, ""),
-    ("Makefile", "Build rules (make)", Lang::Hash, ""),
-    ("CMakeLists.txt", "CMake build rules", Lang::Hash, ""),
-    ("Cargo.toml", "Rust crate manifest", Lang::Hash, ""),
-    ("go.mod", "Go module definition", Lang::Other, ""),
-    ("pyproject.toml", "Python project metadata", Lang::Hash, ""),
-    ("package.json", "npm package manifest", Lang::Json, ""),
-    ("Gemfile", "Ruby dependencies", Lang::Hash, ""),
-    ("Rakefile", "Ruby build tasks", Lang::Hash, ""),
+    code("mjs", "JavaScript module", Lang::JavaScript, "JavaScript"),
+    code("cjs", "JavaScript module", Lang::JavaScript, "JavaScript"),
+    code("go", "Go source", Lang::Go, "Go"),
+    code("java", "Java source", Lang::Java, "Java"),
+    code("kt", "Kotlin source", Lang::Slash, "Kotlin"),
+    code("kts", "Kotlin script", Lang::Slash, "Kotlin"),
+    code("c", "C source", Lang::Slash, "C"),
+    code("h", "C header", Lang::Slash, "C"),
+    code("cpp", "C++ source", Lang::Slash, "C++"),
+    code("cc", "C++ source", Lang::Slash, "C++"),
+    code("cxx", "C++ source", Lang::Slash, "C++"),
+    code("hpp", "C++ header", Lang::Slash, "C++"),
+    code("hh", "C++ header", Lang::Slash, "C++"),
+    code("cs", "C# source", Lang::Slash, "C#"),
+    code("swift", "Swift source", Lang::Slash, "Swift"),
+    code("scala", "Scala source", Lang::Slash, "Scala"),
+    code("php", "PHP source", Lang::Slash, "PHP"),
+    code("dart", "Dart source", Lang::Slash, "Dart"),
+    code("rb", "Ruby source", Lang::Hash, "Ruby"),
+    code("ex", "Elixir source", Lang::Hash, "Elixir"),
+    code("exs", "Elixir script", Lang::Hash, "Elixir"),
+    code("hs", "Haskell source", Lang::Dash, "Haskell"),
+    code("lua", "Lua script", Lang::Dash, "Lua"),
+    code("r", "R script", Lang::Hash, "R"),
+    code("pl", "Perl script", Lang::Hash, "Perl"),
+    text("sql", "SQL script", Lang::Dash, "SQL"),
+    text("sh", "Shell script", Lang::Hash, "Shell"),
+    text("bash", "Shell script", Lang::Hash, "Shell"),
+    text("zsh", "Shell script", Lang::Hash, "Shell"),
+    text("yaml", "YAML configuration", Lang::Hash, "YAML"),
+    text("yml", "YAML configuration", Lang::Hash, "YAML"),
+    text("toml", "TOML configuration", Lang::Hash, "TOML"),
+    text("json", "JSON data", Lang::Json, "JSON"),
+    text("xml", "XML document", Lang::Markup, ""),
+    text("html", "HTML page", Lang::Markup, ""),
+    text("htm", "HTML page", Lang::Markup, ""),
+    text("css", "Stylesheet", Lang::Slash, ""),
+    text("scss", "Stylesheet", Lang::Slash, ""),
+    text("md", "Markdown document", Lang::Markdown, "Markdown"),
+    text("mdx", "MDX document", Lang::Markdown, "Markdown"),
+    text("rst", "reStructuredText document", Lang::Rst, ""),
+    text("txt", "Text file", Lang::Text, ""),
+    code("vue", "Vue component", Lang::Markup, "Vue").imports(Grammar::Js),
+    code("svelte", "Svelte component", Lang::Markup, "Svelte").imports(Grammar::Js),
+    text("tf", "Terraform configuration", Lang::Hash, "HCL"),
+    text("hcl", "HCL configuration", Lang::Hash, "HCL"),
+    text("dockerfile", "Container build file", Lang::Hash, ""),
+    text("graphql", "GraphQL schema", Lang::Hash, ""),
+    text("gql", "GraphQL schema", Lang::Hash, ""),
+    text("proto", "Protocol Buffers definitions", Lang::Slash, ""),
+    text("Dockerfile", "Container build file", Lang::Hash, ""),
+    text("Makefile", "Build rules (make)", Lang::Hash, ""),
+    text("CMakeLists.txt", "CMake build rules", Lang::Hash, ""),
+    text("Cargo.toml", "Rust crate manifest", Lang::Hash, ""),
+    text("go.mod", "Go module definition", Lang::Other, ""),
+    text("pyproject.toml", "Python project metadata", Lang::Hash, ""),
+    text("package.json", "npm package manifest", Lang::Json, ""),
+    text("Gemfile", "Ruby dependencies", Lang::Hash, ""),
+    text("Rakefile", "Ruby build tasks", Lang::Hash, ""),
 ];
 
+/// The kind a file name falls back to.
+const FALLBACK: FileKind = text("", "Source file", Lang::Other, "");
+
 /// The label a file gets when nothing more specific can be said of it.
-pub const FALLBACK_LABEL: &str = "Source file";
+pub const FALLBACK_LABEL: &str = FALLBACK.label;
 
 /// Every label, for telling a generic purpose from a written one.
 pub fn labels() -> Vec<&'static str> {
-    let mut all: Vec<&str> = KINDS.iter().map(|k| k.1).collect();
+    let mut all: Vec<&str> = FILE_KINDS.iter().map(|k| k.label).collect();
     all.push(FALLBACK_LABEL);
     all.sort();
     all.dedup();
     all
 }
 
-/// The (label, scanner, language name) of a file name: by its whole name, else its extension.
-pub fn kind_of(name: &str) -> (&'static str, Lang, &'static str) {
-    if let Some(k) = KINDS.iter().find(|k| k.0 == name) {
-        return (k.1, k.2, k.3);
+/// The kind of a file name (no directory): by its whole name, else its extension, ignoring case.
+pub fn kind_of(name: &str) -> &'static FileKind {
+    if let Some(k) = FILE_KINDS.iter().find(|k| k.key == name) {
+        return k;
     }
-    let ext = match name.rfind('.') {
-        Some(i) => name[i + 1..].to_ascii_lowercase(),
-        None => return (FALLBACK_LABEL, Lang::Other, ""),
+    let Some(i) = name.rfind('.') else {
+        return &FALLBACK;
     };
-    match KINDS.iter().find(|k| k.0 == ext) {
-        Some(k) => (k.1, k.2, k.3),
-        None => (FALLBACK_LABEL, Lang::Other, ""),
-    }
+    let ext = name[i + 1..].to_ascii_lowercase();
+    FILE_KINDS
+        .iter()
+        .find(|k| k.key == ext)
+        .unwrap_or(&FALLBACK)
+}
+
+/// The language a file (a path with `/`) is lexed as; None for files that are never lexed
+/// (no comment syntax: JSON, plain text, reStructuredText, unknown kinds). Annotations are read
+/// only from these files, definitions only from code among them.
+pub fn lang_of(path: &str) -> Option<Lang> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let lang = kind_of(name).lang;
+    (!matches!(lang, Lang::Rst | Lang::Text | Lang::Json | Lang::Other)).then_some(lang)
 }
 
 /// Whether files of `lang` are read as code (exports and imports), not only for a header.
@@ -142,17 +245,6 @@ pub fn is_code(lang: Lang) -> bool {
         lang,
         Lang::Python | Lang::Rust | Lang::TypeScript | Lang::JavaScript | Lang::Go
     )
-}
-
-/// The import grammar of a language, if it has one.
-pub fn grammar(lang: Lang) -> Option<Grammar> {
-    match lang {
-        Lang::Python => Some(Grammar::Python),
-        Lang::Rust => Some(Grammar::Rust),
-        Lang::Go => Some(Grammar::Go),
-        Lang::TypeScript | Lang::JavaScript => Some(Grammar::Js),
-        _ => None,
-    }
 }
 
 /// Whether a file's name says it holds tests, by its language's convention.
@@ -203,6 +295,18 @@ pub fn test_names(name: &str, lang: Lang) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn language_by_extension() {
+        assert_eq!(lang_of("src/a.PY"), Some(Lang::Python));
+        assert_eq!(lang_of("web/app.tsx"), Some(Lang::TypeScript));
+        assert_eq!(lang_of("build/Makefile"), Some(Lang::Hash));
+        assert_eq!(lang_of("a.json"), None);
+        assert_eq!(lang_of("a.bin"), None);
+        assert_eq!(kind_of("a.PYI").language, "Python");
+        assert_eq!(kind_of("App.vue").imports, Some(Grammar::Js));
+        assert!(!kind_of("run.sh").code && kind_of("x.kts").code);
+    }
 
     #[test]
     fn test_paths_by_name_or_directory() {

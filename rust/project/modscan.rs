@@ -6,7 +6,8 @@
 //! them); source files are then read in parallel, at most `HEAD_BYTES` each,
 //! since imports sit at the top. Results come back per module, never per file.
 
-use crate::lang::imports::{self, Grammar, Import};
+use crate::lang::imports::{self, Import};
+use crate::lang::kind_of;
 use crate::tree::ignore::{self as ignore_rules, Tree};
 use crate::tree::walk::SKIP_DIRS;
 use ignore::WalkState;
@@ -23,11 +24,6 @@ const MAX_ENTRY: usize = 2;
 const MAX_CONFIG: usize = 2;
 const MAX_CORE: usize = 3;
 const MAX_TEST: usize = 2;
-
-const CODE_EXTENSIONS: &[&str] = &[
-    "py", "rs", "go", "js", "jsx", "ts", "tsx", "mjs", "cjs", "java", "kt", "rb", "php", "cs",
-    "swift", "c", "cc", "cpp", "h", "hpp", "vue", "svelte", "scala", "ex", "exs",
-];
 
 /// Entry points, best first; found at most `ENTRY_DEPTH` directories below the module.
 const ENTRY_NAMES: &[&str] = &[
@@ -90,12 +86,9 @@ struct FileInfo {
     size: u64,
 }
 
-fn extension(name: &str) -> &str {
-    name.rfind('.').map(|i| &name[i + 1..]).unwrap_or("")
-}
-
+/// A file of a programming language, by the one table (crate::lang::FileKind::code).
 fn is_code(name: &str) -> bool {
-    CODE_EXTENSIONS.contains(&extension(name))
+    kind_of(name).code
 }
 
 fn is_test(f: &FileInfo) -> bool {
@@ -202,7 +195,8 @@ fn join(dir: &str, rest: &str) -> String {
 /// "py:a.b", "js:spec", "rs:crate", "go:path", or "path:dir/x" for a relative import,
 /// resolved against the file's directory. Paths inside the same crate are left out.
 pub fn imports_of(rel: &str, text: &str) -> Vec<String> {
-    let Some(g) = Grammar::of_extension(extension(rel)) else {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let Some(g) = kind_of(name).imports else {
         return Vec::new();
     };
     let lines: Vec<&str> = text.lines().collect();

@@ -98,21 +98,37 @@ fn parent(dir: &str) -> Option<String> {
     (dir != ".").then(|| parent_scope(dir).to_string())
 }
 
-/// A Cargo.toml's `[package] name`, by a line scanner: the core has no TOML reader (Python's
-/// manifest reader parses the whole file; this reads what import resolution needs).
+/// A Cargo.toml's `[package] name` as a TOML reader reads it (Python's manifest reader,
+/// base/manifests.py, parses the whole file; this reads what import resolution needs, by
+/// lines): the `name` key under a `[package]` header (spaces and a comment allowed), or a
+/// dotted `package.name` key before any header, its value a one-line string in either quote.
+/// `name.workspace = true` names nothing, as for TOML.
 fn cargo_package_name(text: &str) -> Option<String> {
-    let mut in_package = false;
+    let mut table = Some(String::new()); // None inside an array of tables
     for line in text.lines() {
         let t = line.trim();
-        if t.starts_with('[') {
-            in_package = t == "[package]";
-        } else if in_package {
-            if let Some(v) = t.strip_prefix("name") {
-                let v = v.trim_start();
-                if let Some(v) = v.strip_prefix('=') {
-                    return quoted(v);
-                }
-            }
+        if let Some(rest) = t.strip_prefix('[') {
+            table = (!rest.starts_with('['))
+                .then(|| rest.split(']').next().map(|h| h.trim().to_string()))
+                .flatten();
+            continue;
+        }
+        let Some((key, value)) = t.split_once('=') else {
+            continue;
+        };
+        let key: String = key
+            .split('.')
+            .map(|p| p.trim().trim_matches('"'))
+            .collect::<Vec<_>>()
+            .join(".");
+        let wanted = match table.as_deref() {
+            Some("package") => key == "name",
+            Some("") => key == "package.name",
+            _ => false,
+        };
+        if wanted {
+            return quoted(value.trim_start())
+                .filter(|_| value.trim_start().starts_with(['"', '\'']));
         }
     }
     None
@@ -199,12 +215,12 @@ fn dir_info(root: &Path, confined: Option<&Root>, dir: &str, budget: &Budget) ->
         if kind != Kind::File || name.starts_with('.') || !is_source_file(&name) {
             continue;
         }
-        let (_, lang, language) = kind_of(&name);
-        if lang == Lang::Python {
+        let file_kind = kind_of(&name);
+        if file_kind.lang == Lang::Python {
             info.py_files = true;
         }
-        if !language.is_empty() {
-            *info.languages.entry(language).or_default() += 1;
+        if file_kind.code {
+            *info.languages.entry(file_kind.language).or_default() += 1;
         }
     }
     info
@@ -539,7 +555,7 @@ impl Index {
         let mut seen = HashSet::new();
         for name in self.sources(scope, &all) {
             let scan = self.scan(scope, name, false, MAX_EXPORTS - facts.exports.len());
-            let (label, lang, _) = kind_of(name);
+            let (label, lang) = (kind_of(name).label, kind_of(name).lang);
             for import in &scan.imports {
                 match self.resolve(scope, name, import) {
                     Some(Ok(d)) if d != scope => {
@@ -708,6 +724,26 @@ struct ScopeFacts {
 mod tests {
     use super::*;
     use crate::testing::TempTree;
+
+    #[test]
+    fn cargo_package_name_reads_what_toml_reads() {
+        let name = |t: &str| cargo_package_name(t);
+        let a = Some("a-b".to_string());
+        assert_eq!(name("[package]\nname = \"a-b\"\n"), a);
+        assert_eq!(name("[ package ] # the crate\nname='a-b' # x\n"), a);
+        assert_eq!(
+            name("package.name = \"a-b\"\n[dependencies]\nname = \"z\"\n"),
+            a
+        );
+        assert_eq!(name("[package]\nnamespace = \"z\"\nname = \"a-b\"\n"), a);
+        assert_eq!(name("[package]\nname.workspace = true\n"), None);
+        assert_eq!(name("[package.metadata]\nname = \"z\"\n"), None);
+        assert_eq!(
+            name("[[bin]]\nname = \"z\"\n[package]\nversion = \"1\"\n"),
+            None
+        );
+        assert_eq!(name("[dependencies]\npackage.name = \"z\"\n"), None);
+    }
 
     #[test]
     fn ignored_files_are_not_described() {

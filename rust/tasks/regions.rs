@@ -1,13 +1,15 @@
 //! A file cut into regions, the line ranges a task's bundle is made of: its top-level
 //! definitions (functions, classes, structs, impls, … found by the same spans as the
-//! annotation scan, rust/artifacts/annotate.rs), a definition longer than `SPLIT_OVER`
+//! annotation scan, rust/lang/spans.rs), a definition longer than `SPLIT_OVER`
 //! lines cut along its members (an `impl` into its methods, a class into its methods,
 //! with the lines between them kept under the definition's name), the comments and
 //! decorators right above a definition kept with it, and everything else (imports,
 //! module-level code, files of languages without definitions, markdown) in windows of at
 //! most `WINDOW` lines, ended at a blank line where one is near.
 
-use crate::artifacts::annotate::{self, Lang, Line, Span};
+use crate::lang::lexer::{lex, Line};
+use crate::lang::spans::{spans, Span};
+use crate::lang::{lang_of, Lang};
 
 /// The longest window of lines outside definitions.
 pub const WINDOW: usize = 40;
@@ -28,10 +30,10 @@ pub struct Region {
 
 /// The language whose definitions are found, if any.
 pub fn code_lang(path: &str) -> Option<Lang> {
-    annotate::lang_of(path).filter(|l| {
+    lang_of(path).filter(|l| {
         matches!(
             l,
-            Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::Java
+            Lang::Python | Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Java
         )
     })
 }
@@ -59,8 +61,8 @@ pub fn regions(path: &str, text: &str) -> Vec<Region> {
     let Some(lang) = code_lang(path) else {
         return windows(&text_lines, 0, n - 1, "", "lines");
     };
-    let lines = annotate::lex(text.as_bytes(), lang);
-    let mut spans: Vec<Span> = annotate::spans(&lines, lang)
+    let lines = lex(text.as_bytes(), lang);
+    let mut spans: Vec<Span> = spans(&lines, lang)
         .into_iter()
         .filter(|s| s.start < n)
         .collect();

@@ -31,13 +31,8 @@ CONTAINERS = {
 PYTHON_BASES = ("", "src", "python", "lib")
 SKIP = set(_core.SKIP_DIRS)
 
-EXTENSION_LANGUAGES = {
-    "py": "Python", "rs": "Rust", "go": "Go", "ts": "TypeScript", "tsx": "TypeScript",
-    "js": "JavaScript", "jsx": "JavaScript", "mjs": "JavaScript", "cjs": "JavaScript", "java": "Java",
-    "kt": "Kotlin", "rb": "Ruby", "php": "PHP", "cs": "C#", "swift": "Swift", "c": "C", "h": "C",
-    "cpp": "C++", "cc": "C++", "hpp": "C++", "scala": "Scala", "ex": "Elixir", "vue": "Vue",
-    "svelte": "Svelte",
-}
+# The programming language of each extension, from the core's one table (docs/languages.md).
+EXTENSION_LANGUAGES = {k.key: k.language for k in _core.file_kinds() if k.code}
 # Well-known dependencies worth naming in the stack, by (ecosystem, name as mf.norm spells it).
 FRAMEWORKS = {
     ("python", "django"): "Django", ("python", "flask"): "Flask", ("python", "fastapi"): "FastAPI",
@@ -431,7 +426,7 @@ def derive(ws: Workspace, now: str) -> pf.ProjectFile:
         frameworks += [FRAMEWORKS[d] for d in _framework_deps(m) if d in FRAMEWORKS]
     for i in kept:
         for key in scans[i].key_files:
-            lang = EXTENSION_LANGUAGES.get(key.path.rsplit(".", 1)[-1]) if "." in key.path else None
+            lang = EXTENSION_LANGUAGES.get(key.path.rsplit(".", 1)[-1].lower()) if "." in key.path else None
             if lang and key.role != "config":
                 languages.append(lang)
     if "TypeScript" in languages and "JavaScript" in languages:

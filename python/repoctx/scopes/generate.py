@@ -106,13 +106,8 @@ _DOC_FILES = (
     "index.mjs", "README.md", "README.rst", "README.txt", "README", "readme.md", "package.json",
     "Cargo.toml", "pyproject.toml",
 )
-_LANG_OF_EXT = {
-    "py": "Python", "pyi": "Python", "rs": "Rust", "ts": "TypeScript", "tsx": "TypeScript",
-    "js": "JavaScript", "jsx": "JavaScript", "mjs": "JavaScript", "cjs": "JavaScript", "go": "Go",
-    "java": "Java", "kt": "Kotlin", "c": "C", "h": "C", "cpp": "C++", "cc": "C++", "hpp": "C++",
-    "cs": "C#", "rb": "Ruby", "php": "PHP", "swift": "Swift", "scala": "Scala", "md": "Markdown",
-    "sh": "shell", "sql": "SQL", "yaml": "YAML", "yml": "YAML", "json": "JSON", "toml": "TOML",
-}
+# The language (or format) of each extension, from the core's one table (docs/languages.md).
+_LANG_OF_EXT = {k.key: k.language for k in _core.file_kinds() if k.language}
 
 
 def derive_summary(ctx: cf.ContextFile) -> str:
@@ -271,7 +266,8 @@ def project(root: str, root_facts: ScopeFacts | None, manifests: Manifests, lang
         readme = next((f.purpose for f in root_facts.files if f.name.lower().startswith("readme") and not is_generic(f.purpose)), None)
         description = readme
     description = first_sentence(description) if description else f"The {name} repository."
-    language = languages[0].name if languages else next((e for e in ("python", "js", "rust", "go") if e in sections), "unknown")
+    # Context files name the language in lower case ("python", "c++"), as the core's table names it.
+    language = languages[0].name.lower() if languages else next((e for e in ("python", "js", "rust", "go") if e in sections), "unknown")
     frameworks = [fw for eco, dep, fw in _FRAMEWORKS if (m := sections.get(eco)) and mf.norm(eco, dep) in m.main]
     out = cf.Project(name=name, description=description, language=language)
     if frameworks:

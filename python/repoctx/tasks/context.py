@@ -31,16 +31,18 @@ from dataclasses import dataclass
 from typing import Annotated
 
 import msgspec
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import _core
 from repoctx.base import fs, local_state
+from repoctx.base.tokens import counter
 from repoctx.base import index as tables
 from repoctx.base.command import CliView, Command
 from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats import config as config_format
 from repoctx.formats.artifact import CONFIG_FILE as CONTEXTIA_CONFIG
 from repoctx.formats.artifact import DocumentError, find_project_dir, parse_config
+from repoctx.tasks.outline import MAX_FILE_BYTES, Definition, definitions
 
 SIGNALS: tuple[str, ...] = tuple(_core.TASK_SIGNALS)
 DEFAULT_BUDGET = 8000
@@ -68,6 +70,12 @@ class ContextParams(Struct):
         Meta(description="Signals to switch off (to measure what each adds): " + ", ".join(SIGNALS)),
     ] = []
     limit: Annotated[int, Meta(description=f"How many files to list (1 to {MAX_LIMIT})")] = DEFAULT_LIMIT
+    outline: Annotated[
+        bool,
+        Meta(description="Also give each ranked file's outline (definitions with line ranges and signature "
+                         "lines, as file_outline gives them), best files first, within the budget: outlines "
+                         "take at most half of it and the bundle the rest"),
+    ] = False
 
 
 class Region(Struct):
@@ -82,6 +90,9 @@ class RankedFile(Struct):
     score: float
     why: str
     regions: list[Region]
+    # Only with `outline`: the file's definitions and members (tasks/outline.py); absent for a
+    # file whose outline did not fit in the budget's share.
+    outline: list[Definition] | UnsetType = UNSET
 
 
 class Piece(Struct):
@@ -94,7 +105,9 @@ class Piece(Struct):
 class TaskContextResult(Struct):
     task: str
     budget: int
-    tokens: int  # the bundle's tokens: the sum of its pieces' counts, never over the budget
+    # The bundle's tokens: the sum of its pieces' counts (with `outline`, and of the outlines'
+    # counts as compact JSON), never over the budget.
+    tokens: int
     files: list[RankedFile]
     bundle: list[Piece]
 
@@ -267,7 +280,34 @@ def task_context(ws: Workspace, p: ContextParams) -> TaskContextResult | TaskCon
     except OSError as exc:
         return _fail("io_error", f"The repository cannot be read: {exc}")
     save_later(ws, index)
-    return msgspec.json.decode(found, type=TaskContextResult)
+    result = msgspec.json.decode(found, type=TaskContextResult)
+    if p.outline:
+        _add_outlines(ws, result, counter(tokenizer))
+    return result
+
+
+def _add_outlines(ws: Workspace, r: TaskContextResult, count) -> None:
+    """Give the ranked files their outlines, best first, while they take at most half the budget
+    (counted as the compact JSON the answer carries); then drop bundle pieces from the end, the
+    least relevant, until pieces and outlines fit the budget together."""
+    share = r.budget // 2
+    used = 0
+    for f in r.files:
+        try:
+            text = fs.read_text(ws.root, f.path, MAX_FILE_BYTES)
+        except OSError:
+            continue  # gone or grown since it was ranked: no outline, as for one that does not fit
+        outline = definitions(f.path, text)
+        cost = count(msgspec.json.encode(outline).decode())
+        if used + cost > share:
+            continue
+        f.outline = outline
+        used += cost
+    pieces = [count(b.text) for b in r.bundle]
+    while r.bundle and sum(pieces) + used > r.budget:
+        r.bundle.pop()
+        pieces.pop()
+    r.tokens = sum(pieces) + used
 
 
 def _render(r: TaskContextResult | TaskContextError) -> str:
@@ -281,6 +321,11 @@ def _render(r: TaskContextResult | TaskContextError) -> str:
         for g in f.regions:
             name = f" {g.symbol}" if g.symbol else ""
             lines.append(f"      {g.start}-{g.end}{name} ({g.kind})")
+        if f.outline:
+            lines.append("      outline:")
+            for d in f.outline:
+                lines.append(f"        {d.start}-{d.end} {d.kind} {d.name}")
+                lines.extend(f"          {m.start}-{m.end} {m.kind} {m.name}" for m in d.members)
     pieces = len(r.bundle)
     lines.append(f"\nBundle: {pieces} piece{'' if pieces == 1 else 's'}, {r.tokens} of {r.budget} tokens")
     for b in r.bundle:

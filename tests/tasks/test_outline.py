@@ -1,0 +1,236 @@
+"""Black-box: a file's outline (`file_outline`, `repoctx outline PATH`) and task context's
+`outline` option, through the CLI and `repoctx serve` with the official MCP client, on files
+written here whose definitions are known line by line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import mcp_client, run_cli, write
+
+RUST = """\
+//! Orders.
+use std::fmt;
+
+/// An order.
+pub struct Order {
+    total: u64,
+}
+
+impl Order {
+    pub fn new(total: u64) -> Self {
+        Order { total }
+    }
+
+    fn discounted(&self, pct: u64) -> u64 {
+        self.total * (100 - pct) / 100
+    }
+}
+
+pub enum State { Open, Paid }
+
+pub trait Priced {
+    fn price(&self) -> u64;
+}
+"""
+PYTHON = '''\
+"""Carts."""
+import os
+
+
+class Cart:
+    """A cart."""
+
+    def __init__(self):
+        self.items = []
+
+    @property
+    def size(self):
+        def count():
+            return len(self.items)
+        return count()
+
+
+async def checkout(cart: Cart) -> int:
+    return cart.size
+'''
+GO = """\
+package shop
+
+import "fmt"
+
+type Store struct {
+	items map[string]int
+}
+
+func (s *Store) Get(k string) int {
+	return s.items[k]
+}
+
+func Hello() {
+	fmt.Println("hi")
+}
+"""
+TS = """\
+import { x } from './x';
+
+export interface Item {
+  id: string;
+}
+
+export class Basket {
+  private items: Item[] = [];
+
+  add(item: Item): void {
+    this.items.push(item);
+  }
+}
+
+export const total = (b: Basket): number => {
+  return 0;
+};
+
+export function render(b: Basket): string {
+  return `${total(b)}`;
+}
+"""
+JAVA = """\
+package shop;
+
+import java.util.List;
+
+public class Invoice {
+    private final List<String> lines;
+
+    public Invoice(List<String> lines) {
+        this.lines = lines;
+    }
+
+    public int count() {
+        return lines.size();
+    }
+}
+
+interface Payable {
+    void pay();
+}
+"""
+FILES = {"src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA}
+
+
+def d(kind, name, start, end, signature, members=()):
+    return {"kind": kind, "name": name, "start": start, "end": end, "signature": signature, "members": list(members)}
+
+
+def m(kind, name, start, end, signature):
+    return {"kind": kind, "name": name, "start": start, "end": end, "signature": signature}
+
+
+GOLDEN = {
+    "src/order.rs": ("Rust", [
+        d("struct", "Order", 5, 7, "pub struct Order {"),
+        d("impl", "Order", 9, 17, "impl Order {", [
+            m("function", "new", 10, 12, "pub fn new(total: u64) -> Self {"),
+            m("function", "discounted", 14, 16, "fn discounted(&self, pct: u64) -> u64 {"),
+        ]),
+        d("enum", "State", 19, 19, "pub enum State { Open, Paid }"),
+        d("trait", "Priced", 21, 23, "pub trait Priced {", [m("function", "price", 22, 22, "fn price(&self) -> u64;")]),
+    ]),
+    "shop/cart.py": ("Python", [
+        d("class", "Cart", 5, 15, "class Cart:", [
+            m("function", "__init__", 8, 9, "def __init__(self):"),
+            m("function", "size", 12, 15, "def size(self):"),
+        ]),
+        d("function", "checkout", 18, 19, "async def checkout(cart: Cart) -> int:"),
+    ]),
+    "store/store.go": ("Go", [
+        d("struct", "Store", 5, 7, "type Store struct {"),
+        d("function", "Get", 9, 11, "func (s *Store) Get(k string) int {"),
+        d("function", "Hello", 13, 15, "func Hello() {"),
+    ]),
+    "web/basket.ts": ("TypeScript", [
+        d("interface", "Item", 3, 5, "export interface Item {"),
+        d("class", "Basket", 7, 13, "export class Basket {", [m("function", "add", 10, 12, "add(item: Item): void {")]),
+        d("function", "total", 15, 17, "export const total = (b: Basket): number => {"),
+        d("function", "render", 19, 21, "export function render(b: Basket): string {"),
+    ]),
+    "app/Invoice.java": ("Java", [
+        d("class", "Invoice", 5, 15, "public class Invoice {", [
+            m("function", "Invoice", 8, 10, "public Invoice(List<String> lines) {"),
+            m("function", "count", 12, 14, "public int count() {"),
+        ]),
+        d("interface", "Payable", 17, 19, "interface Payable {", [m("function", "pay", 18, 18, "void pay();")]),
+    ]),
+}
+
+
+def build(root: Path) -> Path:
+    for rel, text in FILES.items():
+        write(root, rel, text)
+    write(root, "README.md", "# Shop\n\nOrders, carts, stores.\n")
+    return root
+
+
+def outline_cli(root: Path, path: str) -> tuple[dict, int]:
+    proc = run_cli("outline", path, "--json", cwd=root)
+    return json.loads(proc.stdout), proc.returncode
+
+
+@pytest.mark.parametrize("path", list(GOLDEN))
+def test_golden_outlines(tmp_path, path):
+    repo = build(tmp_path / "repo")
+    answer, code = outline_cli(repo, path)
+    assert code == 0, answer
+    language, definitions = GOLDEN[path]
+    assert answer == {"path": path, "language": language, "lines": FILES[path].count("\n"), "definitions": definitions}
+
+
+def test_a_file_without_definitions_has_an_empty_outline_and_the_text_view_lists_them(tmp_path):
+    repo = build(tmp_path / "repo")
+    answer, code = outline_cli(repo, "README.md")
+    assert (code, answer["language"], answer["definitions"]) == (0, "Markdown", [])
+    text = run_cli("outline", "shop/cart.py", cwd=repo, check=True).stdout
+    assert "    5-15    class Cart: class Cart:" in text
+    assert "     12-15    function size: def size(self):" in text
+
+
+@pytest.mark.anyio
+async def test_the_tool_answers_as_the_cli(tmp_path):
+    repo = build(tmp_path / "repo")
+    async with mcp_client("--root", str(repo)) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        assert "file_outline" in listed and listed["file_outline"].output_schema
+        for path in [*GOLDEN, "README.md", "../x", "nope.py"]:
+            result = await client.call_tool("file_outline", {"path": path})
+            assert json.loads(result.content[0].text) == outline_cli(repo, path)[0], path
+            assert result.is_error == (path in ("../x", "nope.py"))
+
+
+@pytest.mark.anyio
+async def test_task_context_gives_outlines_only_when_asked_and_within_the_budget(tmp_path):
+    repo = build(tmp_path / "repo")
+    task = "discounted order total of the Order impl"
+    async with mcp_client("--root", str(repo)) as client:
+        plain = json.loads((await client.call_tool("task_context", {"task": task, "budget": 600})).content[0].text)
+        shaped = json.loads((await client.call_tool("task_context", {"task": task, "budget": 600, "outline": True})).content[0].text)
+        tight = json.loads((await client.call_tool("task_context", {"task": task, "budget": 120, "outline": True})).content[0].text)
+    assert all("outline" not in f for f in plain["files"])
+    top = shaped["files"][0]
+    assert top["path"] == "src/order.rs"
+    assert top["outline"] == GOLDEN["src/order.rs"][1]
+    assert [f["path"] for f in shaped["files"]] == [f["path"] for f in plain["files"]]
+
+    def cost(answer):
+        outlines = sum(-(-len(json.dumps(f["outline"], separators=(",", ":"), ensure_ascii=False).encode()) // 4)
+                       for f in answer["files"] if "outline" in f)
+        return outlines, sum(-(-len(b["text"].encode()) // 4) for b in answer["bundle"])
+
+    for answer in (shaped, tight):
+        outlines, pieces = cost(answer)
+        assert answer["tokens"] == outlines + pieces <= answer["budget"]
+        assert outlines <= answer["budget"] // 2
+    assert "outline" not in tight["files"][0] or cost(tight)[0] <= 60
+    assert len(tight["bundle"]) <= len(plain["bundle"])
