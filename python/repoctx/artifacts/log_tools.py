@@ -4,7 +4,8 @@ The artifacts' registry (tools.py) declares them beside the other `mcp_*` tools.
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, TypeVar
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
@@ -15,6 +16,7 @@ from repoctx.base.workspace import PathEscape, Workspace
 
 READ_ONLY = "Refused: this server is read-only, so session logs cannot be written."
 TaskId = Annotated[str, Meta(description="A task id, e.g. TASK-042")]
+T = TypeVar("T")
 
 
 class ReadLogParams(Struct):
@@ -125,29 +127,28 @@ def text_read_log(r: ReadLogResult) -> str:
     return "\n\n".join(blocks)
 
 
-def write_log(ws: Workspace, p: WriteLogParams) -> WriteLogResult:
-    out = WriteLogResult(p.task_id)
+def _written(ws: Workspace, task_id: str, write: Callable[[], T]) -> T | str:
+    """What `write()` gives once the server may write and the task exists, or why nothing was
+    written (read-only, no such task, a log path that leads out, a refusal of the disk)."""
     try:
         if ws.read_only:
             raise Problem(READ_ONLY)
-        _task_for_log(ws, p.task_id)
-        session, _number = session_logs.write_entry(ws, p.task_id, p.body)
+        _task_for_log(ws, task_id)
+        return write()
     except Problem as exc:
-        out.error = str(exc)
-        return out
+        return str(exc)
     except PathEscape:
-        out.error = f"The session logs of {p.task_id} lead outside the project; not written"
-        return out
+        return f"The session logs of {task_id} lead outside the project; not written"
     except OSError as exc:  # the disk's or the repository's doing (a full disk, a lock file that is a link)
-        out.error = _not_written(p.task_id, exc)
-        return out
-    out.session = session.label
-    out.empty = not p.body.strip()
-    return out
+        return f"The session log of {task_id} could not be written: {exc.strerror or type(exc).__name__}"
 
 
-def _not_written(task_id: str, exc: OSError) -> str:
-    return f"The session log of {task_id} could not be written: {exc.strerror or type(exc).__name__}"
+def write_log(ws: Workspace, p: WriteLogParams) -> WriteLogResult:
+    written = _written(ws, p.task_id, lambda: session_logs.write_entry(ws, p.task_id, p.body))
+    if isinstance(written, str):
+        return WriteLogResult(p.task_id, error=written)
+    session, _number = written
+    return WriteLogResult(p.task_id, session.label, empty=not p.body.strip())
 
 
 def text_write_log(r: WriteLogResult) -> str:
@@ -159,25 +160,17 @@ def text_write_log(r: WriteLogResult) -> str:
 
 
 def close_log(ws: Workspace, p: CloseLogParams) -> CloseLogResult:
-    out = CloseLogResult(p.task_id)
-    try:
-        if ws.read_only:
-            raise Problem(READ_ONLY)
-        _task_for_log(ws, p.task_id)
+    def close() -> session_logs.Session:
         session = session_logs.close_session(ws, p.task_id)
         if session is None:
             raise Problem(f"No open session log for {p.task_id}; nothing to close")
-    except Problem as exc:
-        out.error = str(exc)
-        return out
-    except PathEscape:
-        out.error = f"The session logs of {p.task_id} lead outside the project; not written"
-        return out
-    except OSError as exc:  # the disk's or the repository's doing (a full disk, a lock file that is a link)
-        out.error = _not_written(p.task_id, exc)
-        return out
-    record = session.record
-    return CloseLogResult(p.task_id, session.label, record.closed, record.duration_minutes, record.entries)
+        return session
+
+    closed = _written(ws, p.task_id, close)
+    if isinstance(closed, str):
+        return CloseLogResult(p.task_id, error=closed)
+    record = closed.record
+    return CloseLogResult(p.task_id, closed.label, record.closed, record.duration_minutes, record.entries)
 
 
 def text_close_log(r: CloseLogResult) -> str:

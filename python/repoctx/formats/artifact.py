@@ -4,6 +4,7 @@ config, and session log records. See docs/artifacts.md."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -165,17 +166,17 @@ def _field_message(message: str) -> str:
 def document_problem(data: bytes) -> str | None:
     """Why `data` is not a spec, decision, norm or task (frontmatter with its required fields
     and types), or None."""
-    try:
-        parse_document(data.decode("utf-8"))
-    except DocumentError as exc:
-        return str(exc)
-    return None
+    return _refusal(parse_document, data)
 
 
 def config_problem(data: bytes) -> str | None:
     """Why `data` is not a valid `.contextia/config.yaml`, or None."""
+    return _refusal(parse_config, data)
+
+
+def _refusal(parse: Callable[[str], object], data: bytes) -> str | None:
     try:
-        parse_config(data.decode("utf-8"))
+        parse(data.decode("utf-8"))
     except DocumentError as exc:
         return str(exc)
     return None
