@@ -241,7 +241,8 @@ def apply(root: Path, op: str, i: int, j: int, history: list[str]) -> None:  # n
         git(root, "rm", "-q", "--cached", "--", f, check=False)
     elif op == "add_ignored" and d:  # tracked although ignored
         _write(root / d / "forced.log", b"added by force\n")
-        git(root, "add", "-f", "--", os.path.relpath(root / d / "forced.log", root))
+        # git refuses (exit 1) to add a path an earlier step marked skip-worktree
+        git(root, "add", "-f", "--", os.path.relpath(root / d / "forced.log", root), check=False)
     elif op == "assume" and f:  # git takes the index's word for the file, then it changes
         flag = "--assume-unchanged" if j % 2 else "--skip-worktree"
         if git(root, "update-index", flag, "--", f, check=False).returncode == 0:

@@ -19,7 +19,7 @@ from msgspec import Meta, Struct
 
 from repoctx import _core
 from repoctx.base import fs
-from repoctx.base.command import Command
+from repoctx.base.command import CliView, Command
 from repoctx.base.workspace import PathEscape, Workspace
 
 # A larger file is not outlined (as task context, whose index reads files up to this size).
@@ -125,7 +125,6 @@ COMMANDS = [
         result=OutlineResult | OutlineError,
         handler=file_outline,
         is_error=lambda r: isinstance(r, OutlineError),
-        positional=("path",),
-        render=_render,
+        cli=CliView(positional=("path",), render=_render),
     ),
 ]
