@@ -199,7 +199,6 @@ RUST_LEAVES = ("tree::paths", "tree::names", "tree::os", "tree::watch::event", "
                "caches::tokens", "artifacts::bpe")
 # Circles other branches are breaking (helpers `lang` and `taskspeed`): remove each mark when its branch merges.
 RUST_KNOWN_CIRCLES = {
-    frozenset({"lang::extract", "lang::python", "lang::rust", "lang::go", "lang::js"}),  # `Scanner`: branch lang
     frozenset({"tasks::index", "tasks::store"}),  # `Options`: branch taskspeed
 }
 
