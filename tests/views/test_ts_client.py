@@ -51,6 +51,7 @@ FAILING = {
     "mcp_close_log": {"task_id": "TASK-002"},  # no open session
     "add_discovery": {"module": "no-such-module", "type": "pattern", "content": "x"},  # unknown module
     "task_context": {"task": "engine helpers", "paths": ["../outside.py"]},  # path traversal
+    "file_outline": {"path": "../outside.py"},  # path traversal
     "propose_change": {"title": "Escape", "rationale": "None.",  # an operation outside the root
                        "operations": [{"op": "write", "path": "../escape.txt", "content": "x"}]},
 }

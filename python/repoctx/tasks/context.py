@@ -35,9 +35,9 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import _core
 from repoctx.base import fs, local_state
-from repoctx.base.tokens import counter
 from repoctx.base import index as tables
 from repoctx.base.command import CliView, Command
+from repoctx.base.tokens import counter
 from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats import config as config_format
 from repoctx.formats.artifact import CONFIG_FILE as CONTEXTIA_CONFIG
