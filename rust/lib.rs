@@ -730,7 +730,7 @@ mod bindings {
             contextia: Option<PathBuf>,
             saved: Option<&[u8]>,
         ) -> PyResult<Self> {
-            let opts = tasks::index::Options {
+            let opts = tasks::options::Options {
                 extra_ignore,
                 prefix,
                 contextia,

@@ -6,7 +6,7 @@
 //! cuts a file into line ranges along its definitions (`cuts` keeps them between
 //! questions); `files` reads what the index keeps of a file; `graph` resolves imports to files; `written` holds the notes of scopes,
 //! artifacts and project.yaml; `history` reads git's; `index` keeps all of it for a tree and
-//! follows edits; `store` puts what it keeps of each file on disk for a later process;
+//! follows edits (built with `options`); `store` puts what it keeps of each file on disk for a later process;
 //! `rank` answers a question and `bundle` cuts its text to the budget.
 
 pub mod bm25;
@@ -16,6 +16,7 @@ pub mod files;
 pub mod graph;
 pub mod history;
 pub mod index;
+pub mod options;
 pub mod rank;
 pub mod regions;
 pub mod store;

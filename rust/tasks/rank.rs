@@ -638,7 +638,7 @@ fn region_scores(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tasks::index::Options;
+    use crate::tasks::options::Options;
     use crate::testing::TempTree;
 
     fn ask<'a>(task: &'a str, paths: &'a [String], off: &'a [String]) -> Ask<'a> {
