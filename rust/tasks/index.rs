@@ -834,7 +834,7 @@ mod tests {
         assert!(ix.heap_bytes() > 0);
     }
 
-    fn answer(ix: &mut Index, task: &str) -> String {
+    fn answer(ix: &mut Index, task: &str) -> crate::tasks::rank::Answer {
         let ask = crate::tasks::rank::Ask {
             task,
             budget: 400,
@@ -842,7 +842,7 @@ mod tests {
             off: &[],
             limit: 10,
         };
-        crate::tasks::query_json(ix, &ask, "bytes4").unwrap()
+        crate::tasks::query(ix, &ask, "bytes4").unwrap()
     }
 
     #[test]

@@ -23,16 +23,15 @@ pub mod store;
 pub mod terms;
 pub mod written;
 
-/// The answer to one question as JSON (`rank::Answer`), the index made current first;
-/// Err for a tokenizer that is not known.
-pub fn query_json(
+/// The answer to one question (`rank::Answer`), the index made current first; Err for a
+/// tokenizer that is not known.
+pub fn query(
     ix: &mut index::Index,
     ask: &rank::Ask,
     tokenizer: &str,
-) -> Result<String, String> {
+) -> Result<rank::Answer, String> {
     let count = bundle::counter(tokenizer)
         .ok_or_else(|| format!("unknown tokenizer {tokenizer:?}; known: bytes4, o200k, cl100k"))?;
     ix.prepare(!ask.off.iter().any(|s| s == "history"));
-    let answer = rank::answer(ix, ask, &*count);
-    serde_json::to_string(&answer).map_err(|e| e.to_string())
+    Ok(rank::answer(ix, ask, &*count))
 }

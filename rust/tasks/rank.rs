@@ -83,15 +83,33 @@ pub struct Ask<'a> {
     pub limit: usize,
 }
 
-#[derive(Serialize, Debug, Clone)]
+// The answer: declared once, here. Python reads it as `_core.TaskAnswer` (and its parts),
+// typed in _core.pyi; `SCHEMA` is its JSON (`serde`) as the MCP tool's output schema, with
+// what each field means, and a test holds the two to the same fields.
+
+/// A region of a ranked file.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "python",
+    pyo3::pyclass(frozen, get_all, eq, name = "TaskRegion", module = "repoctx._core")
+)]
 pub struct RegionOut {
+    /// First line, 1-based.
     pub start: u32,
+    /// Last line, inclusive.
     pub end: u32,
+    /// The definition's name ("" for lines outside definitions).
     pub symbol: String,
+    /// function, class, struct, enum, trait, impl, interface, module, or lines.
     pub kind: &'static str,
 }
 
-#[derive(Serialize, Debug)]
+/// A ranked file.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "python",
+    pyo3::pyclass(frozen, get_all, eq, name = "TaskFile", module = "repoctx._core")
+)]
 pub struct FileOut {
     pub path: String,
     pub score: f64,
@@ -99,22 +117,36 @@ pub struct FileOut {
     pub regions: Vec<RegionOut>,
 }
 
-#[derive(Serialize, Debug)]
+/// A piece of the bundle.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "python",
+    pyo3::pyclass(frozen, get_all, eq, name = "TaskPiece", module = "repoctx._core")
+)]
 pub struct PieceOut {
     pub path: String,
     pub start: u32,
     pub end: u32,
+    /// Lines start..end of the file, as they are.
     pub text: String,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "python",
+    pyo3::pyclass(frozen, get_all, eq, name = "TaskAnswer", module = "repoctx._core")
+)]
 pub struct Answer {
     pub task: String,
     pub budget: usize,
+    /// The bundle's tokens: the sum of its pieces' counts, never over the budget.
     pub tokens: usize,
     pub files: Vec<FileOut>,
     pub bundle: Vec<PieceOut>,
 }
+
+/// The JSON Schema of `Answer` as `serde` writes it (draft-07 keywords).
+pub const SCHEMA: &str = include_str!("answer.schema.json");
 
 struct Scores {
     score: Vec<f32>,
@@ -1068,6 +1100,46 @@ mod tests {
             "{:?}",
             a.bundle
         );
+    }
+
+    /// Every field of a value the schema describes is in it with its type, and no other.
+    fn conforms(schema: &serde_json::Value, value: &serde_json::Value, at: &str) {
+        match schema["type"].as_str().unwrap() {
+            "object" => {
+                let props = schema["properties"].as_object().unwrap();
+                let fields = value.as_object().unwrap_or_else(|| panic!("{at}: {value}"));
+                let mut want: Vec<&String> = props.keys().collect();
+                let mut have: Vec<&String> = fields.keys().collect();
+                want.sort();
+                have.sort();
+                assert_eq!(want, have, "{at}");
+                let required = schema["required"].as_array().unwrap();
+                assert_eq!(required.len(), props.len(), "{at}: every field is required");
+                for (k, v) in fields {
+                    conforms(&props[k], v, &format!("{at}.{k}"));
+                }
+            }
+            "array" => {
+                for v in value.as_array().unwrap() {
+                    conforms(&schema["items"], v, &format!("{at}[]"));
+                }
+            }
+            "string" => assert!(value.is_string(), "{at}"),
+            "integer" => assert!(value.is_u64(), "{at}"),
+            "number" => assert!(value.is_number(), "{at}"),
+            t => panic!("{at}: type {t}"),
+        }
+    }
+
+    #[test]
+    fn the_schema_is_the_answer_s_shape() {
+        let t = tree();
+        let ix = index(&t);
+        let count: Count = &|s: &str| s.len().div_ceil(4);
+        let a = answer(&ix, &ask("apply_discount coupon", &[], &[]), count);
+        assert!(!a.files.is_empty() && !a.files[0].regions.is_empty() && !a.bundle.is_empty());
+        let schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap();
+        conforms(&schema, &serde_json::to_value(&a).unwrap(), "answer");
     }
 
     #[test]
