@@ -25,7 +25,7 @@
 
 use super::bm25::tf_weight;
 use super::bundle::{self, Count, Offer, Text};
-use super::cuts::Cut;
+use super::cuts::{Cut, Words};
 use super::index::Index;
 use super::regions::Region;
 use super::terms;
@@ -35,6 +35,7 @@ use crate::tree::fs::Root;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 /// The signals, by the names `signals_off` takes.
@@ -292,13 +293,14 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         .par_iter()
         .map(|&id| confined.as_ref().and_then(|r| ix.cut(r, id)))
         .collect();
-    let idf: HashMap<&str, f32> = if lexical {
+    // (In term order, as `q.known` is.)
+    let idf: Vec<(&str, f32)> = if lexical {
         q.known
             .iter()
             .map(|(id, w, t)| (t.as_str(), ix.lex.idf(*id) * w))
             .collect()
     } else {
-        HashMap::new()
+        Vec::new()
     };
     let scored: Vec<Vec<(Region, f32)>> = top
         .par_iter()
@@ -743,40 +745,45 @@ fn bundle_of(
 /// Each region of a file with how much the task speaks for it: BM25 of the task's terms in
 /// it, each term weighted by its IDF over the index and over the file's regions (over the
 /// file's best region), 1 for a definition the task names as code, and the match of an
-/// artifact annotated inside it.
+/// artifact annotated inside it. `query` is the task's terms with their weights, in byte
+/// order (the order of each region's words, so sums run as they did over the words).
 fn region_scores(
     cut: &Cut,
-    idf: &HashMap<&str, f32>,
+    query: &[(&str, f32)],
     named: &HashSet<String>,
     art: &[(u32, f32)],
 ) -> Vec<(Region, f32)> {
     let avg = cut.counts.iter().map(|c| c.0 as f32).sum::<f32>() / cut.counts.len().max(1) as f32;
+    // The task's terms in each region, (term, count) in term order, each word looked up once
+    // (it was twice, with SipHash: most of a warm question's time on ruff's large files).
+    let at = term_at(query);
+    let mut hits: Vec<(u32, u32)> = Vec::new();
+    let mut ends: Vec<usize> = Vec::with_capacity(cut.counts.len());
+    for (_, words) in &cut.counts {
+        shared_terms(words, &at, |q, tf| hits.push((q as u32, tf)));
+        ends.push(hits.len());
+    }
     // A word in most regions of the file (`type` all through types.rs) tells none of them
     // apart: each word's weight is its IDF over the index times its IDF over the regions.
-    let mut in_regions: HashMap<&str, u32> = HashMap::new();
-    for (_, words) in &cut.counts {
-        for (k, _) in words {
-            if idf.contains_key(&**k) {
-                *in_regions.entry(&**k).or_default() += 1;
-            }
-        }
+    let mut in_regions = vec![0u32; query.len()];
+    for &(q, _) in &hits {
+        in_regions[q as usize] += 1;
     }
-    let local = |k: &str| {
-        super::bm25::idf(
-            cut.counts.len() as u32,
-            in_regions.get(k).copied().unwrap_or(1),
-        )
-    };
+    let local = |q: u32| super::bm25::idf(cut.counts.len() as u32, in_regions[q as usize]);
+    let mut from = 0;
     let lex: Vec<f32> = cut
         .counts
         .iter()
-        .map(|(len, words)| {
-            words
+        .zip(&ends)
+        .map(|((len, _), &end)| {
+            let sum = hits[from..end]
                 .iter()
-                .filter_map(|(k, tf)| {
-                    Some(idf.get(&**k)? * local(k) * tf_weight(*tf as f32, *len as f32, avg))
+                .map(|&(q, tf)| {
+                    query[q as usize].1 * local(q) * tf_weight(tf as f32, *len as f32, avg)
                 })
-                .sum()
+                .sum();
+            from = end;
+            sum
         })
         .collect();
     let best = lex.iter().copied().fold(0f32, f32::max);
@@ -797,6 +804,49 @@ fn region_scores(
             (r, raw)
         })
         .collect()
+}
+
+/// The task's terms by their place in the query.
+type TermAt<'a> = HashMap<&'a str, usize, BuildHasherDefault<Fnv>>;
+
+fn term_at<'a>(query: &[(&'a str, f32)]) -> TermAt<'a> {
+    query.iter().enumerate().map(|(i, q)| (q.0, i)).collect()
+}
+
+/// Calls `hit(query index, count)` for each of `words` that the query holds, in the order of
+/// `words` (by term).
+fn shared_terms(words: &Words, at: &TermAt, mut hit: impl FnMut(usize, u32)) {
+    for (w, tf) in words {
+        if let Some(&i) = at.get(&**w) {
+            hit(i, *tf);
+        }
+    }
+}
+
+/// FNV-1a, for the task's terms looked up by every word of every region of the top files
+/// (tens of thousands a question): std's SipHash, which resists keys chosen to collide, cost
+/// more than the rest of region scoring. The table holds the task's terms only, so words made
+/// to collide with them cost a probe of that small table, no more.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
 }
 
 #[cfg(test)]
@@ -1100,6 +1150,32 @@ mod tests {
             "{:?}",
             a.bundle
         );
+    }
+
+    #[test]
+    fn shared_terms_are_the_intersection_in_term_order() {
+        // Every pair of subsets of a small vocabulary.
+        let vocab = ["a", "ab", "b", "ba", "c", "d", "dd", "e"];
+        for wm in 0u32..256 {
+            let words: Words = (0..8)
+                .filter(|i| wm & (1 << i) != 0)
+                .map(|i| (vocab[i].into(), i as u32 + 1))
+                .collect();
+            for qm in (0u32..256).step_by(7) {
+                let query: Vec<(&str, f32)> = (0..8)
+                    .filter(|i| qm & (1 << i) != 0)
+                    .map(|i| (vocab[i], 0.0))
+                    .collect();
+                let mut got = Vec::new();
+                shared_terms(&words, &term_at(&query), |q, tf| got.push((query[q].0, tf)));
+                let want: Vec<(&str, u32)> = words
+                    .iter()
+                    .filter(|(w, _)| query.iter().any(|q| q.0 == &**w))
+                    .map(|(w, tf)| (&**w, *tf))
+                    .collect();
+                assert_eq!(got, want, "{words:?} {query:?}");
+            }
+        }
     }
 
     /// Every field of a value the schema describes is in it with its type, and no other.
