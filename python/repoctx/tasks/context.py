@@ -290,5 +290,8 @@ COMMANDS = [
         positional=("task",),
         render=_render,
         encode=_encode,
+        # Ten files with their regions and the bundle's pieces are ~50 objects: a client checking
+        # each against the schema spent ~2 ms of a warm call on it (benches/README.md, "Task context").
+        large_lists=True,
     ),
 ]
