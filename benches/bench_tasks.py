@@ -5,11 +5,14 @@
 Measures, on the synthetic tree of benches/synth.py (or an existing repository, read-only):
 - the index, built in this process as a cold CLI call builds it: wall time, the growth of this
   process's RSS over the build (the memory a serving process holds for it) and the index's own
-  count of its bytes, each per indexed file; then warm queries in process (no MCP);
+  count of its bytes, each per indexed file; then warm queries in process (no MCP), wall and
+  CPU (all threads), and the CPU of one task at lengths of 250 to 64,000 characters;
 - warm `task_context` round trips through the official MCP client over stdio, interleaved call
   by call with the SDK's no-op (`REPOCTX_BENCH_NOOP=1`) as in the `mcp` suite, p50/p95/p99;
 - `task_context` after an edit (a line appended to one file, then taken out again: the index
   reads that file again), p50;
+- a restarted server's first `task_context` (the index saved by the first server on disk), and
+  the RSS of a default server on an empty directory, the floor of the server's RSS;
 - the saved index (`.repoctx/task-index.bin`): the time to encode it, its size per indexed file,
   and the time to build the index from it in process (decode, list every directory, put the
   files in);
@@ -81,11 +84,23 @@ def in_process(root: Path, tasks: list[str]) -> dict:
     first = time.perf_counter()
     index.query(tasks[0], 8000, [], [], 10, "bytes4")  # git's history and the notes are read here
     first = time.perf_counter() - first
-    samples = []
+    samples, cpu = [], []
     for t in tasks:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         index.query(t, 8000, [], [], 10, "bytes4")
         samples.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    by_length = {}  # the tasks joined and cut to each length: CPU p50 of 5 warm questions
+    joined = "\n\n".join(tasks)
+    for n in (250, 1000, 4000, 16000, 64000):
+        task = (joined * (1 + n // len(joined)))[:n]
+        index.query(task, 8000, [], [], 10, "bytes4")
+        runs = []
+        for _ in range(5):
+            start_cpu = time.process_time()
+            index.query(task, 8000, [], [], 10, "bytes4")
+            runs.append(time.process_time() - start_cpu)
+        by_length[n] = statistics.median(runs)
     start = time.perf_counter()
     saved = index.save()
     save = time.perf_counter() - start
@@ -97,7 +112,8 @@ def in_process(root: Path, tasks: list[str]) -> dict:
     return {"files": files, "build_s": build, "first_query_s": first,
             "rss_growth_bytes_per_file": (rss1 - rss0) * 2**20 / max(files, 1),
             "heap_bytes_per_file": index_bytes / max(files, 1),
-            "query": measure.percentiles(samples),
+            "query": measure.percentiles(samples), "query_cpu": measure.percentiles(cpu),
+            "query_cpu_by_task_length": by_length,
             "save_s": save, "saved_bytes_per_file": len(saved) / max(files, 1), "load_s": load}
 
 
@@ -139,6 +155,40 @@ async def _mcp(root: Path, tasks: list[str], n: int, budget: int) -> dict:
                 target.write_bytes(was)
         return {"first_call_s": first_s, "server_rss_mib": rss, "noop": measure.percentiles(noop),
                 "task_context": measure.percentiles(warm), "after_an_edit": measure.percentiles(edited) if edited else None}
+
+
+async def _empty_rss(root: Path) -> float:
+    """The RSS (MiB) of a default server on an empty directory (a git one when `root` is) after a
+    no-op and a failed `task_context`: the floor the measured server's RSS stands beside."""
+    import tempfile
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    with tempfile.TemporaryDirectory(prefix="repoctx-bench-empty-") as empty:
+        if (root / ".git").exists():
+            subprocess.run(["git", "init", "-q", empty], check=True)
+        params = StdioServerParameters(command=sys.executable, args=["-m", "repoctx", "serve", "--root", empty],
+                                       env={**os.environ, "REPOCTX_BENCH_NOOP": "1"})
+        async with Client(params, mode="2026-07-28") as client:
+            await client.call_tool("noop", {})
+            await client.call_tool("task_context", {"task": "nothing here"})
+            return await _settled_rss_mib(_server_pid(Path(empty)))
+
+
+async def _restarted(root: Path, task: str, budget: int) -> float:
+    """A server started again (the index saved by the last one on disk): its first answer, in
+    seconds from the call, the server started and connected."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "repoctx", "serve", "--root", str(root)])
+    async with Client(params, mode="2026-07-28") as client:
+        start = time.perf_counter()
+        result = await client.call_tool("task_context", {"task": task, "budget": budget})
+        took = time.perf_counter() - start
+        assert not result.is_error, result.content[0].text[:500]
+        return took
 
 
 def cold_cli(root: Path, task: str, repeat: int) -> dict:
@@ -208,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         report["in_process"] = in_process(root, tasks)
         print("over MCP…", file=sys.stderr)
         report["mcp"] = anyio.run(_mcp, root, tasks, args.n, args.budget)
+        report["mcp"]["restarted_first_call_s"] = anyio.run(_restarted, root, tasks[-1], args.budget)
+        report["mcp"]["empty_server_rss_mib"] = anyio.run(_empty_rss, root)
         print("cold CLI…", file=sys.stderr)
         report["cold_cli"] = cold_cli(root, tasks[0], args.repeat)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -216,9 +268,13 @@ def main(argv: list[str] | None = None) -> int:
     ip, m = report["in_process"], report["mcp"]
     ms = lambda d: f"p50 {d['p50'] * 1000:.1f} ms, p95 {d['p95'] * 1000:.1f} ms"  # noqa: E731
     print(f"{ip['files']:,} files indexed in {ip['build_s']:.2f} s; {ip['rss_growth_bytes_per_file']:.0f} bytes/file of RSS "
-          f"({ip['heap_bytes_per_file']:.0f} by the index's own count); in process {ms(ip['query'])}")
+          f"({ip['heap_bytes_per_file']:.0f} by the index's own count); in process {ms(ip['query'])}, "
+          f"CPU p50 {ip['query_cpu']['p50'] * 1000:.1f} ms")
+    print("CPU p50 by the task's length: " + ", ".join(
+        f"{n:,} chars {s * 1000:.1f} ms" for n, s in ip["query_cpu_by_task_length"].items()))
     print(f"MCP: task_context {ms(m['task_context'])} beside the no-op {ms(m['noop'])}; first call {m['first_call_s']:.2f} s; "
-          f"server RSS {m['server_rss_mib']:.0f} MiB" + (f"; after an edit {ms(m['after_an_edit'])}" if m["after_an_edit"] else ""))
+          f"server RSS {m['server_rss_mib']:.0f} MiB (an empty one's {m['empty_server_rss_mib']:.0f})" + (f"; after an edit {ms(m['after_an_edit'])}" if m["after_an_edit"] else "")
+          + f"; a restarted server's first call {m['restarted_first_call_s']:.2f} s")
     print(f"saved index: {ip['saved_bytes_per_file']:.0f} bytes/file, encoded in {ip['save_s'] * 1000:.0f} ms, "
           f"the index built from it in {ip['load_s']:.2f} s")
     c = report["cold_cli"]

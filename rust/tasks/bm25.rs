@@ -20,7 +20,10 @@ pub fn tf_weight(tf: f32, len: f32, avg: f32) -> f32 {
     tf * (K1 + 1.0) / (tf + K1 * norm)
 }
 
+/// Packed to 6 bytes (8 with the padding of a u32 beside a u16): postings are most of what the
+/// index holds, one per distinct term of every file. Fields are read by value only.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, packed(2))]
 pub struct Posting {
     pub doc: u32,
     pub tf: u16,
@@ -201,6 +204,11 @@ pub fn counts(terms: impl IntoIterator<Item = String>) -> (Vec<(String, u32)>, u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_posting_takes_six_bytes() {
+        assert_eq!(std::mem::size_of::<Posting>(), 6);
+    }
 
     fn doc(words: &str) -> (Vec<(String, u32)>, u32) {
         counts(words.split_whitespace().map(String::from))

@@ -11,6 +11,7 @@ same `encode`, so `repoctx <command> --json` prints exactly what the MCP tool re
 
 from __future__ import annotations
 
+import json
 import types
 import typing
 from collections.abc import Callable
@@ -175,9 +176,19 @@ def fixed_form(
     return run
 
 
+def core_schema(tp: Any) -> dict[str, Any]:
+    """The JSON Schema of a result the Rust core declares (a class of `_core` with its schema
+    as `JSON_SCHEMA` text: the task-context answer), as msgspec's `schema_hook` takes it."""
+    own = getattr(tp, "JSON_SCHEMA", None)
+    if not isinstance(own, str):
+        raise NotImplementedError(f"{tp!r} has no JSON Schema")
+    schema: dict[str, Any] = json.loads(own)
+    return schema
+
+
 def _inline_schema(tp: Any) -> dict[str, Any]:
     """A self-contained JSON Schema whose top level is the object itself."""
-    schema = msgspec.json.schema(tp)
+    schema = msgspec.json.schema(tp, schema_hook=core_schema)
     defs = schema.pop("$defs", {})
     ref = schema.get("$ref", "")
     if ref.startswith("#/$defs/"):

@@ -9,8 +9,7 @@ rows whose `changed_at` is past its generation."""
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import functools
 import sys
 import threading
 from collections.abc import Callable
@@ -86,25 +85,29 @@ def watching(ws: Workspace) -> Watching:
         return Watching("none", f"the root cannot be scanned: {e.strerror or e}")
 
 
-def _load_trim() -> Callable[[int], int] | None:
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's malloc_trim, looked up in the process's own symbols on first use: not by
+    `ctypes.util.find_library`, which runs `ldconfig -p` (0.2 s of a cold command's wall time
+    under load, for every command that imported this module)."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes
+
     try:
-        trim: Callable[[int], int] = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
         return trim
     except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
         return None
-
-
-_malloc_trim = _load_trim()
 
 
 def release_free_memory() -> None:
     """Hand the heap's free pages back to the system after bulk work (a cold scan, parsing
     thousands of files): glibc keeps them otherwise, and a long-lived server would carry
     the peak of its first question for the rest of its life."""
-    if _malloc_trim is not None:
-        _malloc_trim(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 _live: Indexes | None = None

@@ -31,18 +31,16 @@ from dataclasses import dataclass
 from typing import Annotated
 
 import msgspec
-from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import Meta, Struct
 
 from repoctx import _core
 from repoctx.base import fs, local_state
 from repoctx.base import index as tables
-from repoctx.base.command import CliView, Command
-from repoctx.base.tokens import counter
+from repoctx.base.command import CliView, Command, McpView, pretty_json
 from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats import config as config_format
 from repoctx.formats.artifact import CONFIG_FILE as CONTEXTIA_CONFIG
 from repoctx.formats.artifact import DocumentError, find_project_dir, parse_config
-from repoctx.tasks.outline import MAX_FILE_BYTES, Definition, definitions
 
 SIGNALS: tuple[str, ...] = tuple(_core.TASK_SIGNALS)
 DEFAULT_BUDGET = 8000
@@ -78,38 +76,9 @@ class ContextParams(Struct):
     ] = False
 
 
-class Region(Struct):
-    start: int  # first line, 1-based
-    end: int  # last line, inclusive
-    symbol: str  # the definition's name ("" for lines outside definitions)
-    kind: str  # function, class, struct, enum, trait, impl, interface, module, or lines
-
-
-class RankedFile(Struct):
-    path: str
-    score: float
-    why: str
-    regions: list[Region]
-    # Only with `outline`: the file's definitions and members (tasks/outline.py); absent for a
-    # file whose outline did not fit in the budget's share.
-    outline: list[Definition] | UnsetType = UNSET
-
-
-class Piece(Struct):
-    path: str
-    start: int
-    end: int
-    text: str  # lines start..end of the file, as they are
-
-
-class TaskContextResult(Struct):
-    task: str
-    budget: int
-    # The bundle's tokens: the sum of its pieces' counts (with `outline`, and of the outlines'
-    # counts as compact JSON), never over the budget.
-    tokens: int
-    files: list[RankedFile]
-    bundle: list[Piece]
+# The answer is the core's (rust/tasks/rank.rs `Answer`, typed in _core.pyi as `TaskAnswer`):
+# its fields, its JSON and its JSON Schema (the tool's output schema) are declared there once.
+TaskContextResult = _core.TaskAnswer
 
 
 class ErrorDetail(Struct):
@@ -280,34 +249,15 @@ def task_context(ws: Workspace, p: ContextParams) -> TaskContextResult | TaskCon
     except OSError as exc:
         return _fail("io_error", f"The repository cannot be read: {exc}")
     save_later(ws, index)
-    result = msgspec.json.decode(found, type=TaskContextResult)
-    if p.outline:
-        _add_outlines(ws, result, counter(tokenizer))
-    return result
+    return found
 
 
-def _add_outlines(ws: Workspace, r: TaskContextResult, count) -> None:
-    """Give the ranked files their outlines, best first, while they take at most half the budget
-    (counted as the compact JSON the answer carries); then drop bundle pieces from the end, the
-    least relevant, until pieces and outlines fit the budget together."""
-    share = r.budget // 2
-    used = 0
-    for f in r.files:
-        try:
-            text = fs.read_text(ws.root, f.path, MAX_FILE_BYTES)
-        except OSError:
-            continue  # gone or grown since it was ranked: no outline, as for one that does not fit
-        outline = definitions(f.path, text)
-        cost = count(msgspec.json.encode(outline).decode())
-        if used + cost > share:
-            continue
-        f.outline = outline
-        used += cost
-    pieces = [count(b.text) for b in r.bundle]
-    while r.bundle and sum(pieces) + used > r.budget:
-        r.bundle.pop()
-        pieces.pop()
-    r.tokens = sum(pieces) + used
+def _encode(r: TaskContextResult | TaskContextError) -> str:
+    """The JSON every command prints (two-space indentation, fields in declaration order); the
+    core writes the answer's."""
+    if isinstance(r, TaskContextError):
+        return pretty_json(r)
+    return msgspec.json.format(r.json(), indent=2)
 
 
 def _render(r: TaskContextResult | TaskContextError) -> str:
@@ -349,5 +299,11 @@ COMMANDS = [
         handler=task_context,
         is_error=lambda r: isinstance(r, TaskContextError),
         cli=CliView(positional=("task",), render=_render),
+        mcp=McpView(
+            # Ten files with their regions and the bundle's pieces are ~50 objects: a client checking
+            # each against the schema spent ~2 ms of a warm call on it (benches/README.md, "Task context").
+            large_lists=True,
+        ),
+        encode=_encode,
     ),
 ]
