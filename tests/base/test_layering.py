@@ -197,10 +197,6 @@ RUST_GRAPH = {m: _rust_imports(m, p.read_text(encoding="utf-8"), set(RUST_FILES)
 # Modules that import nothing else of the crate: the vocabulary every other module may use.
 RUST_LEAVES = ("tree::paths", "tree::names", "tree::os", "tree::watch::event", "formats::jsonrpc", "formats::gomod",
                "caches::tokens", "artifacts::bpe")
-# Circles other branches are breaking (helpers `lang` and `taskspeed`): remove each mark when its branch merges.
-RUST_KNOWN_CIRCLES = {
-    frozenset({"tasks::index", "tasks::store"}),  # `Options`: branch taskspeed
-}
 
 
 def _circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
@@ -236,13 +232,7 @@ def _circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
 
 
 def test_the_core_has_no_import_circle():
-    circles = _circles(RUST_GRAPH)
-    assert [sorted(c) for c in circles if c not in RUST_KNOWN_CIRCLES] == []
-
-
-def test_each_circle_marked_known_is_still_there():
-    # A mark outliving its circle would let the circle come back unseen: remove it at the merge.
-    assert RUST_KNOWN_CIRCLES <= set(_circles(RUST_GRAPH))
+    assert [sorted(c) for c in _circles(RUST_GRAPH)] == []
 
 
 @pytest.mark.parametrize("module", RUST_LEAVES)
