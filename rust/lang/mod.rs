@@ -9,6 +9,7 @@ pub mod imports;
 mod js;
 mod python;
 mod rust;
+pub mod symbols;
 mod text;
 
 use imports::Grammar;
