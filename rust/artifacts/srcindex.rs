@@ -197,7 +197,7 @@ pub fn scan_path(
     prefix: &str,
     finder: &AhoCorasick,
 ) -> (Option<Stamp>, Vec<Annotation>) {
-    let Some(lang) = annotate::lang_of(rel) else {
+    let Some(lang) = crate::lang::lang_of(rel) else {
         return (stat(abs), Vec::new());
     };
     let Ok(mut file) = fs::File::open(abs) else {
@@ -296,7 +296,7 @@ impl Index {
                     }
                 } else if ft.is_file() {
                     {
-                        let scanned = annotate::lang_of(&rel)
+                        let scanned = crate::lang::lang_of(&rel)
                             .map(|_| scan_path(path, &rel, &prefix, &finder));
                         let _ = tx.send(Item::File(rel, scanned));
                     }

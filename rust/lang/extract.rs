@@ -6,7 +6,9 @@
 //! column 0, which is what an export or an import looks like in these languages. Other
 //! files get their header comment, or a label for their kind.
 
-use super::imports::{self, Import};
+use super::imports;
+pub use super::scanner::FileScan;
+use super::scanner::Scanner;
 use super::text::{
     clean, line_comment_header, markdown_header, rst_header, slash_header, split_lines,
 };
@@ -18,69 +20,6 @@ use std::path::Path;
 pub const MAX_CODE_BYTES: u64 = 1 << 20;
 /// How much of a non-code file is read for its header.
 pub const MAX_TEXT_BYTES: u64 = 16 << 10;
-
-fn cap_sig(s: String) -> String {
-    clean(&s).unwrap_or_default()
-}
-
-/// An exported signature, and the first sentence of its doc.
-pub struct Export {
-    pub sig: String,
-    pub doc: Option<String>,
-}
-
-/// What one file says.
-#[derive(Default)]
-pub struct FileScan {
-    pub purpose: Option<String>,
-    /// Signatures, as many as the scope still wants.
-    pub exports: Vec<Export>,
-    /// How many exports there are, and the first few names (for a purpose when there is no other).
-    pub count: usize,
-    pub first: Vec<String>,
-    /// Every exported name, kept only when a caller checks names.
-    pub names: Vec<String>,
-    pub imports: Vec<Import>,
-    pub tests: bool,
-}
-
-/// One file's lines being scanned, and what has been found in them.
-pub struct Scanner<'a> {
-    pub lines: Vec<&'a str>,
-    pub out: FileScan,
-    want_names: bool,
-    budget: usize,
-}
-
-impl<'a> Scanner<'a> {
-    fn new(text: &'a str, want_names: bool, budget: usize) -> Self {
-        Scanner {
-            lines: split_lines(text),
-            out: FileScan::default(),
-            want_names,
-            budget,
-        }
-    }
-
-    /// Record an export. `make` gives its (signature, doc) and runs only while
-    /// signatures are still wanted: most exports of a big scope are only counted.
-    pub fn export(&mut self, names: &[&str], make: impl FnOnce() -> (String, Option<String>)) {
-        self.out.count += 1;
-        if self.out.first.len() < 3 && !self.out.first.iter().any(|f| f == names[0]) {
-            self.out.first.push(names[0].to_string());
-        }
-        if self.want_names {
-            self.out.names.extend(names.iter().map(|n| n.to_string()));
-        }
-        if self.out.exports.len() < self.budget {
-            let (sig, doc) = make();
-            self.out.exports.push(Export {
-                sig: cap_sig(sig),
-                doc,
-            });
-        }
-    }
-}
 
 /// The purpose of a code file, from the comments at its top.
 fn code_purpose(lang: Lang, lines: &[&str]) -> Option<String> {
@@ -138,7 +77,7 @@ pub fn scan_file(
         Lang::Go if scan_code => go::scan(&mut sc),
         Lang::TypeScript | Lang::JavaScript if scan_code => js::scan(&mut sc),
         Lang::Python | Lang::Hash => sc.out.purpose = line_comment_header(&sc.lines, "#"),
-        Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Slash => {
+        Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Java | Lang::Slash => {
             sc.out.purpose = slash_header(&sc.lines)
         }
         Lang::Dash => sc.out.purpose = line_comment_header(&sc.lines, "--"),
@@ -154,7 +93,7 @@ pub fn scan_file(
                         .and_then(clean)
                 });
         }
-        Lang::Json | Lang::Other => {}
+        Lang::Json | Lang::Markup | Lang::Other => {}
     }
     if let Some(g) = grammar(lang).filter(|_| scan_code) {
         sc.out.imports = imports::of_lines(g, text, &sc.lines);
@@ -194,6 +133,7 @@ pub fn read_head_text(root: &Root, rel: &Path, cap: u64) -> Option<String> {
 #[cfg(test)]
 pub mod tests {
     use super::*;
+    use crate::lang::imports::Import;
     use crate::lang::text::MAX_TEXT;
 
     pub fn scan(name: &str, text: &str) -> FileScan {

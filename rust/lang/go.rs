@@ -1,7 +1,7 @@
 //! Go: a file's package comment (else its header comment) and its exported (capitalised)
 //! functions, methods (as `Type.Method`), types, constants and variables.
 
-use super::extract::Scanner;
+use super::scanner::Scanner;
 use super::text::{collapse_ws, doc_above, header, ident, line_comment_header};
 
 /// A Go file's package comment, else its header comment.

@@ -1,7 +1,7 @@
 //! TypeScript and JavaScript: a file's header comment and its exports (`export …`,
 //! `module.exports`, `exports.x`), with the JSDoc above each.
 
-use super::extract::Scanner;
+use super::scanner::Scanner;
 use super::text::{block_comment_line, collapse_ws, header, ident, slash_header};
 
 /// The first meaningful line of a `/** … */` block ending just above line `i`.

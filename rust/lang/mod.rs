@@ -1,32 +1,40 @@
 //! What source files say, language by language: which language (and which kind of file) a
 //! name is, the import grammar of each language (`imports`, shared by `init` and `project
-//! scan`), and the extractors of purposes and exported signatures (`extract`, over the
-//! per-language scanners `python`, `rust`, `go`, `js` and the comment readers of `text`).
+//! scan`), the extractors of purposes and exported signatures (`extract`, over the
+//! per-language scanners `python`, `rust`, `go`, `js`, the `scanner` they fill and the
+//! comment readers of `text`), and the lexer (`lexer`) with the definitions found on it
+//! (`defs` line by line, `spans` over a whole file) that annotations and task context use.
 
+pub mod defs;
 pub mod extract;
 mod go;
 pub mod imports;
 mod js;
+pub mod lexer;
 mod python;
 mod rust;
+mod scanner;
+pub mod spans;
 pub mod symbols;
 mod text;
 
 use imports::Grammar;
 
-/// How a file is read: the code scanners (Python, Rust, TypeScript, JavaScript, Go), else
-/// the comment syntax of its header (`#`, `//`, `--`) or its kind of text.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// How a file is read: as code (Python, Rust, TypeScript, JavaScript, Go, Java), else by its
+/// comment syntax (`#`, `//` and `/* */`, `--`, `<!-- -->`) or its kind of text.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Lang {
     Python,
     Rust,
     TypeScript,
     JavaScript,
     Go,
+    Java,
     Hash,
     Slash,
     Dash,
     Markdown,
+    Markup,
     Rst,
     Text,
     Json,
@@ -57,7 +65,7 @@ const KINDS: &[(&str, &str, Lang, &str)] = &[
     ("mjs", "JavaScript module", Lang::JavaScript, "javascript"),
     ("cjs", "JavaScript module", Lang::JavaScript, "javascript"),
     ("go", "Go source", Lang::Go, "go"),
-    ("java", "Java source", Lang::Slash, "java"),
+    ("java", "Java source", Lang::Java, "java"),
     ("kt", "Kotlin source", Lang::Slash, "kotlin"),
     ("kts", "Kotlin script", Lang::Slash, "kotlin"),
     ("c", "C source", Lang::Slash, "c"),
@@ -83,16 +91,16 @@ const KINDS: &[(&str, &str, Lang, &str)] = &[
     ("yml", "YAML configuration", Lang::Hash, ""),
     ("toml", "TOML configuration", Lang::Hash, ""),
     ("json", "JSON data", Lang::Json, ""),
-    ("xml", "XML document", Lang::Other, ""),
-    ("html", "HTML page", Lang::Other, ""),
+    ("xml", "XML document", Lang::Markup, ""),
+    ("html", "HTML page", Lang::Markup, ""),
     ("css", "Stylesheet", Lang::Slash, ""),
     ("scss", "Stylesheet", Lang::Slash, ""),
     ("md", "Markdown document", Lang::Markdown, ""),
     ("mdx", "MDX document", Lang::Markdown, ""),
     ("rst", "reStructuredText document", Lang::Rst, ""),
     ("txt", "Text file", Lang::Text, ""),
-    ("vue", "Vue component", Lang::Other, "javascript"),
-    ("svelte", "Svelte component", Lang::Other, "javascript"),
+    ("vue", "Vue component", Lang::Markup, "javascript"),
+    ("svelte", "Svelte component", Lang::Markup, "javascript"),
     ("tf", "Terraform configuration", Lang::Hash, "hcl"),
     ("hcl", "HCL configuration", Lang::Hash, "hcl"),
     ("dockerfile", "Container build file", Lang::Hash, ""),
@@ -135,6 +143,28 @@ pub fn kind_of(name: &str) -> (&'static str, Lang, &'static str) {
         Some(k) => (k.1, k.2, k.3),
         None => (FALLBACK_LABEL, Lang::Other, ""),
     }
+}
+
+/// The language a file is lexed as, by its extension; None for files that are never lexed
+/// (annotations are read only from these files, definitions only from code among them).
+pub fn lang_of(path: &str) -> Option<Lang> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let (_, ext) = name.rsplit_once('.')?;
+    Some(match ext.to_ascii_lowercase().as_str() {
+        "py" | "pyi" => Lang::Python,
+        "rs" => Lang::Rust,
+        "go" => Lang::Go,
+        "ts" | "tsx" | "mts" | "cts" => Lang::TypeScript,
+        "js" | "jsx" | "mjs" | "cjs" => Lang::JavaScript,
+        "java" => Lang::Java,
+        "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "kt" | "kts" | "cs" | "swift"
+        | "scala" | "php" | "dart" | "proto" => Lang::Slash,
+        "sh" | "bash" | "zsh" | "rb" | "yaml" | "yml" | "toml" | "r" | "pl" => Lang::Hash,
+        "sql" | "lua" | "hs" => Lang::Dash,
+        "md" => Lang::Markdown,
+        "html" | "htm" | "xml" | "vue" | "svelte" => Lang::Markup,
+        _ => return None,
+    })
 }
 
 /// Whether files of `lang` are read as code (exports and imports), not only for a header.
@@ -204,6 +234,14 @@ pub fn test_names(name: &str, lang: Lang) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn language_by_extension() {
+        assert_eq!(lang_of("src/a.PY"), Some(Lang::Python));
+        assert_eq!(lang_of("web/app.tsx"), Some(Lang::TypeScript));
+        assert_eq!(lang_of("Makefile"), None);
+        assert_eq!(lang_of("a.bin"), None);
+    }
 
     #[test]
     fn test_paths_by_name_or_directory() {

@@ -1,7 +1,7 @@
 //! Python: a module's docstring (else its header comment) and its public top-level
 //! definitions (`def`, `async def`, `class` not starting with `_`), with their docstrings.
 
-use super::extract::Scanner;
+use super::scanner::Scanner;
 use super::text::{clean, collapse_ws, has_quote, header_at, ident, is_boilerplate, paragraph};
 
 fn py_string_start(t: &str) -> Option<(usize, &'static str)> {

@@ -1,7 +1,7 @@
 //! Rust: a module's `//!` doc (else its header comment) and its `pub` items at column 0,
 //! with the `pub fn`s of `impl` blocks as `Type::method`; whether the file has tests.
 
-use super::extract::Scanner;
+use super::scanner::Scanner;
 use super::text::{
     block_comment_line, collapse_ws, comment_lines, doc_above, header, ident, is_boilerplate,
     paragraph,

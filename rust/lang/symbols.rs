@@ -1,10 +1,11 @@
 //! The names code refers to, language by language: every identifier of the code the lexer
 //! leaves (comments and strings masked), less the language's keywords and the names too
 //! short to tell one definition from another. With the definitions of the same grammar
-//! (`artifacts::annotate::spans`), they link a region that calls a function to the region
+//! (`lang/spans.rs`), they link a region that calls a function to the region
 //! that defines it.
 
-use crate::artifacts::annotate::{Lang, Line};
+use super::lexer::Line;
+use super::Lang;
 
 /// Names shorter than this are not kept: `i`, `x`, `ok` link nothing.
 pub const MIN_NAME: usize = 3;
@@ -139,7 +140,7 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
         Lang::Rust => RUST,
         Lang::Python => PYTHON,
         Lang::Go => GO,
-        Lang::Js => JS,
+        Lang::TypeScript | Lang::JavaScript => JS,
         Lang::Java => JAVA,
         _ => &[],
     }
@@ -165,7 +166,7 @@ pub fn references(lines: &[Line], lang: Lang, from: usize, to: usize) -> Vec<Box
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::artifacts::annotate::lex;
+    use crate::lang::lexer::lex;
 
     fn refs(src: &str, lang: Lang) -> Vec<String> {
         let lines = lex(src.as_bytes(), lang);

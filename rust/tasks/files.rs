@@ -4,9 +4,10 @@
 //! confined layer (rust/tree/fs.rs), never through a link.
 
 use super::terms;
-use crate::artifacts::annotate::{self, Lang};
+use crate::artifacts::annotate;
+use crate::lang::defs::line_def;
 use crate::lang::imports::{self, Import};
-use crate::lang::{grammar, kind_of};
+use crate::lang::{grammar, kind_of, lang_of, Lang};
 use crate::tree::ignore::{Rules, Tree};
 use crate::tree::walk::{child_scope, is_source_file};
 use aho_corasick::AhoCorasick;
@@ -117,8 +118,16 @@ pub struct Facts {
 /// Whether a file is code (a language with definitions or C-like comments) and not a test.
 pub fn is_code_not_test(path: &str) -> bool {
     matches!(
-        annotate::lang_of(path),
-        Some(Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::Java | Lang::CLike)
+        lang_of(path),
+        Some(
+            Lang::Python
+                | Lang::Rust
+                | Lang::Go
+                | Lang::TypeScript
+                | Lang::JavaScript
+                | Lang::Java
+                | Lang::Slash
+        )
     ) && !crate::lang::is_test_path(path)
 }
 
@@ -154,14 +163,14 @@ pub fn count_terms(text: &str, path: &str) -> (Vec<(String, u32)>, u32) {
     (v, len)
 }
 
-/// The names a file defines, by the definition lines of its language (annotate::line_def).
+/// The names a file defines, by the definition lines of its language (lang::defs::line_def).
 pub fn definitions(path: &str, text: &str) -> Vec<String> {
     let Some(lang) = super::regions::code_lang(path) else {
         return Vec::new();
     };
     let mut defs: Vec<String> = text
         .lines()
-        .filter_map(|l| annotate::line_def(lang, l.as_bytes()))
+        .filter_map(|l| line_def(lang, l.as_bytes()))
         .map(|d| d.1)
         .collect();
     defs.sort_unstable();
@@ -183,7 +192,7 @@ pub fn facts(path: &str, text: &str, prefix: &str, finder: &AhoCorasick) -> Fact
         let lines: Vec<&str> = text.lines().collect();
         f.imports = imports::of_lines(g, text, &lines);
     }
-    if let Some(lang) = annotate::lang_of(path) {
+    if let Some(lang) = lang_of(path) {
         f.annotations = annotate::scan(text.as_bytes(), lang, prefix, finder)
             .into_iter()
             .map(|a| (a.line, artifact_id(&a.target).to_string()))

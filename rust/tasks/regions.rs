@@ -1,6 +1,6 @@
 //! A file cut into regions, the line ranges a task's bundle is made of: its top-level
 //! definitions (functions, classes, structs, impls, … found by the same spans as the
-//! annotation scan, rust/artifacts/annotate.rs), a definition longer than `SPLIT_OVER`
+//! annotation scan, rust/lang/spans.rs), a definition longer than `SPLIT_OVER`
 //! lines cut along its members (an `impl` into its methods, a class into its methods,
 //! with the lines between them kept under the definition's name) or, without members, in
 //! windows of at most `WINDOW` lines under its name, the comments and
@@ -8,8 +8,10 @@
 //! module-level code, files of languages without definitions, markdown) in windows of at
 //! most `WINDOW` lines, ended at a blank line where one is near.
 
-use crate::artifacts::annotate::{self, Lang, Line, Span};
+use crate::lang::lexer::{lex, Line};
+use crate::lang::spans::{spans, Span};
 use crate::lang::symbols;
+use crate::lang::{lang_of, Lang};
 
 /// The longest window of lines outside definitions.
 pub const WINDOW: usize = 40;
@@ -33,10 +35,10 @@ pub struct Region {
 
 /// The language whose definitions are found, if any.
 pub fn code_lang(path: &str) -> Option<Lang> {
-    annotate::lang_of(path).filter(|l| {
+    lang_of(path).filter(|l| {
         matches!(
             l,
-            Lang::Python | Lang::Rust | Lang::Go | Lang::Js | Lang::Java
+            Lang::Python | Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Java
         )
     })
 }
@@ -72,8 +74,8 @@ pub fn regions_and_references(path: &str, text: &str) -> (Vec<Region>, Vec<Vec<B
         let none = vec![Vec::new(); out.len()];
         return (out, none);
     };
-    let lines = annotate::lex(text.as_bytes(), lang);
-    let mut spans: Vec<Span> = annotate::spans(&lines, lang)
+    let lines = lex(text.as_bytes(), lang);
+    let mut spans: Vec<Span> = spans(&lines, lang)
         .into_iter()
         .filter(|s| s.start < n)
         .collect();

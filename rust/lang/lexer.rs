@@ -1,0 +1,285 @@
+//! The lexer: each line of a source file split into its code and its comments, by the comment
+//! and string syntax of its language (Python's triple-quoted strings count as comments, other
+//! strings as neither). Annotations are read from the comments, definitions from the code.
+
+use super::Lang;
+
+/// One source line split in two masks of the same length: code bytes (strings
+/// and comments blanked) and comment bytes (everything else blanked).
+pub struct Line {
+    pub code: Vec<u8>,
+    pub comment: Vec<u8>,
+    /// The line starts in code (not inside a block comment or a multi-line string).
+    pub starts_in_code: bool,
+    /// Leading spaces and tabs of the raw line.
+    pub indent: usize,
+}
+
+impl Line {
+    pub fn code_blank(&self) -> bool {
+        self.code.iter().all(|b| b.is_ascii_whitespace())
+    }
+    pub fn comment_blank(&self) -> bool {
+        self.comment.iter().all(|b| b.is_ascii_whitespace())
+    }
+}
+
+struct Syntax {
+    line: &'static [&'static [u8]],
+    block: Option<(&'static [u8], &'static [u8])>,
+    quotes: &'static [u8],
+    /// Strings that may span lines, closed by the same delimiter: (delimiter, backslash escapes).
+    long: &'static [(&'static [u8], bool)],
+    long_is_comment: bool,
+    rust: bool,
+}
+
+fn syntax(lang: Lang) -> Syntax {
+    const C_BLOCK: Option<(&[u8], &[u8])> = Some((b"/*", b"*/"));
+    match lang {
+        Lang::Python => Syntax {
+            line: &[b"#"],
+            block: None,
+            quotes: b"\"'",
+            long: &[(b"\"\"\"", true), (b"'''", true)],
+            long_is_comment: true,
+            rust: false,
+        },
+        Lang::Rust => Syntax {
+            line: &[b"//"],
+            block: C_BLOCK,
+            quotes: b"",
+            long: &[(b"\"", true)],
+            long_is_comment: false,
+            rust: true,
+        },
+        Lang::Go => Syntax {
+            line: &[b"//"],
+            block: C_BLOCK,
+            quotes: b"\"'",
+            long: &[(b"`", false)],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::TypeScript | Lang::JavaScript => Syntax {
+            line: &[b"//"],
+            block: C_BLOCK,
+            quotes: b"\"'",
+            long: &[(b"`", true)],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::Java => Syntax {
+            line: &[b"//"],
+            block: C_BLOCK,
+            quotes: b"\"'",
+            long: &[(b"\"\"\"", true)],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::Slash => Syntax {
+            line: &[b"//"],
+            block: C_BLOCK,
+            quotes: b"\"'",
+            long: &[],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::Hash => Syntax {
+            line: &[b"#"],
+            block: None,
+            quotes: b"\"'",
+            long: &[],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::Dash => Syntax {
+            line: &[b"--"],
+            block: C_BLOCK,
+            quotes: b"\"'",
+            long: &[],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::Markdown | Lang::Markup => Syntax {
+            line: &[],
+            block: Some((b"<!--", b"-->")),
+            quotes: b"",
+            long: &[],
+            long_is_comment: false,
+            rust: false,
+        },
+        Lang::Rst | Lang::Text | Lang::Json | Lang::Other => Syntax {
+            line: &[],
+            block: None,
+            quotes: b"",
+            long: &[],
+            long_is_comment: false,
+            rust: false,
+        },
+    }
+}
+
+enum State {
+    Code,
+    Block,
+    Str {
+        end: Vec<u8>,
+        escapes: bool,
+        multiline: bool,
+        comment: bool,
+    },
+}
+
+pub fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+/// Length of a Rust char literal starting at `i` (a `'`), or None for a lifetime.
+fn rust_char_len(s: &[u8], i: usize) -> Option<usize> {
+    let rest = &s[i + 1..];
+    if rest.first() == Some(&b'\\') {
+        let close = rest.get(2..)?.iter().take(10).position(|&b| b == b'\'')?;
+        return Some(close + 4);
+    }
+    let ch = std::str::from_utf8(&rest[..rest.len().min(4)])
+        .or_else(|e| std::str::from_utf8(&rest[..e.valid_up_to()]))
+        .ok()?
+        .chars()
+        .next()?;
+    let n = ch.len_utf8();
+    (rest.get(n) == Some(&b'\'')).then_some(n + 2)
+}
+
+/// Rust raw string opener at `i` (`r"`, `r#"`, …): (opener length, closing delimiter).
+fn rust_raw(s: &[u8], i: usize) -> Option<(usize, Vec<u8>)> {
+    if s[i] != b'r' || (i > 0 && is_ident(s[i - 1]) && s[i - 1] != b'b') {
+        return None;
+    }
+    let hashes = s[i + 1..].iter().take_while(|&&b| b == b'#').count();
+    if s.get(i + 1 + hashes) != Some(&b'"') {
+        return None;
+    }
+    let mut end = vec![b'"'];
+    end.extend(std::iter::repeat_n(b'#', hashes));
+    Some((hashes + 2, end))
+}
+
+/// The lines of `text`, each split into code and comments by the syntax of `lang`.
+pub fn lex(text: &[u8], lang: Lang) -> Vec<Line> {
+    let sx = syntax(lang);
+    let mut state = State::Code;
+    let mut out = Vec::new();
+    for raw in text.split(|&b| b == b'\n') {
+        let s = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let mut code = vec![b' '; s.len()];
+        let mut comment = vec![b' '; s.len()];
+        let starts_in_code = matches!(state, State::Code);
+        let mut i = 0;
+        while i < s.len() {
+            match &state {
+                State::Code => {
+                    let rest = &s[i..];
+                    if sx.line.iter().any(|t| rest.starts_with(t)) {
+                        comment[i..].copy_from_slice(rest);
+                        break;
+                    }
+                    if let Some((open, _)) = sx.block.filter(|(open, _)| rest.starts_with(open)) {
+                        state = State::Block;
+                        i += open.len();
+                        continue;
+                    }
+                    if sx.rust {
+                        if s[i] == b'\'' {
+                            match rust_char_len(s, i) {
+                                Some(n) => i += n,
+                                None => {
+                                    code[i] = b'\'';
+                                    i += 1;
+                                }
+                            }
+                            continue;
+                        }
+                        if let Some((n, end)) = rust_raw(s, i) {
+                            state = State::Str {
+                                end,
+                                escapes: false,
+                                multiline: true,
+                                comment: false,
+                            };
+                            i += n;
+                            continue;
+                        }
+                    }
+                    if let Some((d, esc)) = sx.long.iter().find(|(d, _)| rest.starts_with(d)) {
+                        state = State::Str {
+                            end: d.to_vec(),
+                            escapes: *esc,
+                            multiline: true,
+                            comment: sx.long_is_comment,
+                        };
+                        i += d.len();
+                        continue;
+                    }
+                    if sx.quotes.contains(&s[i]) {
+                        state = State::Str {
+                            end: vec![s[i]],
+                            escapes: true,
+                            multiline: false,
+                            comment: false,
+                        };
+                        i += 1;
+                        continue;
+                    }
+                    code[i] = s[i];
+                    i += 1;
+                }
+                State::Block => {
+                    let (_, close) = sx.block.expect("block state implies block syntax");
+                    if s[i..].starts_with(close) {
+                        state = State::Code;
+                        i += close.len();
+                    } else {
+                        comment[i] = s[i];
+                        i += 1;
+                    }
+                }
+                State::Str {
+                    end,
+                    escapes,
+                    comment: as_comment,
+                    ..
+                } => {
+                    if *escapes && s[i] == b'\\' {
+                        i += 2;
+                    } else if s[i..].starts_with(end) {
+                        i += end.len();
+                        state = State::Code;
+                    } else {
+                        if *as_comment {
+                            comment[i] = s[i];
+                        }
+                        i += 1;
+                    }
+                }
+            }
+        }
+        if matches!(
+            state,
+            State::Str {
+                multiline: false,
+                ..
+            }
+        ) {
+            state = State::Code;
+        }
+        let indent = s.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        out.push(Line {
+            code,
+            comment,
+            starts_in_code,
+            indent,
+        });
+    }
+    out
+}

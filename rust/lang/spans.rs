@@ -1,0 +1,181 @@
+//! Definition spans: the lines each definition of a lexed file covers, nested ones included
+//! (Python by indentation; Rust, Go, TypeScript, JavaScript and Java by braces), and the
+//! definition a line belongs to. Annotations take their symbol from them
+//! (artifacts/annotate.rs) and task context cuts files into regions along them
+//! (tasks/regions.rs).
+
+use super::defs::{go_def, java_def, js_def, python_def, rust_def, tokens};
+use super::lexer::Line;
+use super::Lang;
+
+/// The definitions of a lexed file, nested ones included, in no particular order (Python by
+/// indentation; Rust, Go, TypeScript and JavaScript by braces; none for other languages).
+/// Task context (tasks/regions.rs) cuts files into regions along them.
+pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
+    match lang {
+        Lang::Python => python_spans(lines),
+        Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Java => {
+            brace_spans(lines, lang)
+        }
+        _ => Vec::new(),
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Span {
+    /// 0-based first and last line, inclusive.
+    pub start: usize,
+    pub end: usize,
+    pub kind: &'static str,
+    pub name: String,
+}
+
+/// Definitions of a brace language, each spanning its body's braces (or one line
+/// for a body-less definition such as `const f = (x) => x;`).
+fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
+    struct Frame {
+        span: Span,
+        depth: usize,
+    }
+    let mut spans = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut pending: Option<(Span, usize)> = None;
+    let mut depth = 0usize;
+    for (n, line) in lines.iter().enumerate() {
+        let t = tokens(&line.code);
+        let in_class = frames
+            .last()
+            .is_some_and(|f| matches!(f.span.kind, "class"));
+        let def = match lang {
+            Lang::Rust => rust_def(&t),
+            Lang::Go => go_def(&t),
+            Lang::Java => java_def(
+                &t,
+                frames
+                    .last()
+                    .is_some_and(|f| matches!(f.span.kind, "class" | "interface" | "enum")),
+            ),
+            _ => js_def(&t, in_class),
+        };
+        if let Some((kind, name)) = def {
+            if let Some((p, _)) = pending.take() {
+                spans.push(p);
+            }
+            pending = Some((
+                Span {
+                    start: n,
+                    end: n,
+                    kind,
+                    name,
+                },
+                depth,
+            ));
+        }
+        for &b in &line.code {
+            match b {
+                b'{' => {
+                    if let Some((span, d)) = pending.take() {
+                        frames.push(Frame { span, depth: d });
+                    }
+                    depth += 1;
+                }
+                b'}' => {
+                    depth = depth.saturating_sub(1);
+                    while frames.last().is_some_and(|f| f.depth >= depth) {
+                        let mut f = frames.pop().expect("checked");
+                        f.span.end = n;
+                        spans.push(f.span);
+                    }
+                }
+                b';' if pending.as_ref().is_some_and(|(_, d)| *d == depth) => {
+                    spans.push(pending.take().expect("checked").0);
+                }
+                _ => {}
+            }
+        }
+    }
+    if let Some((p, _)) = pending {
+        spans.push(p);
+    }
+    let last = lines.len().saturating_sub(1);
+    spans.extend(frames.into_iter().map(|mut f| {
+        f.span.end = last;
+        f.span
+    }));
+    spans
+}
+
+/// Python definitions, each spanning the lines indented deeper than its `def`/`class`.
+fn python_spans(lines: &[Line]) -> Vec<Span> {
+    let mut spans = Vec::new();
+    let mut open: Vec<(Span, usize)> = Vec::new(); // (span, indent)
+    let mut parens = 0i32;
+    for (n, line) in lines.iter().enumerate() {
+        let logical_start = line.starts_in_code && parens <= 0;
+        if logical_start && !line.code_blank() {
+            let indent = line.indent;
+            while open.last().is_some_and(|(_, i)| *i >= indent) {
+                spans.push(open.pop().expect("checked").0);
+            }
+            for (s, _) in &mut open {
+                s.end = n;
+            }
+            if let Some((kind, name)) = python_def(&tokens(&line.code)) {
+                open.push((
+                    Span {
+                        start: n,
+                        end: n,
+                        kind,
+                        name,
+                    },
+                    indent,
+                ));
+            }
+        } else if !line.code_blank() || !line.comment_blank() {
+            // A continuation line or a comment: inside every definition indented less.
+            let indent = line.indent;
+            for (s, i) in &mut open {
+                if indent > *i || !logical_start {
+                    s.end = n;
+                }
+            }
+        }
+        for &b in &line.code {
+            match b {
+                b'(' | b'[' | b'{' => parens += 1,
+                b')' | b']' | b'}' => parens -= 1,
+                _ => {}
+            }
+        }
+    }
+    spans.extend(open.into_iter().map(|(s, _)| s));
+    spans
+}
+
+/// The definition line `at` (0-based) belongs to: the one that starts right below the comment
+/// block it is in (decorators and attributes may sit between), else the innermost around it.
+pub fn enclosing<'a>(lines: &[Line], spans: &'a [Span], at: usize) -> Option<&'a Span> {
+    if lines[at].code_blank() {
+        for (k, line) in lines.iter().enumerate().skip(at + 1) {
+            if line.code_blank() {
+                if line.comment_blank() {
+                    break;
+                }
+                continue;
+            }
+            let code = String::from_utf8_lossy(&line.code);
+            let code = code.trim_start();
+            if code.starts_with('@') || code.starts_with("#[") {
+                continue;
+            }
+            if let Some(s) = spans.iter().find(|s| s.start == k) {
+                return Some(s);
+            }
+            break;
+        }
+    }
+    spans
+        .iter()
+        .filter(|s| s.start <= at && at <= s.end)
+        .max_by_key(|s| (s.start, std::cmp::Reverse(s.end)))
+}
