@@ -730,7 +730,7 @@ mod bindings {
             contextia: Option<PathBuf>,
             saved: Option<&[u8]>,
         ) -> PyResult<Self> {
-            let opts = tasks::index::Options {
+            let opts = tasks::options::Options {
                 extra_ignore,
                 prefix,
                 contextia,
@@ -776,8 +776,8 @@ mod bindings {
             py.detach(|| self.inner.lock().unwrap().update(&changed, all.as_deref()))
         }
 
-        /// The ranked files and the bundle for a task, as JSON (see tasks/rank.rs); ValueError
-        /// for an unknown tokenizer.
+        /// The ranked files and the bundle for a task (tasks/rank.rs `Answer`); ValueError for
+        /// an unknown tokenizer.
         #[allow(clippy::too_many_arguments)]
         fn query(
             &self,
@@ -788,7 +788,7 @@ mod bindings {
             signals_off: Vec<String>,
             limit: usize,
             tokenizer: &str,
-        ) -> PyResult<String> {
+        ) -> PyResult<tasks::rank::Answer> {
             let ask = tasks::rank::Ask {
                 task,
                 budget,
@@ -796,7 +796,7 @@ mod bindings {
                 off: &signals_off,
                 limit,
             };
-            py.detach(|| tasks::query_json(&mut self.inner.lock().unwrap(), &ask, tokenizer))
+            py.detach(|| tasks::query(&mut self.inner.lock().unwrap(), &ask, tokenizer))
                 .map_err(PyValueError::new_err)
         }
 
@@ -809,6 +809,18 @@ mod bindings {
         #[getter]
         fn heap_bytes(&self) -> usize {
             self.inner.lock().unwrap().heap_bytes()
+        }
+    }
+
+    #[pymethods]
+    impl tasks::rank::Answer {
+        /// Its JSON Schema (the MCP tool's output schema), as text.
+        #[classattr]
+        const JSON_SCHEMA: &'static str = tasks::rank::SCHEMA;
+
+        /// The answer as compact JSON, fields in declaration order.
+        fn json(&self) -> String {
+            serde_json::to_string(self).expect("an answer is plain data")
         }
     }
 
@@ -906,6 +918,10 @@ mod bindings {
         m.add("FILE_LABELS", lang::labels())?;
         m.add("SKIP_DIRS", walk::SKIP_DIRS.to_vec())?;
         m.add_class::<TaskIndexPy>()?;
+        m.add_class::<tasks::rank::Answer>()?;
+        m.add_class::<tasks::rank::FileOut>()?;
+        m.add_class::<tasks::rank::RegionOut>()?;
+        m.add_class::<tasks::rank::PieceOut>()?;
         m.add("TASK_SIGNALS", tasks::rank::SIGNALS.to_vec())?;
         Ok(())
     }

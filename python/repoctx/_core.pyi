@@ -10,7 +10,8 @@ from typing import ClassVar, final
 __all__ = [
     "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheRefused", "CacheView", "CacheWatch", "DirEntry", "DirRow",
     "FILE_LABELS", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
-    "ModuleScan", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskIndex",
+    "ModuleScan", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskAnswer", "TaskFile",
+    "TaskIndex", "TaskPiece", "TaskRegion",
     "YamlFile", "YamlRefused", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "fingerprint", "fs_exchange", "fs_list",
     "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
@@ -540,9 +541,8 @@ class TaskIndex:
     def update(self, changed: list[str], all: list[str] | None = None) -> None:
         """List the directories in `changed` again and read their files whose stat changed;
         with `all` (every directory of the table now), drop the gone ones and index the new ones."""
-    def query(self, task: str, budget: int, paths: list[str], signals_off: list[str], limit: int, tokenizer: str) -> str:
-        """The ranked files and the bundle as JSON: {task, budget, tokens, files, bundle}.
-        ValueError for an unknown tokenizer."""
+    def query(self, task: str, budget: int, paths: list[str], signals_off: list[str], limit: int, tokenizer: str) -> TaskAnswer:
+        """The ranked files and the bundle. ValueError for an unknown tokenizer."""
     @property
     def file_count(self) -> int: ...
     @property
@@ -560,6 +560,79 @@ class TaskIndex:
     @property
     def refused(self) -> str | None:
         """Why the saved bytes given to the build were not used (None: used, or none given)."""
+
+@final
+class TaskAnswer:
+    """The answer of task context (rust/tasks/rank.rs `Answer`, its one declaration): the `task_context`
+    tool's result. Compares equal to one with the same fields."""
+
+    JSON_SCHEMA: ClassVar[str]
+    """Its JSON Schema, as text: the tool's output schema."""
+    @property
+    def task(self) -> str: ...
+    @property
+    def budget(self) -> int: ...
+    @property
+    def tokens(self) -> int:
+        """The bundle's tokens: the sum of its pieces' counts, never over the budget."""
+    @property
+    def files(self) -> list[TaskFile]:
+        """Best first."""
+    @property
+    def bundle(self) -> list[TaskPiece]: ...
+    def json(self) -> str:
+        """Compact JSON, fields in this order."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class TaskFile:
+    """A ranked file: its score, why (the strongest reasons, `; `-separated) and its best regions."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def why(self) -> str: ...
+    @property
+    def regions(self) -> list[TaskRegion]: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class TaskRegion:
+    """Lines of a ranked file."""
+
+    @property
+    def start(self) -> int:
+        """First line, 1-based."""
+    @property
+    def end(self) -> int:
+        """Last line, inclusive."""
+    @property
+    def symbol(self) -> str:
+        """The definition's name ("" for lines outside definitions)."""
+    @property
+    def kind(self) -> str:
+        """function, class, struct, enum, trait, impl, interface, module, or lines."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class TaskPiece:
+    """A piece of the bundle: lines start..end of the file, as they are."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 # --- the build ------------------------------------------------------------------------------
 

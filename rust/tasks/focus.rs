@@ -49,10 +49,10 @@ pub fn name_words(symbol: &str, task_terms: &HashSet<&str>) -> f32 {
 }
 
 /// Whether a region refers to one of the names the task writes as code.
-pub fn uses_named(refs: &[Box<str>], code_names: &[&str]) -> bool {
+pub fn uses_named(refs: &[Box<str>], code_names: &[String]) -> bool {
     code_names
         .iter()
-        .any(|n| refs.binary_search_by(|r| (**r).cmp(n)).is_ok())
+        .any(|n| refs.binary_search_by(|r| (**r).cmp(n.as_str())).is_ok())
 }
 
 /// The regions of one of the top files: its weight in the bundle (its score over the best

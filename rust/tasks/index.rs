@@ -19,6 +19,7 @@ use super::cuts::{Cut, Cuts};
 use super::files::{self, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
+use super::options::Options;
 use super::store::{self, Saved, SavedFile};
 use super::written::Written;
 use crate::artifacts::annotate;
@@ -29,16 +30,6 @@ use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-#[derive(Clone)]
-pub struct Options {
-    /// The config's ignore patterns (`.context.config.yaml`), as the walk takes them.
-    pub extra_ignore: Vec<String>,
-    /// The annotation prefix of `.contextia/config.yaml` ("@").
-    pub prefix: String,
-    /// The `.contextia/` directory serving the root, if there is one.
-    pub contextia: Option<PathBuf>,
-}
 
 pub struct File {
     pub path: String,
@@ -843,7 +834,7 @@ mod tests {
         assert!(ix.heap_bytes() > 0);
     }
 
-    fn answer(ix: &mut Index, task: &str) -> String {
+    fn answer(ix: &mut Index, task: &str) -> crate::tasks::rank::Answer {
         let ask = crate::tasks::rank::Ask {
             task,
             budget: 400,
@@ -851,7 +842,7 @@ mod tests {
             off: &[],
             limit: 10,
         };
-        crate::tasks::query_json(ix, &ask, "bytes4").unwrap()
+        crate::tasks::query(ix, &ask, "bytes4").unwrap()
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! cuts a file into line ranges along its definitions (`cuts` keeps them between
 //! questions); `files` reads what the index keeps of a file; `graph` resolves imports to files; `written` holds the notes of scopes,
 //! artifacts and project.yaml; `history` reads git's; `index` keeps all of it for a tree and
-//! follows edits; `store` puts what it keeps of each file on disk for a later process;
+//! follows edits (built with `options`); `store` puts what it keeps of each file on disk for a later process;
 //! `rank` answers a question and `bundle` cuts its text to the budget.
 
 pub mod bm25;
@@ -17,22 +17,22 @@ pub mod focus;
 pub mod graph;
 pub mod history;
 pub mod index;
+pub mod options;
 pub mod rank;
 pub mod regions;
 pub mod store;
 pub mod terms;
 pub mod written;
 
-/// The answer to one question as JSON (`rank::Answer`), the index made current first;
-/// Err for a tokenizer that is not known.
-pub fn query_json(
+/// The answer to one question (`rank::Answer`), the index made current first; Err for a
+/// tokenizer that is not known.
+pub fn query(
     ix: &mut index::Index,
     ask: &rank::Ask,
     tokenizer: &str,
-) -> Result<String, String> {
+) -> Result<rank::Answer, String> {
     let count = bundle::counter(tokenizer)
         .ok_or_else(|| format!("unknown tokenizer {tokenizer:?}; known: bytes4, o200k, cl100k"))?;
     ix.prepare(!ask.off.iter().any(|s| s == "history"));
-    let answer = rank::answer(ix, ask, &*count);
-    serde_json::to_string(&answer).map_err(|e| e.to_string())
+    Ok(rank::answer(ix, ask, &*count))
 }

@@ -82,15 +82,33 @@ pub struct Ask<'a> {
     pub limit: usize,
 }
 
-#[derive(Serialize, Debug, Clone)]
+// The answer: declared once, here. Python reads it as `_core.TaskAnswer` (and its parts),
+// typed in _core.pyi; `SCHEMA` is its JSON (`serde`) as the MCP tool's output schema, with
+// what each field means, and a test holds the two to the same fields.
+
+/// A region of a ranked file.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "python",
+    pyo3::pyclass(frozen, get_all, eq, name = "TaskRegion", module = "repoctx._core")
+)]
 pub struct RegionOut {
+    /// First line, 1-based.
     pub start: u32,
+    /// Last line, inclusive.
     pub end: u32,
+    /// The definition's name ("" for lines outside definitions).
     pub symbol: String,
+    /// function, class, struct, enum, trait, impl, interface, module, or lines.
     pub kind: &'static str,
 }
 
-#[derive(Serialize, Debug)]
+/// A ranked file.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "python",
+    pyo3::pyclass(frozen, get_all, eq, name = "TaskFile", module = "repoctx._core")
+)]
 pub struct FileOut {
     pub path: String,
     pub score: f64,
@@ -98,22 +116,36 @@ pub struct FileOut {
     pub regions: Vec<RegionOut>,
 }
 
-#[derive(Serialize, Debug)]
+/// A piece of the bundle.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "python",
+    pyo3::pyclass(frozen, get_all, eq, name = "TaskPiece", module = "repoctx._core")
+)]
 pub struct PieceOut {
     pub path: String,
     pub start: u32,
     pub end: u32,
+    /// Lines start..end of the file, as they are.
     pub text: String,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "python",
+    pyo3::pyclass(frozen, get_all, eq, name = "TaskAnswer", module = "repoctx._core")
+)]
 pub struct Answer {
     pub task: String,
     pub budget: usize,
+    /// The bundle's tokens: the sum of its pieces' counts, never over the budget.
     pub tokens: usize,
     pub files: Vec<FileOut>,
     pub bundle: Vec<PieceOut>,
 }
+
+/// The JSON Schema of `Answer` as `serde` writes it (draft-07 keywords).
+pub const SCHEMA: &str = include_str!("answer.schema.json");
 
 struct Scores {
     score: Vec<f32>,
@@ -168,6 +200,50 @@ fn has_glob(p: &str) -> bool {
     p.contains(['*', '?', '[', '{'])
 }
 
+/// The task's words as the ranking reads them.
+struct Query {
+    /// Every term of the task, in order, repeats kept.
+    terms: Vec<String>,
+    /// The task's terms the index holds: (term id, weight by how often the task says it,
+    /// term), sorted by term, so sums run in one order and two processes give the same
+    /// scores to the last bit.
+    known: Vec<(u32, f32, String)>,
+    /// Each term and the word the task used for it, for the lines of why.
+    shown: HashMap<String, String>,
+}
+
+impl Query {
+    fn new(ix: &Index, task: &str) -> Query {
+        let terms = terms::terms(task);
+        let mut qtf: HashMap<String, u32> = HashMap::new();
+        for t in &terms {
+            *qtf.entry(t.clone()).or_default() += 1;
+        }
+        let mut shown: HashMap<String, String> = HashMap::new();
+        for (_, w) in terms::words(task) {
+            for p in terms::parts(w) {
+                if let Some(t) = terms::term(p) {
+                    shown.entry(t).or_insert_with(|| p.to_ascii_lowercase());
+                }
+            }
+        }
+        let mut known: Vec<(u32, f32, String)> = qtf
+            .iter()
+            .filter_map(|(t, &c)| {
+                ix.lex
+                    .id(t)
+                    .map(|id| (id, 1.0 + (c as f32).ln(), t.clone()))
+            })
+            .collect();
+        known.sort_by(|a, b| a.2.cmp(&b.2));
+        Query {
+            terms,
+            known,
+            shown,
+        }
+    }
+}
+
 pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     let on = |s: &str| !ask.off.iter().any(|o| o == s);
     let n = ix.files.len();
@@ -176,106 +252,179 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         reasons: Vec::new(),
         contributions: Vec::new(),
     };
-
-    // The task's terms, each weighted by how often the task says it.
-    let task_terms = terms::terms(ask.task);
-    let mut qtf: HashMap<String, u32> = HashMap::new();
-    for t in &task_terms {
-        *qtf.entry(t.clone()).or_default() += 1;
+    let q = Query::new(ix, ask.task);
+    let lexical = on("lexical");
+    let lex_norm = if lexical {
+        lexical_signal(ix, &q, &mut sc)
+    } else {
+        vec![0f32; n]
+    };
+    let named = if on("symbols") {
+        symbols_signal(ix, ask.task, &mut sc)
+    } else {
+        HashSet::new()
+    };
+    let art_lines = written_signals(ix, &q, &on, &mut sc);
+    if on("history") {
+        history_signal(ix, &mut sc);
     }
-    let mut shown: HashMap<String, String> = HashMap::new(); // term -> the word the task used
-    for (_, w) in terms::words(ask.task) {
-        for p in terms::parts(w) {
-            if let Some(t) = terms::term(p) {
-                shown.entry(t).or_insert_with(|| p.to_ascii_lowercase());
-            }
+    let mut adds = if on("imports") {
+        imports_signal(ix, &sc)
+    } else {
+        Vec::new()
+    };
+    adds.extend(given_paths(ix, ask.paths));
+    for (o, v, why) in adds {
+        let r = sc.reason(why);
+        sc.add(o, v, r);
+    }
+    for (id, s) in sc.score.iter_mut().enumerate() {
+        if *s > 0.0 && ix.file(id as u32).is_some_and(|f| !f.code) {
+            *s *= NOT_CODE;
         }
     }
-    // (Sorted: sums in one order, so two processes give the same scores to the last bit.)
-    let mut query: Vec<(u32, f32, String)> = qtf
-        .iter()
-        .filter_map(|(t, &c)| {
-            ix.lex
-                .id(t)
-                .map(|id| (id, 1.0 + (c as f32).ln(), t.clone()))
+
+    // The ranking, and the regions of its top files.
+    let top = sc.top(ask.limit.max(REGION_FILES), ix);
+    let confined = Root::open(&ix.root).ok();
+    let cuts: Vec<Option<Arc<Cut>>> = top
+        .par_iter()
+        .map(|&id| confined.as_ref().and_then(|r| ix.cut(r, id)))
+        .collect();
+    let idf: HashMap<&str, f32> = if lexical {
+        q.known
+            .iter()
+            .map(|(id, w, t)| (t.as_str(), ix.lex.idf(*id) * w))
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    let said = Said::new(&q, ask.task, lexical, on("symbols"));
+    let scored: Vec<Vec<(Region, f32)>> = top
+        .par_iter()
+        .zip(&cuts)
+        .map(|(&id, cut)| {
+            let Some(cut) = cut else { return Vec::new() };
+            region_scores(
+                cut,
+                &idf,
+                &named,
+                &said,
+                art_lines.get(&id).map_or(&[][..], |v| v.as_slice()),
+            )
         })
         .collect();
-    query.sort_by(|a, b| a.2.cmp(&b.2));
-    let lexical = on("lexical");
+    let files = listing(ix, ask.limit, &q, &sc, &lex_norm, &top, &scored);
+    let (bundle, tokens) = bundle_of(
+        ix,
+        ask.budget,
+        count,
+        &sc,
+        &top,
+        &cuts,
+        &scored,
+        on("symbols"),
+    );
+    Answer {
+        task: ask.task.to_string(),
+        budget: ask.budget,
+        tokens,
+        files,
+        bundle,
+    }
+}
 
-    // lexical
+/// `lexical`: BM25 of the task's terms over each file's terms, divided by the best file's;
+/// returns each file's share.
+fn lexical_signal(ix: &Index, q: &Query, sc: &mut Scores) -> Vec<f32> {
+    let n = sc.score.len();
     let mut lex_norm = vec![0f32; n];
-    if lexical && !query.is_empty() {
-        let raw = ix
-            .lex
-            .score(&query.iter().map(|q| (q.0, q.1)).collect::<Vec<_>>(), n);
-        let best = raw.iter().copied().fold(0f32, f32::max);
-        if best > 0.0 {
-            for (i, r) in raw.iter().enumerate().take(n) {
-                lex_norm[i] = r / best;
-                sc.score[i] += lex_norm[i];
-            }
+    if q.known.is_empty() {
+        return lex_norm;
+    }
+    let raw = ix
+        .lex
+        .score(&q.known.iter().map(|q| (q.0, q.1)).collect::<Vec<_>>(), n);
+    let best = raw.iter().copied().fold(0f32, f32::max);
+    if best > 0.0 {
+        for (i, r) in raw.iter().enumerate().take(n) {
+            lex_norm[i] = r / best;
+            sc.score[i] += lex_norm[i];
         }
     }
+    lex_norm
+}
 
-    // symbols
+/// `symbols`: the definitions and files the task names; returns the names it wrote as code,
+/// which also choose regions.
+fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
     let mut named: HashSet<String> = HashSet::new();
-    let code_names: Vec<String> = terms::identifiers(ask.task)
-        .into_iter()
-        .filter(|(_, code)| *code)
-        .map(|(name, _)| name)
-        .collect();
-    if on("symbols") {
-        // A plain word (`fields`, `required`) that a file happens to define counts once per
-        // file, its best: a large file defining thousands of names matches many words of any
-        // task, and summed they pulled it above the file the task is about.
-        let mut plain: HashMap<u32, (f32, String)> = HashMap::new();
-        for (name, code) in terms::identifiers(ask.task) {
-            let Some(files) = ix.definers(&name) else {
-                continue;
-            };
-            if files.len() > MAX_DEFINERS {
-                continue;
-            }
-            let w = W_SYMBOL * if code { 1.0 } else { 0.5 } / (files.len() as f32).sqrt();
-            if !code {
-                for &f in files {
-                    if plain.get(&f).is_none_or(|had| had.0 < w) {
-                        plain.insert(f, (w, name.clone()));
-                    }
-                }
-                continue;
-            }
-            named.insert(name.clone());
-            let r = sc.reason(format!("defines `{name}`"));
-            for &f in files {
-                sc.add(f, w, r);
-            }
+    // A plain word (`fields`, `required`) that a file happens to define counts once per
+    // file, its best: a large file defining thousands of names matches many words of any
+    // task, and summed they pulled it above the file the task is about.
+    let mut plain: HashMap<u32, (f32, String)> = HashMap::new();
+    for (name, code) in terms::identifiers(task) {
+        let Some(files) = ix.definers(&name) else {
+            continue;
+        };
+        if files.len() > MAX_DEFINERS {
+            continue;
         }
-        let mut plain: Vec<(u32, (f32, String))> = plain.into_iter().collect();
-        plain.sort_by_key(|p| p.0);
-        for (f, (w, name)) in plain {
-            let r = sc.reason(format!("defines `{name}`"));
+        let w = W_SYMBOL * if code { 1.0 } else { 0.5 } / (files.len() as f32).sqrt();
+        if !code {
+            for &f in files {
+                if plain.get(&f).is_none_or(|had| had.0 < w) {
+                    plain.insert(f, (w, name.clone()));
+                }
+            }
+            continue;
+        }
+        named.insert(name.clone());
+        let r = sc.reason(format!("defines `{name}`"));
+        for &f in files {
             sc.add(f, w, r);
         }
-        for p in terms::paths(ask.task).into_iter().take(MAX_NAMED_PATHS) {
-            let files = ix.named(p);
-            if files.is_empty() || files.len() > MAX_DEFINERS {
-                continue;
-            }
-            let w = W_SYMBOL / (files.len() as f32).sqrt();
-            let r = sc.reason(format!("named in the task: {p}"));
-            for f in files {
-                sc.add(f, w, r);
-            }
+    }
+    let mut plain: Vec<(u32, (f32, String))> = plain.into_iter().collect();
+    plain.sort_by_key(|p| p.0);
+    for (f, (w, name)) in plain {
+        let r = sc.reason(format!("defines `{name}`"));
+        sc.add(f, w, r);
+    }
+    for p in terms::paths(task).into_iter().take(MAX_NAMED_PATHS) {
+        let files = ix.named(p);
+        if files.is_empty() || files.len() > MAX_DEFINERS {
+            continue;
+        }
+        let w = W_SYMBOL / (files.len() as f32).sqrt();
+        let r = sc.reason(format!("named in the task: {p}"));
+        for f in files {
+            sc.add(f, w, r);
         }
     }
+    named
+}
 
-    // written context: scopes, artifacts, project
+/// What the notes of one source lift over the files that already score (the pool): an
+/// artifact's path globs, a module's subtree.
+#[derive(Default)]
+struct Pooled {
+    globs: Vec<(Globs, f32, u32)>,
+    subtrees: Vec<(String, f32, u32)>,
+}
+
+/// `scopes`, `artifacts`, `project`: the notes of the written context that match the task,
+/// in the order the notes match (one sum order, whatever is off); returns the annotated
+/// lines of each file with their artifact's match, which also choose regions.
+fn written_signals(
+    ix: &Index,
+    q: &Query,
+    on: &dyn Fn(&str) -> bool,
+    sc: &mut Scores,
+) -> HashMap<u32, Vec<(u32, f32)>> {
     let mut art_lines: HashMap<u32, Vec<(u32, f32)>> = HashMap::new();
-    let mut deferred: Vec<(Globs, f32, u32)> = Vec::new(); // artifact globs, over the pool
-    let mut subtrees: Vec<(String, f32, u32)> = Vec::new(); // module directories, over the pool
-    for (note, s) in ix.written.matches(&task_terms) {
+    let mut pooled = Pooled::default();
+    for (note, s) in ix.written.matches(&q.terms) {
         match (&note.target, note.source) {
             (Target::Dir(d), Source::Scope) if on("scopes") => {
                 let r = sc.reason(format!("{} describes it", note.label));
@@ -290,35 +439,16 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                 }
             }
             (Target::Artifact { id, paths }, Source::Artifact) if on("artifacts") => {
-                for &(f, line) in ix.annotated.get(id.as_str()).into_iter().flatten() {
-                    art_lines.entry(f).or_default().push((line, s));
-                }
-                let mut lifted: HashSet<u32> = HashSet::new();
-                let r = sc.reason(format!("annotated with {}", note.label));
-                for &(f, _) in ix.annotated.get(id.as_str()).into_iter().flatten() {
-                    if lifted.insert(f) {
-                        sc.add(f, W_ARTIFACT * s, r);
-                    }
-                }
-                let r = sc.reason(format!("in the paths of {}", note.label));
-                let (globs, literal): (Vec<&String>, Vec<&String>) =
-                    paths.iter().partition(|p| has_glob(p));
-                for p in literal {
-                    let p = p.trim_start_matches("./").trim_end_matches('/');
-                    let ids: Vec<u32> = match ix.by_path.get(p) {
-                        Some(&f) => vec![f],
-                        None => ix.by_dir.get(p).cloned().unwrap_or_default(),
-                    };
-                    for f in ids {
-                        if lifted.insert(f) {
-                            sc.add(f, W_ARTIFACT * s * 0.5, r);
-                        }
-                    }
-                }
-                if !globs.is_empty() {
-                    let owned: Vec<String> = globs.into_iter().cloned().collect();
-                    deferred.push((Globs::new(&owned), s, r));
-                }
+                artifact_note(
+                    ix,
+                    &note.label,
+                    id,
+                    paths,
+                    s,
+                    sc,
+                    &mut art_lines,
+                    &mut pooled,
+                );
             }
             (Target::Module { path, key_files }, Source::Module) if on("project") => {
                 let r = sc.reason(format!("key file of {}", note.label));
@@ -328,98 +458,156 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                     }
                 }
                 let r = sc.reason(format!("in {}", note.label));
-                subtrees.push((path.clone(), s, r));
+                pooled.subtrees.push((path.clone(), s, r));
             }
             _ => {}
         }
     }
-    if !deferred.is_empty() || !subtrees.is_empty() {
-        let pool: Vec<u32> = (0..n as u32)
-            .filter(|&i| sc.score[i as usize] > 0.0)
-            .collect();
-        for id in pool {
-            let Some(f) = ix.file(id) else { continue };
-            for (g, s, r) in &deferred {
-                if !g.matches(&f.path).is_empty() {
-                    sc.add(id, W_ARTIFACT * s * 0.5, *r);
-                }
-            }
-            for (dir, s, r) in &subtrees {
-                let inside = f
-                    .path
-                    .strip_prefix(dir.as_str())
-                    .is_some_and(|rest| rest.starts_with('/'));
-                if dir.is_empty() || dir == "." || inside {
-                    sc.add(id, W_MODULE * s * 0.3, *r);
-                }
+    if !pooled.globs.is_empty() || !pooled.subtrees.is_empty() {
+        lift_pool(ix, &pooled, sc);
+    }
+    art_lines
+}
+
+/// One artifact that matches the task: the files annotated with it, and the files of its
+/// paths (literal ones now, globs over the pool later).
+#[allow(clippy::too_many_arguments)]
+fn artifact_note(
+    ix: &Index,
+    label: &str,
+    id: &str,
+    paths: &[String],
+    s: f32,
+    sc: &mut Scores,
+    art_lines: &mut HashMap<u32, Vec<(u32, f32)>>,
+    pooled: &mut Pooled,
+) {
+    for &(f, line) in ix.annotated.get(id).into_iter().flatten() {
+        art_lines.entry(f).or_default().push((line, s));
+    }
+    let mut lifted: HashSet<u32> = HashSet::new();
+    let r = sc.reason(format!("annotated with {label}"));
+    for &(f, _) in ix.annotated.get(id).into_iter().flatten() {
+        if lifted.insert(f) {
+            sc.add(f, W_ARTIFACT * s, r);
+        }
+    }
+    let r = sc.reason(format!("in the paths of {label}"));
+    let (globs, literal): (Vec<&String>, Vec<&String>) = paths.iter().partition(|p| has_glob(p));
+    for p in literal {
+        let p = p.trim_start_matches("./").trim_end_matches('/');
+        let ids: Vec<u32> = match ix.by_path.get(p) {
+            Some(&f) => vec![f],
+            None => ix.by_dir.get(p).cloned().unwrap_or_default(),
+        };
+        for f in ids {
+            if lifted.insert(f) {
+                sc.add(f, W_ARTIFACT * s * 0.5, r);
             }
         }
     }
+    if !globs.is_empty() {
+        let owned: Vec<String> = globs.into_iter().cloned().collect();
+        pooled.globs.push((Globs::new(&owned), s, r));
+    }
+}
 
-    // history
-    if on("history") {
-        for id in 0..n as u32 {
-            if sc.score[id as usize] > 0.0 {
-                sc.bump(id, W_RECENT * ix.recency(id));
+/// Artifacts' globs and modules' subtrees lift the files that already score: matching every
+/// path of a large tree against them would cost more than the rest of the question.
+fn lift_pool(ix: &Index, pooled: &Pooled, sc: &mut Scores) {
+    let pool: Vec<u32> = (0..sc.score.len() as u32)
+        .filter(|&i| sc.score[i as usize] > 0.0)
+        .collect();
+    for id in pool {
+        let Some(f) = ix.file(id) else { continue };
+        for (g, s, r) in &pooled.globs {
+            if !g.matches(&f.path).is_empty() {
+                sc.add(id, W_ARTIFACT * s * 0.5, *r);
             }
         }
-        let top = sc.top(SPREAD_FROM, ix);
-        let best = top.first().map_or(0.0, |&t| sc.score[t as usize]);
-        // A file co-changed with several top files counts its strongest tie only (they are
-        // often the same commits); a tie is the share of the top file's commits that changed
-        // both, damped for files with few commits (1 of 1 is 0.5).
-        let mut ties: HashMap<u32, (f32, String)> = HashMap::new();
-        for &t in &top {
-            let Some(tf) = ix.file(t) else { continue };
-            let share = sc.score[t as usize] / best;
-            let total = ix.history.changes(&tf.path) as f32;
-            for (other, k) in ix.history.changed_with(&tf.path).into_iter().take(20) {
-                let Some(&o) = ix.by_path.get(other) else {
-                    continue;
-                };
-                let v = W_COCHANGE * share * k as f32 / (total + 1.0);
-                if ties.get(&o).is_none_or(|had| had.0 < v) {
-                    ties.insert(
-                        o,
-                        (
-                            v,
-                            format!(
-                                "changed with {} in {k} commit{}",
-                                tf.path,
-                                if k == 1 { "" } else { "s" }
-                            ),
+        for (dir, s, r) in &pooled.subtrees {
+            let inside = f
+                .path
+                .strip_prefix(dir.as_str())
+                .is_some_and(|rest| rest.starts_with('/'));
+            if dir.is_empty() || dir == "." || inside {
+                sc.add(id, W_MODULE * s * 0.3, *r);
+            }
+        }
+    }
+}
+
+/// `history`: a small prior for recent change, and the files that changed together with
+/// the top files.
+fn history_signal(ix: &Index, sc: &mut Scores) {
+    for id in 0..sc.score.len() as u32 {
+        if sc.score[id as usize] > 0.0 {
+            sc.bump(id, W_RECENT * ix.recency(id));
+        }
+    }
+    let top = sc.top(SPREAD_FROM, ix);
+    let best = top.first().map_or(0.0, |&t| sc.score[t as usize]);
+    // A file co-changed with several top files counts its strongest tie only (they are
+    // often the same commits); a tie is the share of the top file's commits that changed
+    // both, damped for files with few commits (1 of 1 is 0.5).
+    let mut ties: HashMap<u32, (f32, String)> = HashMap::new();
+    for &t in &top {
+        let Some(tf) = ix.file(t) else { continue };
+        let share = sc.score[t as usize] / best;
+        let total = ix.history.changes(&tf.path) as f32;
+        for (other, k) in ix.history.changed_with(&tf.path).into_iter().take(20) {
+            let Some(&o) = ix.by_path.get(other) else {
+                continue;
+            };
+            let v = W_COCHANGE * share * k as f32 / (total + 1.0);
+            if ties.get(&o).is_none_or(|had| had.0 < v) {
+                ties.insert(
+                    o,
+                    (
+                        v,
+                        format!(
+                            "changed with {} in {k} commit{}",
+                            tf.path,
+                            if k == 1 { "" } else { "s" }
                         ),
-                    );
-                }
+                    ),
+                );
             }
         }
-        let mut ties: Vec<(u32, (f32, String))> = ties.into_iter().collect();
-        ties.sort_by_key(|t| t.0);
-        for (o, (v, why)) in ties {
-            let r = sc.reason(why);
-            sc.add(o, v, r);
-        }
     }
+    let mut ties: Vec<(u32, (f32, String))> = ties.into_iter().collect();
+    ties.sort_by_key(|t| t.0);
+    for (o, (v, why)) in ties {
+        let r = sc.reason(why);
+        sc.add(o, v, r);
+    }
+}
 
-    // imports, and the paths the agent gave
-    let mut adds: Vec<(u32, f32, String)> = Vec::new();
-    if on("imports") {
-        let top = sc.top(SPREAD_FROM, ix);
-        let best = top.first().map_or(0.0, |&t| sc.score[t as usize]);
-        for &t in &top {
-            let Some(tf) = ix.file(t) else { continue };
-            let (out, inc) = ix.neighbours(t);
-            let w = W_IMPORT * sc.score[t as usize]
-                / best
-                / ((out.len() + inc.len()).max(1) as f32).sqrt();
-            adds.extend(
-                out.iter()
-                    .map(|&o| (o, w, format!("imported by {}", tf.path))),
-            );
-            adds.extend(inc.iter().map(|&o| (o, w, format!("imports {}", tf.path))));
-        }
+/// `imports`: what the top files share with the files they import and that import them
+/// (added by the caller, after the paths given are weighed on the same scores).
+fn imports_signal(ix: &Index, sc: &Scores) -> Vec<(u32, f32, String)> {
+    let mut adds = Vec::new();
+    let top = sc.top(SPREAD_FROM, ix);
+    let best = top.first().map_or(0.0, |&t| sc.score[t as usize]);
+    for &t in &top {
+        let Some(tf) = ix.file(t) else { continue };
+        let (out, inc) = ix.neighbours(t);
+        let w =
+            W_IMPORT * sc.score[t as usize] / best / ((out.len() + inc.len()).max(1) as f32).sqrt();
+        adds.extend(
+            out.iter()
+                .map(|&o| (o, w, format!("imported by {}", tf.path))),
+        );
+        adds.extend(inc.iter().map(|&o| (o, w, format!("imports {}", tf.path))));
     }
-    for p in ask.paths {
+    adds
+}
+
+/// The paths the agent gave (files or directories) and their import neighbours, whatever
+/// signals are off.
+fn given_paths(ix: &Index, paths: &[String]) -> Vec<(u32, f32, String)> {
+    let mut adds = Vec::new();
+    for p in paths {
         let p = p.trim_start_matches("./").trim_end_matches('/');
         let given: Vec<u32> = match ix.by_path.get(p) {
             Some(&f) => vec![f],
@@ -441,56 +629,21 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
             adds.extend(inc.iter().map(|&o| (o, w, format!("imports {gp} (given)"))));
         }
     }
-    for (o, v, why) in adds {
-        let r = sc.reason(why);
-        sc.add(o, v, r);
-    }
+    adds
+}
 
-    for (id, s) in sc.score.iter_mut().enumerate() {
-        if *s > 0.0 && ix.file(id as u32).is_some_and(|f| !f.code) {
-            *s *= NOT_CODE;
-        }
-    }
-    // The ranking, and the regions of its top files.
-    let top = sc.top(ask.limit.max(REGION_FILES), ix);
-    let confined = Root::open(&ix.root).ok();
-    let cuts: Vec<Option<Arc<Cut>>> = top
-        .par_iter()
-        .map(|&id| confined.as_ref().and_then(|r| ix.cut(r, id)))
-        .collect();
-    let idf: HashMap<&str, f32> = if lexical {
-        query
-            .iter()
-            .map(|(id, w, t)| (t.as_str(), ix.lex.idf(*id) * w))
-            .collect()
-    } else {
-        HashMap::new()
-    };
-    let said = Said {
-        terms: task_terms.iter().map(String::as_str).collect(),
-        code: if on("symbols") {
-            code_names.iter().map(String::as_str).collect()
-        } else {
-            Vec::new()
-        },
-        names: lexical,
-    };
-    let scored: Vec<Vec<(Region, f32)>> = top
-        .par_iter()
-        .zip(&cuts)
-        .map(|(&id, cut)| {
-            let Some(cut) = cut else { return Vec::new() };
-            region_scores(
-                cut,
-                &idf,
-                &named,
-                &said,
-                art_lines.get(&id).map_or(&[][..], |v| v.as_slice()),
-            )
-        })
-        .collect();
-
-    let listed_ids: HashSet<u32> = top.iter().take(ask.limit).copied().collect();
+/// The listed files, best first, each with its three strongest lines of why and its best
+/// regions.
+fn listing(
+    ix: &Index,
+    limit: usize,
+    q: &Query,
+    sc: &Scores,
+    lex_norm: &[f32],
+    top: &[u32],
+    scored: &[Vec<(Region, f32)>],
+) -> Vec<FileOut> {
+    let listed_ids: HashSet<u32> = top.iter().take(limit).copied().collect();
     let mut mine: HashMap<u32, Vec<(f32, String)>> = HashMap::new();
     for &(id, v, r) in &sc.contributions {
         if listed_ids.contains(&id) {
@@ -500,17 +653,18 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         }
     }
     let mut files = Vec::new();
-    for (rank, &id) in top.iter().enumerate().take(ask.limit) {
+    for (rank, &id) in top.iter().enumerate().take(limit) {
         let Some(f) = ix.file(id) else { continue };
         let mut whys: Vec<(f32, String)> = mine.remove(&id).unwrap_or_default();
         if lex_norm[id as usize] > 0.0 {
-            let mut hit: Vec<(f32, &str)> = query
+            let mut hit: Vec<(f32, &str)> = q
+                .known
                 .iter()
-                .filter(|(q, _, _)| ix.lex.tf(*q, id) > 0)
-                .map(|(q, _, t)| {
+                .filter(|(t, _, _)| ix.lex.tf(*t, id) > 0)
+                .map(|(t, _, word)| {
                     (
-                        ix.lex.idf(*q),
-                        shown.get(t).map_or(t.as_str(), String::as_str),
+                        ix.lex.idf(*t),
+                        q.shown.get(word).map_or(word.as_str(), String::as_str),
                     )
                 })
                 .collect();
@@ -547,8 +701,22 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                 .collect(),
         });
     }
+    files
+}
 
-    // The bundle.
+/// The bundle: every region of the top files offered at its file's focus and its own score,
+/// cut to the budget; returns the pieces and their tokens.
+#[allow(clippy::too_many_arguments)]
+fn bundle_of(
+    ix: &Index,
+    budget: usize,
+    count: Count,
+    sc: &Scores,
+    top: &[u32],
+    cuts: &[Option<Arc<Cut>>],
+    scored: &[Vec<(Region, f32)>],
+    link: bool,
+) -> (Vec<PieceOut>, usize) {
     let paths: Vec<String> = top
         .iter()
         .map(|&id| ix.file(id).map_or(String::new(), |f| f.path.clone()))
@@ -559,7 +727,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         .collect();
     let focus: Vec<focus::Scored> = scored
         .iter()
-        .zip(&cuts)
+        .zip(cuts)
         .enumerate()
         .map(|(rank, (regions, cut))| focus::Scored {
             weight: (sc.score[top[rank] as usize] / sc.score[top[0] as usize]).powi(FILE_FOCUS),
@@ -567,8 +735,8 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
             refs: cut.as_ref().map_or(&[][..], |c| &c.refs),
         })
         .collect();
-    let offers = focus::offers(&focus, on("symbols"));
-    let (pieces, tokens) = bundle::cut(&cut_texts, &offers, ask.budget, count);
+    let offers = focus::offers(&focus, link);
+    let (pieces, tokens) = bundle::cut(&cut_texts, &offers, budget, count);
     let bundle = pieces
         .into_iter()
         .map(|p| PieceOut {
@@ -578,27 +746,40 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
             text: cut_texts[p.file].slice(p.start, p.end).to_string(),
         })
         .collect();
-    Answer {
-        task: ask.task.to_string(),
-        budget: ask.budget,
-        tokens,
-        files,
-        bundle,
-    }
+    (bundle, tokens)
 }
 
 /// What the task says that regions are scored by beyond their words: its terms (for the
-/// names of definitions, when `names`) and the names it writes as code.
+/// names of definitions, when `names`) and the names it writes as code (when `code`).
 struct Said<'a> {
     terms: HashSet<&'a str>,
-    code: Vec<&'a str>,
+    code: Vec<String>,
     names: bool,
+}
+
+impl<'a> Said<'a> {
+    fn new(q: &'a Query, task: &str, names: bool, code: bool) -> Said<'a> {
+        let code = if code {
+            terms::identifiers(task)
+                .into_iter()
+                .filter(|(_, code)| *code)
+                .map(|(name, _)| name)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Said {
+            terms: q.terms.iter().map(String::as_str).collect(),
+            code,
+            names,
+        }
+    }
 }
 
 /// Each region of a file with how much the task speaks for it: BM25 of the task's terms in
 /// it, each term weighted by its IDF over the index and over the file's regions (over the
 /// file's best region), 1 for a definition the task names as code, and the match of an
-/// artifact annotated inside it.
+/// artifact annotated inside it, and what `said` gives it (tasks/focus.rs).
 fn region_scores(
     cut: &Cut,
     idf: &HashMap<&str, f32>,
@@ -665,7 +846,7 @@ fn region_scores(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tasks::index::Options;
+    use crate::tasks::options::Options;
     use crate::testing::TempTree;
 
     fn ask<'a>(task: &'a str, paths: &'a [String], off: &'a [String]) -> Ask<'a> {
@@ -963,6 +1144,46 @@ mod tests {
             "{:?}",
             a.bundle
         );
+    }
+
+    /// Every field of a value the schema describes is in it with its type, and no other.
+    fn conforms(schema: &serde_json::Value, value: &serde_json::Value, at: &str) {
+        match schema["type"].as_str().unwrap() {
+            "object" => {
+                let props = schema["properties"].as_object().unwrap();
+                let fields = value.as_object().unwrap_or_else(|| panic!("{at}: {value}"));
+                let mut want: Vec<&String> = props.keys().collect();
+                let mut have: Vec<&String> = fields.keys().collect();
+                want.sort();
+                have.sort();
+                assert_eq!(want, have, "{at}");
+                let required = schema["required"].as_array().unwrap();
+                assert_eq!(required.len(), props.len(), "{at}: every field is required");
+                for (k, v) in fields {
+                    conforms(&props[k], v, &format!("{at}.{k}"));
+                }
+            }
+            "array" => {
+                for v in value.as_array().unwrap() {
+                    conforms(&schema["items"], v, &format!("{at}[]"));
+                }
+            }
+            "string" => assert!(value.is_string(), "{at}"),
+            "integer" => assert!(value.is_u64(), "{at}"),
+            "number" => assert!(value.is_number(), "{at}"),
+            t => panic!("{at}: type {t}"),
+        }
+    }
+
+    #[test]
+    fn the_schema_is_the_answer_s_shape() {
+        let t = tree();
+        let ix = index(&t);
+        let count: Count = &|s: &str| s.len().div_ceil(4);
+        let a = answer(&ix, &ask("apply_discount coupon", &[], &[]), count);
+        assert!(!a.files.is_empty() && !a.files[0].regions.is_empty() && !a.bundle.is_empty());
+        let schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap();
+        conforms(&schema, &serde_json::to_value(&a).unwrap(), "answer");
     }
 
     #[test]

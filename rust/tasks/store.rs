@@ -37,7 +37,7 @@
 //! tables, rising ids, unique paths) are the decoder's own anyway, and it needs no new crate.
 
 use super::files::StatKey;
-use super::index::Options;
+use super::options::Options;
 use crate::lang::imports::Import;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hasher};

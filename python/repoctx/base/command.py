@@ -10,6 +10,7 @@ same `encode`, so `repoctx <command> --json` prints exactly what the MCP tool re
 
 from __future__ import annotations
 
+import json
 import types
 import typing
 from dataclasses import dataclass
@@ -162,9 +163,18 @@ def _surface_of(fn: Callable) -> str:
     return parts[1] if len(parts) > 2 else ""
 
 
+def core_schema(tp: Any) -> dict:
+    """The JSON Schema of a result the Rust core declares (a class of `_core` with its schema
+    as `JSON_SCHEMA` text: the task-context answer), as msgspec's `schema_hook` takes it."""
+    own = getattr(tp, "JSON_SCHEMA", None)
+    if not isinstance(own, str):
+        raise NotImplementedError(f"{tp!r} has no JSON Schema")
+    return json.loads(own)
+
+
 def _inline_schema(tp: Any) -> dict:
     """A self-contained JSON Schema whose top level is the object itself."""
-    schema = msgspec.json.schema(tp)
+    schema = msgspec.json.schema(tp, schema_hook=core_schema)
     defs = schema.pop("$defs", {})
     ref = schema.get("$ref", "")
     if ref.startswith("#/$defs/"):

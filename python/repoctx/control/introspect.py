@@ -19,7 +19,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from repoctx import __version__
-from repoctx.base.command import Check, CheckResult, Command
+from repoctx.base.command import Check, CheckResult, Command, core_schema
 from repoctx.base.index import watching
 from repoctx.base.results import Envelope, failure, is_failure, success, with_structured_invalid
 from repoctx.base.words import plural
@@ -138,7 +138,7 @@ def schema(catalog, ws: Workspace, p: NoParams) -> SchemaResult:
     formats = format_structs()
     results = [tp for c in commands for tp in c.result_types]
     types = [c.params for c in commands] + results + list(formats.values())
-    refs, defs = msgspec.json.schema_components(types, ref_template="#/$defs/{name}")
+    refs, defs = msgspec.json.schema_components(types, ref_template="#/$defs/{name}", schema_hook=core_schema)
     n, m = len(commands), len(results)
     params, result_refs = iter(refs[:n]), iter(refs[n:n + m])
     out = []

@@ -36,7 +36,7 @@ from msgspec import Meta, Struct
 from repoctx import _core
 from repoctx.base import fs, local_state
 from repoctx.base import index as tables
-from repoctx.base.command import Command
+from repoctx.base.command import Command, pretty_json
 from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats import config as config_format
 from repoctx.formats.artifact import CONFIG_FILE as CONTEXTIA_CONFIG
@@ -70,33 +70,9 @@ class ContextParams(Struct):
     limit: Annotated[int, Meta(description=f"How many files to list (1 to {MAX_LIMIT})")] = DEFAULT_LIMIT
 
 
-class Region(Struct):
-    start: int  # first line, 1-based
-    end: int  # last line, inclusive
-    symbol: str  # the definition's name ("" for lines outside definitions)
-    kind: str  # function, class, struct, enum, trait, impl, interface, module, or lines
-
-
-class RankedFile(Struct):
-    path: str
-    score: float
-    why: str
-    regions: list[Region]
-
-
-class Piece(Struct):
-    path: str
-    start: int
-    end: int
-    text: str  # lines start..end of the file, as they are
-
-
-class TaskContextResult(Struct):
-    task: str
-    budget: int
-    tokens: int  # the bundle's tokens: the sum of its pieces' counts, never over the budget
-    files: list[RankedFile]
-    bundle: list[Piece]
+# The answer is the core's (rust/tasks/rank.rs `Answer`, typed in _core.pyi as `TaskAnswer`):
+# its fields, its JSON and its JSON Schema (the tool's output schema) are declared there once.
+TaskContextResult = _core.TaskAnswer
 
 
 class ErrorDetail(Struct):
@@ -267,7 +243,15 @@ def task_context(ws: Workspace, p: ContextParams) -> TaskContextResult | TaskCon
     except OSError as exc:
         return _fail("io_error", f"The repository cannot be read: {exc}")
     save_later(ws, index)
-    return msgspec.json.decode(found, type=TaskContextResult)
+    return found
+
+
+def _encode(r: TaskContextResult | TaskContextError) -> str:
+    """The JSON every command prints (two-space indentation, fields in declaration order); the
+    core writes the answer's."""
+    if isinstance(r, TaskContextError):
+        return pretty_json(r)
+    return msgspec.json.format(r.json(), indent=2)
 
 
 def _render(r: TaskContextResult | TaskContextError) -> str:
@@ -305,5 +289,6 @@ COMMANDS = [
         is_error=lambda r: isinstance(r, TaskContextError),
         positional=("task",),
         render=_render,
+        encode=_encode,
     ),
 ]
