@@ -56,13 +56,9 @@ pub fn line_count(text: &str) -> usize {
     }
 }
 
-/// The regions of a file, in line order, covering every line once.
-pub fn regions(path: &str, text: &str) -> Vec<Region> {
-    regions_and_references(path, text).0
-}
-
-/// The regions of a file and, for each, the names its code refers to (lang/symbols.rs;
-/// none outside the languages whose definitions are found).
+/// The regions of a file, in line order, covering every line once, and for each the names
+/// its code refers to (lang/symbols.rs; none outside the languages whose definitions are
+/// found).
 pub fn regions_and_references(path: &str, text: &str) -> (Vec<Region>, Vec<Vec<Box<str>>>) {
     let n = line_count(text);
     if n == 0 {
@@ -229,6 +225,10 @@ fn windows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn regions(path: &str, text: &str) -> Vec<Region> {
+        regions_and_references(path, text).0
+    }
 
     fn shape(path: &str, text: &str) -> Vec<(u32, u32, String, &'static str)> {
         regions(path, text)
