@@ -17,6 +17,7 @@ mod python;
 mod rust;
 mod scanner;
 pub mod spans;
+pub mod symbols;
 mod text;
 
 use imports::Grammar;

@@ -1,9 +1,8 @@
 //! The bundle: regions of the top files cut to a token budget.
 //!
 //! Each region is widened by `CONTEXT` lines on either side and offered with its score.
-//! Offers are taken greedily by score per √token (a region counts at least `MIN_TOKENS`, so
-//! a one-line window does not outbid a function; the square root, because a longer region
-//! holds more of what a task changes, though not in proportion), each taken only when the bundle still
+//! Offers are taken greedily by score per token to the `SIZE_EXPONENT` (a region counts at
+//! least `MIN_TOKENS`, so a one-line window does not outbid a function), each taken only when the bundle still
 //! fits: regions of a file that touch or overlap are merged into one piece, and the piece
 //! is counted again as merged. An offer that does not fit whole is cut to its first lines
 //! that do, when at least `MIN_TOKENS` are left. The budget is never exceeded: `tokens` is
@@ -11,6 +10,11 @@
 
 pub const CONTEXT: u32 = 2;
 pub const MIN_TOKENS: usize = 48;
+/// Offers are ranked by score per token to this power: a longer region holds more of what a
+/// task changes, though far from in proportion. The square root, as first written, filled a
+/// large file's bundle with dozens of five-line pieces each matching one word (ruff's tuning
+/// half: 0.26 of the changed lines shown at 8k, against 0.34 with a fourth root).
+const SIZE_EXPONENT: f32 = 0.25;
 
 /// The tokens of a text as the configured tokenizer counts them.
 pub type Count<'a> = &'a (dyn Fn(&str) -> usize + Sync);
@@ -97,7 +101,7 @@ pub fn cut(texts: &[Text], offers: &[Offer], budget: usize, count: Count) -> (Ve
                     end,
                     ..o.clone()
                 },
-                o.score / (tokens as f32).sqrt(),
+                o.score / (tokens as f32).powf(SIZE_EXPONENT),
             )
         })
         .collect();

@@ -23,11 +23,13 @@ pub struct Cut {
     pub regions: Vec<Region>,
     /// Per region: how many terms it holds, and its words.
     pub counts: Vec<(u32, Words)>,
+    /// Per region: the names its code refers to (lang/symbols.rs), sorted.
+    pub refs: Vec<Vec<Box<str>>>,
 }
 
 impl Cut {
     pub fn new(path: &str, text: String) -> Cut {
-        let regions = regions::regions(path, &text);
+        let (regions, refs) = regions::regions_and_references(path, &text);
         let t = Text::new(&text);
         let counts = regions
             .iter()
@@ -50,6 +52,7 @@ impl Cut {
             text,
             regions,
             counts,
+            refs,
         }
     }
 
@@ -60,7 +63,8 @@ impl Cut {
             .flat_map(|c| &c.1)
             .map(|(t, _)| t.len() + 24)
             .sum();
-        self.text.len() + words + self.regions.len() * 64
+        let refs: usize = self.refs.iter().flatten().map(|r| r.len() + 16).sum();
+        self.text.len() + words + refs + self.regions.len() * 88
     }
 }
 

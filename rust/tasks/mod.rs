@@ -13,6 +13,7 @@ pub mod bm25;
 pub mod bundle;
 pub mod cuts;
 pub mod files;
+pub mod focus;
 pub mod graph;
 pub mod history;
 pub mod index;

@@ -24,8 +24,9 @@
 //! how it compares with the file's best region.
 
 use super::bm25::tf_weight;
-use super::bundle::{self, Count, Offer, Text};
+use super::bundle::{self, Count, Text};
 use super::cuts::{Cut, Words};
+use super::focus;
 use super::index::Index;
 use super::regions::Region;
 use super::terms;
@@ -65,8 +66,6 @@ const MAX_NAMED_PATHS: usize = 32;
 const SPREAD_FROM: usize = 10;
 /// How many files are read for regions and offered to the bundle (at least `limit`).
 const REGION_FILES: usize = 20;
-/// A region nothing speaks for is worth this share of its file's score.
-const REGION_FLOOR: f32 = 0.1;
 /// A file's offers to the bundle weigh its score over the best file's to this power: the
 /// budget goes to the top files' regions first, not to the best-matching lines of twenty.
 const FILE_FOCUS: i32 = 3;
@@ -302,6 +301,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     } else {
         Vec::new()
     };
+    let said = Said::new(&q, ask.task, lexical, on("symbols"));
     let scored: Vec<Vec<(Region, f32)>> = top
         .par_iter()
         .zip(&cuts)
@@ -311,12 +311,22 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                 cut,
                 &idf,
                 &named,
+                &said,
                 art_lines.get(&id).map_or(&[][..], |v| v.as_slice()),
             )
         })
         .collect();
     let files = listing(ix, ask.limit, &q, &sc, &lex_norm, &top, &scored);
-    let (bundle, tokens) = bundle_of(ix, ask.budget, count, &sc, &top, &cuts, &scored);
+    let (bundle, tokens) = bundle_of(
+        ix,
+        ask.budget,
+        count,
+        &sc,
+        &top,
+        &cuts,
+        &scored,
+        on("symbols"),
+    );
     Answer {
         task: ask.task.to_string(),
         budget: ask.budget,
@@ -698,6 +708,7 @@ fn listing(
 
 /// The bundle: every region of the top files offered at its file's focus and its own score,
 /// cut to the budget; returns the pieces and their tokens.
+#[allow(clippy::too_many_arguments)]
 fn bundle_of(
     ix: &Index,
     budget: usize,
@@ -706,6 +717,7 @@ fn bundle_of(
     top: &[u32],
     cuts: &[Option<Arc<Cut>>],
     scored: &[Vec<(Region, f32)>],
+    link: bool,
 ) -> (Vec<PieceOut>, usize) {
     let paths: Vec<String> = top
         .iter()
@@ -715,20 +727,17 @@ fn bundle_of(
         .iter()
         .map(|c| Text::new(c.as_ref().map_or("", |c| c.text.as_str())))
         .collect();
-    let mut offers = Vec::new();
-    for (rank, regions) in scored.iter().enumerate() {
-        let fs = (sc.score[top[rank] as usize] / sc.score[top[0] as usize]).powi(FILE_FOCUS);
-        let best = regions.iter().map(|r| r.1).fold(0f32, f32::max);
-        for (r, raw) in regions {
-            let rel = if best > 0.0 { raw / best } else { 0.0 };
-            offers.push(Offer {
-                file: rank,
-                start: r.start,
-                end: r.end,
-                score: fs * (REGION_FLOOR + (1.0 - REGION_FLOOR) * rel),
-            });
-        }
-    }
+    let focus: Vec<focus::Scored> = scored
+        .iter()
+        .zip(cuts)
+        .enumerate()
+        .map(|(rank, (regions, cut))| focus::Scored {
+            weight: (sc.score[top[rank] as usize] / sc.score[top[0] as usize]).powi(FILE_FOCUS),
+            regions,
+            refs: cut.as_ref().map_or(&[][..], |c| &c.refs),
+        })
+        .collect();
+    let offers = focus::offers(&focus, link);
     let (pieces, tokens) = bundle::cut(&cut_texts, &offers, budget, count);
     let bundle = pieces
         .into_iter()
@@ -742,15 +751,44 @@ fn bundle_of(
     (bundle, tokens)
 }
 
+/// What the task says that regions are scored by beyond their words: its terms (for the
+/// names of definitions, when `names`) and the names it writes as code (when `code`).
+struct Said<'a> {
+    terms: HashSet<&'a str>,
+    code: Vec<String>,
+    names: bool,
+}
+
+impl<'a> Said<'a> {
+    fn new(q: &'a Query, task: &str, names: bool, code: bool) -> Said<'a> {
+        let code = if code {
+            terms::identifiers(task)
+                .into_iter()
+                .filter(|(_, code)| *code)
+                .map(|(name, _)| name)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Said {
+            terms: q.terms.iter().map(String::as_str).collect(),
+            code,
+            names,
+        }
+    }
+}
+
 /// Each region of a file with how much the task speaks for it: BM25 of the task's terms in
 /// it, each term weighted by its IDF over the index and over the file's regions (over the
 /// file's best region), 1 for a definition the task names as code, and the match of an
-/// artifact annotated inside it. `query` is the task's terms with their weights, in byte
-/// order (the order of each region's words, so sums run as they did over the words).
+/// artifact annotated inside it, and what `said` gives it (tasks/focus.rs). `query` is the
+/// task's terms with their weights, in byte order (the order of each region's words, so sums
+/// run as they did over the words).
 fn region_scores(
     cut: &Cut,
     query: &[(&str, f32)],
     named: &HashSet<String>,
+    said: &Said,
     art: &[(u32, f32)],
 ) -> Vec<(Region, f32)> {
     let avg = cut.counts.iter().map(|c| c.0 as f32).sum::<f32>() / cut.counts.len().max(1) as f32;
@@ -791,10 +829,17 @@ fn region_scores(
         .iter()
         .cloned()
         .zip(lex)
-        .map(|(r, l)| {
+        .zip(&cut.refs)
+        .map(|((r, l), refs)| {
             let mut raw = if best > 0.0 { l / best } else { 0.0 };
             if !r.symbol.is_empty() && r.kind != "lines" && named.contains(&r.symbol) {
                 raw += 1.0;
+            }
+            if said.names && r.kind != "lines" {
+                raw += focus::W_NAME * focus::name_words(&r.symbol, &said.terms);
+            }
+            if focus::uses_named(refs, &said.code) {
+                raw += focus::W_USES_NAMED;
             }
             raw += art
                 .iter()

@@ -2,13 +2,15 @@
 //! definitions (functions, classes, structs, impls, … found by the same spans as the
 //! annotation scan, rust/lang/spans.rs), a definition longer than `SPLIT_OVER`
 //! lines cut along its members (an `impl` into its methods, a class into its methods,
-//! with the lines between them kept under the definition's name), the comments and
+//! with the lines between them kept under the definition's name) or, without members, in
+//! windows of at most `WINDOW` lines under its name, the comments and
 //! decorators right above a definition kept with it, and everything else (imports,
 //! module-level code, files of languages without definitions, markdown) in windows of at
 //! most `WINDOW` lines, ended at a blank line where one is near.
 
 use crate::lang::lexer::{lex, Line};
 use crate::lang::spans::{spans, Span};
+use crate::lang::symbols;
 use crate::lang::{lang_of, Lang};
 
 /// The longest window of lines outside definitions.
@@ -26,6 +28,9 @@ pub struct Region {
     /// "function", "class", "struct", "enum", "trait", "impl", "interface", "module", or
     /// "lines" for a window.
     pub kind: &'static str,
+    /// A later window of a definition too long to offer whole (its first holds the
+    /// signature): it is the definition's, but does not define its name again.
+    pub more: bool,
 }
 
 /// The language whose definitions are found, if any.
@@ -51,15 +56,19 @@ pub fn line_count(text: &str) -> usize {
     }
 }
 
-/// The regions of a file, in line order, covering every line once.
-pub fn regions(path: &str, text: &str) -> Vec<Region> {
+/// The regions of a file, in line order, covering every line once, and for each the names
+/// its code refers to (lang/symbols.rs; none outside the languages whose definitions are
+/// found).
+pub fn regions_and_references(path: &str, text: &str) -> (Vec<Region>, Vec<Vec<Box<str>>>) {
     let n = line_count(text);
     if n == 0 {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let text_lines: Vec<&str> = text.split('\n').collect();
     let Some(lang) = code_lang(path) else {
-        return windows(&text_lines, 0, n - 1, "", "lines");
+        let out = windows(&text_lines, 0, n - 1, "", "lines");
+        let none = vec![Vec::new(); out.len()];
+        return (out, none);
     };
     let lines = lex(text.as_bytes(), lang);
     let mut spans: Vec<Span> = spans(&lines, lang)
@@ -72,7 +81,11 @@ pub fn regions(path: &str, text: &str) -> Vec<Region> {
     spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
     let mut out = Vec::new();
     cut(&text_lines, &lines, &spans, 0, n - 1, None, &mut out, 0);
-    out
+    let refs = out
+        .iter()
+        .map(|r| symbols::references(&lines, lang, r.start as usize - 1, r.end as usize - 1))
+        .collect();
+    (out, refs)
 }
 
 /// The spans directly inside [from, to] (not inside another of them), sorted.
@@ -118,12 +131,13 @@ fn cut(
     depth: usize,
 ) {
     let gap = |a: usize, b: usize, out: &mut Vec<Region>| match owner {
-        Some(o) => out.push(Region {
-            start: a as u32 + 1,
-            end: b as u32 + 1,
-            symbol: o.name.clone(),
-            kind: o.kind,
-        }),
+        Some(o) => {
+            let mut w = windows(text_lines, a, b, &o.name, o.kind);
+            for r in &mut w[usize::from(a == from)..] {
+                r.more = true;
+            }
+            out.extend(w)
+        }
         None => out.extend(windows(text_lines, a, b, "", "lines")),
     };
     let mut at = from;
@@ -150,12 +164,23 @@ fn cut(
                 depth + 1,
             );
         } else {
-            out.push(Region {
-                start: start as u32 + 1,
-                end: d.end as u32 + 1,
-                symbol: d.name.clone(),
-                kind: d.kind,
-            });
+            // A long definition without members (a function of one large `match`) in
+            // windows, so the bundle can show the lines of it a task is about.
+            let mut w = if long {
+                windows(text_lines, start, d.end, &d.name, d.kind)
+            } else {
+                vec![Region {
+                    start: start as u32 + 1,
+                    end: d.end as u32 + 1,
+                    symbol: d.name.clone(),
+                    kind: d.kind,
+                    more: false,
+                }]
+            };
+            for r in w.iter_mut().skip(1) {
+                r.more = true;
+            }
+            out.extend(w);
         }
         at = d.end + 1;
     }
@@ -190,6 +215,7 @@ fn windows(
             end: end as u32 + 1,
             symbol: symbol.to_string(),
             kind,
+            more: false,
         });
         start = end + 1;
     }
@@ -199,6 +225,10 @@ fn windows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn regions(path: &str, text: &str) -> Vec<Region> {
+        regions_and_references(path, text).0
+    }
 
     fn shape(path: &str, text: &str) -> Vec<(u32, u32, String, &'static str)> {
         regions(path, text)
@@ -255,11 +285,19 @@ mod tests {
         assert_eq!(got[5], r(13, 13, "Thing", "impl"));
         assert_eq!(
             got[6],
-            r(14, 106, "grow", "function"),
-            "the doc comment goes with the method"
+            r(14, 53, "grow", "function"),
+            "the doc comment goes with the method, a long one's in windows"
+        );
+        assert_eq!(got[7], r(54, 93, "grow", "function"));
+        assert_eq!(got[8], r(94, 106, "grow", "function"));
+        let more: Vec<bool> = regions("t.rs", &src).iter().map(|r| r.more).collect();
+        assert_eq!(
+            more[3..9],
+            [false, false, true, false, true, true],
+            "only a definition's first piece defines it"
         );
         assert_eq!(
-            got[7],
+            got[9],
             r(107, 107, "Thing", "impl"),
             "the impl's closing brace"
         );

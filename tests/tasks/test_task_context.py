@@ -202,3 +202,24 @@ def test_words_as_people_write_them_find_the_code_and_its_region(tmp_path):
     assert {p["path"] for p in ledger["bundle"]} == {"src/Ledger.java"}
     assert any("public long refundTotal(long paid) {" in p["text"] for p in ledger["bundle"])
     assert all("step40(" not in p["text"] for p in ledger["bundle"]), "not the steps in between"
+
+
+def test_a_long_function_shows_the_lines_the_task_is_about_and_their_helper(tmp_path):
+    """Through the CLI: in a function of one 600-line `match` (no members to cut it along), the
+    arm the task is about is in a small bundle, not only the function's first lines; and the
+    helper that arm calls comes with it, though the task never says the helper's words."""
+    repo = tmp_path / "repo"
+    arms = "".join(f"        Kind::K{i} => weigh(x, {i}),\n" for i in range(600))
+    arms = arms.replace("Kind::K300 => weigh(x, 300),",
+                        "Kind::K300 if x.is_protocol() && x.eager => widen_members(x),  // eager protocol")
+    write(repo, "src/relation.rs",
+          "pub fn check_pair(kind: Kind, x: Ty) -> bool {\n    match kind {\n" + arms + "    }\n}\n\n"
+          + "".join(f"fn filler_{i}(a: u32) -> u32 {{\n    a + {i}\n}}\n\n" for i in range(60))
+          + "fn widen_members(x: Ty) -> bool {\n    x.members().all(|m| m.ok())\n}\n")
+    write(repo, "src/other.rs", "pub fn unrelated() -> u32 {\n    1\n}\n")
+    answer = json.loads(run_cli("context", "eager protocol checks are wrong", "--budget", "500", "--json",
+                                "--root", str(repo), check=True).stdout)
+    text = "".join(p["text"] for p in answer["bundle"] if p["path"] == "src/relation.rs")
+    assert "Kind::K300 if x.is_protocol() && x.eager" in text, answer["bundle"]
+    assert "fn widen_members(x: Ty) -> bool {" in text, "the helper the best lines call"
+    assert "filler_30" not in text

@@ -1,0 +1,203 @@
+//! The names code refers to, language by language: every identifier of the code the lexer
+//! leaves (comments and strings masked), less the language's keywords and the names too
+//! short to tell one definition from another. With the definitions of the same grammar
+//! (`lang/spans.rs`), they link a region that calls a function to the region
+//! that defines it.
+
+use super::lexer::Line;
+use super::Lang;
+
+/// Names shorter than this are not kept: `i`, `x`, `ok` link nothing.
+pub const MIN_NAME: usize = 3;
+
+const RUST: &[&str] = &[
+    "Self", "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
+    "extern", "false", "for", "impl", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+    "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use",
+    "where", "while",
+];
+const PYTHON: &[&str] = &[
+    "None", "True", "False", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "lambda", "nonlocal", "not", "pass", "raise", "return", "self", "try", "while", "with",
+    "yield",
+];
+const GO: &[&str] = &[
+    "break",
+    "case",
+    "chan",
+    "const",
+    "continue",
+    "default",
+    "defer",
+    "else",
+    "fallthrough",
+    "for",
+    "func",
+    "go",
+    "goto",
+    "import",
+    "interface",
+    "map",
+    "nil",
+    "package",
+    "range",
+    "return",
+    "select",
+    "struct",
+    "switch",
+    "type",
+    "var",
+];
+const JS: &[&str] = &[
+    "async",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "default",
+    "delete",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "from",
+    "function",
+    "import",
+    "instanceof",
+    "interface",
+    "let",
+    "new",
+    "null",
+    "return",
+    "static",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "type",
+    "typeof",
+    "undefined",
+    "var",
+    "void",
+    "while",
+    "yield",
+];
+const JAVA: &[&str] = &[
+    "abstract",
+    "boolean",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "class",
+    "continue",
+    "default",
+    "double",
+    "else",
+    "enum",
+    "extends",
+    "false",
+    "final",
+    "finally",
+    "float",
+    "for",
+    "implements",
+    "import",
+    "instanceof",
+    "int",
+    "interface",
+    "long",
+    "new",
+    "null",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "static",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "throws",
+    "true",
+    "try",
+    "void",
+    "while",
+];
+
+fn keywords(lang: Lang) -> &'static [&'static str] {
+    match lang {
+        Lang::Rust => RUST,
+        Lang::Python => PYTHON,
+        Lang::Go => GO,
+        Lang::TypeScript | Lang::JavaScript => JS,
+        Lang::Java => JAVA,
+        _ => &[],
+    }
+}
+
+/// The distinct names lines `from..=to` (0-based) of a lexed file refer to, sorted.
+pub fn references(lines: &[Line], lang: Lang, from: usize, to: usize) -> Vec<Box<str>> {
+    let kw = keywords(lang);
+    let mut out: Vec<Box<str>> = Vec::new();
+    for line in lines.iter().take(to + 1).skip(from) {
+        let code = String::from_utf8_lossy(&line.code);
+        for (_, w) in crate::tasks::terms::words(&code) {
+            if w.len() >= MIN_NAME && !w.as_bytes()[0].is_ascii_digit() && !kw.contains(&w) {
+                out.push(w.into());
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::lexer::lex;
+
+    fn refs(src: &str, lang: Lang) -> Vec<String> {
+        let lines = lex(src.as_bytes(), lang);
+        references(&lines, lang, 0, lines.len() - 1)
+            .into_iter()
+            .map(String::from)
+            .collect()
+    }
+
+    #[test]
+    fn names_of_code_not_of_comments_strings_or_keywords() {
+        assert_eq!(
+            refs(
+                "fn total(order: &Order) -> u32 {\n    // apply_coupon is not called here\n    let s = \"discount\";\n    order.lines.iter().map(line_total).sum()\n}\n",
+                Lang::Rust
+            ),
+            ["Order", "iter", "line_total", "lines", "map", "order", "sum", "total", "u32"]
+        );
+        assert_eq!(
+            refs(
+                "def load(self, path):\n    \"\"\"Reads parse_config.\"\"\"\n    return parse(path)  # not_me\n",
+                Lang::Python
+            ),
+            ["load", "parse", "path"]
+        );
+        assert_eq!(
+            refs(
+                "func (s *Server) Run() error { return s.serve(nil) }\n",
+                Lang::Go
+            ),
+            ["Run", "Server", "error", "serve"]
+        );
+    }
+}

@@ -1,0 +1,219 @@
+//! Which regions of the top files the bundle offers first, beyond the task's words in them:
+//! the names of the code (definitions and the names each region refers to,
+//! lang/symbols.rs).
+//!
+//! - A definition whose name is made of the task's words (`expand_union_aliases` for
+//!   "Expand nested union aliases") is what the task is about, though its body may use
+//!   other words: it gains the share of its name's parts the task says (from two parts on).
+//! - A region that refers to a name the task writes as code (`` `TypedDict` ``,
+//!   `parse_args()`) is where that name is used.
+//! - The regions the best regions call, and those that call them, come with them: a change
+//!   to a function often changes its helpers and its callers. Each best region lends a share
+//!   of its weight to the definitions it refers to and to the regions referring to what it
+//!   defines, across the top files; a name defined by more than `MAX_DEFINERS` regions (`new`,
+//!   `fmt`) links nothing.
+
+use super::bundle::Offer;
+use super::regions::Region;
+use super::terms;
+use std::collections::{HashMap, HashSet};
+
+/// What a definition whose every part the task says adds to its region (over the file's best).
+pub const W_NAME: f32 = 0.5;
+/// What a region that refers to a name the task writes as code adds.
+pub const W_USES_NAMED: f32 = 0.5;
+/// What a best region lends to the regions linked to it, times its weight.
+pub const W_LINK: f32 = 0.3;
+/// A region lends only from this share of its file's best region on.
+const STRONG: f32 = 0.5;
+/// A name defined by more regions than this among the top files links nothing.
+const MAX_DEFINERS: usize = 3;
+/// A region nothing speaks for is worth this share of its file's score: 0.1 at first, which
+/// on ruff's tuning half filled the bundle of a large top file with pieces matching nothing.
+const REGION_FLOOR: f32 = 0.02;
+
+/// The share of a definition's name the task's terms say, when at least two of its parts
+/// are said (one word in common names too many things); 0 otherwise.
+pub fn name_words(symbol: &str, task_terms: &HashSet<&str>) -> f32 {
+    let mut parts = 0;
+    let mut said = 0;
+    terms::each_part(symbol, |p| {
+        if let Some(t) = terms::term(p) {
+            parts += 1;
+            said += task_terms.contains(t.as_str()) as usize;
+        }
+    });
+    if said < 2 {
+        return 0.0;
+    }
+    said as f32 / parts as f32
+}
+
+/// Whether a region refers to one of the names the task writes as code.
+pub fn uses_named(refs: &[Box<str>], code_names: &[String]) -> bool {
+    code_names
+        .iter()
+        .any(|n| refs.binary_search_by(|r| (**r).cmp(n.as_str())).is_ok())
+}
+
+/// The regions of one of the top files: its weight in the bundle (its score over the best
+/// file's, to `FILE_FOCUS`), its regions with what the task says for each, and the names
+/// each refers to (empty when not known).
+pub struct Scored<'a> {
+    pub weight: f32,
+    pub regions: &'a [(Region, f32)],
+    pub refs: &'a [Vec<Box<str>>],
+}
+
+fn defines(r: &Region) -> Option<&str> {
+    (!r.more && r.kind != "lines" && r.kind != "impl" && r.kind != "module" && !r.symbol.is_empty())
+        .then_some(r.symbol.as_str())
+}
+
+/// The bundle's offers: each region at its file's weight, scaled by how it compares with the
+/// file's best region, plus what the best regions lend it through the names that link them.
+pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
+    let rels: Vec<Vec<f32>> = files
+        .iter()
+        .map(|f| {
+            let best = f.regions.iter().map(|r| r.1).fold(0f32, f32::max);
+            f.regions
+                .iter()
+                .map(|r| if best > 0.0 { r.1 / best } else { 0.0 })
+                .collect()
+        })
+        .collect();
+    // How many regions define each name, and what the strong regions define and refer to.
+    let mut definers: HashMap<&str, usize> = HashMap::new();
+    for f in files {
+        for (r, _) in f.regions {
+            if let Some(name) = defines(r) {
+                *definers.entry(name).or_default() += 1;
+            }
+        }
+    }
+    let linkable = |name: &str| definers.get(name).is_some_and(|&n| n <= MAX_DEFINERS);
+    let mut defined: HashMap<&str, f32> = HashMap::new(); // by strong regions
+    let mut referred: HashMap<&str, f32> = HashMap::new(); // by strong regions
+    if link {
+        for (f, rel) in files.iter().zip(&rels) {
+            for (i, (r, _)) in f.regions.iter().enumerate() {
+                if rel[i] < STRONG {
+                    continue;
+                }
+                let strength = f.weight * rel[i];
+                let own = defines(r);
+                if let Some(name) = own.filter(|n| linkable(n)) {
+                    let e = defined.entry(name).or_default();
+                    *e = e.max(strength);
+                }
+                for name in f.refs.get(i).into_iter().flatten() {
+                    if Some(&**name) != own && linkable(name) {
+                        let e = referred.entry(name).or_default();
+                        *e = e.max(strength);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (file, (f, rel)) in files.iter().zip(&rels).enumerate() {
+        for (i, (r, _)) in f.regions.iter().enumerate() {
+            let own = defines(r);
+            let called = own.and_then(|n| referred.get(n)).copied().unwrap_or(0.0);
+            let calls = f
+                .refs
+                .get(i)
+                .into_iter()
+                .flatten()
+                .filter(|n| Some(&***n) != own)
+                .filter_map(|n| defined.get(&**n))
+                .fold(0f32, |a, &b| a.max(b));
+            out.push(Offer {
+                file,
+                start: r.start,
+                end: r.end,
+                score: f.weight * (REGION_FLOOR + (1.0 - REGION_FLOOR) * rel[i])
+                    + W_LINK * called.max(calls),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(start: u32, end: u32, symbol: &str, kind: &'static str) -> Region {
+        Region {
+            start,
+            end,
+            symbol: symbol.into(),
+            kind,
+            more: false,
+        }
+    }
+
+    #[test]
+    fn a_name_made_of_the_task_words_counts_from_two_parts() {
+        let task: HashSet<&str> = ["expand", "union", "alias", "nest"].into();
+        assert_eq!(name_words("expand_union_aliases", &task), 1.0);
+        assert_eq!(name_words("expandUnionType", &task), 2.0 / 3.0);
+        assert_eq!(name_words("expand", &task), 0.0, "one word names too much");
+        assert_eq!(name_words("union_find", &task), 0.0);
+    }
+
+    #[test]
+    fn the_best_region_lifts_its_callee_and_caller_not_the_rest() {
+        let regions = vec![
+            (region(1, 10, "settle", "function"), 1.0),
+            (region(11, 20, "round_cents", "function"), 0.0),
+            (region(21, 30, "checkout", "function"), 0.0),
+            (region(31, 40, "unrelated", "function"), 0.0),
+            (region(41, 50, "", "lines"), 0.0),
+        ];
+        let refs: Vec<Vec<Box<str>>> = vec![
+            vec!["round_cents".into(), "total".into()],
+            vec!["floor".into()],
+            vec!["settle".into()],
+            vec!["floor".into()],
+            vec![],
+        ];
+        let files = [Scored {
+            weight: 1.0,
+            regions: &regions,
+            refs: &refs,
+        }];
+        let on = offers(&files, true);
+        let off = offers(&files, false);
+        assert!(on[1].score > off[1].score, "the callee is lifted");
+        assert!(on[2].score > off[2].score, "the caller is lifted");
+        assert_eq!(on[3].score, off[3].score);
+        assert_eq!(on[4].score, off[4].score);
+        assert_eq!(
+            on[0].score, off[0].score,
+            "the best lends, it does not gain"
+        );
+        assert!(on[1].score < on[0].score);
+    }
+
+    #[test]
+    fn a_name_many_regions_define_links_nothing() {
+        let mut regions = vec![(region(1, 5, "run", "function"), 1.0)];
+        let mut refs: Vec<Vec<Box<str>>> = vec![vec!["new".into()]];
+        for i in 0..4 {
+            regions.push((region(6 + i * 5, 10 + i * 5, "new", "function"), 0.0));
+            refs.push(vec![]);
+        }
+        let files = [Scored {
+            weight: 1.0,
+            regions: &regions,
+            refs: &refs,
+        }];
+        assert_eq!(
+            offers(&files, true)[1].score,
+            offers(&files, false)[1].score
+        );
+    }
+}
