@@ -27,7 +27,7 @@ mod bindings {
     use crate::git::view as git;
     use crate::project::modscan;
     use crate::scopes::sources;
-    use crate::tree::{fingerprint, fs, live, walk};
+    use crate::tree::{fingerprint, fs, live, os, walk};
     use crate::{lang, py, tasks};
 
     use py::{cache_err, in_root, os_err, os_err_at, LinkRefused};
@@ -925,6 +925,7 @@ mod bindings {
         }
         m.add("FILE_LABELS", lang::labels())?;
         m.add("SKIP_DIRS", walk::SKIP_DIRS.to_vec())?;
+        m.add("RACY_NS", os::RACY_NS)?;
         m.add_class::<TaskIndexPy>()?;
         m.add_class::<tasks::rank::Answer>()?;
         m.add_class::<tasks::rank::FileOut>()?;

@@ -11,7 +11,7 @@ __all__ = [
     "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheRefused", "CacheView", "CacheWatch", "CoreRefused",
     "DirEntry", "DirRow",
     "FILE_LABELS", "FileKind", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
-    "ModuleScan", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskAnswer", "TaskFile",
+    "ModuleScan", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskAnswer", "TaskFile",
     "TaskIndex", "TaskPiece", "TaskRegion",
     "YamlFile", "YamlRefused", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "file_kind", "file_kinds", "fingerprint", "fs_exchange", "fs_list",
@@ -23,6 +23,8 @@ __all__ = [
 # --- the tree (rust/tree/) ------------------------------------------------------------------
 
 SKIP_DIRS: list[str]
+# The one racy window (tree/os.rs): what changed this recently is not trusted on its stat alone.
+RACY_NS: int
 """Directory names no walk enters (.git, node_modules, …)."""
 
 @final

@@ -58,7 +58,7 @@ def cli(root: Path, *args: str):
 
 
 def settle() -> None:
-    """Files changed less than a second ago are re-verified on every call; wait that out."""
+    """Files changed within the racy window (2 s) are re-verified on every call; wait that out."""
     time.sleep(caches.SETTLE_NS / 1e9 + 0.1)
 
 

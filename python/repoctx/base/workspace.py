@@ -183,10 +183,10 @@ def atomic_write(path: str, data: bytes) -> None:
     fs.write_atomic(*fs.split(path), data)
 
 
-# File times are coarse (a clock tick of a few ms): two writes of the same size within one
-# tick can leave the same stat. Like git's index, what was read from a file modified this
-# recently is not reused on the strength of its stat.
-RACY_NS = 2_000_000_000
+# File times are coarse (a clock tick of a few ms, 2 s on FAT): two writes of the same size
+# within one tick can leave the same stat. Like git's index, what was read from a file modified
+# this recently is not reused on the strength of its stat: the core's one window.
+RACY_NS = _core.RACY_NS
 
 
 def is_racy(mtime_ns: int) -> bool:

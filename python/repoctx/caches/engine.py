@@ -49,9 +49,10 @@ DEFAULT_CACHE_ROOT = os.path.join(".repoctx", "caches")
 DOCUMENTS = "documents"
 BUILD_PREFIX = ".repoctx-build-"
 VERSION_RE = re.compile(r"sha256:[0-9a-f]{64}")
-# Without a watch, a view is kept only once its files are older than this, so a change
-# within one file-system timestamp tick of the read cannot hide behind an unchanged stat key.
-SETTLE_NS = 1_000_000_000
+# Without a watch, a view is kept only once its files are older than the core's one racy
+# window, so a change within one file-system timestamp tick of the read cannot hide behind an
+# unchanged stat key.
+SETTLE_NS = _core.RACY_NS
 MAX_VIEWS = 4
 
 
