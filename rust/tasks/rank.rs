@@ -1318,6 +1318,7 @@ mod tests {
             &ix,
             &Ask {
                 outline: true,
+                budget: 100_000,
                 ..ask("apply_discount coupon", &[], &[])
             },
             count,
@@ -1328,7 +1329,7 @@ mod tests {
             "{json}"
         );
         conforms(&schema, &json, "answer");
-        // Only the ones asked for are in the schema's required fields: `outline` is not.
+        // `outline` is not required: it is absent unless asked for.
         assert!(!schema["properties"]["files"]["items"]["required"]
             .as_array()
             .is_some_and(|r| r.iter().any(|k| k == "outline")));
