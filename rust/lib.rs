@@ -760,6 +760,7 @@ mod bindings {
         /// The ranked files and the bundle for a task (tasks/rank.rs `Answer`); ValueError for
         /// an unknown tokenizer.
         #[allow(clippy::too_many_arguments)]
+        #[pyo3(signature = (task, budget, paths, signals_off, limit, tokenizer, outline=false))]
         fn query(
             &self,
             py: Python<'_>,
@@ -769,6 +770,7 @@ mod bindings {
             signals_off: Vec<String>,
             limit: usize,
             tokenizer: &str,
+            outline: bool,
         ) -> PyResult<tasks::rank::Answer> {
             let ask = tasks::rank::Ask {
                 task,
@@ -776,6 +778,7 @@ mod bindings {
                 paths: &paths,
                 off: &signals_off,
                 limit,
+                outline,
             };
             py.detach(|| tasks::query(&mut self.inner.lock().unwrap(), &ask, tokenizer))
                 .map_err(PyValueError::new_err)
@@ -931,6 +934,8 @@ mod bindings {
         m.add_class::<tasks::rank::FileOut>()?;
         m.add_class::<tasks::rank::RegionOut>()?;
         m.add_class::<tasks::rank::PieceOut>()?;
+        m.add_class::<tasks::outlines::DefinitionOut>()?;
+        m.add_class::<tasks::outlines::MemberOut>()?;
         m.add("TASK_SIGNALS", tasks::rank::SIGNALS.to_vec())?;
         Ok(())
     }

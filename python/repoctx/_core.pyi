@@ -11,8 +11,8 @@ __all__ = [
     "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheRefused", "CacheView", "CacheWatch", "CoreRefused",
     "DirEntry", "DirRow",
     "FILE_LABELS", "FileKind", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
-    "ModuleScan", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskAnswer", "TaskFile",
-    "TaskIndex", "TaskPiece", "TaskRegion",
+    "ModuleScan", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskAnswer",
+    "TaskDefinition", "TaskFile", "TaskIndex", "TaskMember", "TaskPiece", "TaskRegion",
     "YamlFile", "YamlRefused", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "file_kind", "file_kinds", "fingerprint", "fs_exchange", "fs_list",
     "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
@@ -591,8 +591,12 @@ class TaskIndex:
     def update(self, changed: list[str], all: list[str] | None = None) -> None:
         """List the directories in `changed` again and read their files whose stat changed;
         with `all` (every directory of the table now), drop the gone ones and index the new ones."""
-    def query(self, task: str, budget: int, paths: list[str], signals_off: list[str], limit: int, tokenizer: str) -> TaskAnswer:
-        """The ranked files and the bundle. ValueError for an unknown tokenizer."""
+    def query(
+        self, task: str, budget: int, paths: list[str], signals_off: list[str], limit: int, tokenizer: str,
+        outline: bool = False,
+    ) -> TaskAnswer:
+        """The ranked files and the bundle; with `outline`, each listed file's outline within half the
+        budget. ValueError for an unknown tokenizer."""
     @property
     def file_count(self) -> int: ...
     @property
@@ -624,7 +628,8 @@ class TaskAnswer:
     def budget(self) -> int: ...
     @property
     def tokens(self) -> int:
-        """The bundle's tokens: the sum of its pieces' counts, never over the budget."""
+        """The bundle's tokens: the sum of its pieces' counts (with `outline`, and of the outlines' counts
+        as compact JSON), never over the budget."""
     @property
     def files(self) -> list[TaskFile]:
         """Best first."""
@@ -647,6 +652,51 @@ class TaskFile:
     def why(self) -> str: ...
     @property
     def regions(self) -> list[TaskRegion]: ...
+    @property
+    def outline(self) -> list[TaskDefinition] | None:
+        """Only with `outline`: the file's definitions and their members; None when not asked for or
+        when it did not fit in the budget's share (absent from the JSON then)."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class TaskDefinition:
+    """A definition of a ranked file's outline (rust/tasks/outlines.rs), as `file_outline` gives it."""
+
+    @property
+    def kind(self) -> str:
+        """function, class, struct, enum, trait, impl, interface, module, …"""
+    @property
+    def name(self) -> str: ...
+    @property
+    def start(self) -> int:
+        """First line, 1-based."""
+    @property
+    def end(self) -> int:
+        """Last line, inclusive."""
+    @property
+    def signature(self) -> str:
+        """The first line, trimmed (cut after 200 characters with …)."""
+    @property
+    def members(self) -> list[TaskMember]:
+        """The definitions directly inside it, in line order."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class TaskMember:
+    """A definition directly inside one of an outline (a method under its class or impl)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def signature(self) -> str: ...
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 

@@ -836,6 +836,7 @@ mod tests {
             paths: &[],
             off: &[],
             limit: 10,
+            outline: false,
         };
         crate::tasks::query(ix, &ask, "bytes4").unwrap()
     }
@@ -1059,6 +1060,7 @@ mod profile {
                 paths: &[],
                 off: &[],
                 limit: 10,
+                outline: false,
             };
             let a = crate::tasks::rank::answer(&ix, &ask, &*count);
             eprintln!(

@@ -7,7 +7,8 @@
 //! questions); `files` reads what the index keeps of a file; `graph` resolves imports to files; `written` holds the notes of scopes,
 //! artifacts and project.yaml; `history` scores git's (read by git/history.rs); `index` keeps all of it for a tree and
 //! follows edits (built with `options`); `store` puts what it keeps of each file on disk for a later process;
-//! `rank` answers a question and `bundle` cuts its text to the budget.
+//! `rank` answers a question, `bundle` cuts its text to the budget and `outlines` gives the
+//! ranked files' outlines when asked.
 
 pub mod bm25;
 pub mod bundle;
@@ -18,6 +19,7 @@ pub mod graph;
 pub mod history;
 pub mod index;
 pub mod options;
+pub mod outlines;
 pub mod rank;
 pub mod regions;
 pub mod store;

@@ -28,6 +28,7 @@ use super::bundle::{self, Count, Text};
 use super::cuts::{Cut, Words};
 use super::focus;
 use super::index::Index;
+use super::outlines::{self, DefinitionOut};
 use super::regions::Region;
 use super::terms;
 use super::written::{Source, Target};
@@ -81,11 +82,14 @@ pub struct Ask<'a> {
     pub paths: &'a [String],
     pub off: &'a [String],
     pub limit: usize,
+    /// Give each listed file its outline (outlines.rs), within half the budget.
+    pub outline: bool,
 }
 
 // The answer: declared once, here. Python reads it as `_core.TaskAnswer` (and its parts),
 // typed in _core.pyi; `SCHEMA` is its JSON (`serde`) as the MCP tool's output schema, with
-// what each field means, and a test holds the two to the same fields.
+// what each field means, and a test holds the two to the same fields. (An outline's parts
+// are declared in outlines.rs.)
 
 /// A region of a ranked file.
 #[derive(Serialize, Debug, Clone, PartialEq)]
@@ -115,6 +119,10 @@ pub struct FileOut {
     pub score: f64,
     pub why: String,
     pub regions: Vec<RegionOut>,
+    /// Only with `outline`: the file's definitions and their members; absent when its outline
+    /// did not fit in the budget's share.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outline: Option<Vec<DefinitionOut>>,
 }
 
 /// A piece of the bundle.
@@ -139,7 +147,8 @@ pub struct PieceOut {
 pub struct Answer {
     pub task: String,
     pub budget: usize,
-    /// The bundle's tokens: the sum of its pieces' counts, never over the budget.
+    /// The bundle's tokens: the sum of its pieces' counts (with `outline`, and of the
+    /// outlines' counts as compact JSON), never over the budget.
     pub tokens: usize,
     pub files: Vec<FileOut>,
     pub bundle: Vec<PieceOut>,
@@ -316,10 +325,16 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
             )
         })
         .collect();
-    let files = listing(ix, ask.limit, &q, &sc, &lex_norm, &top, &scored);
+    let mut files = listing(ix, ask.limit, &q, &sc, &lex_norm, &top, &scored);
+    let outlined = if ask.outline {
+        outline_listed(ix, &mut files, ask.limit, &top, &cuts, ask.budget, count)
+    } else {
+        0
+    };
     let (bundle, tokens) = bundle_of(
         ix,
         ask.budget,
+        outlined,
         count,
         &sc,
         &top,
@@ -701,17 +716,47 @@ fn listing(
                     kind: r.kind,
                 })
                 .collect(),
+            outline: None,
         });
     }
     files
 }
 
+/// Give the listed files (the first `limit` of `top` the index holds) their outlines over
+/// the text their cut read; returns the tokens the outlines take.
+fn outline_listed(
+    ix: &Index,
+    files: &mut [FileOut],
+    limit: usize,
+    top: &[u32],
+    cuts: &[Option<Arc<Cut>>],
+    budget: usize,
+    count: Count,
+) -> usize {
+    let texts: Vec<(&str, Option<&str>)> = top
+        .iter()
+        .zip(cuts)
+        .take(limit)
+        .filter_map(|(&id, cut)| {
+            let f = ix.file(id)?;
+            Some((f.path.as_str(), cut.as_ref().map(|c| c.text.as_str())))
+        })
+        .collect();
+    let (given, used) = outlines::outlines(&texts, budget, count);
+    for (f, outline) in files.iter_mut().zip(given) {
+        f.outline = outline;
+    }
+    used
+}
+
 /// The bundle: every region of the top files offered at its file's focus and its own score,
-/// cut to the budget; returns the pieces and their tokens.
+/// cut to the budget; its last pieces give way to `outlined` tokens. Returns the pieces and
+/// the tokens they and the outlines take.
 #[allow(clippy::too_many_arguments)]
 fn bundle_of(
     ix: &Index,
     budget: usize,
+    outlined: usize,
     count: Count,
     sc: &Scores,
     top: &[u32],
@@ -738,7 +783,12 @@ fn bundle_of(
         })
         .collect();
     let offers = focus::offers(&focus, link);
-    let (pieces, tokens) = bundle::cut(&cut_texts, &offers, budget, count);
+    let (mut pieces, mut tokens) = bundle::cut(&cut_texts, &offers, budget, count);
+    if outlined > 0 {
+        let counts: Vec<usize> = pieces.iter().map(|p| p.tokens).collect();
+        pieces.truncate(outlines::pieces_kept(&counts, outlined, budget));
+        tokens = pieces.iter().map(|p| p.tokens).sum::<usize>() + outlined;
+    }
     let bundle = pieces
         .into_iter()
         .map(|p| PieceOut {
@@ -907,6 +957,7 @@ mod tests {
             paths,
             off,
             limit: 10,
+            outline: false,
         }
     }
 
@@ -1223,19 +1274,21 @@ mod tests {
         }
     }
 
-    /// Every field of a value the schema describes is in it with its type, and no other.
+    /// Every field of a value the schema describes is in it with its type (the ones it does
+    /// not require may be absent), and no other.
     fn conforms(schema: &serde_json::Value, value: &serde_json::Value, at: &str) {
         match schema["type"].as_str().unwrap() {
             "object" => {
                 let props = schema["properties"].as_object().unwrap();
                 let fields = value.as_object().unwrap_or_else(|| panic!("{at}: {value}"));
-                let mut want: Vec<&String> = props.keys().collect();
-                let mut have: Vec<&String> = fields.keys().collect();
-                want.sort();
-                have.sort();
-                assert_eq!(want, have, "{at}");
-                let required = schema["required"].as_array().unwrap();
-                assert_eq!(required.len(), props.len(), "{at}: every field is required");
+                for k in fields.keys() {
+                    assert!(props.contains_key(k), "{at}: {k} is not in the schema");
+                }
+                for k in schema["required"].as_array().unwrap() {
+                    let k = k.as_str().unwrap();
+                    assert!(props.contains_key(k), "{at}: {k} required, not described");
+                    assert!(fields.contains_key(k), "{at}: {k} is missing");
+                }
                 for (k, v) in fields {
                     conforms(&props[k], v, &format!("{at}.{k}"));
                 }
@@ -1261,6 +1314,69 @@ mod tests {
         assert!(!a.files.is_empty() && !a.files[0].regions.is_empty() && !a.bundle.is_empty());
         let schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap();
         conforms(&schema, &serde_json::to_value(&a).unwrap(), "answer");
+        let shaped = answer(
+            &ix,
+            &Ask {
+                outline: true,
+                budget: 100_000,
+                ..ask("apply_discount coupon", &[], &[])
+            },
+            count,
+        );
+        let json = serde_json::to_value(&shaped).unwrap();
+        assert!(
+            json["files"][0]["outline"][0]["signature"].is_string(),
+            "{json}"
+        );
+        conforms(&schema, &json, "answer");
+        // `outline` is not required: it is absent unless asked for.
+        assert!(!schema["properties"]["files"]["items"]["required"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|k| k == "outline")));
+    }
+
+    #[test]
+    fn outlines_share_the_budget_with_the_bundle() {
+        let t = tree();
+        let ix = index(&t);
+        let count: Count = &|s: &str| s.len().div_ceil(4);
+        for budget in [0, 1, 10, 50, 100, 333, 1000, 5000, 100_000] {
+            let task = ask("order coupon discount shipping", &[], &[]);
+            let plain = answer(&ix, &Ask { budget, ..task }, count);
+            let a = answer(
+                &ix,
+                &Ask {
+                    budget,
+                    outline: true,
+                    ..ask("order coupon discount shipping", &[], &[])
+                },
+                count,
+            );
+            let outlined: usize = a
+                .files
+                .iter()
+                .filter_map(|f| f.outline.as_ref())
+                .map(|o| count(&serde_json::to_string(o).unwrap()))
+                .sum();
+            let pieces: usize = a.bundle.iter().map(|p| count(&p.text)).sum();
+            assert!(outlined <= budget / 2, "{budget}: {outlined}");
+            assert_eq!(a.tokens, outlined + pieces, "{budget}");
+            assert!(a.tokens <= budget, "{budget}: {}", a.tokens);
+            // The same ranking; the bundle is the plain one's first pieces.
+            let paths = |x: &Answer| x.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
+            assert_eq!(paths(&a), paths(&plain));
+            assert_eq!(a.bundle[..], plain.bundle[..a.bundle.len()], "{budget}");
+            assert!(plain.files.iter().all(|f| f.outline.is_none()));
+            if budget == 100_000 {
+                assert!(a.files.iter().all(|f| f.outline.is_some()));
+                assert_eq!(a.bundle, plain.bundle);
+                let orders = a.files[0].outline.as_ref().unwrap();
+                assert_eq!(a.files[0].path, "shop/orders.py");
+                assert_eq!(orders.len(), 61, "{orders:?}");
+                assert_eq!(orders[30].name, "apply_discount");
+                assert_eq!(orders[30].signature, "def apply_discount(order, coupon):");
+            }
+        }
     }
 
     #[test]
@@ -1277,6 +1393,7 @@ mod tests {
                     paths: &[],
                     off: &[],
                     limit: 10,
+                    outline: false,
                 },
                 count,
             );

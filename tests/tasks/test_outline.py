@@ -234,3 +234,40 @@ async def test_task_context_gives_outlines_only_when_asked_and_within_the_budget
         assert outlines <= answer["budget"] // 2
     assert "outline" not in tight["files"][0] or cost(tight)[0] <= 60
     assert len(tight["bundle"]) <= len(plain["bundle"])
+
+
+def test_the_cli_gives_the_tool_s_outlines_and_its_text_view_lists_them(tmp_path):
+    repo = build(tmp_path / "repo")
+    task = "discounted order total of the Order impl"
+    answer = json.loads(run_cli("context", task, "--budget", "600", "--outline", "--json", cwd=repo, check=True).stdout)
+    assert answer["files"][0]["outline"] == GOLDEN["src/order.rs"][1]
+    plain = json.loads(run_cli("context", task, "--budget", "600", "--json", cwd=repo, check=True).stdout)
+    assert all("outline" not in f for f in plain["files"])
+    text = run_cli("context", task, "--budget", "600", "--outline", cwd=repo, check=True).stdout
+    assert "      outline:\n        5-7 struct Order\n        9-17 impl Order\n          10-12 function new\n" in text
+    assert "outline:" not in run_cli("context", task, "--budget", "600", cwd=repo, check=True).stdout
+
+
+def _resolved(schema, defs):
+    """`schema` with its `$ref`s to `defs` replaced by what they name, without titles."""
+    if isinstance(schema, dict):
+        if "$ref" in schema:
+            return _resolved(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+        return {k: _resolved(v, defs) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_resolved(v, defs) for v in schema]
+    return schema
+
+
+def test_the_answer_declares_outline_definitions_as_file_outline_does():
+    import msgspec
+
+    from repoctx import _core
+    from repoctx.tasks.outline import OutlineResult
+
+    (result,), defs = msgspec.json.schema_components([OutlineResult])
+    declared = _resolved(defs["OutlineResult"], defs)["properties"]["definitions"]
+    answer = json.loads(_core.TaskAnswer.JSON_SCHEMA)
+    file = answer["properties"]["files"]["items"]
+    assert file["properties"]["outline"] == declared
+    assert "outline" not in file["required"]

@@ -245,7 +245,7 @@ def task_context(ws: Workspace, p: ContextParams) -> TaskContextResult | TaskCon
         return _fail("config_error", str(exc))
     try:
         index = task_index(ws)
-        found = index.query(p.task, p.budget, paths, list(p.signals_off), p.limit, tokenizer)
+        found = index.query(p.task, p.budget, paths, list(p.signals_off), p.limit, tokenizer, p.outline)
     except OSError as exc:
         return _fail("io_error", f"The repository cannot be read: {exc}")
     save_later(ws, index)
