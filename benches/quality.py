@@ -86,6 +86,7 @@ def score(answer: rankers.Answer, task: history.Task, budgets: list[int]) -> dic
         "tokens": {str(b): answer.tokens.get(b, 0) for b in budgets},
         "ms": [s * 1000 for s in answer.seconds],
         **({"error": answer.error} if answer.error else {}),
+        **({"cochange": True} if answer.cochange else {}),  # a `why` said "changed with": history spoke
     }
 
 
@@ -162,11 +163,32 @@ def _goto(checkout: history.Checkout, task: history.Task, unreadable: list[dict]
         return None
 
 
+def _history_warnings(checkout: history.Checkout, rows: list[dict]) -> list[str]:
+    """Why task_context's figures are without history, if they are: repoctx's git reader
+    refuses the checkout, or no answer named a file changed with another. Printed too."""
+    from repoctx import _core
+
+    answered = [r["rankers"]["task_context"] for r in rows if "task_context" in r["rankers"]]
+    answered = [a for a in answered if "error" not in a]
+    if not answered:
+        return []
+    if _core.GitRepo(str(checkout.path)).head() is None:
+        warning = ("WARNING: repoctx reads no git from the checkout (its git reader refuses it): "
+                   "task_context ran without the history signal")
+    elif not any(a.get("cochange") for a in answered):
+        warning = (f"WARNING: none of task_context's {len(answered)} answers names a file changed with "
+                   "another: the history signal may be silent")
+    else:
+        return []
+    print(warning, file=sys.stderr)
+    return [warning]
+
+
 async def walk(repo: Path, tasks: list[history.Task], budgets: list[int], names: list[str], count,
-               ablate: str | None = None) -> tuple[list[dict], dict[str, str], list[dict]]:
+               ablate: str | None = None) -> tuple[list[dict], dict[str, str], list[dict], list[str]]:
     """Every ranker on every task, oldest first, in one private checkout of `repo`. Returns the
-    per-task rows, the rankers skipped with why, and the tasks skipped because their state
-    could not be checked out."""
+    per-task rows, the rankers skipped with why, the tasks skipped because their state could
+    not be checked out, and warnings about the figures."""
     rows, skipped, memo, unreadable = [], {}, {}, []
     baselines = [n for n in names if n in rankers.BASELINES]
     if "bm25" in baselines:
@@ -228,7 +250,8 @@ async def walk(repo: Path, tasks: list[history.Task], budgets: list[int], names:
                 live = {f.blob for f in files.values()}
                 for key in [k for k in memo if k[1] not in live]:
                     del memo[key]  # keep only what the current state's blobs need
-    return rows, skipped, unreadable
+        warnings = _history_warnings(checkout, rows)
+    return rows, skipped, unreadable, warnings
 
 
 def _ranges(lines: list[int]) -> list[list[int]]:
@@ -279,6 +302,7 @@ def _against_bm25(rankers: dict, budgets: list[int]) -> list[str]:
 def markdown(report: dict) -> str:
     budgets = report["budgets"]
     lines = [f"# Quality — {report['machine']['date']}", "",
+             *(f"**{w}**\n" for w in report.get("warnings", [])),
              f"Repository `{report['repo']}` at {report['rev'][:10]}: {report['tasks']} tasks of the "
              f"{report['half']} half ({report['selected']} commits selected, "
              f"{report['range']['oldest'][:10]}..{report['range']['newest'][:10]}); "
@@ -390,14 +414,14 @@ def run(args: argparse.Namespace) -> dict:
 
     print(f"selecting the last {args.n} qualifying commits of {repo} from {rev[:10]}…", file=sys.stderr)
     unread_lines: list[str] = []
-    with history.Checkout(repo) as clone:  # selection reads the private clone, not the repository
+    with history.Checkout(repo, readable=False) as clone:  # selection reads the private clone, not the repository
         selected = history.select(clone.path, rev, args.n, unreadable=unread_lines)
     tasks = [t for t in selected if t.half == half]
     print(f"{len(selected)} commits selected, {len(tasks)} in the {half} half", file=sys.stderr)
     if unread_lines:
         print(f"{len(unread_lines)} commits passed over: their changed lines cannot be read", file=sys.stderr)
     started = time.monotonic()
-    rows, skipped, unreadable = anyio.run(walk, repo, tasks, budgets, names, count, args.ablate)
+    rows, skipped, unreadable, warnings = anyio.run(walk, repo, tasks, budgets, names, count, args.ablate)
     if unreadable:
         print(f"{len(unreadable)} of {len(tasks)} tasks skipped: their state cannot be checked out", file=sys.stderr)
     ranked = list(dict.fromkeys(k for r in rows for k in r["rankers"]))  # in the order they ran
@@ -426,6 +450,7 @@ def run(args: argparse.Namespace) -> dict:
         "rankers": {n: summarise(n, rows, budgets) for n in ranked},
         "languages": by_language(rows, ranked, budgets),
         "skipped": skipped,
+        "warnings": warnings,
         "commits": rows,
     }
 

@@ -30,6 +30,7 @@ class Answer:
     tokens: dict[int, int]  # budget -> the bundle's tokens, counted by the harness
     seconds: list[float] = field(default_factory=list)  # each timed call (one per query for the baselines)
     error: str | None = None
+    cochange: bool = False  # a file's `why` says it changed with another: the history signal spoke
 
 
 class State:
@@ -166,6 +167,10 @@ BASELINES: dict[str, Callable[[str, State, list[int]], Answer]] = {"bm25": bm25,
 TOOL = "task_context"
 
 
+# How `why` names the history signal's tie (rust/tasks/rank.rs, history_signal).
+COCHANGE = "changed with "
+
+
 def task_context_args(schema: dict, query: str, budget: int, signals_off: list[str] | None) -> dict:
     """The arguments of one `task_context` call. The tool is planned as
     `{"task": str, "budget": int, "signals_off": [names]}`; the task's own key is taken from the
@@ -218,6 +223,7 @@ async def task_context(client, schema: dict, query: str, state: State, budgets: 
             continue
         if not answer.ranking:
             answer.ranking = [f["path"] for f in data["files"]]
+            answer.cochange = any(COCHANGE in f.get("why", "") for f in data["files"])
         entries = data.get("bundle") or []
         answer.bundles[budget] = [(e["path"], int(e["start"]), int(e["end"])) for e in entries]
         answer.tokens[budget] = sum(count(e.get("text", "")) for e in entries)
