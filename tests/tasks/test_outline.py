@@ -265,7 +265,7 @@ def test_the_answer_declares_outline_definitions_as_file_outline_does():
     from repoctx import _core
     from repoctx.tasks.outline import OutlineResult
 
-    (result,), defs = msgspec.json.schema_components([OutlineResult])
+    _, defs = msgspec.json.schema_components([OutlineResult])
     declared = _resolved(defs["OutlineResult"], defs)["properties"]["definitions"]
     answer = json.loads(_core.TaskAnswer.JSON_SCHEMA)
     file = answer["properties"]["files"]["items"]
