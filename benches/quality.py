@@ -414,7 +414,7 @@ def run(args: argparse.Namespace) -> dict:
 
     print(f"selecting the last {args.n} qualifying commits of {repo} from {rev[:10]}…", file=sys.stderr)
     unread_lines: list[str] = []
-    with history.Checkout(repo, readable=False) as clone:  # selection reads the private clone, not the repository
+    with history.Checkout(repo) as clone:  # selection reads the private clone, not the repository
         selected = history.select(clone.path, rev, args.n, unreadable=unread_lines)
     tasks = [t for t in selected if t.half == half]
     print(f"{len(selected)} commits selected, {len(tasks)} in the {half} half", file=sys.stderr)

@@ -30,8 +30,6 @@ TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "testing"})
 MAX_FILES = 10
 # A file larger than this, or with a NUL byte, is not a candidate (repoctx's caches skip them too).
 MAX_BYTES = 1 << 20
-# The largest file of a git directory repoctx's git reader accepts (rust/git/bounds.rs).
-MAX_GIT_FILE_BYTES = 256 << 20
 
 _ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 
@@ -197,9 +195,8 @@ class Checkout:
     state with `git checkout --detach`, so each step changes only what the commits between
     changed and a server watching it can follow. Removed on exit."""
 
-    def __init__(self, repo: Path, readable: bool = True) -> None:
+    def __init__(self, repo: Path) -> None:
         self.repo = repo
-        self.readable = readable  # repoctx serves it: its packs must fit repoctx's git reader
         self.tmp = Path(tempfile.mkdtemp(prefix="repoctx-quality-"))
         self.path = self.tmp / "checkout"
         self.files: dict[str, SourceFile] = {}
@@ -209,29 +206,10 @@ class Checkout:
     def __enter__(self) -> Checkout:
         try:
             git(self.tmp, "clone", "--quiet", "--no-checkout", str(self.repo), str(self.path))
-            if self.readable:
-                self._fit_packs()
         except BaseException:
             self.__exit__()
             raise
         return self
-
-    def _fit_packs(self) -> None:
-        """Packs repoctx's git reader opens: it refuses the whole repository when a file of its
-        git directory is larger than MAX_GIT_FILE_BYTES (rust/git/bounds.rs), and a large
-        history (ruff's) is one larger pack. Its objects are packed again in pieces, listed from
-        its index rather than walked from the refs (a snapshot's history lacks some blobs), in
-        the clone only: the repository's own pack keeps its other links."""
-        packs = self.path / ".git" / "objects" / "pack"
-        for idx in sorted(packs.glob("pack-*.idx")):
-            if idx.with_suffix(".pack").stat().st_size <= MAX_GIT_FILE_BYTES:
-                continue
-            listing = git(self.path, "show-index", stdin=idx.read_bytes())
-            ids = "".join(line.split()[1] + "\n" for line in listing.splitlines())
-            git(self.path, "pack-objects", "-q", f"--max-pack-size={MAX_GIT_FILE_BYTES // 2}",
-                str(packs / "pack"), stdin=ids.encode())
-            for old in packs.glob(f"{idx.stem}.*"):
-                old.unlink()
 
     def __exit__(self, *exc) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -59,15 +59,20 @@ pub(super) fn git_dirs(top: &Path) -> Option<(PathBuf, PathBuf)> {
 /// Whether a git directory's files can be read by gix without leaving it or hanging: every
 /// entry of it and of the directories read when a repository is opened and HEAD resolved
 /// (`info`, `objects`, `objects/info`, `objects/pack`, `refs`, `refs/heads`) is a regular file
-/// of bounded size, a directory, or a socket (fsmonitor's, never opened): never a link, a
+/// of bounded size (a pack of any), a directory, or a socket (fsmonitor's, never opened): never a link, a
 /// FIFO or a device. No `objects/info/alternates` (they name object stores elsewhere). HEAD's
 /// branch, reached with no link on the way, is a regular file or absent.
 pub(super) fn git_dir_is_sound(dir: &Path) -> bool {
     let Some(top) = Dir::top(dir) else {
         return false;
     };
-    let sound =
-        |st: &St| (st.is_file() && st.size <= MAX_GIT_FILE_BYTES) || st.is_dir() || st.is_socket();
+    // Pack files and their indexes are mapped, never read whole (each object read from them is
+    // bounded: git/bounds.rs), and one pack of several GiB is what a fresh clone of a large
+    // history has: their size is no reason to stop.
+    let sound = |sub: &[u8], st: &St| {
+        let bounded = sub == b"objects/pack" || st.size <= MAX_GIT_FILE_BYTES;
+        (st.is_file() && bounded) || st.is_dir() || st.is_socket()
+    };
     for sub in [
         &b""[..],
         b"info",
@@ -82,7 +87,7 @@ pub(super) fn git_dir_is_sound(dir: &Path) -> bool {
         let mut ok = true;
         d.entries(|name, _| {
             let hooks = sub.is_empty() && name == b"hooks"; // never read; a link to shared hooks is common
-            ok &= hooks || d.stat(name).is_none_or(|st| sound(&st));
+            ok &= hooks || d.stat(name).is_none_or(|st| sound(sub, &st));
         });
         if !ok {
             return false;
@@ -204,6 +209,28 @@ mod tests {
         fs::remove_file(git.join("objects/info/alternates")).unwrap();
         os::symlink("/shared/hooks", git.join("hooks")).unwrap();
         assert!(git_dir_is_sound(&git), "hooks are never read");
+    }
+
+    #[test]
+    fn a_pack_of_any_size_is_sound_and_other_files_are_bounded() {
+        let tree = TempTree::new("git-sound-big");
+        let git = tree.path().join(".git");
+        fs::create_dir_all(git.join("objects/pack")).unwrap();
+        fs::create_dir_all(git.join("refs/heads")).unwrap();
+        fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        // Sparse files: the size without the disk.
+        let big = |place: &str| {
+            let f = fs::File::create(git.join(place)).unwrap();
+            f.set_len(MAX_GIT_FILE_BYTES + 1).unwrap();
+        };
+        big("objects/pack/pack-x.pack");
+        big("objects/pack/pack-x.idx");
+        assert!(
+            git_dir_is_sound(&git),
+            "a large history's pack is read as git reads it"
+        );
+        big("packed-refs");
+        assert!(!git_dir_is_sound(&git), "a file read whole stays bounded");
     }
 
     #[test]
