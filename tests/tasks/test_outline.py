@@ -244,7 +244,10 @@ def test_the_cli_gives_the_tool_s_outlines_and_its_text_view_lists_them(tmp_path
     plain = json.loads(run_cli("context", task, "--budget", "600", "--json", cwd=repo, check=True).stdout)
     assert all("outline" not in f for f in plain["files"])
     text = run_cli("context", task, "--budget", "600", "--outline", cwd=repo, check=True).stdout
-    assert "      outline:\n        5-7 struct Order\n        9-17 impl Order\n          10-12 function new\n" in text
+    # The outline's lines as `repoctx outline` prints them (after its heading), indented.
+    own = run_cli("outline", "src/order.rs", cwd=repo, check=True).stdout.rstrip("\n").split("\n")[1:]
+    assert "      outline:\n" + "".join(f"        {line}\n" for line in own) in text
+    assert "struct Order" in own[0] and "impl Order" in own[1] and "function new" in own[2]
     assert "outline:" not in run_cli("context", task, "--budget", "600", cwd=repo, check=True).stdout
 
 

@@ -41,6 +41,7 @@ from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats import config as config_format
 from repoctx.formats.artifact import CONFIG_FILE as CONTEXTIA_CONFIG
 from repoctx.formats.artifact import DocumentError, find_project_dir, parse_config
+from repoctx.tasks.outline import outline_lines
 
 SIGNALS: tuple[str, ...] = tuple(_core.TASK_SIGNALS)
 DEFAULT_BUDGET = 8000
@@ -273,9 +274,7 @@ def _render(r: TaskContextResult | TaskContextError) -> str:
             lines.append(f"      {g.start}-{g.end}{name} ({g.kind})")
         if f.outline:
             lines.append("      outline:")
-            for d in f.outline:
-                lines.append(f"        {d.start}-{d.end} {d.kind} {d.name}")
-                lines.extend(f"          {m.start}-{m.end} {m.kind} {m.name}" for m in d.members)
+            lines.extend(outline_lines(f.outline, indent="        "))
     pieces = len(r.bundle)
     lines.append(f"\nBundle: {pieces} piece{'' if pieces == 1 else 's'}, {r.tokens} of {r.budget} tokens")
     for b in r.bundle:

@@ -12,7 +12,8 @@ refused like at every other door.
 from __future__ import annotations
 
 import errno
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import Meta, Struct
@@ -103,12 +104,17 @@ def _render(r: OutlineResult | OutlineError) -> str:
     head = f"{r.path}  ({r.language or 'unknown kind'}, {r.lines} lines)"
     if not r.definitions:
         return f"{head}\nNo definitions found."
-    lines = [head]
-    for d in r.definitions:
-        lines.append(f"{d.start:>5}-{d.end:<5} {d.kind} {d.name}: {d.signature}")
-        for m in d.members:
-            lines.append(f"{m.start:>7}-{m.end:<5} {m.kind} {m.name}: {m.signature}")
-    return "\n".join(lines)
+    return "\n".join([head, *outline_lines(r.definitions)])
+
+
+def outline_lines(definitions: Sequence[Any], indent: str = "") -> list[str]:
+    """The text view of an outline, here and in task_context's: a line per definition (its
+    lines, kind, name and signature), its members indented under it."""
+    lines = []
+    for d in definitions:
+        lines.append(f"{indent}{d.start:>5}-{d.end:<5} {d.kind} {d.name}: {d.signature}")
+        lines.extend(f"{indent}{m.start:>7}-{m.end:<5} {m.kind} {m.name}: {m.signature}" for m in d.members)
+    return lines
 
 
 COMMANDS = [
