@@ -27,19 +27,8 @@ pub fn scan(sc: &mut Scanner) {
                 let name = ident(t);
                 if name.starts_with(|c: char| c.is_uppercase()) {
                     sc.export(&[name], || {
-                        let rest = t[name.len()..]
-                            .split_whitespace()
-                            .next()
-                            .unwrap_or("")
-                            .split('{')
-                            .next()
-                            .unwrap_or("");
-                        let kw = if kind == "type" {
-                            format!("type {} {}", name, rest)
-                        } else {
-                            format!("{} {}", kind, name)
-                        };
-                        (kw.trim().to_string(), doc_above(&lines, i, "//", false))
+                        let sig = declared(kind, name, &t[name.len()..]);
+                        (sig, doc_above(&lines, i, "//", false))
                     });
                 }
             }
@@ -97,24 +86,32 @@ pub fn scan(sc: &mut Scanner) {
             let name = ident(rest);
             if name.starts_with(|c: char| c.is_uppercase()) {
                 sc.export(&[name], || {
-                    let what = rest[name.len()..]
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("")
-                        .split('{')
-                        .next()
-                        .unwrap_or("");
-                    let sig = if kind == "type" {
-                        format!("type {} {}", name, what)
-                    } else {
-                        format!("{} {}", kind, name)
-                    };
-                    (sig.trim().to_string(), doc_above(&lines, i, "//", false))
+                    let sig = declared(kind, name, &rest[name.len()..]);
+                    (sig, doc_above(&lines, i, "//", false))
                 });
             }
         }
     }
     sc.lines = lines;
+}
+
+/// The signature of a `type`, `const` or `var` declaration of `name`, `after` the rest of its
+/// line: a type with its underlying kind's first word (`type Server struct`), else the keyword
+/// and the name.
+fn declared(kind: &str, name: &str, after: &str) -> String {
+    let what = after
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .split('{')
+        .next()
+        .unwrap_or("");
+    let sig = if kind == "type" {
+        format!("type {} {}", name, what)
+    } else {
+        format!("{} {}", kind, name)
+    };
+    sig.trim().to_string()
 }
 
 #[cfg(test)]
