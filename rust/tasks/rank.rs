@@ -993,10 +993,12 @@ mod tests {
     }
 
     fn index(t: &TempTree) -> Index {
-        let dirs: Vec<String> = [".", "shop", "docs", "web"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        index_of(t, &[".", "shop", "docs", "web"])
+    }
+
+    /// The index of the listed directories of `t`, made current.
+    fn index_of(t: &TempTree, dirs: &[&str]) -> Index {
+        let dirs: Vec<String> = dirs.iter().map(|s| s.to_string()).collect();
         let mut ix = Index::build(
             t.path(),
             Options {
@@ -1110,24 +1112,7 @@ mod tests {
                 ("src/other.py", "x = 1\n"),
             ],
         );
-        let ix = {
-            let dirs: Vec<String> = [".", "src", "tests", "docs"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
-            let mut ix = Index::build(
-                t.path(),
-                Options {
-                    extra_ignore: vec![],
-                    prefix: "@".into(),
-                    contextia: None,
-                },
-                &dirs,
-            )
-            .unwrap();
-            ix.prepare(false);
-            ix
-        };
+        let ix = index_of(&t, &[".", "src", "tests", "docs"]);
         let a = answer(&ix, &ask("ship parcels by weight", &[], &[]), count);
         assert_eq!(a.files[0].path, "src/ship.py", "{:?}", a.files);
         assert!(
@@ -1157,21 +1142,7 @@ mod tests {
                 ("src/other.rs", "pub fn unrelated() {}\n"),
             ],
         );
-        let ix = {
-            let dirs: Vec<String> = [".", "src"].iter().map(|s| s.to_string()).collect();
-            let mut ix = Index::build(
-                t.path(),
-                Options {
-                    extra_ignore: vec![],
-                    prefix: "@".into(),
-                    contextia: None,
-                },
-                &dirs,
-            )
-            .unwrap();
-            ix.prepare(false);
-            ix
-        };
+        let ix = index_of(&t, &[".", "src"]);
         let count: Count = &|s: &str| s.len().div_ceil(4);
         let a = answer(
             &ix,
@@ -1211,21 +1182,7 @@ mod tests {
                 ("shop/tax.py", "def rate():\n    return 1\n"),
             ],
         );
-        let ix = {
-            let dirs: Vec<String> = [".", "shop"].iter().map(|s| s.to_string()).collect();
-            let mut ix = Index::build(
-                t.path(),
-                Options {
-                    extra_ignore: vec![],
-                    prefix: "@".into(),
-                    contextia: None,
-                },
-                &dirs,
-            )
-            .unwrap();
-            ix.prepare(false);
-            ix
-        };
+        let ix = index_of(&t, &[".", "shop"]);
         let count: Count = &|s: &str| s.len().div_ceil(4);
         let a = answer(
             &ix,
