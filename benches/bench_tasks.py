@@ -80,7 +80,7 @@ def in_process(root: Path, tasks: list[str]) -> dict:
 
     release_free_memory()  # as a serving process does after building
     rss1 = _rss_mib(os.getpid())
-    files, index_bytes = index.file_count, index.heap_bytes
+    files, index_bytes, parts = index.file_count, index.heap_bytes, index.heap_parts
     first = time.perf_counter()
     index.query(tasks[0], 8000, [], [], 10, "bytes4")  # git's history and the notes are read here
     first = time.perf_counter() - first
@@ -112,6 +112,7 @@ def in_process(root: Path, tasks: list[str]) -> dict:
     return {"files": files, "build_s": build, "first_query_s": first,
             "rss_growth_bytes_per_file": (rss1 - rss0) * 2**20 / max(files, 1),
             "heap_bytes_per_file": index_bytes / max(files, 1),
+            "heap_bytes_per_file_by_part": {what: n / max(files, 1) for what, n in parts},
             "query": measure.percentiles(samples), "query_cpu": measure.percentiles(cpu),
             "query_cpu_by_task_length": by_length,
             "save_s": save, "saved_bytes_per_file": len(saved) / max(files, 1), "load_s": load}
@@ -270,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{ip['files']:,} files indexed in {ip['build_s']:.2f} s; {ip['rss_growth_bytes_per_file']:.0f} bytes/file of RSS "
           f"({ip['heap_bytes_per_file']:.0f} by the index's own count); in process {ms(ip['query'])}, "
           f"CPU p50 {ip['query_cpu']['p50'] * 1000:.1f} ms")
+    print("bytes per file by part: " + ", ".join(f"{what} {n:.0f}" for what, n in ip["heap_bytes_per_file_by_part"].items()))
     print("CPU p50 by the task's length: " + ", ".join(
         f"{n:,} chars {s * 1000:.1f} ms" for n, s in ip["query_cpu_by_task_length"].items()))
     print(f"MCP: task_context {ms(m['task_context'])} beside the no-op {ms(m['noop'])}; first call {m['first_call_s']:.2f} s; "

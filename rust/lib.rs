@@ -794,6 +794,12 @@ mod bindings {
         fn heap_bytes(&self) -> usize {
             self.inner.lock().unwrap().heap_bytes()
         }
+
+        /// `heap_bytes` by structure: (what, bytes) pairs.
+        #[getter]
+        fn heap_parts(&self) -> Vec<(&'static str, usize)> {
+            self.inner.lock().unwrap().heap_parts()
+        }
     }
 
     #[pymethods]

@@ -602,6 +602,9 @@ class TaskIndex:
     @property
     def heap_bytes(self) -> int:
         """The index's own count of the bytes it holds."""
+    @property
+    def heap_parts(self) -> list[tuple[str, int]]:
+        """`heap_bytes` by structure: (what, bytes) pairs."""
     def save(self) -> bytes:
         """What the index keeps of each file, for a later `TaskIndex(saved=…)`; `changed` is 0 after."""
     @property

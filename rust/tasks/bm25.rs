@@ -20,24 +20,81 @@ pub fn tf_weight(tf: f32, len: f32, avg: f32) -> f32 {
     tf * (K1 + 1.0) / (tf + K1 * norm)
 }
 
-/// Packed to 6 bytes (8 with the padding of a u32 beside a u16): postings are most of what the
-/// index holds, one per distinct term of every file. Fields are read by value only.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C, packed(2))]
-pub struct Posting {
-    pub doc: u32,
-    pub tf: u16,
-}
-
-/// Terms to documents. Documents are numbered by the caller; each posting list stays sorted
-/// by document, so one document goes in or out with a binary search per term.
+/// Terms to documents and back, packed: each term's posting list is one byte buffer of
+/// (gap from the document before, count) varints, sorted by document, and each document's
+/// (gap from the term before, count) varints are kept too (the forward index: to take the
+/// document out again, and to read one count without walking a posting list). A posting
+/// takes 2 to 4 bytes rather than the 6 of a (u32, u16), and a file's term 2 to 3 rather than
+/// a u32 beside it. Documents are numbered by the caller: one numbered past every other in
+/// a list is appended to it (a build), any other goes in or out by decoding the list up to
+/// its place (an edit).
 #[derive(Default)]
 pub struct Inverted {
     vocab: HashMap<Box<str>, u32>,
-    postings: Vec<Vec<Posting>>,
+    lists: Vec<List>,
+    forward: Vec<Box<[u8]>>,
     lens: Vec<u32>,
     pub docs: u32,
     total_len: u64,
+}
+
+/// One term's posting list.
+#[derive(Default)]
+struct List {
+    bytes: Vec<u8>,
+    df: u32,
+    /// The last document of the list (when `df` > 0), so a build appends without decoding.
+    last: u32,
+}
+
+fn put(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// The varint at `*at` of bytes this module wrote; `*at` moves past it.
+fn get(b: &[u8], at: &mut usize) -> u32 {
+    let (mut v, mut shift) = (0u32, 0);
+    loop {
+        let x = b[*at];
+        *at += 1;
+        v |= ((x & 0x7f) as u32) << shift;
+        if x < 0x80 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+/// (gap, count) pairs as (key, count), keys rising: a posting list or a document's terms.
+fn pairs(b: &[u8]) -> impl Iterator<Item = (u32, u32)> + '_ {
+    let (mut at, mut key) = (0, 0u32);
+    std::iter::from_fn(move || {
+        if at >= b.len() {
+            return None;
+        }
+        key += get(b, &mut at);
+        Some((key, get(b, &mut at)))
+    })
+}
+
+/// Where a posting list reaches `doc`: (the offset of the first posting at or after it, the
+/// document before that posting, that posting's document if any).
+fn seek(b: &[u8], doc: u32) -> (usize, u32, Option<u32>) {
+    let (mut at, mut prev) = (0, 0u32);
+    while at < b.len() {
+        let mut next = at;
+        let d = prev + get(b, &mut next);
+        if d >= doc {
+            return (at, prev, Some(d));
+        }
+        get(b, &mut next);
+        (at, prev) = (next, d);
+    }
+    (at, prev, None)
 }
 
 impl Inverted {
@@ -51,15 +108,14 @@ impl Inverted {
         if let Some(&id) = self.vocab.get(term) {
             return id;
         }
-        let id = self.postings.len() as u32;
+        let id = self.lists.len() as u32;
         self.vocab.insert(term.into(), id);
-        self.postings.push(Vec::new());
+        self.lists.push(List::default());
         id
     }
 
-    /// Put document `doc` in with its (term, count) pairs and length; returns the term ids
-    /// (kept by the caller to take it out again).
-    pub fn add(&mut self, doc: u32, counts: &[(String, u32)], len: u32) -> Vec<u32> {
+    /// Put document `doc` (not held) in with its (term, count) pairs and length.
+    pub fn add(&mut self, doc: u32, counts: &[(String, u32)], len: u32) {
         let ids: Vec<(u32, u32)> = counts
             .iter()
             .map(|(term, tf)| (self.intern(term), *tf))
@@ -67,45 +123,77 @@ impl Inverted {
         self.add_ids(doc, &ids, len)
     }
 
-    /// `add` with the terms already interned: (term id, count) pairs.
-    pub fn add_ids(&mut self, doc: u32, counts: &[(u32, u32)], len: u32) -> Vec<u32> {
-        let mut ids = Vec::with_capacity(counts.len());
-        for &(id, tf) in counts {
-            let list = &mut self.postings[id as usize];
-            let p = Posting {
-                doc,
-                tf: tf.min(u16::MAX as u32) as u16,
-            };
-            match list.last() {
-                Some(last) if last.doc >= doc => {
-                    let at = list.partition_point(|q| q.doc < doc);
-                    if list.get(at).is_some_and(|q| q.doc == doc) {
-                        list[at] = p;
-                    } else {
-                        list.insert(at, p);
-                    }
-                }
-                _ => list.push(p),
+    /// `add` with the terms already interned: (term id, count) pairs, each term once.
+    pub fn add_ids(&mut self, doc: u32, counts: &[(u32, u32)], len: u32) {
+        let mut sorted: Vec<(u32, u32)> = counts
+            .iter()
+            .map(|&(id, tf)| (id, tf.min(u16::MAX as u32)))
+            .collect();
+        sorted.sort_unstable();
+        let mut fwd = Vec::with_capacity(sorted.len() * 3);
+        let mut prev = 0;
+        for &(id, tf) in &sorted {
+            put(&mut fwd, id - prev);
+            put(&mut fwd, tf);
+            prev = id;
+            let list = &mut self.lists[id as usize];
+            if list.df == 0 || doc > list.last {
+                put(
+                    &mut list.bytes,
+                    doc - if list.df == 0 { 0 } else { list.last },
+                );
+                put(&mut list.bytes, tf);
+                list.last = doc;
+            } else {
+                // Before the posting of `next`: its gap is now from `doc`.
+                let (at, before, next) = seek(&list.bytes, doc);
+                let next = next.expect("a document below the last has a posting after it");
+                let mut end = at;
+                get(&list.bytes, &mut end);
+                let mut new = Vec::with_capacity(12);
+                put(&mut new, doc - before);
+                put(&mut new, tf);
+                put(&mut new, next - doc);
+                list.bytes.splice(at..end, new);
             }
-            ids.push(id);
+            list.df += 1;
         }
         if self.lens.len() <= doc as usize {
             self.lens.resize(doc as usize + 1, 0);
+            self.forward.resize_with(doc as usize + 1, Default::default);
         }
         self.lens[doc as usize] = len;
+        self.forward[doc as usize] = fwd.into_boxed_slice();
         self.docs += 1;
         self.total_len += len as u64;
-        ids
     }
 
-    /// Take document `doc` out, given the term ids `add` returned for it.
-    pub fn remove(&mut self, doc: u32, ids: &[u32]) {
-        for &id in ids {
-            let list = &mut self.postings[id as usize];
-            let at = list.partition_point(|q| q.doc < doc);
-            if list.get(at).is_some_and(|q| q.doc == doc) {
-                list.remove(at);
+    /// Take document `doc` out.
+    pub fn remove(&mut self, doc: u32) {
+        let Some(fwd) = self.forward.get_mut(doc as usize).map(std::mem::take) else {
+            return;
+        };
+        for (id, _) in pairs(&fwd) {
+            let list = &mut self.lists[id as usize];
+            let (at, before, found) = seek(&list.bytes, doc);
+            if found != Some(doc) {
+                continue;
             }
+            let mut end = at;
+            get(&list.bytes, &mut end);
+            get(&list.bytes, &mut end);
+            if end == list.bytes.len() {
+                list.bytes.truncate(at);
+                list.last = before;
+            } else {
+                // The next posting's gap is now from `before`.
+                let mut after = end;
+                let gap = get(&list.bytes, &mut after);
+                let mut new = Vec::with_capacity(5);
+                put(&mut new, doc - before + gap);
+                list.bytes.splice(at..after, new);
+            }
+            list.df -= 1;
         }
         if let Some(len) = self.lens.get_mut(doc as usize) {
             self.total_len -= *len as u64;
@@ -116,11 +204,16 @@ impl Inverted {
 
     /// Every term by its id (the index of the vector).
     pub fn term_names(&self) -> Vec<&str> {
-        let mut out = vec![""; self.postings.len()];
+        let mut out = vec![""; self.lists.len()];
         for (t, &id) in &self.vocab {
             out[id as usize] = t;
         }
         out
+    }
+
+    /// The (term id, count) pairs of `doc`, ids rising (none for a number not in use).
+    pub fn terms_of(&self, doc: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        pairs(self.forward.get(doc as usize).map_or(&[][..], |f| &f[..]))
     }
 
     /// The number of terms counted in `doc` (0 for a number not in use).
@@ -129,7 +222,7 @@ impl Inverted {
     }
 
     pub fn df(&self, id: u32) -> u32 {
-        self.postings[id as usize].len() as u32
+        self.lists[id as usize].df
     }
 
     pub fn idf(&self, id: u32) -> f32 {
@@ -146,11 +239,15 @@ impl Inverted {
 
     /// How often term `id` occurs in `doc`.
     pub fn tf(&self, id: u32, doc: u32) -> u32 {
-        let list = &self.postings[id as usize];
-        let at = list.partition_point(|q| q.doc < doc);
-        list.get(at)
-            .filter(|q| q.doc == doc)
-            .map_or(0, |q| q.tf as u32)
+        self.terms_of(doc)
+            .take_while(|&(t, _)| t <= id)
+            .find(|&(t, _)| t == id)
+            .map_or(0, |(_, n)| n)
+    }
+
+    /// The (document, count) postings of term `id`, documents rising.
+    pub fn postings(&self, id: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        pairs(&self.lists[id as usize].bytes)
     }
 
     /// BM25 of every document for the query terms (id, weight of the term in the query):
@@ -160,9 +257,9 @@ impl Inverted {
         let avg = self.avg_len();
         for &(id, qw) in query {
             let idf = self.idf(id) * qw;
-            for p in &self.postings[id as usize] {
-                let len = self.lens[p.doc as usize] as f32;
-                out[p.doc as usize] += idf * tf_weight(p.tf as f32, len, avg);
+            for (doc, tf) in self.postings(id) {
+                let len = self.lens[doc as usize] as f32;
+                out[doc as usize] += idf * tf_weight(tf as f32, len, avg);
             }
         }
         out
@@ -170,21 +267,34 @@ impl Inverted {
 
     /// Give back the spare capacity of the posting lists (after a bulk build).
     pub fn shrink(&mut self) {
-        for l in &mut self.postings {
-            l.shrink_to_fit();
+        for l in &mut self.lists {
+            l.bytes.shrink_to_fit();
         }
+        self.lists.shrink_to_fit();
+        self.forward.shrink_to_fit();
         self.lens.shrink_to_fit();
     }
 
     /// Bytes held, roughly: the postings, the vocabulary and the lengths.
     pub fn heap_bytes(&self) -> usize {
-        let postings: usize = self
-            .postings
-            .iter()
-            .map(|l| l.capacity() * std::mem::size_of::<Posting>() + 24)
-            .sum();
+        self.heap_parts().iter().map(|(_, n)| n).sum()
+    }
+
+    /// `heap_bytes` by part: the posting lists, the forward index, the term dictionary, the
+    /// documents' lengths.
+    pub fn heap_parts(&self) -> [(&'static str, usize); 4] {
+        let postings: usize = self.lists.capacity() * std::mem::size_of::<List>()
+            + self.lists.iter().map(|l| l.bytes.capacity()).sum::<usize>();
+        let forward: usize = self.forward.capacity() * std::mem::size_of::<Box<[u8]>>()
+            + self.forward.iter().map(|f| f.len()).sum::<usize>();
+        // A key's bytes, its box, its id, hashbrown's control byte and slack.
         let vocab: usize = self.vocab.keys().map(|k| k.len() + 16 + 4 + 8).sum();
-        postings + vocab + self.lens.capacity() * 4
+        [
+            ("postings", postings),
+            ("forward index (each file's terms)", forward),
+            ("term dictionary", vocab),
+            ("document lengths", self.lens.capacity() * 4),
+        ]
     }
 }
 
@@ -204,11 +314,6 @@ pub fn counts(terms: impl IntoIterator<Item = String>) -> (Vec<(String, u32)>, u
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_posting_takes_six_bytes() {
-        assert_eq!(std::mem::size_of::<Posting>(), 6);
-    }
 
     fn doc(words: &str) -> (Vec<(String, u32)>, u32) {
         counts(words.split_whitespace().map(String::from))
@@ -259,11 +364,11 @@ mod tests {
         let mut ix = Inverted::default();
         let (a, la) = doc("alpha beta");
         let (b, lb) = doc("beta gamma");
-        let ids_a = ix.add(0, &a, la);
+        ix.add(0, &a, la);
         ix.add(1, &b, lb);
         let beta = ix.id("beta").unwrap();
         assert_eq!(ix.df(beta), 2);
-        ix.remove(0, &ids_a);
+        ix.remove(0);
         assert_eq!((ix.df(beta), ix.docs, ix.avg_len()), (1, 1, 2.0));
         let (a2, la2) = doc("alpha alpha delta");
         ix.add(0, &a2, la2);
@@ -272,13 +377,68 @@ mod tests {
         // Lists stay sorted when a lower number comes back after a higher one.
         let delta = ix.id("delta").unwrap();
         let (b2, lb2) = doc("delta");
+        ix.remove(1);
         ix.add(1, &b2, lb2);
-        assert_eq!(
-            ix.postings[delta as usize]
-                .iter()
-                .map(|p| p.doc)
-                .collect::<Vec<_>>(),
-            [0, 1]
-        );
+        assert_eq!(ix.postings(delta).collect::<Vec<_>>(), [(0, 1), (1, 1)]);
+    }
+
+    /// Documents go in and out in a random order, numbers reused, large and small gaps and
+    /// counts (a count past u16 is held as u16::MAX): the packed lists always say what a plain
+    /// map of the same documents says.
+    #[test]
+    fn packed_lists_follow_any_order_of_adds_and_removes() {
+        use std::collections::BTreeMap;
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut ix = Inverted::default();
+        let mut model: BTreeMap<u32, Vec<(u32, u32)>> = BTreeMap::new();
+        let terms: Vec<u32> = (0..40).map(|t| ix.intern(&format!("t{t}"))).collect();
+        for step in 0..3000 {
+            let doc = match next(4) {
+                0 => next(50),
+                1 => 100 + next(50),
+                2 => 20_000 + next(50),
+                _ => 3_000_000 + next(5),
+            } as u32;
+            if model.remove(&doc).is_some() {
+                ix.remove(doc);
+            } else {
+                let mut counts: Vec<(u32, u32)> = terms
+                    .iter()
+                    .filter_map(|&t| (next(4) == 0).then_some(t))
+                    .collect::<Vec<u32>>()
+                    .into_iter()
+                    .map(|t| (t, [1, 2, 200, 70_000][next(4) as usize]))
+                    .collect();
+                counts.reverse(); // any order in
+                ix.add_ids(doc, &counts, counts.len() as u32);
+                counts.sort_unstable();
+                model.insert(doc, counts);
+            }
+            if step % 50 != 0 {
+                continue;
+            }
+            assert_eq!(ix.docs as usize, model.len());
+            for &t in &terms {
+                let want: Vec<(u32, u32)> = model
+                    .iter()
+                    .filter_map(|(&d, c)| c.iter().find(|x| x.0 == t).map(|x| (d, x.1.min(65_535))))
+                    .collect();
+                assert_eq!(ix.postings(t).collect::<Vec<_>>(), want, "term {t}");
+                assert_eq!(ix.df(t) as usize, want.len());
+            }
+            for (&d, c) in &model {
+                let want: Vec<(u32, u32)> = c.iter().map(|&(t, n)| (t, n.min(65_535))).collect();
+                assert_eq!(ix.terms_of(d).collect::<Vec<_>>(), want);
+                for &(t, n) in &want {
+                    assert_eq!(ix.tf(t, d), n);
+                }
+            }
+        }
     }
 }

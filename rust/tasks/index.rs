@@ -36,9 +36,8 @@ pub struct File {
     /// Code and not a test (files::is_code_not_test).
     pub code: bool,
     key: StatKey,
-    terms: Vec<u32>,
     /// The names it defines, by their numbers in `Index::def_ids`.
-    defs: Vec<u32>,
+    defs: Box<[u32]>,
     pub imports: Vec<Import>,
     /// The files its imports resolve to.
     pub out: Vec<u32>,
@@ -79,8 +78,6 @@ pub struct Index {
     recency_stale: bool,
     /// The regions of the files questions ranked high, and their words (tasks/cuts.rs).
     cuts: Cuts,
-    /// Saved facts for the first `update` (tasks/store.rs), dropped by it.
-    seed: Option<Saved>,
     /// Files the build put in from saved facts rather than by reading them.
     pub loaded: usize,
     /// Why saved bytes given to the build were not used, if they were not.
@@ -96,9 +93,9 @@ pub struct Index {
 }
 
 /// Where a file's facts come from: read now, or saved by an earlier process.
-enum Got<'s> {
+enum Got {
     Read(Facts),
-    Saved(&'s SavedFile),
+    Saved(SavedFile),
 }
 
 use crate::tree::os::now_ns;
@@ -166,15 +163,14 @@ impl Index {
             recency: Vec::new(),
             recency_stale: true,
             cuts: Cuts::default(),
-            seed,
             loaded: 0,
             refused,
             racy: HashSet::new(),
             changed: 0,
         };
         Root::open(root)?; // the root must be readable
-        let saved = ix.seed.as_ref().map_or(0, |s| s.files.len());
-        ix.update(dirs, Some(dirs));
+        let saved = seed.as_ref().map_or(0, |s| s.files.len());
+        ix.update_from(dirs, Some(dirs), seed.as_ref());
         // Files read (new or changed since) and files saved that were not used (changed or gone).
         ix.changed = (ix.file_count() - ix.loaded) + (saved - ix.loaded);
         Ok(ix)
@@ -184,6 +180,11 @@ impl Index {
     /// the files whose stat key changed; with `all` (every directory of the table now),
     /// also drop the directories that are gone and index the ones that are new.
     pub fn update(&mut self, changed: &[String], all: Option<&[String]>) {
+        self.update_from(changed, all, None)
+    }
+
+    /// `update`, taking the files whose stat key is the one saved from `seed`.
+    fn update_from(&mut self, changed: &[String], all: Option<&[String]>, seed: Option<&Saved>) {
         let Ok(confined) = Root::open(&self.root) else {
             return;
         };
@@ -213,8 +214,7 @@ impl Index {
         dirs.sort_unstable();
         dirs.dedup();
         let root = self.root.clone();
-        let seed = self.seed.take();
-        let mut memo = seed.as_ref().map_or((Vec::new(), Vec::new()), |s| {
+        let mut memo = seed.map_or((Vec::new(), Vec::new()), |s| {
             (vec![u32::MAX; s.terms.len()], vec![u32::MAX; s.names.len()])
         });
         let listed_at = now_ns();
@@ -248,11 +248,8 @@ impl Index {
         let bulk = to_read.len() > CHUNK;
         for chunk in to_read.chunks(CHUNK) {
             let (prefix, finder) = (&self.opts.prefix, &self.finder);
-            let saved = |p: &String, k: &StatKey| {
-                seed.as_ref()
-                    .and_then(|s| s.files.get(p))
-                    .filter(|f| f.key == *k)
-            };
+            let saved =
+                |p: &String, k: &StatKey| seed.and_then(|s| s.get(p)).filter(|f| f.key == *k);
             let read: Vec<(&String, StatKey, Option<Got>)> = chunk
                 .par_iter()
                 .map(|(p, k)| match saved(p, k) {
@@ -283,7 +280,7 @@ impl Index {
                         p.clone(),
                         k,
                         f,
-                        seed.as_ref().expect("saved facts"),
+                        seed.expect("saved facts"),
                         &mut memo,
                         had.is_none(),
                     ),
@@ -342,7 +339,7 @@ impl Index {
         &mut self,
         path: String,
         key: StatKey,
-        f: &SavedFile,
+        f: SavedFile,
         seed: &Saved,
         memo: &mut (Vec<u32>, Vec<u32>),
         reshaped: bool,
@@ -353,7 +350,7 @@ impl Index {
             .map(|&(t, n)| {
                 let m = &mut memo.0[t as usize];
                 if *m == u32::MAX {
-                    *m = self.lex.intern(&seed.terms[t as usize]);
+                    *m = self.lex.intern(seed.terms[t as usize]);
                 }
                 (*m, n)
             })
@@ -364,7 +361,7 @@ impl Index {
             .map(|&d| {
                 let m = &mut memo.1[d as usize];
                 if *m == u32::MAX {
-                    *m = self.def_number(&seed.names[d as usize]);
+                    *m = self.def_number(seed.names[d as usize]);
                 }
                 *m
             })
@@ -376,8 +373,8 @@ impl Index {
             &terms,
             f.len,
             defs,
-            f.imports.clone(),
-            f.annotations.clone(),
+            f.imports,
+            f.annotations,
             reshaped,
         )
     }
@@ -415,7 +412,7 @@ impl Index {
                 self.files.len() as u32 - 1
             }
         };
-        let terms = self.lex.add_ids(id, counts, len);
+        self.lex.add_ids(id, counts, len);
         for &n in &def_numbers {
             let e = &mut self.defined[n as usize];
             e.count += 1;
@@ -447,8 +444,7 @@ impl Index {
             code: files::is_code_not_test(&path),
             path,
             key,
-            terms,
-            defs: def_numbers,
+            defs: def_numbers.into_boxed_slice(),
             imports,
             out: Vec::new(),
             annotations,
@@ -465,7 +461,7 @@ impl Index {
             return;
         };
         self.changed += reshaped as usize;
-        self.lex.remove(id, &f.terms);
+        self.lex.remove(id);
         for &d in &f.defs {
             let e = &mut self.defined[d as usize];
             e.count -= 1;
@@ -583,7 +579,7 @@ impl Index {
         }
         let wanted: HashSet<u32> = names.into_iter().collect();
         for (id, f) in self.files.iter().enumerate() {
-            for &d in f.iter().flat_map(|f| &f.defs) {
+            for &d in f.iter().flat_map(|f| f.defs.iter()) {
                 if wanted.contains(&d) {
                     self.defined[d as usize].files.push(id as u32);
                 }
@@ -691,9 +687,9 @@ impl Index {
                     };
                     ts.clear();
                     ts.extend(
-                        f.terms
-                            .iter()
-                            .map(|&t| (term_at[t as usize], self.lex.tf(t, doc))),
+                        self.lex
+                            .terms_of(doc)
+                            .map(|(t, n)| (term_at[t as usize], n)),
                     );
                     ts.sort_unstable();
                     ds.clear();
@@ -731,38 +727,92 @@ impl Index {
 
     /// Bytes held by the index, roughly (its own accounting; the process's RSS says more).
     pub fn heap_bytes(&self) -> usize {
-        let files: usize = self
-            .files
-            .iter()
-            .flatten()
-            .map(|f| {
-                std::mem::size_of::<File>()
-                    + f.path.len() * 3 // the path, and its copies as keys of by_path and by_dir
-                    + f.terms.capacity() * 4
-                    + f.defs.capacity() * 4
-                    + f.imports.len() * 48
-                    + f.out.capacity() * 4
-                    + f.annotations.len() * 24
-            })
-            .sum();
-        let defs: usize = self.def_ids.keys().map(|k| k.len() + 28).sum::<usize>()
-            + self
-                .defined
-                .iter()
-                .map(|d| 40 + d.files.capacity() * 4)
-                .sum::<usize>();
-        files
-            + defs
-            + self.cuts.heap_bytes()
-            + self.lex.heap_bytes()
-            + self.modules.heap_bytes()
-            + self.written.heap_bytes()
-            + self.history.heap_bytes()
-            + self
-                .reverse
-                .iter()
-                .map(|r| r.capacity() * 4 + 24)
-                .sum::<usize>()
+        self.heap_parts().iter().map(|(_, n)| n).sum()
+    }
+
+    /// `heap_bytes` by structure (benches/README.md's table of where the bytes go). A hash
+    /// table's entry counts its key's bytes and box, its value, a control byte and slack.
+    pub fn heap_parts(&self) -> Vec<(&'static str, usize)> {
+        let live = || self.files.iter().flatten();
+        let import = |i: &Import| {
+            std::mem::size_of::<Import>()
+                + match i {
+                    Import::Python(_, s) | Import::Js(s) | Import::Go(s) => s.capacity(),
+                    Import::Rust(v) => v.iter().map(|s| s.capacity() + 24).sum(),
+                }
+        };
+        let vecs = |v: &[Vec<u32>]| v.iter().map(|l| l.capacity() * 4 + 24).sum::<usize>();
+        let mut parts = vec![
+            (
+                "file records",
+                self.files.capacity() * std::mem::size_of::<Option<File>>()
+                    + self.free.capacity() * 4,
+            ),
+            (
+                "paths (the record's and by_path's)",
+                live().map(|f| f.path.capacity() * 2 + 24 + 4 + 8).sum(),
+            ),
+            (
+                "directories",
+                self.by_dir
+                    .iter()
+                    .map(|(d, v)| d.capacity() + 24 + 24 + v.capacity() * 4 + 8)
+                    .sum::<usize>()
+                    + self
+                        .dirs
+                        .iter()
+                        .map(|d| d.capacity() + 24 + 8)
+                        .sum::<usize>(),
+            ),
+        ];
+        parts.extend(self.lex.heap_parts());
+        parts.extend([
+            (
+                "names defined",
+                live().map(|f| f.defs.len() * 4).sum::<usize>()
+                    + self
+                        .def_ids
+                        .keys()
+                        .map(|k| k.len() + 16 + 4 + 8)
+                        .sum::<usize>()
+                    + self
+                        .defined
+                        .iter()
+                        .map(|d| std::mem::size_of::<Defined>() + d.files.capacity() * 4)
+                        .sum::<usize>(),
+            ),
+            (
+                "imports as written",
+                live()
+                    .map(|f| f.imports.iter().map(import).sum::<usize>())
+                    .sum(),
+            ),
+            (
+                "import graph (resolved, reverse, modules)",
+                live().map(|f| f.out.capacity() * 4).sum::<usize>()
+                    + vecs(&self.reverse)
+                    + self.modules.heap_bytes(),
+            ),
+            (
+                "annotations",
+                live()
+                    .flat_map(|f| &f.annotations)
+                    .map(|(_, t)| 8 + 16 + t.len())
+                    .sum::<usize>()
+                    + self
+                        .annotated
+                        .iter()
+                        .map(|(k, v)| k.len() + 16 + 24 + v.capacity() * 8 + 8)
+                        .sum::<usize>(),
+            ),
+            ("written context", self.written.heap_bytes()),
+            (
+                "history",
+                self.history.heap_bytes() + self.recency.capacity() * 4,
+            ),
+            ("cut cache", self.cuts.heap_bytes()),
+        ]);
+        parts
     }
 }
 

@@ -51,13 +51,27 @@ pub const BUILD_ID: &str = env!("REPOCTX_BUILD_ID");
 /// An import's leading dots beyond this are no Python a file holds.
 const MAX_DOTS: u64 = 1 << 20;
 
-/// What a saved index holds, decoded and checked.
+/// A saved index, checked whole: its tables, and where each file's facts start in the bytes.
+/// A file's facts are decoded again when they are used (`get`), so a load never holds every
+/// file's facts decoded beside the index made from them (the peak of a cold call).
 #[derive(Debug, Default)]
-pub struct Saved {
+pub struct Saved<'b> {
     /// Terms and defined names by id, each table in byte order.
-    pub terms: Vec<Box<str>>,
-    pub names: Vec<Box<str>>,
-    pub files: HashMap<String, SavedFile>,
+    pub terms: Vec<&'b str>,
+    pub names: Vec<&'b str>,
+    /// Each path, and the offset in `bytes` of what follows it.
+    pub files: HashMap<&'b str, usize>,
+    bytes: &'b [u8],
+}
+
+impl Saved<'_> {
+    /// The facts saved for `path`. The bytes were checked by `decode`, so this decodes them
+    /// as it did; an Err (none can come) is as no facts.
+    pub fn get(&self, path: &str) -> Option<SavedFile> {
+        let at = *self.files.get(path)?;
+        let mut r = Reader { b: self.bytes, at };
+        r.facts(self.terms.len(), self.names.len()).ok()
+    }
 }
 
 /// One file's facts as saved: its terms and names by their ids in `Saved`'s tables.
@@ -287,15 +301,15 @@ impl<'a> Reader<'a> {
     }
 
     /// A table of strings in byte order, unique.
-    fn table(&mut self) -> Res<Vec<Box<str>>> {
+    fn table(&mut self) -> Res<Vec<&'a str>> {
         let n = self.count(1)?;
-        let mut out: Vec<Box<str>> = Vec::with_capacity(n);
+        let mut out: Vec<&'a str> = Vec::with_capacity(n);
         for _ in 0..n {
             let s = self.s()?;
-            if out.last().is_some_and(|p| **p >= *s) {
+            if out.last().is_some_and(|p| *p >= s) {
                 return Err(format!("a table out of order at byte {}", self.at));
             }
-            out.push(s.into());
+            out.push(s);
         }
         Ok(out)
     }
@@ -340,8 +354,8 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn file(&mut self, terms: usize, names: usize) -> Res<(String, SavedFile)> {
-        let path = self.s()?.to_string();
+    /// One file's facts, after its path.
+    fn facts(&mut self, terms: usize, names: usize) -> Res<SavedFile> {
         let (mtime, ctime, size, ino, dev, mode) = (
             self.i()?,
             self.i()?,
@@ -385,23 +399,20 @@ impl<'a> Reader<'a> {
         for _ in 0..n {
             annotations.push((self.u32()?, self.s()?.into()));
         }
-        Ok((
-            path,
-            SavedFile {
-                key,
-                len,
-                terms: ts,
-                defs,
-                imports,
-                annotations,
-            },
-        ))
+        Ok(SavedFile {
+            key,
+            len,
+            terms: ts,
+            defs,
+            imports,
+            annotations,
+        })
     }
 }
 
 /// Decode and check saved bytes for an index of `root` built with `opts`; Err says why they
 /// cannot be used (the caller then builds from scratch).
-pub fn decode(bytes: &[u8], root: &Path, opts: &Options) -> Result<Saved, String> {
+pub fn decode<'b>(bytes: &'b [u8], root: &Path, opts: &Options) -> Result<Saved<'b>, String> {
     if bytes.len() < 8 || checksum(&bytes[..bytes.len() - 8]) != bytes[bytes.len() - 8..] {
         return Err(if bytes.starts_with(MAGIC) {
             "damaged or cut short (its checksum is not its bytes')"
@@ -414,7 +425,7 @@ pub fn decode(bytes: &[u8], root: &Path, opts: &Options) -> Result<Saved, String
 }
 
 /// `decode` of the bytes before the checksum.
-fn parse(bytes: &[u8], root: &Path, opts: &Options) -> Result<Saved, String> {
+fn parse<'b>(bytes: &'b [u8], root: &Path, opts: &Options) -> Result<Saved<'b>, String> {
     let mut expect = Vec::new();
     header(&mut expect, root, opts);
     let mut r = Reader { b: bytes, at: 0 };
@@ -440,8 +451,10 @@ fn parse(bytes: &[u8], root: &Path, opts: &Options) -> Result<Saved, String> {
     let n = r.count(10)?;
     let mut files = HashMap::with_capacity(n);
     for _ in 0..n {
-        let (path, f) = r.file(terms.len(), names.len())?;
-        if files.insert(path, f).is_some() {
+        let path = r.s()?;
+        let at = r.at;
+        r.facts(terms.len(), names.len())?;
+        if files.insert(path, at).is_some() {
             return Err(format!("a path saved twice, before byte {}", r.at));
         }
     }
@@ -452,6 +465,7 @@ fn parse(bytes: &[u8], root: &Path, opts: &Options) -> Result<Saved, String> {
         terms,
         names,
         files,
+        bytes,
     })
 }
 
@@ -535,10 +549,11 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let s = decode(&sample(), Path::new("/r"), &opts()).unwrap();
+        let bytes = sample();
+        let s = decode(&bytes, Path::new("/r"), &opts()).unwrap();
         assert_eq!(s.terms.len(), 3);
-        assert_eq!(&*s.names[1], "save");
-        let a = &s.files["src/a.py"];
+        assert_eq!(s.names[1], "save");
+        let a = s.get("src/a.py").unwrap();
         assert_eq!(
             a.key,
             StatKey {
@@ -557,7 +572,7 @@ mod tests {
         assert_eq!(a.imports[0], Import::Python(2, "pkg.util".into()));
         assert_eq!(a.imports[2], Import::Rust(vec!["crate".into(), "a".into()]));
         assert_eq!(&*a.annotations[0].1, "SPEC-001");
-        assert!(s.files["b.rs"].terms.is_empty());
+        assert!(s.get("b.rs").unwrap().terms.is_empty());
     }
 
     #[test]
@@ -630,7 +645,7 @@ mod tests {
                 let mut v = b.to_vec();
                 v[i] ^= x;
                 if let Ok(s) = decode(&seal(&v), Path::new("/r"), &opts()) {
-                    for f in s.files.values() {
+                    for f in s.files.keys().map(|p| s.get(p).unwrap()) {
                         assert!(f.terms.iter().all(|t| (t.0 as usize) < s.terms.len()));
                         assert!(f.defs.iter().all(|&d| (d as usize) < s.names.len()));
                         assert!(f.terms.windows(2).all(|w| w[0].0 < w[1].0));

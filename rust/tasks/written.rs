@@ -60,7 +60,6 @@ pub struct Note {
 pub struct Written {
     ix: Inverted,
     notes: Vec<Option<Note>>,
-    terms_of: Vec<Vec<u32>>,
     free: Vec<u32>,
     scopes: HashMap<String, (StatKey, Vec<u32>)>,
     project: Option<(StatKey, Vec<u32>)>,
@@ -103,19 +102,17 @@ impl Written {
             Some(id) => id,
             None => {
                 self.notes.push(None);
-                self.terms_of.push(Vec::new());
                 self.notes.len() as u32 - 1
             }
         };
-        self.terms_of[id as usize] = self.ix.add(id, &c, len);
+        self.ix.add(id, &c, len);
         self.notes[id as usize] = Some(note);
         Some(id)
     }
 
     fn drop_all(&mut self, ids: &[u32]) {
         for &id in ids {
-            let terms = std::mem::take(&mut self.terms_of[id as usize]);
-            self.ix.remove(id, &terms);
+            self.ix.remove(id);
             self.notes[id as usize] = None;
             self.free.push(id);
         }
@@ -373,13 +370,7 @@ impl Written {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.ix.heap_bytes()
-            + self.notes.len() * 96
-            + self
-                .terms_of
-                .iter()
-                .map(|t| t.capacity() * 4 + 24)
-                .sum::<usize>()
+        self.ix.heap_bytes() + self.notes.len() * 96
     }
 }
 
