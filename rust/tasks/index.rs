@@ -37,11 +37,54 @@ pub struct File {
     pub code: bool,
     key: StatKey,
     /// The names it defines, by their numbers in `Index::def_ids`.
-    defs: Box<[u32]>,
-    pub imports: Vec<Import>,
+    defs: PackedIds,
+    pub imports: Box<[Import]>,
     /// The files its imports resolve to.
-    pub out: Vec<u32>,
-    pub annotations: Vec<(u32, Box<str>)>,
+    pub out: Box<[u32]>,
+    pub annotations: Box<[(u32, Box<str>)]>,
+}
+
+/// A set of numbers as a file keeps them (the names it defines): rising, each the varint of
+/// its gap from the one before, in one boxed buffer (1 or 2 bytes a name rather than 4).
+#[derive(Default)]
+struct PackedIds(Box<[u8]>);
+
+impl PackedIds {
+    fn new(mut ids: Vec<u32>) -> PackedIds {
+        ids.sort_unstable();
+        ids.dedup();
+        let mut out = Vec::with_capacity(ids.len() * 2);
+        let mut prev = 0u32;
+        for id in ids {
+            let mut gap = id - prev;
+            while gap >= 0x80 {
+                out.push(gap as u8 | 0x80);
+                gap >>= 7;
+            }
+            out.push(gap as u8);
+            prev = id;
+        }
+        PackedIds(out.into_boxed_slice())
+    }
+
+    /// The numbers, rising.
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut bytes = self.0.iter();
+        let mut prev = 0u32;
+        std::iter::from_fn(move || {
+            let (mut gap, mut shift) = (0u32, 0);
+            loop {
+                let b = *bytes.next()?;
+                gap |= ((b & 0x7f) as u32) << shift;
+                if b < 0x80 {
+                    break;
+                }
+                shift += 7;
+            }
+            prev += gap;
+            Some(prev)
+        })
+    }
 }
 
 pub struct Index {
@@ -444,10 +487,10 @@ impl Index {
             code: files::is_code_not_test(&path),
             path,
             key,
-            defs: def_numbers.into_boxed_slice(),
-            imports,
-            out: Vec::new(),
-            annotations,
+            defs: PackedIds::new(def_numbers),
+            imports: imports.into_boxed_slice(),
+            out: Box::default(),
+            annotations: annotations.into_boxed_slice(),
         });
         // A new module may answer imports of other files.
         self.resolve_all |= reshaped;
@@ -462,7 +505,7 @@ impl Index {
         };
         self.changed += reshaped as usize;
         self.lex.remove(id);
-        for &d in &f.defs {
+        for d in f.defs.iter() {
             let e = &mut self.defined[d as usize];
             e.count -= 1;
             e.files.retain(|&x| x != id);
@@ -526,7 +569,7 @@ impl Index {
             };
             for (id, out) in resolved {
                 if let Some(f) = self.files[id as usize].as_mut() {
-                    f.out = out;
+                    f.out = out.into_boxed_slice();
                 }
             }
             self.resolve_all = false;
@@ -536,7 +579,7 @@ impl Index {
         if self.reverse_stale {
             let mut rev = vec![Vec::new(); self.files.len()];
             for (id, f) in self.files.iter().enumerate() {
-                for &o in f.iter().flat_map(|f| &f.out) {
+                for &o in f.iter().flat_map(|f| f.out.iter()) {
                     rev[o as usize].push(id as u32);
                 }
             }
@@ -579,7 +622,7 @@ impl Index {
         }
         let wanted: HashSet<u32> = names.into_iter().collect();
         for (id, f) in self.files.iter().enumerate() {
-            for &d in f.iter().flat_map(|f| f.defs.iter()) {
+            for d in f.iter().flat_map(|f| f.defs.iter()) {
                 if wanted.contains(&d) {
                     self.defined[d as usize].files.push(id as u32);
                 }
@@ -604,7 +647,7 @@ impl Index {
             .files
             .get(id as usize)
             .and_then(|f| f.as_ref())
-            .map_or(Vec::new(), |f| f.out.clone());
+            .map_or(Vec::new(), |f| f.out.to_vec());
         let inc = self.reverse.get(id as usize).cloned().unwrap_or_default();
         (out, inc)
     }
@@ -693,7 +736,7 @@ impl Index {
                     );
                     ts.sort_unstable();
                     ds.clear();
-                    ds.extend(f.defs.iter().map(|&d| name_at[d as usize]));
+                    ds.extend(f.defs.iter().map(|d| name_at[d as usize]));
                     ds.sort_unstable();
                     let e = store::Entry {
                         path: &f.path,
@@ -769,7 +812,7 @@ impl Index {
         parts.extend([
             (
                 "names defined",
-                live().map(|f| f.defs.len() * 4).sum::<usize>()
+                live().map(|f| f.defs.0.len()).sum::<usize>()
                     + self
                         .def_ids
                         .keys()
@@ -789,7 +832,7 @@ impl Index {
             ),
             (
                 "import graph (resolved, reverse, modules)",
-                live().map(|f| f.out.capacity() * 4).sum::<usize>()
+                live().map(|f| f.out.len() * 4).sum::<usize>()
                     + vecs(&self.reverse)
                     + self.modules.heap_bytes(),
             ),
@@ -877,6 +920,18 @@ mod tests {
         ix.update(&[], Some(&[".".to_string(), "app".to_string()]));
         assert_eq!(ix.file_count(), 2);
         assert!(ix.heap_bytes() > 0);
+    }
+
+    #[test]
+    fn packed_ids_give_back_the_set_rising() {
+        let ids = vec![300_000, 0, 5, 127, 128, 5, u32::MAX, 16_384];
+        assert_eq!(
+            PackedIds::new(ids).iter().collect::<Vec<_>>(),
+            [0, 5, 127, 128, 16_384, 300_000, u32::MAX]
+        );
+        // Gaps under 128 take one byte each.
+        assert_eq!(PackedIds::new((0..100).collect()).0.len(), 100);
+        assert_eq!(PackedIds::new(Vec::new()).iter().count(), 0);
     }
 
     fn answer(ix: &mut Index, task: &str) -> crate::tasks::rank::Answer {
