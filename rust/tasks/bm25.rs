@@ -56,8 +56,15 @@ fn put(out: &mut Vec<u8>, mut v: u32) {
 }
 
 /// The varint at `*at` of bytes this module wrote; `*at` moves past it.
+#[inline(always)]
 fn get(b: &[u8], at: &mut usize) -> u32 {
-    let (mut v, mut shift) = (0u32, 0);
+    // Most gaps and counts take one byte: that path is the posting loop of every question.
+    let first = b[*at];
+    *at += 1;
+    if first < 0x80 {
+        return first as u32;
+    }
+    let (mut v, mut shift) = ((first & 0x7f) as u32, 7);
     loop {
         let x = b[*at];
         *at += 1;
