@@ -288,7 +288,9 @@ impl Index {
         }
         // In chunks: what is read of a chunk is in the index before the next is read, so a
         // first build never holds every file's words at once.
-        let bulk = to_read.len() > CHUNK;
+        // A first build, or many files at once, leaves the posting lists with the spare
+        // capacity of their growth (up to half of each list): it is given back after.
+        let bulk = to_read.len() > CHUNK || self.by_path.is_empty();
         for chunk in to_read.chunks(CHUNK) {
             let (prefix, finder) = (&self.opts.prefix, &self.finder);
             let saved =
