@@ -20,6 +20,7 @@ use super::files::{self, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
 use super::options::Options;
+use super::recent::Recent;
 use super::store::{self, Saved, SavedFile};
 use super::written::Written;
 use crate::artifacts::annotate;
@@ -79,6 +80,8 @@ pub struct Index {
     recency_stale: bool,
     /// The regions of the files questions ranked high, and their words (tasks/cuts.rs).
     cuts: Cuts,
+    /// Which lines of the top files changed lately, by HEAD (tasks/recent.rs; not saved).
+    pub recent: Recent,
     /// Saved facts for the first `update` (tasks/store.rs), dropped by it.
     seed: Option<Saved>,
     /// Files the build put in from saved facts rather than by reading them.
@@ -166,6 +169,7 @@ impl Index {
             recency: Vec::new(),
             recency_stale: true,
             cuts: Cuts::default(),
+            recent: Recent::default(),
             seed,
             loaded: 0,
             refused,
