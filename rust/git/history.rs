@@ -357,7 +357,7 @@ fn parse_commit(data: &[u8]) -> Option<Commit> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::testing::TempTree;
     use std::path::Path;
@@ -403,7 +403,9 @@ mod tests {
         commits
     }
 
-    fn git(root: &Path, args: &[&str], date: u32) {
+    /// Run git in `root` as a fixed author, at `date` seconds after a fixed time (git/recent.rs's
+    /// tests too).
+    pub(crate) fn git(root: &Path, args: &[&str], date: u32) {
         let date = format!("{} +0000", 1_700_000_000 + date);
         let ok = Command::new("git")
             .arg("-C")

@@ -99,25 +99,8 @@ fn blob_at(walk: &mut Walk, tree: ObjectId, path: &str) -> Option<ObjectId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::git::history::tests::git;
     use crate::testing::TempTree;
-    use std::path::Path;
-    use std::process::{Command, Stdio};
-
-    fn git(root: &Path, args: &[&str]) {
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@t")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@t")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(ok.success(), "git {args:?}");
-    }
 
     #[test]
     #[cfg_attr(windows, ignore = "runs git, which a wine prefix has no git.exe for")]
@@ -125,14 +108,15 @@ mod tests {
         let t = TempTree::with("gitrecent", &[("src/a.py", "v1\n"), ("b.py", "b\n")]);
         let root = t.path();
         assert!(earlier_texts(&Handle::new(root), &["src/a.py"], 3, 10).is_none());
-        git(root, &["init", "-q", "-b", "main"]);
-        git(root, &["add", "."]);
-        git(root, &["commit", "-qm", "one"]);
-        for v in ["v2\n", "v3\n"] {
+        git(root, &["init", "-q", "-b", "main"], 0);
+        git(root, &["add", "."], 0);
+        git(root, &["commit", "-qm", "one"], 1);
+        for (i, v) in ["v2\n", "v3\n"].into_iter().enumerate() {
+            let date = 2 * i as u32 + 2;
             t.write("src/a.py", v);
-            git(root, &["commit", "-qam", v]);
+            git(root, &["commit", "-qam", v], date);
             t.write("b.py", v); // a commit that leaves a.py as it was
-            git(root, &["commit", "-qam", "b"]);
+            git(root, &["commit", "-qam", "b"], date + 1);
         }
         let h = Handle::new(root);
         let got = earlier_texts(&h, &["src/a.py", "b.py", "gone.py", "src"], 5, 100).unwrap();

@@ -36,7 +36,7 @@ pub struct File {
     pub path: String,
     /// Code and not a test (files::is_code_not_test).
     pub code: bool,
-    key: StatKey,
+    pub key: StatKey,
     terms: Vec<u32>,
     /// The names it defines, by their numbers in `Index::def_ids`.
     defs: Vec<u32>,

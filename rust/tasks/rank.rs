@@ -815,16 +815,17 @@ fn bundle_of(
 
 /// The ages of the lines of the first `RECENT_FILES` of `top` (tasks/recent.rs), by rank.
 fn recent_ages(ix: &Index, top: &[u32], cuts: &[Option<Arc<Cut>>]) -> Vec<recent::Ages> {
-    let files: Vec<(usize, (u32, &str, &Arc<Cut>))> = top
+    let files: Vec<(usize, recent::File)> = top
         .iter()
         .zip(cuts)
         .take(RECENT_FILES)
         .enumerate()
         .filter_map(|(rank, (&id, cut))| {
-            Some((rank, (id, ix.file(id)?.path.as_str(), cut.as_ref()?)))
+            let f = ix.file(id)?;
+            Some((rank, (id, f.path.as_str(), f.key, cut.as_ref()?)))
         })
         .collect();
-    let asked: Vec<(u32, &str, &Arc<Cut>)> = files.iter().map(|f| f.1).collect();
+    let asked: Vec<recent::File> = files.iter().map(|f| f.1).collect();
     let got = ix.recent.ages(&ix.root, &ix.history.head, &asked);
     let mut ages: Vec<recent::Ages> = vec![Arc::from(Vec::new()); top.len().min(RECENT_FILES)];
     for ((rank, _), a) in files.iter().zip(got) {

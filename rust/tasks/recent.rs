@@ -7,14 +7,16 @@
 //! The comparison is by lines, after the common head and tail: a line of the middle is old
 //! when the earlier middle holds it as often (an unordered match: a moved line reads as old,
 //! a line repeated elsewhere may too; it tells which regions changed, not the exact diff).
-//! Kept per file by HEAD and by the cut (an edit is a new cut), at most `MAX_HELD` files.
+//! Kept per file by HEAD and by the file's stat key (an edit is read again), at most
+//! `MAX_HELD` files: not by the cut, which the cut cache drops and makes again.
 
 use super::cuts::Cut;
+use super::files::StatKey;
 use crate::git::recent::earlier_texts;
 use crate::git::view::Handle;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 /// The changes of a file looked back through: the last (the two before it, at a lower weight,
 /// made ruff's coverage@8k no better).
@@ -27,6 +29,9 @@ const MAX_HELD: usize = 256;
 /// Lines' ages, by line (line n at n - 1).
 pub type Ages = Arc<[u8]>;
 
+/// A file asked about: its number, its path, its stat key and its cut.
+pub type File<'a> = (u32, &'a str, StatKey, &'a Arc<Cut>);
+
 #[derive(Default)]
 pub struct Recent {
     state: Mutex<State>,
@@ -35,30 +40,29 @@ pub struct Recent {
 #[derive(Default)]
 struct State {
     view: Option<(PathBuf, Handle)>,
-    held: HashMap<u32, (String, Weak<Cut>, Ages)>,
+    held: HashMap<u32, (String, StatKey, Ages)>,
 }
 
 impl Recent {
     /// The ages of the lines of each of `files` (number, path, its cut) at `head` (empty when
     /// there is no history: no ages).
-    pub fn ages(&self, root: &Path, head: &str, files: &[(u32, &str, &Arc<Cut>)]) -> Vec<Ages> {
+    pub fn ages(&self, root: &Path, head: &str, files: &[File]) -> Vec<Ages> {
         let none: Ages = Arc::from(Vec::new());
         if head.is_empty() || files.is_empty() {
             return vec![none; files.len()];
         }
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let state = &mut *guard;
-        let kept = |held: &HashMap<u32, (String, Weak<Cut>, Ages)>,
-                    (id, _, cut): &(u32, &str, &Arc<Cut>)| {
+        let kept = |held: &HashMap<u32, (String, StatKey, Ages)>, (id, _, key, _): &File| {
             held.get(id)
-                .filter(|h| h.0 == head && h.1.upgrade().is_some_and(|c| Arc::ptr_eq(&c, cut)))
+                .filter(|h| h.0 == head && h.1 == *key)
                 .map(|h| h.2.clone())
         };
         let missing: Vec<usize> = (0..files.len())
             .filter(|&i| kept(&state.held, &files[i]).is_none())
             .collect();
         if !missing.is_empty() {
-            if !state.view.as_ref().is_some_and(|v| v.0 == root) {
+            if state.view.as_ref().is_none_or(|v| v.0 != root) {
                 state.view = Some((root.to_path_buf(), Handle::new(root)));
             }
             let handle = &state.view.as_ref().unwrap().1;
@@ -68,12 +72,10 @@ impl Recent {
                 state.held.clear();
             }
             for (j, &i) in missing.iter().enumerate() {
-                let (id, _, cut) = files[i];
+                let (id, _, key, cut) = files[i];
                 let earlier = texts.get(j).map_or(&[][..], Vec::as_slice);
                 let ages: Ages = line_ages(&cut.text, earlier).into();
-                state
-                    .held
-                    .insert(id, (head.to_string(), Arc::downgrade(cut), ages));
+                state.held.insert(id, (head.to_string(), key, ages));
             }
         }
         files
@@ -154,7 +156,11 @@ mod tests {
     fn moved_and_repeated_lines_are_matched_as_often_as_held() {
         let old: Vec<&[u8]> = vec![b"f", b"}", b"g", b"}"];
         let now: Vec<&[u8]> = vec![b"g", b"}", b"f", b"}", b"}"];
-        assert_eq!(changed(&now, &old), [4]);
+        assert_eq!(
+            changed(&now, &old),
+            [3],
+            "one brace more: the tail matched the last"
+        );
         assert_eq!(changed(&old, &old), Vec::<usize>::new());
     }
 }
