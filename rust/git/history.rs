@@ -34,11 +34,7 @@ pub fn changed_files(handle: &Handle, max_commits: usize) -> Option<(String, Vec
         || Box::new(DeltaBases::default()),
         |objs| {
             let head = objs.head()?;
-            let mut walk = Walk {
-                objs,
-                trees: HashMap::new(),
-                buf: Vec::new(),
-            };
+            let mut walk = Walk::new(objs);
             Some((head.to_string(), walk.log(head, max_commits)))
         },
     )
@@ -87,7 +83,7 @@ const MAX_DELTA_BASE_BYTES: usize = 32 << 20;
 /// Decoded pack entries by (pack, offset): the trees of consecutive commits are deltas of one
 /// another, so without it each is decoded from the start of its chain again.
 #[derive(Default)]
-struct DeltaBases {
+pub(super) struct DeltaBases {
     by_place: HashMap<(u32, u64), (gix::objs::Kind, Vec<u8>)>,
     bytes: usize,
 }
@@ -130,22 +126,31 @@ impl gix::odb::pack::cache::DecodeEntry for DeltaBases {
     }
 }
 
-struct Commit {
-    tree: ObjectId,
-    parents: Vec<ObjectId>,
+pub(super) struct Commit {
+    pub(super) tree: ObjectId,
+    pub(super) parents: Vec<ObjectId>,
     time: i64,
 }
 
 /// A tree's entries: (name, is a tree, kind and object), sorted by name.
-type Tree = Arc<[(Box<[u8]>, bool, EntryKind, ObjectId)]>;
+pub(super) type Tree = Arc<[(Box<[u8]>, bool, EntryKind, ObjectId)]>;
 
-struct Walk<'a, 'o> {
+/// Commits and trees read through the view's objects, trees kept by id (also git/recent.rs's).
+pub(super) struct Walk<'a, 'o> {
     objs: &'a Objects<'o>,
     trees: HashMap<ObjectId, Tree>,
     buf: Vec<u8>,
 }
 
-impl Walk<'_, '_> {
+impl<'a, 'o> Walk<'a, 'o> {
+    pub(super) fn new(objs: &'a Objects<'o>) -> Walk<'a, 'o> {
+        Walk {
+            objs,
+            trees: HashMap::new(),
+            buf: Vec::new(),
+        }
+    }
+
     fn log(&mut self, head: ObjectId, max_commits: usize) -> Vec<Vec<String>> {
         let mut out = Vec::new();
         let mut bytes = 0usize;
@@ -192,14 +197,14 @@ impl Walk<'_, '_> {
         out
     }
 
-    fn commit(&mut self, id: &ObjectId) -> Option<Commit> {
+    pub(super) fn commit(&mut self, id: &ObjectId) -> Option<Commit> {
         if self.objs.read(id, &mut self.buf)? != gix::objs::Kind::Commit {
             return None;
         }
         parse_commit(&self.buf)
     }
 
-    fn tree(&mut self, id: &ObjectId) -> Option<Tree> {
+    pub(super) fn tree(&mut self, id: &ObjectId) -> Option<Tree> {
         if let Some(t) = self.trees.get(id) {
             return Some(t.clone());
         }
@@ -228,7 +233,7 @@ impl Walk<'_, '_> {
     }
 
     /// The tree of the root asked about inside the commit's tree (None: not there).
-    fn at_prefix(&mut self, mut id: ObjectId) -> Option<Option<ObjectId>> {
+    pub(super) fn at_prefix(&mut self, mut id: ObjectId) -> Option<Option<ObjectId>> {
         let prefix = self.objs.prefix().to_vec();
         for name in prefix.split(|&c| c == b'/').filter(|n| !n.is_empty()) {
             let t = self.tree(&id)?;
@@ -352,7 +357,7 @@ fn parse_commit(data: &[u8]) -> Option<Commit> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::testing::TempTree;
     use std::path::Path;
@@ -398,7 +403,9 @@ mod tests {
         commits
     }
 
-    fn git(root: &Path, args: &[&str], date: u32) {
+    /// Run git in `root` as a fixed author, at `date` seconds after a fixed time (git/recent.rs's
+    /// tests too).
+    pub(crate) fn git(root: &Path, args: &[&str], date: u32) {
         let date = format!("{} +0000", 1_700_000_000 + date);
         let ok = Command::new("git")
             .arg("-C")

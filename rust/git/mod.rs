@@ -3,7 +3,8 @@
 //!
 //! Two readers: git's view of a tree (`view`, the `Handle` callers hold, over `status`, `repo`,
 //! `discover`, `index`, `objects`, `trees`, `files`, `ignores`, `paths`) and its history
-//! (`history`: the files each commit changed, read through the view's objects).
+//! (`history`: the files each commit changed, read through the view's objects; `recent`: the
+//! texts a file had before its last changes).
 //!
 //! The view tells which directories hold a file that is not what it was at a commit. The
 //! answers are those `git diff --name-only --no-renames <commit>` and `git ls-files --others
@@ -60,6 +61,7 @@ pub mod index;
 pub mod kind;
 pub mod objects;
 pub mod paths;
+pub mod recent;
 pub mod repo;
 pub mod status;
 pub mod trees;

@@ -1,5 +1,5 @@
 //! A repository's objects read with the view's checks (bounded size, loose objects regular
-//! files, never a blob): commits peeled to trees, trees kept by id, and `Objects` for other
+//! files, a blob only when asked for one by its bound): commits peeled to trees, trees kept by id, and `Objects` for other
 //! readers (git/history.rs).
 
 use crate::git::answer::{cannot, Answer, CannotTell};
@@ -41,6 +41,18 @@ impl Repo {
     /// Read one object into `buf` (a tree, commit or tag of bounded size, from a regular
     /// loose file or a pack), returning its kind.
     pub(super) fn object(&self, id: &ObjectId, buf: &mut Vec<u8>) -> Answer<gix::objs::Kind> {
+        self.object_if(id, buf, |kind, size| {
+            size <= MAX_OBJECT_BYTES && kind != gix::objs::Kind::Blob
+        })
+    }
+
+    /// Read one object into `buf` when its header's kind and size pass `accept`.
+    fn object_if(
+        &self,
+        id: &ObjectId,
+        buf: &mut Vec<u8>,
+        accept: impl Fn(gix::objs::Kind, u64) -> bool,
+    ) -> Answer<gix::objs::Kind> {
         let hex = id.to_string();
         let loose = self
             .repo
@@ -60,7 +72,7 @@ impl Repo {
             .try_header(id)
             .map_err(cannot)?
             .ok_or(CannotTell)?;
-        if header.size > MAX_OBJECT_BYTES || header.kind == gix::objs::Kind::Blob {
+        if !accept(header.kind, header.size) {
             return Err(CannotTell);
         }
         let data = self
@@ -154,7 +166,7 @@ impl Repo {
 }
 
 /// The objects of an opened repository, read with the view's checks (bounded size, loose
-/// objects regular files, never a blob).
+/// objects regular files, blobs only through `blob`).
 pub struct Objects<'a> {
     pub(super) repo: &'a Repo,
 }
@@ -169,6 +181,18 @@ impl Objects<'_> {
     /// Read a commit, tree or tag into `buf`; its kind, or None when it cannot be read.
     pub fn read(&self, id: &ObjectId, buf: &mut Vec<u8>) -> Option<gix::objs::Kind> {
         self.repo.object(id, buf).ok()
+    }
+
+    /// Read a blob of at most `max` bytes into `buf` (a file's text at a commit, for
+    /// git/recent.rs); None when it is not a blob, is larger, or cannot be read.
+    pub fn blob(&self, id: &ObjectId, buf: &mut Vec<u8>, max: u64) -> Option<()> {
+        let blob = gix::objs::Kind::Blob;
+        (self
+            .repo
+            .object_if(id, buf, |k, size| k == blob && size <= max)
+            .ok()?
+            == blob)
+            .then_some(())
     }
 
     /// The root asked about, relative to the worktree's top ("" or "a/b").

@@ -63,6 +63,20 @@ pub struct Scored<'a> {
     pub weight: f32,
     pub regions: &'a [(Region, f32)],
     pub refs: &'a [Vec<Box<str>>],
+    /// Each line's age (tasks/recent.rs; empty when not known).
+    pub ages: &'a [u8],
+}
+
+/// What a region holding a line the file's last change made adds, times its file's weight
+/// (tasks/recent.rs). On ruff's tuning half 0.3 took coverage@8k from 0.336 to 0.319 (and
+/// with the two changes before it, or times the region's own share, no better): a large file
+/// of an active history changed lately in many places the task is not about.
+pub const W_RECENT: f32 = 0.1;
+
+/// Whether a line of `start..=end` changed lately.
+fn changed_lately(ages: &[u8], start: u32, end: u32) -> bool {
+    ages.get(start.saturating_sub(1) as usize..(end as usize).min(ages.len()))
+        .is_some_and(|lines| lines.iter().any(|&a| a > 0))
 }
 
 fn defines(r: &Region) -> Option<&str> {
@@ -134,7 +148,8 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
                 start: r.start,
                 end: r.end,
                 score: f.weight * (REGION_FLOOR + (1.0 - REGION_FLOOR) * rel[i])
-                    + W_LINK * called.max(calls),
+                    + W_LINK * called.max(calls)
+                    + W_RECENT * f.weight * changed_lately(f.ages, r.start, r.end) as u8 as f32,
             });
         }
     }
@@ -184,6 +199,7 @@ mod tests {
             weight: 1.0,
             regions: &regions,
             refs: &refs,
+            ages: &[],
         }];
         let on = offers(&files, true);
         let off = offers(&files, false);
@@ -210,10 +226,38 @@ mod tests {
             weight: 1.0,
             regions: &regions,
             refs: &refs,
+            ages: &[],
         }];
         assert_eq!(
             offers(&files, true)[1].score,
             offers(&files, false)[1].score
         );
+    }
+
+    #[test]
+    fn a_region_holding_a_line_changed_lately_comes_first_among_equals() {
+        let regions = vec![
+            (region(1, 10, "a", "function"), 0.5),
+            (region(11, 20, "b", "function"), 0.5),
+            (region(21, 30, "c", "function"), 0.5),
+        ];
+        let refs: Vec<Vec<Box<str>>> = vec![vec![]; 3];
+        let mut ages = vec![0u8; 30];
+        ages[14] = 1; // line 15, in b
+        let scored = |ages| {
+            offers(
+                &[Scored {
+                    weight: 0.5,
+                    regions: &regions,
+                    refs: &refs,
+                    ages,
+                }],
+                false,
+            )
+        };
+        let (on, off) = (scored(&ages), scored(&[]));
+        assert_eq!(on[1].score, off[1].score + W_RECENT * 0.5);
+        assert_eq!((on[0].score, on[2].score), (off[0].score, off[2].score));
+        assert_eq!(off[0].score, off[1].score);
     }
 }

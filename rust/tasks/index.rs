@@ -20,6 +20,7 @@ use super::files::{self, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
 use super::options::Options;
+use super::recent::Recent;
 use super::store::{self, Saved, SavedFile};
 use super::written::Written;
 use crate::artifacts::annotate;
@@ -35,7 +36,7 @@ pub struct File {
     pub path: String,
     /// Code and not a test (files::is_code_not_test).
     pub code: bool,
-    key: StatKey,
+    pub key: StatKey,
     /// The names it defines, by their numbers in `Index::def_ids`.
     defs: PackedIds,
     pub imports: Box<[Import]>,
@@ -121,6 +122,8 @@ pub struct Index {
     recency_stale: bool,
     /// The regions of the files questions ranked high, and their words (tasks/cuts.rs).
     cuts: Cuts,
+    /// Which lines of the top files changed lately, by HEAD (tasks/recent.rs; not saved).
+    pub recent: Recent,
     /// Files the build put in from saved facts rather than by reading them.
     pub loaded: usize,
     /// Why saved bytes given to the build were not used, if they were not.
@@ -206,6 +209,7 @@ impl Index {
             recency: Vec::new(),
             recency_stale: true,
             cuts: Cuts::default(),
+            recent: Recent::default(),
             loaded: 0,
             refused,
             racy: HashSet::new(),

@@ -7,7 +7,7 @@
 //! questions); `files` reads what the index keeps of a file; `graph` resolves imports to files; `written` holds the notes of scopes,
 //! artifacts and project.yaml; `history` scores git's (read by git/history.rs); `index` keeps all of it for a tree and
 //! follows edits (built with `options`); `store` puts what it keeps of each file on disk for a later process;
-//! `rank` answers a question, `bundle` cuts its text to the budget and `outlines` gives the
+//! `rank` answers a question (`recent` tells which lines of its top files changed lately), `bundle` cuts its text to the budget and `outlines` gives the
 //! ranked files' outlines when asked.
 
 pub mod bm25;
@@ -21,6 +21,7 @@ pub mod index;
 pub mod options;
 pub mod outlines;
 pub mod rank;
+pub mod recent;
 pub mod regions;
 pub mod store;
 pub mod terms;

@@ -29,6 +29,7 @@ use super::cuts::{Cut, Words};
 use super::focus;
 use super::index::Index;
 use super::outlines::{self, DefinitionOut};
+use super::recent;
 use super::regions::Region;
 use super::terms;
 use super::written::{Source, Target};
@@ -73,6 +74,9 @@ const FILE_FOCUS: i32 = 3;
 /// Tests and files that are not code (docs, config) count this share of their score: a task
 /// is done in the code, and its tests and docs follow it.
 const NOT_CODE: f32 = 0.5;
+/// How many of the top files the bundle looks at for lines that changed lately: past the
+/// first few, a file's regions weigh little in the bundle (`FILE_FOCUS`).
+const RECENT_FILES: usize = 8;
 /// Regions listed per file.
 const LISTED_REGIONS: usize = 3;
 
@@ -325,6 +329,11 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
             )
         })
         .collect();
+    let ages = if on("history") {
+        recent_ages(ix, &top, &cuts)
+    } else {
+        Vec::new()
+    };
     let mut files = listing(ix, ask.limit, &q, &sc, &lex_norm, &top, &scored);
     let outlined = if ask.outline {
         outline_listed(ix, &mut files, ask.limit, &top, &cuts, ask.budget, count)
@@ -340,6 +349,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         &top,
         &cuts,
         &scored,
+        &ages,
         on("symbols"),
     );
     Answer {
@@ -762,6 +772,7 @@ fn bundle_of(
     top: &[u32],
     cuts: &[Option<Arc<Cut>>],
     scored: &[Vec<(Region, f32)>],
+    ages: &[recent::Ages],
     link: bool,
 ) -> (Vec<PieceOut>, usize) {
     let paths: Vec<String> = top
@@ -780,6 +791,7 @@ fn bundle_of(
             weight: (sc.score[top[rank] as usize] / sc.score[top[0] as usize]).powi(FILE_FOCUS),
             regions,
             refs: cut.as_ref().map_or(&[][..], |c| &c.refs),
+            ages: ages.get(rank).map_or(&[][..], |a| a),
         })
         .collect();
     let offers = focus::offers(&focus, link);
@@ -799,6 +811,27 @@ fn bundle_of(
         })
         .collect();
     (bundle, tokens)
+}
+
+/// The ages of the lines of the first `RECENT_FILES` of `top` (tasks/recent.rs), by rank.
+fn recent_ages(ix: &Index, top: &[u32], cuts: &[Option<Arc<Cut>>]) -> Vec<recent::Ages> {
+    let files: Vec<(usize, recent::File)> = top
+        .iter()
+        .zip(cuts)
+        .take(RECENT_FILES)
+        .enumerate()
+        .filter_map(|(rank, (&id, cut))| {
+            let f = ix.file(id)?;
+            Some((rank, (id, f.path.as_str(), f.key, cut.as_ref()?)))
+        })
+        .collect();
+    let asked: Vec<recent::File> = files.iter().map(|f| f.1).collect();
+    let got = ix.recent.ages(&ix.root, &ix.history.head, &asked);
+    let mut ages: Vec<recent::Ages> = vec![Arc::from(Vec::new()); top.len().min(RECENT_FILES)];
+    for ((rank, _), a) in files.iter().zip(got) {
+        ages[*rank] = a;
+    }
+    ages
 }
 
 /// What the task says that regions are scored by beyond their words: its terms (for the

@@ -223,3 +223,39 @@ def test_a_long_function_shows_the_lines_the_task_is_about_and_their_helper(tmp_
     assert "Kind::K300 if x.is_protocol() && x.eager" in text, answer["bundle"]
     assert "fn widen_members(x: Ty) -> bool {" in text, "the helper the best lines call"
     assert "filler_30" not in text
+
+
+def test_the_function_changed_in_the_last_commits_comes_before_an_equal_one_never_changed(tmp_path):
+    """Through the CLI on a git repository: two functions the task's words match alike, in a file
+    too large for the budget; the one the last commit changed is in the small bundle, the other
+    (first in the file, so first on a tie) is not. With `history` off it is the other way."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+    fillers = "".join(f"def filler_{i}(a):\n    return a + {i}\n\n\n" for i in range(60))
+
+    def prices(refund_digits: int) -> str:
+        return (fillers + "def round_total(order):\n    return round(order.amount_due, 2)\n\n\n"
+                + fillers.replace("filler_", "spare_")
+                + f"def round_refund(order):\n    return round(order.amount_due, {refund_digits})\n")
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                       check=True, capture_output=True)
+
+    write(repo, "shop/prices.py", prices(2))
+    write(repo, "shop/other.py", "def unrelated():\n    return 1\n")
+    git("init", "-q", "-b", "main")
+    git("add", ".")
+    git("commit", "-qm", "prices")
+    write(repo, "shop/prices.py", prices(3))
+    git("commit", "-qam", "refunds to three digits")
+
+    def shown(*off: str) -> str:
+        args = ["context", "rounding of the amount due", "--budget", "30", "--json", "--root", str(repo)]
+        answer = json.loads(run_cli(*args, *[a for o in off for a in ("--signals-off", o)], check=True).stdout)
+        assert answer["files"][0]["path"] == "shop/prices.py"
+        return "".join(p["text"] for p in answer["bundle"])
+
+    assert "def round_refund" in shown() and "def round_total" not in shown()
+    assert "def round_total" in shown("history") and "def round_refund" not in shown("history")

@@ -1,0 +1,166 @@
+//! Where the top files changed lately: code that changed in a file's last commits is likely to
+//! change again (a fix follows a feature, a second pass follows the first). Each line of the
+//! file now gets its age: k when it is not in the text the file had before its k-th last
+//! change (1 the newest), 0 when it is in all of the last `VERSIONS` (git/recent.rs reads
+//! them along HEAD's first parents). Edits not yet committed count as the newest change.
+//!
+//! The comparison is by lines, after the common head and tail: a line of the middle is old
+//! when the earlier middle holds it as often (an unordered match: a moved line reads as old,
+//! a line repeated elsewhere may too; it tells which regions changed, not the exact diff).
+//! Kept per file by HEAD and by the file's stat key (an edit is read again), at most
+//! `MAX_HELD` files: not by the cut, which the cut cache drops and makes again.
+
+use super::cuts::Cut;
+use super::files::StatKey;
+use crate::git::recent::earlier_texts;
+use crate::git::view::Handle;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The changes of a file looked back through: the last (the two before it, at a lower weight,
+/// made ruff's coverage@8k no better).
+pub const VERSIONS: usize = 1;
+/// The commits walked back at most, looking for them.
+pub const MAX_COMMITS: usize = 200;
+/// Files whose ages are kept; past it, all are forgotten.
+const MAX_HELD: usize = 256;
+
+/// Lines' ages, by line (line n at n - 1).
+pub type Ages = Arc<[u8]>;
+
+/// A file asked about: its number, its path, its stat key and its cut.
+pub type File<'a> = (u32, &'a str, StatKey, &'a Arc<Cut>);
+
+#[derive(Default)]
+pub struct Recent {
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    view: Option<(PathBuf, Handle)>,
+    held: HashMap<u32, (String, StatKey, Ages)>,
+}
+
+impl Recent {
+    /// The ages of the lines of each of `files` (number, path, its cut) at `head` (empty when
+    /// there is no history: no ages).
+    pub fn ages(&self, root: &Path, head: &str, files: &[File]) -> Vec<Ages> {
+        let none: Ages = Arc::from(Vec::new());
+        if head.is_empty() || files.is_empty() {
+            return vec![none; files.len()];
+        }
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let state = &mut *guard;
+        let kept = |held: &HashMap<u32, (String, StatKey, Ages)>, (id, _, key, _): &File| {
+            held.get(id)
+                .filter(|h| h.0 == head && h.1 == *key)
+                .map(|h| h.2.clone())
+        };
+        let missing: Vec<usize> = (0..files.len())
+            .filter(|&i| kept(&state.held, &files[i]).is_none())
+            .collect();
+        if !missing.is_empty() {
+            if state.view.as_ref().is_none_or(|v| v.0 != root) {
+                state.view = Some((root.to_path_buf(), Handle::new(root)));
+            }
+            let handle = &state.view.as_ref().unwrap().1;
+            let paths: Vec<&str> = missing.iter().map(|&i| files[i].1).collect();
+            let texts = earlier_texts(handle, &paths, VERSIONS, MAX_COMMITS).unwrap_or_default();
+            if state.held.len() + missing.len() > MAX_HELD {
+                state.held.clear();
+            }
+            for (j, &i) in missing.iter().enumerate() {
+                let (id, _, key, cut) = files[i];
+                let earlier = texts.get(j).map_or(&[][..], Vec::as_slice);
+                let ages: Ages = line_ages(&cut.text, earlier).into();
+                state.held.insert(id, (head.to_string(), key, ages));
+            }
+        }
+        files
+            .iter()
+            .map(|f| kept(&state.held, f).unwrap_or_else(|| none.clone()))
+            .collect()
+    }
+}
+
+fn lines(text: &[u8]) -> Vec<&[u8]> {
+    let mut out: Vec<&[u8]> = text.split(|&c| c == b'\n').collect();
+    if out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    out
+}
+
+/// Each line's age in `text` given the texts it had before its last changes, newest first.
+pub fn line_ages(text: &str, earlier: &[Vec<u8>]) -> Vec<u8> {
+    let now = lines(text.as_bytes());
+    let mut ages = vec![0u8; now.len()];
+    for (k, old) in earlier.iter().enumerate() {
+        for i in changed(&now, &lines(old)) {
+            if ages[i] == 0 {
+                ages[i] = (k + 1).min(u8::MAX as usize) as u8;
+            }
+        }
+    }
+    ages
+}
+
+/// The lines of `now` that `old` does not hold (see the module's note).
+fn changed(now: &[&[u8]], old: &[&[u8]]) -> Vec<usize> {
+    let head = now.iter().zip(old).take_while(|(a, b)| a == b).count();
+    let tail = now[head..]
+        .iter()
+        .rev()
+        .zip(old[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut held: HashMap<&[u8], u32> = HashMap::new();
+    for l in &old[head..old.len() - tail] {
+        *held.entry(l).or_default() += 1;
+    }
+    (head..now.len() - tail)
+        .filter(|&i| match held.get_mut(now[i]) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_as_old_as_the_first_earlier_text_without_it() {
+        let now = "a\nb2\nc\nd3\ne\n";
+        let earlier = [
+            b"a\nb2\nc\nd\ne\n".to_vec(), // before the last change: d was d
+            b"a\nb\nc\nd\ne\n".to_vec(),  // before the one before: b was b
+        ];
+        assert_eq!(line_ages(now, &earlier), [0, 2, 0, 1, 0]);
+        assert_eq!(line_ages(now, &earlier[..1]), [0, 0, 0, 1, 0]);
+        assert_eq!(
+            line_ages("x\ny", &[Vec::new()]),
+            [1, 1],
+            "a new file is all new"
+        );
+        assert_eq!(line_ages("x\n", &[]), [0]);
+    }
+
+    #[test]
+    fn moved_and_repeated_lines_are_matched_as_often_as_held() {
+        let old: Vec<&[u8]> = vec![b"f", b"}", b"g", b"}"];
+        let now: Vec<&[u8]> = vec![b"g", b"}", b"f", b"}", b"}"];
+        assert_eq!(
+            changed(&now, &old),
+            [3],
+            "one brace more: the tail matched the last"
+        );
+        assert_eq!(changed(&old, &old), Vec::<usize>::new());
+    }
+}
