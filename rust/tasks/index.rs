@@ -602,6 +602,11 @@ impl Index {
         (!e.common && !e.files.is_empty()).then_some(e.files.as_slice())
     }
 
+    /// How many names file `id` defines.
+    pub fn defined_count(&self, id: u32) -> usize {
+        self.file(id).map_or(0, |f| f.defs.len())
+    }
+
     /// The files a file imports and the files that import it.
     pub fn neighbours(&self, id: u32) -> (Vec<u32>, Vec<u32>) {
         let out = self
