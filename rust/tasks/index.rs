@@ -68,6 +68,11 @@ impl PackedIds {
         PackedIds(out.into_boxed_slice())
     }
 
+    /// How many numbers it holds: one varint ends at each byte under 0x80.
+    fn len(&self) -> usize {
+        self.0.iter().filter(|b| **b < 0x80).count()
+    }
+
     /// The numbers, rising.
     fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         let mut bytes = self.0.iter();
@@ -645,6 +650,11 @@ impl Index {
     pub fn definers(&self, name: &str) -> Option<&[u32]> {
         let e = &self.defined[*self.def_ids.get(name)? as usize];
         (!e.common && !e.files.is_empty()).then_some(e.files.as_slice())
+    }
+
+    /// How many names file `id` defines.
+    pub fn defined_count(&self, id: u32) -> usize {
+        self.file(id).map_or(0, |f| f.defs.len())
     }
 
     /// The files a file imports and the files that import it.

@@ -5,7 +5,8 @@
 //! - `symbols`: a definition named in the task (exact identifier) adds `W_SYMBOL`, shared
 //!   among the files defining that name (÷ √files; names defined in more than
 //!   `MAX_DEFINERS` files say nothing), half as much for a plain word (`render`) as for one
-//!   that reads as code (`render_page`, `renderPage`, `` `render` ``, `render()`); a file
+//!   that reads as code (`render_page`, `renderPage`, `` `render` ``, `render()`), and less
+//!   in a file defining more names than the repository's median file (`DEFINES_DAMP`); a file
 //!   the task names (`tasks/rank.rs`, `rank.rs`) adds the same, shared among the files the
 //!   name may mean;
 //! - `scopes`, `artifacts`, `project`: notes of the written context that match the task
@@ -57,10 +58,14 @@ const W_SCOPE: f32 = 0.3;
 const W_ARTIFACT: f32 = 0.5;
 const W_MODULE: f32 = 0.3;
 const W_RECENT: f32 = 0.05;
-const W_COCHANGE: f32 = 0.3;
+const W_COCHANGE: f32 = 0.45;
 const W_IMPORT: f32 = 0.2;
 const W_PATH: f32 = 0.5;
 const MAX_DEFINERS: usize = 20;
+/// A name counts (median ÷ n) to this power for a file defining n names, more than the
+/// repository's median file: a file defining thousands of names matches a name of almost any
+/// task, so each of its matches says less (earned per repository, from the index's counts).
+const DEFINES_DAMP: f32 = 0.3;
 /// The file paths of a task looked up (each is a pass over every path): a pasted log or stack
 /// trace names hundreds, and its first ones say the most.
 const MAX_NAMED_PATHS: usize = 32;
@@ -390,6 +395,7 @@ fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
     // file, its best: a large file defining thousands of names matches many words of any
     // task, and summed they pulled it above the file the task is about.
     let mut plain: HashMap<u32, (f32, String)> = HashMap::new();
+    let damp = defines_damp(ix);
     for (name, code) in terms::identifiers(task) {
         let Some(files) = ix.definers(&name) else {
             continue;
@@ -400,6 +406,7 @@ fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
         let w = W_SYMBOL * if code { 1.0 } else { 0.5 } / (files.len() as f32).sqrt();
         if !code {
             for &f in files {
+                let w = w * damp(f);
                 if plain.get(&f).is_none_or(|had| had.0 < w) {
                     plain.insert(f, (w, name.clone()));
                 }
@@ -409,7 +416,7 @@ fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
         named.insert(name.clone());
         let r = sc.reason(format!("defines `{name}`"));
         for &f in files {
-            sc.add(f, w, r);
+            sc.add(f, w * damp(f), r);
         }
     }
     let mut plain: Vec<(u32, (f32, String))> = plain.into_iter().collect();
@@ -430,6 +437,30 @@ fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
         }
     }
     named
+}
+
+/// What a name defined in file `f` counts for, as a share: 1 up to the repository's median
+/// count of names defined per file (among files defining any), (median ÷ n)^`DEFINES_DAMP`
+/// above it.
+fn defines_damp(ix: &Index) -> impl Fn(u32) -> f32 + '_ {
+    let mut counts: Vec<usize> = (0..ix.files.len() as u32)
+        .map(|f| ix.defined_count(f))
+        .filter(|&n| n > 0)
+        .collect();
+    let mid = counts.len() / 2;
+    let median = if counts.is_empty() {
+        1
+    } else {
+        *counts.select_nth_unstable(mid).1
+    };
+    move |f| {
+        let n = ix.defined_count(f);
+        if n > median {
+            (median as f32 / n as f32).powf(DEFINES_DAMP)
+        } else {
+            1.0
+        }
+    }
 }
 
 /// What the notes of one source lift over the files that already score (the pool): an

@@ -259,3 +259,25 @@ def test_the_function_changed_in_the_last_commits_comes_before_an_equal_one_neve
 
     assert "def round_refund" in shown() and "def round_total" not in shown()
     assert "def round_total" in shown("history") and "def round_refund" not in shown("history")
+
+
+def test_a_file_defining_hundreds_of_names_is_not_lifted_by_them(tmp_path):
+    """Through the CLI: `registry.py` defines 500 names, among them the four the task writes as
+    code, each of which one small file defines too. A file defining far more names than the
+    repository's median file counts each of them for less: the file the task's words are about
+    ranks first, and the registry last."""
+    repo = tmp_path / "repo"
+    names = ["emit_frame", "read_chunk", "open_stream", "close_stream"]
+    many = "".join(f"def handler_{i}(x):\n    return x + {i}\n\n\n" for i in range(496))
+    write(repo, "app/registry.py", '"""Every handler of the app."""\n\n\n' + many
+          + "".join(f"def {n}(x):\n    return x\n\n\n" for n in names))
+    write(repo, "app/frames.py", '"""Frames: flush the output of a frame before the next chunk is read."""\n\n\n'
+          "def emit_frame(frame, out):\n    out.flush()\n    out.write(frame)\n")
+    write(repo, "app/chunks.py", "def read_chunk(stream):\n    return stream.read(4096)\n")
+    write(repo, "app/streams.py", "def open_stream(path):\n    return open(path)\n\n\ndef close_stream(s):\n    s.close()\n")
+    for name in ("config", "log", "paths"):
+        write(repo, f"app/{name}.py", f"def load_{name}():\n    return None\n")
+    task = "Flush the output in `emit_frame` before `read_chunk` reads the next chunk (between `open_stream` and `close_stream`)"
+    answer = json.loads(run_cli("context", task, "--json", "--root", str(repo), check=True).stdout)
+    ranked = [f["path"] for f in answer["files"]]
+    assert ranked[0] == "app/frames.py" and ranked[-1] == "app/registry.py", answer["files"]
