@@ -246,6 +246,14 @@ def task_index(ws: Workspace) -> _core.TaskIndex:
         return held.index
 
 
+def warm(ws: Workspace) -> None:
+    """Build the index of a serving process ahead of its first question, when a saved index is
+    on disk (the repository was asked for task context before): a restarted server then answers
+    its first `task_context` as fast as its later ones. Without one nothing is built."""
+    if fs.is_file(ws.root, SAVED_FILE):
+        task_index(ws)
+
+
 # --- the command ----------------------------------------------------------------------------
 
 
