@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import mkfifo, run_cli, snapshot, write
+from conftest import NOT_A_FILE, put_not_a_file, run_cli, snapshot, write
 from repoctx.tasks import context
 
 HISTORY = context.HISTORY_FILE
@@ -74,7 +74,7 @@ def test_damaged_bytes_answer_as_no_file_and_a_good_file_replaces_them(tmp_path,
 
 
 def test_a_history_saved_for_another_root_is_not_used(tmp_path):
-    repo, baseline, good = repo_with_answer(tmp_path)
+    repo, baseline, _ = repo_with_answer(tmp_path)
     moved = tmp_path / "moved"
     repo.rename(moved)
     proc = cli(moved)
@@ -82,18 +82,12 @@ def test_a_history_saved_for_another_root_is_not_used(tmp_path):
     assert proc.stdout == baseline.replace(str(repo), str(moved))
 
 
-@pytest.mark.parametrize("kind", ["directory", "fifo", "huge sparse file"])
+@pytest.mark.parametrize("kind", NOT_A_FILE)
 def test_no_file_where_the_file_should_be_neither_hangs_nor_fails(tmp_path, kind):
     repo, baseline, _ = repo_with_answer(tmp_path)
     path = repo / HISTORY
     path.unlink()
-    if kind == "directory":
-        path.mkdir()
-    elif kind == "fifo":
-        mkfifo(path)
-    else:
-        with open(path, "wb") as f:
-            f.truncate(context.MAX_HISTORY_BYTES + 1)  # over the read cap: refused unread
+    put_not_a_file(path, kind, context.MAX_HISTORY_BYTES)
     assert answer(repo) == baseline
 
 
