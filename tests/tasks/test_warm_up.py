@@ -5,6 +5,7 @@ until the first `task_context` call (docs/tasks.md, "How it is kept")."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -23,15 +24,19 @@ from repoctx.registry.catalog import listed, warm_up
 from repoctx.tasks import context
 index.serve_live(True)
 ws = Workspace.open(sys.argv[1])
-warm_up(ws, {c.tool: c for c in listed(ws).commands})
+if sys.argv[2:] == ["task-only"]:  # the task index's part alone
+    context.warm(ws)
+else:
+    warm_up(ws, {c.tool: c for c in listed(ws).commands})
 held = context._held.get(ws.root)
 print(json.dumps(None if held is None else {"files": held[1].index.file_count, "loaded": held[1].index.loaded}))
 """
 
 
-def warmed(repo: Path):
-    out = subprocess.run([sys.executable, "-c", WARM, str(repo)], capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
+def warmed(repo: Path, *how: str):
+    proc = subprocess.run([sys.executable, "-c", WARM, str(repo), *how], capture_output=True, text=True, check=True)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return json.loads(proc.stdout)
 
 
 def test_the_index_is_built_ahead_only_from_a_saved_one(tmp_path):
@@ -43,3 +48,11 @@ def test_the_index_is_built_ahead_only_from_a_saved_one(tmp_path):
     time.sleep(SETTLE)  # past the window in which files just written are not saved
     assert run_cli("--root", str(repo), "context", "apply_discount", "--json").returncode == 0
     assert warmed(repo) == {"files": 2, "loaded": 2}
+
+
+def test_a_state_folder_linked_out_warms_nothing_and_fails_nothing(tmp_path):
+    repo, out = tmp_path / "repo", tmp_path / "out"
+    write(repo, "shop/orders.py", "def apply_discount(order, coupon):\n    return order\n")
+    write(out, "task-index.bin", "not read through the link")
+    os.symlink(out, repo / ".repoctx")
+    assert warmed(repo, "task-only") is None

@@ -249,8 +249,13 @@ def task_index(ws: Workspace) -> _core.TaskIndex:
 def warm(ws: Workspace) -> None:
     """Build the index of a serving process ahead of its first question, when a saved index is
     on disk (the repository was asked for task context before): a restarted server then answers
-    its first `task_context` as fast as its later ones. Without one nothing is built."""
-    if fs.is_file(ws.root, SAVED_FILE):
+    its first `task_context` as fast as its later ones. Without one nothing is built (nor when
+    `.repoctx` is a link out: the first question says what it can)."""
+    try:
+        saved = fs.is_file(ws.root, SAVED_FILE)
+    except OSError:
+        return
+    if saved:
         task_index(ws)
 
 
