@@ -55,7 +55,7 @@ impl History {
     /// Offer the bytes of a saved read (untrusted; history_store.rs checks them): the next
     /// refresh takes its commits instead of walking git when HEAD is the one it was read at.
     pub fn offer(&mut self, root: &Path, bytes: &[u8]) -> Result<(), String> {
-        self.saved = Some(history_store::decode(bytes, root)?);
+        self.saved = Some(history_store::decode(bytes, root, MAX_COMMITS)?);
         Ok(())
     }
 
@@ -67,7 +67,12 @@ impl History {
     /// The last read from git as bytes to save (history_store.rs), once; None when there is none.
     pub fn save(&mut self, root: &Path) -> Option<Vec<u8>> {
         let commits = self.unsaved.take()?;
-        Some(history_store::encode(root, &self.head, &commits))
+        Some(history_store::encode(
+            root,
+            MAX_COMMITS,
+            &self.head,
+            &commits,
+        ))
     }
 
     pub fn from_commits(commits: &[Vec<String>]) -> History {
@@ -224,7 +229,7 @@ mod tests {
         );
         let other = |head: &str| {
             let commits = [vec!["x.py".to_string(), "y.py".to_string()]];
-            history_store::encode(t.path(), head, &commits)
+            history_store::encode(t.path(), MAX_COMMITS, head, &commits)
         };
         let mut fake = History::default();
         fake.offer(t.path(), &other(&h.head)).unwrap();

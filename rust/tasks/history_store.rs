@@ -14,7 +14,6 @@
 //! identity, the root, MAX_COMMITS, HEAD, the number of commits, and per commit the number of its
 //! files and their paths; counts in decimal; then the checksum of all that (8 bytes).
 
-use super::history::MAX_COMMITS;
 use super::store::{checksum, BUILD_ID};
 use crate::git::history::MAX_PATH_BYTES;
 use std::path::Path;
@@ -26,7 +25,8 @@ pub const VERSION: u32 = 1;
 /// A history read at `head`, its commits newest first, each the files it changed.
 pub type Read = (String, Vec<Vec<String>>);
 
-pub fn encode(root: &Path, head: &str, commits: &[Vec<String>]) -> Vec<u8> {
+/// `max_commits`: how many commits a read takes (tasks/history.rs `MAX_COMMITS`).
+pub fn encode(root: &Path, max_commits: usize, head: &str, commits: &[Vec<String>]) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     out.extend_from_slice(&VERSION.to_le_bytes());
     let mut field = |b: &[u8]| {
@@ -35,7 +35,7 @@ pub fn encode(root: &Path, head: &str, commits: &[Vec<String>]) -> Vec<u8> {
     };
     field(BUILD_ID.as_bytes());
     field(root.as_os_str().as_encoded_bytes());
-    field(MAX_COMMITS.to_string().as_bytes());
+    field(max_commits.to_string().as_bytes());
     field(head.as_bytes());
     field(commits.len().to_string().as_bytes());
     for files in commits {
@@ -49,8 +49,9 @@ pub fn encode(root: &Path, head: &str, commits: &[Vec<String>]) -> Vec<u8> {
     out
 }
 
-/// The history saved in `bytes` for `root`, checked; Err says why it cannot be used.
-pub fn decode(bytes: &[u8], root: &Path) -> Result<Read, String> {
+/// The history saved in `bytes` for `root` and reads of `max_commits` commits, checked; Err
+/// says why it cannot be used.
+pub fn decode(bytes: &[u8], root: &Path, max_commits: usize) -> Result<Read, String> {
     let body = bytes
         .len()
         .checked_sub(8)
@@ -77,7 +78,7 @@ pub fn decode(bytes: &[u8], root: &Path) -> Result<Read, String> {
     if next()? != root.as_os_str().as_encoded_bytes() {
         return Err("saved for another root".into());
     }
-    if number(next()?)? != MAX_COMMITS {
+    if number(next()?)? != max_commits {
         return Err("another number of commits".into());
     }
     let head = next()?;
@@ -86,8 +87,8 @@ pub fn decode(bytes: &[u8], root: &Path) -> Result<Read, String> {
     }
     let head = String::from_utf8(head.to_vec()).map_err(|_| "HEAD is not a commit id")?;
     let n = number(next()?)?;
-    if n > MAX_COMMITS {
-        return Err(format!("{n} commits, more than {MAX_COMMITS}"));
+    if n > max_commits {
+        return Err(format!("{n} commits, more than {max_commits}"));
     }
     let mut commits = Vec::with_capacity(n);
     let mut path_bytes = 0usize;
@@ -125,6 +126,8 @@ fn number(field: &[u8]) -> Result<usize, String> {
 mod tests {
     use super::*;
 
+    const MAX_COMMITS: usize = 2000;
+
     fn commits() -> Vec<Vec<String>> {
         vec![
             vec!["a.py".into(), "src/b.rs".into()],
@@ -138,10 +141,13 @@ mod tests {
     #[test]
     fn round_trip() {
         let root = Path::new("/r");
-        let bytes = encode(root, HEAD, &commits());
-        assert_eq!(decode(&bytes, root), Ok((HEAD.to_string(), commits())));
+        let bytes = encode(root, MAX_COMMITS, HEAD, &commits());
         assert_eq!(
-            decode(&bytes, Path::new("/other")),
+            decode(&bytes, root, MAX_COMMITS),
+            Ok((HEAD.to_string(), commits()))
+        );
+        assert_eq!(
+            decode(&bytes, Path::new("/other"), MAX_COMMITS),
             Err("saved for another root".into())
         );
     }
@@ -164,7 +170,7 @@ mod tests {
     #[test]
     fn refuses_what_is_not_a_read() {
         let root = Path::new("/r");
-        assert!(decode(&sealed(&body("1\x001\x00a.py\x00")), root).is_ok());
+        assert!(decode(&sealed(&body("1\x001\x00a.py\x00")), root, MAX_COMMITS).is_ok());
         for (tail, why) in [
             ("1\x002\x00a.py\x00", "cut short"),
             ("1\x001\x00a.py\x00x\x00", "bytes after the last commit"),
@@ -179,14 +185,16 @@ mod tests {
             ("2001\x00", "more than 2000"),
             ("1\x001\x00a.py", "cut short"),
         ] {
-            let got = decode(&sealed(&body(tail)), root).unwrap_err();
+            let got = decode(&sealed(&body(tail)), root, MAX_COMMITS).unwrap_err();
             assert!(got.contains(why), "{tail:?}: {got}");
         }
-        let mut flipped = encode(root, HEAD, &commits());
+        let mut flipped = encode(root, MAX_COMMITS, HEAD, &commits());
         flipped[20] ^= 1;
-        assert!(decode(&flipped, root).unwrap_err().contains("checksum"));
+        assert!(decode(&flipped, root, MAX_COMMITS)
+            .unwrap_err()
+            .contains("checksum"));
         assert_eq!(
-            decode(b"", root),
+            decode(b"", root, MAX_COMMITS),
             Err("not a saved history".into()),
             "empty"
         );
@@ -194,7 +202,7 @@ mod tests {
         let at = MAGIC.len() + 4 + BUILD_ID.len() + 4 + MAX_COMMITS.to_string().len() + 1;
         bad[at] = b'g'; // HEAD no longer hex
         assert_eq!(
-            decode(&sealed(&bad), root),
+            decode(&sealed(&bad), root, MAX_COMMITS),
             Err("HEAD is not a commit id".into())
         );
     }
