@@ -11,13 +11,14 @@ Measures, on the synthetic tree of benches/synth.py (or an existing repository, 
   by call with the SDK's no-op (`REPOCTX_BENCH_NOOP=1`) as in the `mcp` suite, p50/p95/p99;
 - `task_context` after an edit (a line appended to one file, then taken out again: the index
   reads that file again), p50;
-- a restarted server's first `task_context` (the index saved by the first server on disk), and
+- a restarted server's first `task_context` (the index saved by the first server on disk) beside
+  its first no-op (the server's start alone), and
   the RSS of a default server on an empty directory, the floor of the server's RSS;
 - the saved index (`.repoctx/task-index.bin`): the time to encode it, its size per indexed file,
   and the time to build the index from it in process (decode, list every directory, put the
   files in);
 - the cold CLI, `repoctx context TASK --json` as a whole process (median of `--repeat`): with no
-  saved index (deleted before each run; the run writes it after answering), with a fresh one,
+  saved index nor history (deleted before each run; the run writes them after answering), with a fresh one,
   and with one file touched before each run (read again; too few changed to write the file again).
 
 Tasks on a synthetic tree name its functions, modules and documentation words (`func_12`,
@@ -177,27 +178,32 @@ async def _empty_rss(root: Path) -> float:
             return await _settled_rss_mib(_server_pid(Path(empty)))
 
 
-async def _restarted(root: Path, task: str, budget: int) -> float:
-    """A server started again (the index saved by the last one on disk): its first answer, in
-    seconds from the call, the server started and connected."""
+async def _restarted(root: Path, task: str | None, budget: int) -> float:
+    """A server started again (the index and history saved by the last one on disk): its first
+    answer, in seconds from the call. The 2026-07-28 client connects without a handshake, so
+    this is the server's start (its imports) and its first answer; with no task, the no-op's."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "repoctx", "serve", "--root", str(root)])
+    params = StdioServerParameters(command=sys.executable, args=["-m", "repoctx", "serve", "--root", str(root)],
+                                   env={**os.environ, "REPOCTX_BENCH_NOOP": "1"})
     async with Client(params, mode="2026-07-28") as client:
         start = time.perf_counter()
-        result = await client.call_tool("task_context", {"task": task, "budget": budget})
+        if task is None:  # the floor: the same start, answering the no-op
+            result = await client.call_tool("noop", {})
+        else:
+            result = await client.call_tool("task_context", {"task": task, "budget": budget})
         took = time.perf_counter() - start
         assert not result.is_error, result.content[0].text[:500]
         return took
 
 
 def cold_cli(root: Path, task: str, repeat: int) -> dict:
-    """The cold CLI with no saved index, with a fresh one, and after one file was touched."""
-    from repoctx.tasks.context import SAVED_FILE
+    """The cold CLI with no saved index (nor history), with fresh ones, and after one file was touched."""
+    from repoctx.tasks.context import HISTORY_FILE, SAVED_FILE
 
     argv = [sys.executable, "-m", "repoctx", "context", task, "--json"]
-    saved = root / SAVED_FILE
+    saved, history = root / SAVED_FILE, root / HISTORY_FILE
 
     def runs(before) -> dict:
         walls = []
@@ -206,7 +212,7 @@ def cold_cli(root: Path, task: str, repeat: int) -> dict:
             walls.append(measure.run_once(argv, str(root))["wall_s"])
         return {"wall_s": statistics.median(walls), "wall_min_s": min(walls), "runs": repeat}
 
-    out = {"no_saved_index": runs(lambda: saved.unlink(missing_ok=True))}
+    out = {"no_saved_index": runs(lambda: (saved.unlink(missing_ok=True), history.unlink(missing_ok=True)))}
     out["saved_index"] = runs(lambda: None)
     out["saved_index_bytes"] = saved.stat().st_size
     top = json.loads(subprocess.run(argv, cwd=root, capture_output=True, text=True, check=True).stdout)["files"]
@@ -221,20 +227,23 @@ def cold_cli(root: Path, task: str, repeat: int) -> dict:
 
 @contextlib.contextmanager
 def left_as_found(root: Path):
-    """An existing repository's `.repoctx/` as it was before the run (the runs save a task index)."""
-    from repoctx.tasks.context import SAVED_FILE
+    """An existing repository's `.repoctx/` as it was before the run (the runs save a task index
+    and git's history)."""
+    from repoctx.tasks.context import HISTORY_FILE, SAVED_FILE
 
-    state, saved = root / ".repoctx", root / SAVED_FILE
-    had_state, had = state.exists(), saved.read_bytes() if saved.is_file() else None
+    state = root / ".repoctx"
+    files = [root / SAVED_FILE, root / HISTORY_FILE]
+    had_state, had = state.exists(), [f.read_bytes() if f.is_file() else None for f in files]
     try:
         yield
     finally:
         if not had_state:
             shutil.rmtree(state, ignore_errors=True)
-        elif had is None:
-            saved.unlink(missing_ok=True)
-        else:
-            saved.write_bytes(had)
+        for f, was in zip(files, had):
+            if was is None:
+                f.unlink(missing_ok=True)
+            else:
+                f.write_bytes(was)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -260,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         print("over MCP…", file=sys.stderr)
         report["mcp"] = anyio.run(_mcp, root, tasks, args.n, args.budget)
         report["mcp"]["restarted_first_call_s"] = anyio.run(_restarted, root, tasks[-1], args.budget)
+        report["mcp"]["restarted_first_noop_s"] = anyio.run(_restarted, root, None, args.budget)
         report["mcp"]["empty_server_rss_mib"] = anyio.run(_empty_rss, root)
         print("cold CLI…", file=sys.stderr)
         report["cold_cli"] = cold_cli(root, tasks[0], args.repeat)
@@ -276,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{n:,} chars {s * 1000:.1f} ms" for n, s in ip["query_cpu_by_task_length"].items()))
     print(f"MCP: task_context {ms(m['task_context'])} beside the no-op {ms(m['noop'])}; first call {m['first_call_s']:.2f} s; "
           f"server RSS {m['server_rss_mib']:.0f} MiB (an empty one's {m['empty_server_rss_mib']:.0f})" + (f"; after an edit {ms(m['after_an_edit'])}" if m["after_an_edit"] else "")
-          + f"; a restarted server's first call {m['restarted_first_call_s']:.2f} s")
+          + f"; a restarted server's first call {m['restarted_first_call_s']:.2f} s (its first no-op "
+          f"{m['restarted_first_noop_s']:.2f} s)")
     print(f"saved index: {ip['saved_bytes_per_file']:.0f} bytes/file, encoded in {ip['save_s'] * 1000:.0f} ms, "
           f"the index built from it in {ip['load_s']:.2f} s")
     c = report["cold_cli"]

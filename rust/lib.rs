@@ -731,6 +731,32 @@ mod bindings {
             pyo3::types::PyBytes::new(py, &bytes)
         }
 
+        /// Offer the bytes of an earlier `save_history()` (untrusted: checked, and used by the next
+        /// question only when HEAD is the commit they were read at); why they cannot be used, or None.
+        fn offer_history(&self, py: Python<'_>, saved: &[u8]) -> Option<String> {
+            py.detach(|| {
+                let mut ix = self.inner.lock().unwrap();
+                let root = ix.root.clone();
+                ix.history.offer(&root, saved).err()
+            })
+        }
+
+        /// Whether git's history was read from git by a question and not saved since.
+        #[getter]
+        fn history_unsaved(&self) -> bool {
+            self.inner.lock().unwrap().history.unsaved()
+        }
+
+        /// That read as bytes for a later process (tasks/history_store.rs), once; None without one.
+        fn save_history<'py>(&self, py: Python<'py>) -> Option<Bound<'py, pyo3::types::PyBytes>> {
+            let bytes = py.detach(|| {
+                let mut ix = self.inner.lock().unwrap();
+                let root = ix.root.clone();
+                ix.history.save(&root)
+            })?;
+            Some(pyo3::types::PyBytes::new(py, &bytes))
+        }
+
         /// How many files differ from the last saved bytes: read, dropped, or saved but changed or
         /// gone since (every file held, after a build without usable saved bytes).
         #[getter]

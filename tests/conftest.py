@@ -47,6 +47,22 @@ def mkfifo(path: str | os.PathLike) -> None:
     os.mkfifo(path)
 
 
+NOT_A_FILE = ("directory", "fifo", "huge sparse file")
+
+
+def put_not_a_file(path: Path, kind: str, cap: int) -> None:
+    """Where a file of at most `cap` bytes belongs, one of NOT_A_FILE: a directory (not empty),
+    a FIFO, or a sparse file one byte over the cap (refused by its size, unread)."""
+    if kind == "directory":
+        path.mkdir()
+        (path / "inside").write_text("x")
+    elif kind == "fifo":
+        mkfifo(path)
+    else:
+        with open(path, "wb") as f:
+            f.truncate(cap + 1)
+
+
 def how_deep(name: str, everyday: int, deep: int) -> int:
     """How far a deep test goes (kills, races, generated inputs): the variable `name` when set,
     else `deep` under REPOCTX_DEEP=1 (.ci/run sets it), else `everyday` (scripts/test)."""

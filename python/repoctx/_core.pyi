@@ -617,6 +617,15 @@ class TaskIndex:
     @property
     def refused(self) -> str | None:
         """Why the saved bytes given to the build were not used (None: used, or none given)."""
+    def offer_history(self, saved: bytes) -> str | None:
+        """Offer what an earlier `save_history()` returned (rust/tasks/history_store.rs): the next
+        question takes git's history from it instead of walking git when HEAD is the commit it
+        was read at. Why the bytes cannot be used (they are checked), or None."""
+    @property
+    def history_unsaved(self) -> bool:
+        """Whether a question read git's history from git since it was last saved."""
+    def save_history(self) -> bytes | None:
+        """That read, for a later `offer_history`, once; None when there is none."""
 
 @final
 class TaskAnswer:

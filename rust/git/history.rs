@@ -51,9 +51,15 @@ pub struct Follow {
 
 impl Follow {
     /// When HEAD moved since the last call (or on the first): HEAD now ("" outside a
-    /// repository or before the first commit) and the files of its last `max_commits` commits
+    /// repository or before the first commit) and the files of its last `max_commits` commits:
+    /// `known(HEAD)` when it knows them (a read saved by an earlier process), else read
     /// (`changed_files`; none where git cannot tell). None while HEAD stays.
-    pub fn moved(&mut self, root: &Path, max_commits: usize) -> Option<(String, Vec<Vec<String>>)> {
+    pub fn moved(
+        &mut self,
+        root: &Path,
+        max_commits: usize,
+        known: impl FnOnce(&str) -> Option<Vec<Vec<String>>>,
+    ) -> Option<(String, Vec<Vec<String>>)> {
         let view = self
             .view
             .take()
@@ -63,6 +69,8 @@ impl Follow {
         let moved = (now != self.head || !self.read).then(|| {
             let commits = if now.is_empty() {
                 Vec::new()
+            } else if let Some(commits) = known(&now) {
+                commits
             } else {
                 changed_files(&view.1, max_commits)
                     .map(|(_, c)| c)

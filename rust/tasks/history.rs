@@ -1,8 +1,10 @@
 //! What git's history says about files: which files change together (commits of at most
 //! `MAX_COMMIT_FILES` files, the last `MAX_COMMITS` that are not merges) and how recently each
 //! file changed, scored from the commits git/history.rs reads in process (again only when HEAD
-//! moves); without git (or outside a repository) there is no history.
+//! moves, or taken from a read an earlier process saved for that HEAD: tasks/history_store.rs);
+//! without git (or outside a repository) there is no history.
 
+use super::history_store::{self, Read};
 use crate::git::history::Follow;
 use std::collections::HashMap;
 use std::path::Path;
@@ -25,17 +27,52 @@ pub struct History {
     /// By file: (other file, commits that changed both), most first.
     with: Vec<Vec<(u32, u16)>>,
     names: Vec<Box<str>>,
+    /// A read an earlier process saved, offered for the next refresh (used if HEAD is its).
+    saved: Option<Read>,
+    /// The commits of the last read from git, until they are saved.
+    unsaved: Option<Vec<Vec<String>>>,
 }
 
 impl History {
     /// The history of the commit checked out at `root` (read again only when HEAD moved).
     pub fn refresh(&mut self, root: &Path) {
-        if let Some((head, commits)) = self.log.moved(root, MAX_COMMITS) {
+        let saved = self.saved.take();
+        let mut read_from_git = true;
+        let known = |now: &str| {
+            let commits = saved.filter(|s| s.0 == now).map(|s| s.1);
+            read_from_git = commits.is_none();
+            commits
+        };
+        if let Some((head, commits)) = self.log.moved(root, MAX_COMMITS, known) {
             let log = std::mem::take(&mut self.log);
             *self = History::from_commits(&commits);
-            self.head = head;
             self.log = log;
+            self.unsaved = (read_from_git && !head.is_empty()).then_some(commits);
+            self.head = head;
         }
+    }
+
+    /// Offer the bytes of a saved read (untrusted; history_store.rs checks them): the next
+    /// refresh takes its commits instead of walking git when HEAD is the one it was read at.
+    pub fn offer(&mut self, root: &Path, bytes: &[u8]) -> Result<(), String> {
+        self.saved = Some(history_store::decode(bytes, root, MAX_COMMITS)?);
+        Ok(())
+    }
+
+    /// Whether the last read came from git and is not saved yet.
+    pub fn unsaved(&self) -> bool {
+        self.unsaved.is_some()
+    }
+
+    /// The last read from git as bytes to save (history_store.rs), once; None when there is none.
+    pub fn save(&mut self, root: &Path) -> Option<Vec<u8>> {
+        let commits = self.unsaved.take()?;
+        Some(history_store::encode(
+            root,
+            MAX_COMMITS,
+            &self.head,
+            &commits,
+        ))
     }
 
     pub fn from_commits(commits: &[Vec<String>]) -> History {
@@ -177,5 +214,39 @@ mod tests {
         h.refresh(t.path());
         assert_eq!(h.recency("c.py"), 1.0);
         assert!(h.recency("a.py") < 1.0);
+
+        // The read saved for this HEAD is taken instead of git's (here a different one, to
+        // tell them apart); one saved for another HEAD is not.
+        let saved = h.save(t.path()).expect("read from git, not saved yet");
+        assert!(h.save(t.path()).is_none(), "saved once");
+        let mut again = History::default();
+        again.offer(t.path(), &saved).unwrap();
+        again.refresh(t.path());
+        assert_eq!(again.changed_with("a.py"), [("b.py", 1)]);
+        assert!(
+            !again.unsaved(),
+            "taken from the saved read: nothing to save"
+        );
+        let other = |head: &str| {
+            let commits = [vec!["x.py".to_string(), "y.py".to_string()]];
+            history_store::encode(t.path(), MAX_COMMITS, head, &commits)
+        };
+        let mut fake = History::default();
+        fake.offer(t.path(), &other(&h.head)).unwrap();
+        fake.refresh(t.path());
+        assert_eq!(
+            fake.changed_with("x.py"),
+            [("y.py", 1)],
+            "HEAD's saved read used"
+        );
+        let mut moved = History::default();
+        moved.offer(t.path(), &other(&"0".repeat(40))).unwrap();
+        moved.refresh(t.path());
+        assert_eq!(
+            moved.changed_with("a.py"),
+            [("b.py", 1)],
+            "another HEAD's: git read"
+        );
+        assert!(moved.unsaved());
     }
 }

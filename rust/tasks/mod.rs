@@ -5,7 +5,7 @@
 //! `terms` splits code and task text into the same words; `bm25` scores them; `regions`
 //! cuts a file into line ranges along its definitions (`cuts` keeps them between
 //! questions); `files` reads what the index keeps of a file; `graph` resolves imports to files; `written` holds the notes of scopes,
-//! artifacts and project.yaml; `history` scores git's (read by git/history.rs); `index` keeps all of it for a tree and
+//! artifacts and project.yaml; `history` scores git's (read by git/history.rs, saved per HEAD by `history_store`); `index` keeps all of it for a tree and
 //! follows edits (built with `options`); `store` puts what it keeps of each file on disk for a later process;
 //! `rank` answers a question (`recent` tells which lines of its top files changed lately), `bundle` cuts its text to the budget and `outlines` gives the
 //! ranked files' outlines when asked.
@@ -17,6 +17,7 @@ pub mod files;
 pub mod focus;
 pub mod graph;
 pub mod history;
+pub mod history_store;
 pub mod index;
 pub mod options;
 pub mod outlines;

@@ -195,7 +195,7 @@ pub fn encode_entry(out: &mut Vec<u8>, e: &Entry) {
     }
 }
 
-fn checksum(b: &[u8]) -> [u8; 8] {
+pub(super) fn checksum(b: &[u8]) -> [u8; 8] {
     let mut h = DefaultHasher::new(); // fixed keys: the same bytes give the same sum in every process
     h.write(b);
     h.finish().to_le_bytes()

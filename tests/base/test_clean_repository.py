@@ -104,7 +104,7 @@ WRITERS = {
     "report --out .repoctx/…": (lambda r: _cli(r, "report", "--out", ".repoctx/weekly/health.html"),
                                 [".repoctx/weekly/health.html"]),
     "project init": (lambda r: _cli(r, "project", "init"), [".repoctx/project.yaml"]),
-    "context": (lambda r: _cli(r, "context", "run the app"), [".repoctx/task-index.bin"]),
+    "context": (lambda r: _cli(r, "context", "run the app"), [".repoctx/task-index.bin", ".repoctx/task-history.bin"]),
 }
 
 

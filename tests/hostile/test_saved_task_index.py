@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SETTLE, mkfifo, run_cli, snapshot, write
+from conftest import NOT_A_FILE, SETTLE, put_not_a_file, run_cli, snapshot, write
 from repoctx.base.workspace import Workspace
 from repoctx.tasks import context
 
@@ -183,19 +183,12 @@ def test_a_link_out_is_neither_read_nor_written_through(tmp_path, place):
     assert (repo / place).is_symlink()
 
 
-@pytest.mark.parametrize("kind", ["directory", "fifo", "huge sparse file"])
+@pytest.mark.parametrize("kind", NOT_A_FILE)
 def test_no_file_where_the_file_should_be_neither_hangs_nor_fails(tmp_path, kind):
     repo, baseline, _ = repo_with_answer(tmp_path)
     path = repo / SAVED
     path.unlink()
-    if kind == "directory":
-        path.mkdir()
-        (path / "inside").write_text("x")
-    elif kind == "fifo":
-        mkfifo(path)
-    else:
-        with open(path, "wb") as f:
-            f.truncate(context.MAX_SAVED_BYTES + 1)  # over the read cap: refused unread
+    put_not_a_file(path, kind, context.MAX_SAVED_BYTES)
     assert answer(repo) == baseline
     if kind == "directory":
         assert (path / "inside").read_text() == "x"

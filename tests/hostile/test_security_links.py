@@ -33,6 +33,7 @@ PLACES = {
     ".repoctx/project.yaml": "file",
     ".repoctx/config.yaml": "file",
     ".repoctx/task-index.bin": "file",
+    ".repoctx/task-history.bin": "file",
     ".context.config.yaml": "file",
     ".contextignore": "file",
     ".gitignore": "file",
@@ -145,7 +146,8 @@ def test_no_command_follows_a_link_out_at_a_fixed_place(tmp_path, place, to):
     # Some command tells the person which link it did not follow (the saved task index is
     # this machine's state: a link there is passed over in silence, the index built anew; an
     # artifact folder linked out holds no artifacts, as a missing one).
-    silent = (".gitignore", ".contextignore", ".context.config.yaml", ".repoctx/task-index.bin", ".contextia/system",
+    silent = (".gitignore", ".contextignore", ".context.config.yaml", ".repoctx/task-index.bin",
+              ".repoctx/task-history.bin", ".contextia/system",
               ".contextia/system/specs")
     assert named or place in silent or to == "dangling"
 

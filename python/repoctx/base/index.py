@@ -114,9 +114,10 @@ _live: Indexes | None = None
 
 
 def serve_live(watch: bool) -> Indexes:
-    """Keep tables in memory for the rest of this process (called by `repoctx serve`)."""
+    """Keep tables in memory for the rest of this process (called by `repoctx serve`, once)."""
     global _live
-    _live = Indexes(watch)
+    if _live is None:
+        _live = Indexes(watch)
     return _live
 
 

@@ -344,9 +344,13 @@ def main(argv: list[str] | None = None) -> int:
         return _usage_failure(exc, _json_asked(argv))
     try:
         if getattr(ns, "_serve", False):
+            from repoctx.views import warm
+
+            ws = _workspace(ns)
+            warm.start(ws, watch=not ns.no_watch)  # the core builds while the SDK is imported
             from repoctx.views.server import serve
 
-            return serve(_workspace(ns), watch=not ns.no_watch)
+            return serve(ws, watch=not ns.no_watch)
         cmd = getattr(ns, "_cmd", None)
         if cmd is None:
             if _wants_json(ns):

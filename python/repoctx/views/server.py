@@ -33,12 +33,13 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from repoctx import __version__
-from repoctx.base import index, launcher
+from repoctx.base import launcher
 from repoctx.base.command import Command, Resource, ResourceError
 from repoctx.base.results import Envelope, failure, internal_failure
 from repoctx.base.workspace import Workspace, settle
 from repoctx.registry.allowlist import AllowlistError
-from repoctx.registry.catalog import all_prompts, connection_observers, listed, select, warm_up
+from repoctx.registry.catalog import all_prompts, connection_observers, listed, select
+from repoctx.views import warm
 from repoctx.views.wire import MAX_MESSAGE_BYTES, CappedLines, claim_stdin, lenient_tool_call, request_id
 
 log = logging.getLogger("repoctx")
@@ -532,29 +533,14 @@ async def _exit_when_done():
         threading.Thread(target=leave, name="repoctx-exit", daemon=True).start()
 
 
-def _warm_up(ws: Workspace) -> None:
-    """Build the tables in the background while the client connects, so the first question
-    finds them built rather than waiting for the walk (catalog.warm_up)."""
-    tools = {c.tool: c for c in listed(ws).commands}  # the surfaces with data
-
-    def warm() -> None:
-        try:
-            warm_up(ws, tools)
-        except Exception:  # the first question will meet the same problem and report it
-            log.exception("warming up failed")
-
-    threading.Thread(target=warm, name="repoctx-warm-up", daemon=True).start()
-
-
 def serve(ws: Workspace, watch: bool = True) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="repoctx: %(message)s")
-    index.serve_live(watch)
+    warm.start(ws, watch)  # (the CLI started it before importing this module and the SDK)
     try:
         server, changes_listed = build_server(ws)
     except AllowlistError as exc:
         print(f"repoctx: {exc}", file=sys.stderr)
         return 2
-    _warm_up(ws)
     serve_line = shlex.join([*launcher.command(), "serve", "--root", ws.root])
     print(
         f"repoctx {__version__}: serving {ws.root} ({ws.root_reason}) over MCP on stdio"
