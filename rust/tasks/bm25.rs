@@ -3,6 +3,7 @@
 //! re-counted alone (the files of a tree; the notes of its written context). A file's
 //! regions are scored with the same `tf_weight` and the file index's IDF (tasks/rank.rs).
 
+use super::varint::{get, put};
 use std::collections::HashMap;
 
 pub const K1: f32 = 1.2;
@@ -45,35 +46,6 @@ struct List {
     df: u32,
     /// The last document of the list (when `df` > 0), so a build appends without decoding.
     last: u32,
-}
-
-fn put(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-/// The varint at `*at` of bytes this module wrote; `*at` moves past it.
-#[inline(always)]
-fn get(b: &[u8], at: &mut usize) -> u32 {
-    // Most gaps and counts take one byte: that path is the posting loop of every question.
-    let first = b[*at];
-    *at += 1;
-    if first < 0x80 {
-        return first as u32;
-    }
-    let (mut v, mut shift) = ((first & 0x7f) as u32, 7);
-    loop {
-        let x = b[*at];
-        *at += 1;
-        v |= ((x & 0x7f) as u32) << shift;
-        if x < 0x80 {
-            return v;
-        }
-        shift += 7;
-    }
 }
 
 /// (gap, count) pairs as (key, count), keys rising: a posting list or a document's terms.

@@ -22,6 +22,7 @@ use super::history::History;
 use super::options::Options;
 use super::recent::Recent;
 use super::store::{self, Saved, SavedFile};
+use super::varint;
 use super::written::Written;
 use crate::artifacts::annotate;
 use crate::lang::imports::Import;
@@ -57,38 +58,24 @@ impl PackedIds {
         let mut out = Vec::with_capacity(ids.len() * 2);
         let mut prev = 0u32;
         for id in ids {
-            let mut gap = id - prev;
-            while gap >= 0x80 {
-                out.push(gap as u8 | 0x80);
-                gap >>= 7;
-            }
-            out.push(gap as u8);
+            varint::put(&mut out, id - prev);
             prev = id;
         }
         PackedIds(out.into_boxed_slice())
     }
 
-    /// How many numbers it holds: one varint ends at each byte under 0x80.
     fn len(&self) -> usize {
-        self.0.iter().filter(|b| **b < 0x80).count()
+        varint::count(&self.0)
     }
 
     /// The numbers, rising.
     fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut bytes = self.0.iter();
-        let mut prev = 0u32;
+        let (mut at, mut prev) = (0, 0u32);
         std::iter::from_fn(move || {
-            let (mut gap, mut shift) = (0u32, 0);
-            loop {
-                let b = *bytes.next()?;
-                gap |= ((b & 0x7f) as u32) << shift;
-                if b < 0x80 {
-                    break;
-                }
-                shift += 7;
-            }
-            prev += gap;
-            Some(prev)
+            (at < self.0.len()).then(|| {
+                prev += varint::get(&self.0, &mut at);
+                prev
+            })
         })
     }
 }

@@ -38,6 +38,7 @@
 
 use super::files::StatKey;
 use super::options::Options;
+use super::varint;
 use crate::lang::imports::Import;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hasher};
@@ -100,28 +101,20 @@ pub struct Entry<'a> {
 
 // --- writing --------------------------------------------------------------------------------
 
-fn put_u(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 fn put_i(out: &mut Vec<u8>, v: i64) {
-    put_u(out, ((v << 1) ^ (v >> 63)) as u64);
+    varint::put(out, ((v << 1) ^ (v >> 63)) as u64);
 }
 
 fn put_s(out: &mut Vec<u8>, s: &[u8]) {
-    put_u(out, s.len() as u64);
+    varint::put(out, s.len() as u64);
     out.extend_from_slice(s);
 }
 
 fn put_rising(out: &mut Vec<u8>, ids: impl ExactSizeIterator<Item = u32>) {
-    put_u(out, ids.len() as u64);
+    varint::put(out, ids.len() as u64);
     let mut prev: Option<u32> = None;
     for id in ids {
-        put_u(out, prev.map_or(id, |p| id - p) as u64);
+        varint::put(out, prev.map_or(id, |p| id - p) as u64);
         prev = Some(id);
     }
 }
@@ -131,7 +124,7 @@ fn header(out: &mut Vec<u8>, root: &Path, opts: &Options) {
     out.extend_from_slice(&VERSION.to_le_bytes());
     put_s(out, BUILD_ID.as_bytes());
     put_s(out, root.as_os_str().as_encoded_bytes());
-    put_u(out, opts.extra_ignore.len() as u64);
+    varint::put(out, opts.extra_ignore.len() as u64);
     for p in &opts.extra_ignore {
         put_s(out, p.as_bytes());
     }
@@ -150,25 +143,25 @@ pub fn encode_entry(out: &mut Vec<u8>, e: &Entry) {
     put_s(out, e.path.as_bytes());
     put_i(out, e.key.mtime);
     put_i(out, e.key.ctime);
-    put_u(out, e.key.size);
-    put_u(out, e.key.ino);
-    put_u(out, e.key.dev);
-    put_u(out, u64::from(e.key.mode));
-    put_u(out, e.len as u64);
-    put_u(out, e.terms.len() as u64);
+    varint::put(out, e.key.size);
+    varint::put(out, e.key.ino);
+    varint::put(out, e.key.dev);
+    varint::put(out, u64::from(e.key.mode));
+    varint::put(out, e.len as u64);
+    varint::put(out, e.terms.len() as u64);
     let mut prev: Option<u32> = None;
     for &(id, n) in e.terms {
-        put_u(out, prev.map_or(id, |p| id - p) as u64);
-        put_u(out, n as u64);
+        varint::put(out, prev.map_or(id, |p| id - p) as u64);
+        varint::put(out, n as u64);
         prev = Some(id);
     }
     put_rising(out, e.defs.iter().copied());
-    put_u(out, e.imports.len() as u64);
+    varint::put(out, e.imports.len() as u64);
     for i in e.imports {
         match i {
             Import::Python(dots, m) => {
                 out.push(0);
-                put_u(out, *dots as u64);
+                varint::put(out, *dots as u64);
                 put_s(out, m.as_bytes());
             }
             Import::Js(s) => {
@@ -177,7 +170,7 @@ pub fn encode_entry(out: &mut Vec<u8>, e: &Entry) {
             }
             Import::Rust(segs) => {
                 out.push(2);
-                put_u(out, segs.len() as u64);
+                varint::put(out, segs.len() as u64);
                 for s in segs {
                     put_s(out, s.as_bytes());
                 }
@@ -188,9 +181,9 @@ pub fn encode_entry(out: &mut Vec<u8>, e: &Entry) {
             }
         }
     }
-    put_u(out, e.annotations.len() as u64);
+    varint::put(out, e.annotations.len() as u64);
     for (line, id) in e.annotations {
-        put_u(out, *line as u64);
+        varint::put(out, *line as u64);
         put_s(out, id.as_bytes());
     }
 }
@@ -215,12 +208,12 @@ pub fn encode(
     let mut out = Vec::with_capacity(256 + table + entries.iter().map(Vec::len).sum::<usize>());
     header(&mut out, root, opts);
     for t in [terms, names] {
-        put_u(&mut out, t.len() as u64);
+        varint::put(&mut out, t.len() as u64);
         for s in t {
             put_s(&mut out, s.as_bytes());
         }
     }
-    put_u(&mut out, count as u64);
+    varint::put(&mut out, count as u64);
     for e in entries {
         out.extend_from_slice(e);
     }
@@ -665,9 +658,9 @@ mod tests {
                 // A huge count for the terms, the names or the files, with nothing after it.
                 let mut v = b[..head].to_vec();
                 for _ in 0..at {
-                    put_u(&mut v, 0);
+                    varint::put(&mut v, 0u64);
                 }
-                put_u(&mut v, count);
+                varint::put(&mut v, count);
                 assert!(decode(&seal(&v), Path::new("/r"), &opts())
                     .unwrap_err()
                     .contains("count"));
@@ -675,21 +668,21 @@ mod tests {
         }
         // A file whose term count is huge, and one whose string length is.
         let mut v = b[..head].to_vec();
-        put_u(&mut v, 0);
-        put_u(&mut v, 0);
-        put_u(&mut v, 1);
+        varint::put(&mut v, 0u64);
+        varint::put(&mut v, 0u64);
+        varint::put(&mut v, 1u64);
         put_s(&mut v, b"a.py");
         for _ in 0..7 {
-            put_u(&mut v, 1);
+            varint::put(&mut v, 1u64);
         }
-        put_u(&mut v, u64::MAX >> 1);
+        varint::put(&mut v, u64::MAX >> 1);
         v.extend_from_slice(&[0; 32]);
         assert!(decode(&seal(&v), Path::new("/r"), &opts())
             .unwrap_err()
             .contains("count"));
         let mut v = b[..head].to_vec();
-        put_u(&mut v, 1);
-        put_u(&mut v, 1 << 50);
+        varint::put(&mut v, 1u64);
+        varint::put(&mut v, 1u64 << 50);
         assert!(decode(&seal(&v), Path::new("/r"), &opts()).is_err());
         // A varint of eleven bytes, and one past 64 bits.
         let mut v = b[..head].to_vec();
@@ -781,17 +774,17 @@ mod tests {
         // Equal ids in a row (a delta of 0 after the first) are not rising.
         let mut v = body(&encode(root, &opts(), &["a", "b"], &[], 0, &[])).to_vec();
         v.pop();
-        put_u(&mut v, 1);
+        varint::put(&mut v, 1u64);
         put_s(&mut v, b"x.py");
         for _ in 0..7 {
-            put_u(&mut v, 0);
+            varint::put(&mut v, 0u64);
         }
-        put_u(&mut v, 2);
-        for x in [0, 1, 0, 1] {
-            put_u(&mut v, x);
+        varint::put(&mut v, 2u64);
+        for x in [0u64, 1, 0, 1] {
+            varint::put(&mut v, x);
         }
         for _ in 0..3 {
-            put_u(&mut v, 0);
+            varint::put(&mut v, 0u64);
         }
         assert!(decode(&seal(&v), root, &opts())
             .unwrap_err()
