@@ -301,3 +301,14 @@ def test_cli_lists_and_shows_sessions(repo, clock):
     missing = run_cli("sessions", "show", "ffff", "--root", str(repo))
     assert missing.returncode == 1 and "No session matches ffff" in missing.stderr
     assert run_cli("sessions", "--limit", "0", "--root", str(repo)).returncode == 1
+
+
+def test_a_database_gone_while_it_was_opened_is_refused_not_a_crash(tmp_path, monkeypatch):
+    """SQLite opened the file, then `.repoctx` went (swapped for a link out, or removed) before
+    the check that the name is still that file: a StoreError saying so, never an AttributeError
+    (which a serving process printed as a traceback)."""
+    (tmp_path / ".repoctx").mkdir()
+    store.Store(str(tmp_path / store.DB_FILE)).close()
+    monkeypatch.setattr(store.fs, "stat", lambda root, rel: None)
+    with pytest.raises(store.StoreError, match="moved while it was opened"):
+        store.Store(str(tmp_path / store.DB_FILE))

@@ -135,7 +135,8 @@ class Store:
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             opened = conn.execute("PRAGMA database_list").fetchone()[2]
-            same = os.path.samestat(os.stat(opened), fs.stat(root, rel))
+            now = fs.stat(root, rel)  # None: gone (or swapped for a link out) since it was opened
+            same = now is not None and os.path.samestat(os.stat(opened), now)
         except (OSError, TypeError):
             same = False
         except BaseException:
