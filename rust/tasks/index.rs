@@ -31,7 +31,7 @@ use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub struct File {
     pub path: String,
@@ -112,6 +112,9 @@ pub struct Index {
     /// History's recency of each file by number, made again when HEAD moves or files come or go.
     recency: Vec<f32>,
     recency_stale: bool,
+    /// The median count of names defined per file, among files defining any: counted once
+    /// after each change (a pass over every file), not per question.
+    defines_median: OnceLock<usize>,
     /// The regions of the files questions ranked high, and their words (tasks/cuts.rs).
     cuts: Cuts,
     /// Which lines of the top files changed lately, by HEAD (tasks/recent.rs; not saved).
@@ -200,6 +203,7 @@ impl Index {
             history: History::default(),
             recency: Vec::new(),
             recency_stale: true,
+            defines_median: OnceLock::new(),
             cuts: Cuts::default(),
             recent: Recent::default(),
             loaded: 0,
@@ -493,6 +497,7 @@ impl Index {
         // A new module may answer imports of other files.
         self.resolve_all |= reshaped;
         self.recency_stale |= reshaped;
+        self.defines_median = OnceLock::new();
         id
     }
 
@@ -528,6 +533,7 @@ impl Index {
         self.free.push(id);
         self.resolve_all |= reshaped;
         self.recency_stale |= reshaped;
+        self.defines_median = OnceLock::new();
     }
 
     /// Make what a query reads current: imports resolved, the reverse graph, the written
@@ -642,6 +648,24 @@ impl Index {
     /// How many names file `id` defines.
     pub fn defined_count(&self, id: u32) -> usize {
         self.file(id).map_or(0, |f| f.defs.len())
+    }
+
+    /// The median of `defined_count` over the files defining any name (1 when none does).
+    pub fn defines_median(&self) -> usize {
+        *self.defines_median.get_or_init(|| {
+            let mut counts: Vec<usize> = self
+                .files
+                .iter()
+                .flatten()
+                .map(|f| f.defs.len())
+                .filter(|&n| n > 0)
+                .collect();
+            if counts.is_empty() {
+                return 1;
+            }
+            let mid = counts.len() / 2;
+            *counts.select_nth_unstable(mid).1
+        })
     }
 
     /// The files a file imports and the files that import it.

@@ -443,16 +443,7 @@ fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
 /// count of names defined per file (among files defining any), (median ÷ n)^`DEFINES_DAMP`
 /// above it.
 fn defines_damp(ix: &Index) -> impl Fn(u32) -> f32 + '_ {
-    let mut counts: Vec<usize> = (0..ix.files.len() as u32)
-        .map(|f| ix.defined_count(f))
-        .filter(|&n| n > 0)
-        .collect();
-    let mid = counts.len() / 2;
-    let median = if counts.is_empty() {
-        1
-    } else {
-        *counts.select_nth_unstable(mid).1
-    };
+    let median = ix.defines_median();
     move |f| {
         let n = ix.defined_count(f);
         if n > median {
