@@ -14,7 +14,7 @@
 //! identity, the root, MAX_COMMITS, HEAD, the number of commits, and per commit the number of its
 //! files and their paths; counts in decimal; then the checksum of all that (8 bytes).
 
-use super::store::{checksum, BUILD_ID};
+use super::store::{seal, unseal, BUILD_ID};
 use crate::git::history::MAX_PATH_BYTES;
 use std::path::Path;
 
@@ -44,24 +44,14 @@ pub fn encode(root: &Path, max_commits: usize, head: &str, commits: &[Vec<String
             field(f.as_bytes());
         }
     }
-    let sum = checksum(&out);
-    out.extend_from_slice(&sum);
+    seal(&mut out);
     out
 }
 
 /// The history saved in `bytes` for `root` and reads of `max_commits` commits, checked; Err
 /// says why it cannot be used.
 pub fn decode(bytes: &[u8], root: &Path, max_commits: usize) -> Result<Read, String> {
-    let body = bytes
-        .len()
-        .checked_sub(8)
-        .map(|n| &bytes[..n])
-        .filter(|b| checksum(b) == bytes[b.len()..])
-        .ok_or(if bytes.starts_with(MAGIC) {
-            "damaged or cut short (its checksum is not its bytes')"
-        } else {
-            "not a saved history"
-        })?;
+    let body = unseal(bytes, MAGIC, "saved history")?;
     let rest = body.strip_prefix(MAGIC).ok_or("not a saved history")?;
     let (version, rest) = rest.split_at_checked(4).ok_or("cut short")?;
     if version != VERSION.to_le_bytes() {
@@ -155,7 +145,7 @@ mod tests {
     /// Bytes of the format with a valid checksum over `body`.
     fn sealed(body: &[u8]) -> Vec<u8> {
         let mut v = body.to_vec();
-        v.extend_from_slice(&checksum(body));
+        seal(&mut v);
         v
     }
 

@@ -188,10 +188,28 @@ pub fn encode_entry(out: &mut Vec<u8>, e: &Entry) {
     }
 }
 
-pub(super) fn checksum(b: &[u8]) -> [u8; 8] {
+fn checksum(b: &[u8]) -> [u8; 8] {
     let mut h = DefaultHasher::new(); // fixed keys: the same bytes give the same sum in every process
     h.write(b);
     h.finish().to_le_bytes()
+}
+
+/// Ends a saved file (this one, or tasks/history_store.rs's): the checksum of all before it.
+pub(super) fn seal(out: &mut Vec<u8>) {
+    let sum = checksum(out);
+    out.extend_from_slice(&sum);
+}
+
+/// The bytes of a saved file before its checksum, when the checksum is theirs; else why not:
+/// damaged or cut short when they start with `magic`, else not a `what` at all.
+pub(super) fn unseal<'b>(bytes: &'b [u8], magic: &[u8], what: &str) -> Result<&'b [u8], String> {
+    match bytes.len().checked_sub(8).map(|n| bytes.split_at(n)) {
+        Some((body, sum)) if checksum(body) == sum => Ok(body),
+        _ if bytes.starts_with(magic) => {
+            Err("damaged or cut short (its checksum is not its bytes')".into())
+        }
+        _ => Err(format!("not a {what}")),
+    }
 }
 
 /// The whole file: the header, the tables (each in byte order, unique), the entries (`count`
@@ -217,8 +235,7 @@ pub fn encode(
     for e in entries {
         out.extend_from_slice(e);
     }
-    let sum = checksum(&out);
-    out.extend_from_slice(&sum);
+    seal(&mut out);
     out
 }
 
@@ -406,15 +423,7 @@ impl<'a> Reader<'a> {
 /// Decode and check saved bytes for an index of `root` built with `opts`; Err says why they
 /// cannot be used (the caller then builds from scratch).
 pub fn decode<'b>(bytes: &'b [u8], root: &Path, opts: &Options) -> Result<Saved<'b>, String> {
-    if bytes.len() < 8 || checksum(&bytes[..bytes.len() - 8]) != bytes[bytes.len() - 8..] {
-        return Err(if bytes.starts_with(MAGIC) {
-            "damaged or cut short (its checksum is not its bytes')"
-        } else {
-            "not a saved task index"
-        }
-        .into());
-    }
-    parse(&bytes[..bytes.len() - 8], root, opts)
+    parse(unseal(bytes, MAGIC, "saved task index")?, root, opts)
 }
 
 /// `decode` of the bytes before the checksum.
