@@ -110,6 +110,8 @@ SAVED_BYTES_BASE = 4 << 20
 def saved_bytes_cap(files: int) -> int:
     """The most bytes a saved index of a tree of `files` files is read up to."""
     return min(MAX_SAVED_BYTES, SAVED_BYTES_BASE + files * SAVED_BYTES_PER_FILE)
+
+
 # git's history as read for one HEAD (rust/tasks/history_store.rs), beside it: a process whose
 # HEAD did not move takes it instead of walking git again (a third of a second of CPU on ruff).
 HISTORY_FILE = f"{local_state.STATE_DIR}/task-history.bin"
