@@ -143,25 +143,29 @@ def _prefix(contextia: str | None) -> str:
         return "@"
 
 
-def _read_saved(ws: Workspace, files: int) -> bytes | None:
-    """The bytes of the saved index, or None: there is none, it is larger than a tree of
-    `files` files can need (said on stderr), not a file, or `.repoctx` is a link out of the
-    root (the confined layer refuses it)."""
+def _read_state(ws: Workspace, name: str, most: int, what: str) -> bytes | None:
+    """The bytes of a file saved under `.repoctx/`, or None: there is none, it is larger than
+    `most` (said on stderr: refused unread), not a file, or `.repoctx` is a link out of the root
+    (the confined layer refuses it)."""
     try:
-        return fs.read_bytes(ws.root, SAVED_FILE, saved_bytes_cap(files))
+        return fs.read_bytes(ws.root, name, most)
     except OSError as exc:
         if exc.errno == errno.EFBIG:
-            _say(f"the saved task index {SAVED_FILE} is larger than {files} files need; refused unread, building the index again")
+            _say(f"{what} {name} is larger than {most} bytes; refused unread")
         return None
+
+
+def _read_saved(ws: Workspace, files: int) -> bytes | None:
+    """The saved index, read up to what a tree of `files` files can need."""
+    return _read_state(ws, SAVED_FILE, saved_bytes_cap(files), "the saved task index")
 
 
 def _offer_history(ws: Workspace, index: _core.TaskIndex) -> None:
     """Give the index the history saved by an earlier process, if there is one it can use (the
     core checks the bytes; it takes them only while HEAD is the commit they were read at)."""
-    try:
-        data = fs.read_bytes(ws.root, HISTORY_FILE, MAX_HISTORY_BYTES)
-    except OSError:
-        return  # none, larger than a read can be, not a file, or `.repoctx` a link out
+    data = _read_state(ws, HISTORY_FILE, MAX_HISTORY_BYTES, "the saved history")
+    if data is None:
+        return
     refused = index.offer_history(data)
     if refused is not None:
         _say(f"the saved history {HISTORY_FILE} is not used ({refused}); git's history is read again")
