@@ -18,6 +18,9 @@
 //!
 //! A file that is a test or not code counts half its score (`NOT_CODE`).
 //!
+//! When nothing scores (a task whose words no file holds: "Fix typos", "Minor tweaks"), the
+//! code files are ranked by how lately they changed (`NOTHING_MATCHED`, with `history` on).
+//!
 //! `paths` the agent gives lift those files and pull their import neighbours up, whatever
 //! signals are off. Regions of the top files are scored by the task's terms (BM25 with the
 //! file index's IDF), a definition the task names, and annotations of matching artifacts;
@@ -41,6 +44,10 @@ use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
+
+/// The line of why of every file when nothing in the task matched and the files are ranked
+/// by how lately they changed (the prompt hook stays silent on such an answer).
+pub const NOTHING_MATCHED: &str = "nothing in the task matched: changed lately";
 
 /// The signals, by the names `signals_off` takes.
 pub const SIGNALS: &[&str] = &[
@@ -296,6 +303,9 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     for (o, v, why) in adds {
         let r = sc.reason(why);
         sc.add(o, v, r);
+    }
+    if on("history") && sc.score.iter().all(|&s| s <= 0.0) {
+        changed_lately(ix, &mut sc);
     }
     for (id, s) in sc.score.iter_mut().enumerate() {
         if *s > 0.0 && ix.file(id as u32).is_some_and(|f| !f.code) {
@@ -629,6 +639,18 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
     for (o, (v, why)) in ties {
         let r = sc.reason(why);
         sc.add(o, v, r);
+    }
+}
+
+/// When nothing matched the task: each code file (not a test) by how lately it changed. A
+/// task that says only "Fix typos" is most often about the code changing now (the recent
+/// commits of a series), and an empty answer helps no one.
+fn changed_lately(ix: &Index, sc: &mut Scores) {
+    let r = sc.reason(NOTHING_MATCHED.to_string());
+    for id in 0..sc.score.len() as u32 {
+        if ix.file(id).is_some_and(|f| f.code) {
+            sc.add(id, W_RECENT * ix.recency(id), r);
+        }
     }
 }
 
