@@ -14,7 +14,7 @@
 //! - `history`: the files that changed together with the top files (in the commits that
 //!   changed them), and a small prior for recent change;
 //! - `imports`: the top files share their score with the files they import and that import
-//!   them (÷ √neighbours).
+//!   them (÷ √neighbours), lifting none past `IMPORTS_BELOW` of the best file's score.
 //!
 //! A file that is a test or not code counts half its score (`NOT_CODE`).
 //!
@@ -67,6 +67,8 @@ const W_MODULE: f32 = 0.3;
 const W_RECENT: f32 = 0.05;
 const W_COCHANGE: f32 = 0.45;
 const W_IMPORT: f32 = 0.2;
+/// What the imports may lift a file to, as a share of the best file's score before them.
+const IMPORTS_BELOW: f32 = 0.9;
 const W_PATH: f32 = 0.5;
 const MAX_DEFINERS: usize = 20;
 /// A name counts (median ÷ n) to this power for a file defining n names, more than the
@@ -655,7 +657,10 @@ fn changed_lately(ix: &Index, sc: &mut Scores) {
 }
 
 /// `imports`: what the top files share with the files they import and that import them
-/// (added by the caller, after the paths given are weighed on the same scores).
+/// (added by the caller, after the paths given are weighed on the same scores). A file is
+/// lifted to at most `IMPORTS_BELOW` of the best file's score: a module most of the top files
+/// import (`lib.rs`, `__init__.py`, `_types.py`) gathers a share from each and passed the
+/// file the task is about; it still climbs among the rest.
 fn imports_signal(ix: &Index, sc: &Scores) -> Vec<(u32, f32, String)> {
     let mut adds = Vec::new();
     let top = sc.top(SPREAD_FROM, ix);
@@ -670,6 +675,14 @@ fn imports_signal(ix: &Index, sc: &Scores) -> Vec<(u32, f32, String)> {
                 .map(|&o| (o, w, format!("imported by {}", tf.path))),
         );
         adds.extend(inc.iter().map(|&o| (o, w, format!("imports {}", tf.path))));
+    }
+    let mut room: HashMap<u32, f32> = HashMap::new();
+    for (o, v, _) in adds.iter_mut() {
+        let left = room
+            .entry(*o)
+            .or_insert_with(|| (IMPORTS_BELOW * best - sc.score[*o as usize]).max(0.0));
+        *v = v.min(*left);
+        *left -= *v;
     }
     adds
 }

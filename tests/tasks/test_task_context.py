@@ -320,3 +320,23 @@ def test_a_task_no_file_matches_gets_the_code_changed_last_first(tmp_path):
     assert [f["path"] for f in json.loads(run_cli("context", "cart items", "--json", "--root", str(repo),
                                                   check=True).stdout)["files"]][0] == "shop/cart.py"
 
+
+
+def test_a_module_every_match_imports_is_not_lifted_past_the_file_the_task_is_about(tmp_path):
+    """Through the CLI: `shop/types.py` (the money type) is imported by the file the task is
+    about and by four others its words match less. Each of the five shares some of its score
+    with it, which summed passed the refund file; imports now lift a file to at most 0.9 of the
+    best file's score (`IMPORTS_BELOW`): the refund file ranks first and the type second."""
+    repo = tmp_path / "repo"
+    write(repo, "shop/types.py", 'class Money:\n    """An amount of money, rounded to cents, in one currency."""\n\n'
+          "    def __init__(self, cents):\n        self.cents = cents\n")
+    write(repo, "shop/refunds.py", "from shop.types import Money\n\n\ndef refund_amount(order):\n"
+          '    """The refund of an order: what was paid, less the fee, rounded to cents."""\n'
+          "    return Money(round(order.paid - order.fee))\n")
+    for name in ("orders", "invoices", "payments", "coupons"):
+        write(repo, f"shop/{name}.py", f"from shop.types import Money\n\n\ndef {name}_refund(items):\n"
+              f'    """The refund amount of the {name}, shown as it is."""\n'
+              "    return Money(sum(i.cents for i in items))\n")
+    answer = json.loads(run_cli("context", "The refund amount is not rounded to cents", "--json", "--root", str(repo),
+                                check=True).stdout)
+    assert [f["path"] for f in answer["files"]][:2] == ["shop/refunds.py", "shop/types.py"], answer["files"]
