@@ -969,6 +969,7 @@ mod bindings {
         m.add_class::<tasks::outlines::DefinitionOut>()?;
         m.add_class::<tasks::outlines::MemberOut>()?;
         m.add("TASK_SIGNALS", tasks::rank::SIGNALS.to_vec())?;
+        m.add("TASK_NOTHING_MATCHED", tasks::rank::NOTHING_MATCHED)?;
         Ok(())
     }
 }

@@ -11,7 +11,7 @@ __all__ = [
     "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheRefused", "CacheView", "CacheWatch", "CoreRefused",
     "DirEntry", "DirRow",
     "FILE_LABELS", "FileKind", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
-    "ModuleScan", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_SIGNALS", "Table", "TaskAnswer",
+    "ModuleScan", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_NOTHING_MATCHED", "TASK_SIGNALS", "Table", "TaskAnswer",
     "TaskDefinition", "TaskFile", "TaskIndex", "TaskMember", "TaskPiece", "TaskRegion",
     "YamlFile", "YamlRefused", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "file_kind", "file_kinds", "fingerprint", "fs_exchange", "fs_list",
@@ -573,6 +573,10 @@ def scan_modules(root: str, dirs: list[str]) -> list[ModuleScan]:
 
 TASK_SIGNALS: list[str]
 """The signals of task context, by the names `TaskIndex.query(signals_off=…)` takes."""
+
+TASK_NOTHING_MATCHED: str
+"""The `why` of every ranked file when no file matched the task and the code files are ranked
+by how lately they changed."""
 
 @final
 class TaskIndex:

@@ -14,9 +14,12 @@
 //! - `history`: the files that changed together with the top files (in the commits that
 //!   changed them), and a small prior for recent change;
 //! - `imports`: the top files share their score with the files they import and that import
-//!   them (÷ √neighbours).
+//!   them (÷ √neighbours), lifting none past `IMPORTS_BELOW` of the best file's score.
 //!
 //! A file that is a test or not code counts half its score (`NOT_CODE`).
+//!
+//! When nothing scores (a task whose words no file holds: "Fix typos", "Minor tweaks"), the
+//! code files are ranked by how lately they changed (`NOTHING_MATCHED`, with `history` on).
 //!
 //! `paths` the agent gives lift those files and pull their import neighbours up, whatever
 //! signals are off. Regions of the top files are scored by the task's terms (BM25 with the
@@ -42,6 +45,10 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+/// The line of why of every file when nothing in the task matched and the files are ranked
+/// by how lately they changed (the prompt hook stays silent on such an answer).
+pub const NOTHING_MATCHED: &str = "nothing in the task matched: changed lately";
+
 /// The signals, by the names `signals_off` takes.
 pub const SIGNALS: &[&str] = &[
     "lexical",
@@ -60,6 +67,8 @@ const W_MODULE: f32 = 0.3;
 const W_RECENT: f32 = 0.05;
 const W_COCHANGE: f32 = 0.45;
 const W_IMPORT: f32 = 0.2;
+/// What the imports may lift a file to, as a share of the best file's score before them.
+const IMPORTS_BELOW: f32 = 0.9;
 const W_PATH: f32 = 0.5;
 const MAX_DEFINERS: usize = 20;
 /// A name counts (median ÷ n) to this power for a file defining n names, more than the
@@ -296,6 +305,9 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     for (o, v, why) in adds {
         let r = sc.reason(why);
         sc.add(o, v, r);
+    }
+    if on("history") && sc.score.iter().all(|&s| s <= 0.0) {
+        changed_lately(ix, &mut sc);
     }
     for (id, s) in sc.score.iter_mut().enumerate() {
         if *s > 0.0 && ix.file(id as u32).is_some_and(|f| !f.code) {
@@ -632,8 +644,23 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
     }
 }
 
+/// When nothing matched the task: each code file (not a test) by how lately it changed. A
+/// task that says only "Fix typos" is most often about the code changing now (the recent
+/// commits of a series), and an empty answer helps no one.
+fn changed_lately(ix: &Index, sc: &mut Scores) {
+    let r = sc.reason(NOTHING_MATCHED.to_string());
+    for id in 0..sc.score.len() as u32 {
+        if ix.file(id).is_some_and(|f| f.code) {
+            sc.add(id, W_RECENT * ix.recency(id), r);
+        }
+    }
+}
+
 /// `imports`: what the top files share with the files they import and that import them
-/// (added by the caller, after the paths given are weighed on the same scores).
+/// (added by the caller, after the paths given are weighed on the same scores). A file is
+/// lifted to at most `IMPORTS_BELOW` of the best file's score: a module most of the top files
+/// import (`lib.rs`, `__init__.py`, `_types.py`) gathers a share from each and passed the
+/// file the task is about; it still climbs among the rest.
 fn imports_signal(ix: &Index, sc: &Scores) -> Vec<(u32, f32, String)> {
     let mut adds = Vec::new();
     let top = sc.top(SPREAD_FROM, ix);
@@ -648,6 +675,14 @@ fn imports_signal(ix: &Index, sc: &Scores) -> Vec<(u32, f32, String)> {
                 .map(|&o| (o, w, format!("imported by {}", tf.path))),
         );
         adds.extend(inc.iter().map(|&o| (o, w, format!("imports {}", tf.path))));
+    }
+    let mut room: HashMap<u32, f32> = HashMap::new();
+    for (o, v, _) in adds.iter_mut() {
+        let left = room
+            .entry(*o)
+            .or_insert_with(|| (IMPORTS_BELOW * best - sc.score[*o as usize]).max(0.0));
+        *v = v.min(*left);
+        *left -= *v;
     }
     adds
 }

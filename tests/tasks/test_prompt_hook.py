@@ -97,6 +97,21 @@ def test_the_hook_hands_the_agent_the_files_of_a_task_and_is_silent_otherwise(re
     assert done.returncode == 0 and done.stdout == ""
 
 
+def test_the_hook_is_silent_when_only_the_latest_changes_would_answer(repo, env):
+    """With a history, a prompt no file matches is ranked by the files changed lately (for the
+    agent that asks); the hook, which nobody asked, stays silent on that."""
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "shop"],
+                   check=True)
+    install(repo, env, "install", "claude-code", "--hook")
+    command = our_hook(repo)
+    assert run_hook(command, repo, env, "zebra quantum xylophone marmalade") == ""
+    assert "1. shop/orders.py" in run_hook(command, repo, env, "apply_discount gives the wrong total")
+    done = subprocess.run([*REPOCTX, "context", "zebra quantum xylophone marmalade", "--json", "--root", str(repo)],
+                          env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert [f["path"] for f in json.loads(done.stdout)["files"]] == ["shop/cli.py", "shop/orders.py"]
+
+
 def test_install_again_changes_nothing_and_uninstall_removes_only_what_install_wrote(repo, env):
     write(repo, ".mcp.json", json.dumps({"mcpServers": {"github": {"command": "gh-mcp"}}}))
     install(repo, env, "install", "claude-code", "--hook")

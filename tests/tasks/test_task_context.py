@@ -281,3 +281,62 @@ def test_a_file_defining_hundreds_of_names_is_not_lifted_by_them(tmp_path):
     answer = json.loads(run_cli("context", task, "--json", "--root", str(repo), check=True).stdout)
     ranked = [f["path"] for f in answer["files"]]
     assert ranked[0] == "app/frames.py" and ranked[-1] == "app/registry.py", answer["files"]
+
+
+def test_a_task_no_file_matches_gets_the_code_changed_last_first(tmp_path):
+    """Through the CLI on a git repository: "Minor tweaks" holds no word any file holds. The code
+    files come ranked by how lately they changed (the last commit's first, tests and docs left
+    out), each saying so; with `history` off, or outside git, nothing is ranked."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                       check=True, capture_output=True)
+
+    write(repo, "shop/orders.py", "def total(order):\n    return order.amount\n")
+    write(repo, "shop/tax.py", "def rate(country):\n    return 0.2\n")
+    write(repo, "shop/cart.py", "def items(cart):\n    return cart.lines\n")
+    write(repo, "tests/test_cart.py", "def test_items():\n    assert True\n")
+    write(repo, "README.md", "# Shop\n")
+    git("init", "-q", "-b", "main")
+    git("add", ".")
+    git("commit", "-qm", "shop")
+    write(repo, "shop/tax.py", "def rate(country):\n    return 0.25\n")
+    git("commit", "-qam", "rates")
+    write(repo, "shop/cart.py", "def items(cart):\n    return list(cart.lines)\n")
+    write(repo, "tests/test_cart.py", "def test_items():\n    assert list([])\n")
+    git("commit", "-qam", "lists")
+
+    def ranked(*args: str) -> list[dict]:
+        return json.loads(run_cli("context", "Minor tweaks", "--json", "--root", str(repo), *args,
+                                  check=True).stdout)["files"]
+
+    files = ranked()
+    assert [f["path"] for f in files] == ["shop/cart.py", "shop/tax.py", "shop/orders.py"], files
+    assert all(f["why"] == _core.TASK_NOTHING_MATCHED for f in files)
+    assert ranked("--signals-off", "history") == []
+    assert [f["path"] for f in json.loads(run_cli("context", "cart items", "--json", "--root", str(repo),
+                                                  check=True).stdout)["files"]][0] == "shop/cart.py"
+
+
+
+def test_a_module_every_match_imports_is_not_lifted_past_the_file_the_task_is_about(tmp_path):
+    """Through the CLI: `shop/types.py` (the money type) is imported by the file the task is
+    about and by four others its words match less. Each of the five shares some of its score
+    with it, which summed passed the refund file; imports now lift a file to at most 0.9 of the
+    best file's score (`IMPORTS_BELOW`): the refund file ranks first and the type second."""
+    repo = tmp_path / "repo"
+    write(repo, "shop/types.py", 'class Money:\n    """An amount of money, rounded to cents, in one currency."""\n\n'
+          "    def __init__(self, cents):\n        self.cents = cents\n")
+    write(repo, "shop/refunds.py", "from shop.types import Money\n\n\ndef refund_amount(order):\n"
+          '    """The refund of an order: what was paid, less the fee, rounded to cents."""\n'
+          "    return Money(round(order.paid - order.fee))\n")
+    for name in ("orders", "invoices", "payments", "coupons"):
+        write(repo, f"shop/{name}.py", f"from shop.types import Money\n\n\ndef {name}_refund(items):\n"
+              f'    """The refund amount of the {name}, shown as it is."""\n'
+              "    return Money(sum(i.cents for i in items))\n")
+    answer = json.loads(run_cli("context", "The refund amount is not rounded to cents", "--json", "--root", str(repo),
+                                check=True).stdout)
+    assert [f["path"] for f in answer["files"]][:2] == ["shop/refunds.py", "shop/types.py"], answer["files"]

@@ -7,8 +7,9 @@ Claude Code runs it on every prompt with the event as JSON on stdin (`prompt`, `
 of its own. It is silent (prints nothing, exits 0) when the prompt is not a task: a slash
 command, a shell (`!`) or memory (`#`) line, fewer than MIN_WORDS words that are not chat
 (CHAT_WORDS), a working directory in no repository, or no file of the repository matching
-it. A hook that fails must never stop the prompt, so every failure is silent on stdout too
-(one line on stderr).
+it (the ranking then offers only the files changed lately, not worth the agent's reading).
+A hook that fails must never stop the prompt, so every failure is silent on stdout too (one
+line on stderr).
 """
 
 from __future__ import annotations
@@ -95,6 +96,10 @@ def answer(raw: bytes, budget: int, limit: int) -> str | None:
     (context,) = cli_commands("context") or ()
     result = context.handler(ws, context.parse({"task": prompt, "budget": budget, "limit": limit}))
     if context.is_error(result) or not result.files:
+        return None
+    from repoctx import _core
+
+    if all(f.why == _core.TASK_NOTHING_MATCHED for f in result.files):  # no file matched: only the latest changes
         return None
     return _render(result)
 
