@@ -39,7 +39,6 @@ use crate::tree::fs::Root;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 /// The signals, by the names `signals_off` takes.
@@ -319,7 +318,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     } else {
         Vec::new()
     };
-    let said = Said::new(&q, ask.task, lexical, on("symbols"));
+    let said = Said::new(&q, ask.task, &named, lexical, on("symbols"));
     let scored: Vec<Vec<(Region, f32)>> = top
         .par_iter()
         .zip(&cuts)
@@ -328,7 +327,6 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
             region_scores(
                 cut,
                 &idf,
-                &named,
                 &said,
                 art_lines.get(&id).map_or(&[][..], |v| v.as_slice()),
             )
@@ -857,15 +855,24 @@ fn recent_ages(ix: &Index, top: &[u32], cuts: &[Option<Arc<Cut>>]) -> Vec<recent
 }
 
 /// What the task says that regions are scored by beyond their words: its terms (for the
-/// names of definitions, when `names`) and the names it writes as code (when `code`).
+/// names of definitions, when `names`), the names it writes as code (when `code`) and the
+/// definitions it names (`symbols_signal`); built once a question, hashed with `terms::Fnv`
+/// (each is looked up by every region of the top files).
 struct Said<'a> {
-    terms: HashSet<&'a str>,
-    code: Vec<String>,
+    terms: terms::WordSet<'a>,
+    code: terms::NameSet,
+    named: terms::WordSet<'a>,
     names: bool,
 }
 
 impl<'a> Said<'a> {
-    fn new(q: &'a Query, task: &str, names: bool, code: bool) -> Said<'a> {
+    fn new(
+        q: &'a Query,
+        task: &str,
+        named: &'a HashSet<String>,
+        names: bool,
+        code: bool,
+    ) -> Said<'a> {
         let code = if code {
             terms::identifiers(task)
                 .into_iter()
@@ -873,11 +880,12 @@ impl<'a> Said<'a> {
                 .map(|(name, _)| name)
                 .collect()
         } else {
-            Vec::new()
+            terms::NameSet::default()
         };
         Said {
             terms: q.terms.iter().map(String::as_str).collect(),
             code,
+            named: named.iter().map(String::as_str).collect(),
             names,
         }
     }
@@ -892,7 +900,6 @@ impl<'a> Said<'a> {
 fn region_scores(
     cut: &Cut,
     query: &[(&str, f32)],
-    named: &HashSet<String>,
     said: &Said,
     art: &[(u32, f32)],
 ) -> Vec<(Region, f32)> {
@@ -937,7 +944,7 @@ fn region_scores(
         .zip(&cut.refs)
         .map(|((r, l), refs)| {
             let mut raw = if best > 0.0 { l / best } else { 0.0 };
-            if !r.symbol.is_empty() && r.kind != "lines" && named.contains(&r.symbol) {
+            if !r.symbol.is_empty() && r.kind != "lines" && said.named.contains(r.symbol.as_str()) {
                 raw += 1.0;
             }
             if said.names && r.kind != "lines" {
@@ -957,7 +964,7 @@ fn region_scores(
 }
 
 /// The task's terms by their place in the query.
-type TermAt<'a> = HashMap<&'a str, usize, BuildHasherDefault<Fnv>>;
+type TermAt<'a> = terms::WordMap<'a, usize>;
 
 fn term_at<'a>(query: &[(&'a str, f32)]) -> TermAt<'a> {
     query.iter().enumerate().map(|(i, q)| (q.0, i)).collect()
@@ -970,32 +977,6 @@ fn shared_terms(words: &Words, at: &TermAt, mut hit: impl FnMut(usize, u32)) {
         if let Some(&i) = at.get(&**w) {
             hit(i, *tf);
         }
-    }
-}
-
-/// FNV-1a, for the task's terms looked up by every word of every region of the top files
-/// (tens of thousands a question): std's SipHash, which resists keys chosen to collide, cost
-/// more than the rest of region scoring. The table holds the task's terms only, so words made
-/// to collide with them cost a probe of that small table, no more.
-#[derive(Default)]
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
     }
 }
 

@@ -13,6 +13,7 @@
 //! always agree.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Words too common in code or prose to say anything about a task: English function words
 /// (articles, pronouns, auxiliaries, conjunctions, prepositions that are not also common
@@ -356,12 +357,56 @@ pub fn each_term(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
+/// Call `f` with the term of each part of one word (`expand_union_aliases`: `expand`,
+/// `union`, `alias`), the dropped parts left out; not the joined term (buffer reused).
+pub fn each_part_term(word: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::with_capacity(MAX_PART);
+    each_part(word, |p| {
+        if term_into(p, &mut buf) {
+            f(&buf);
+        }
+    });
+}
+
 /// Every term of `text`, in order, with repeats.
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     each_term(text, |t| out.push(t.to_string()));
     out
 }
+
+/// FNV-1a, for a task's words looked up by every word and name of every region of the top
+/// files (tens of thousands a question): std's SipHash, which resists keys chosen to collide,
+/// cost more than the rest of region scoring. Such a table holds the task's words only, so
+/// words made to collide with them cost a probe of that small table, no more.
+#[derive(Default)]
+pub struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// A task's words, hashed with `Fnv`.
+pub type WordSet<'a> = HashSet<&'a str, BuildHasherDefault<Fnv>>;
+/// Names a task writes, owned, hashed with `Fnv`.
+pub type NameSet = HashSet<String, BuildHasherDefault<Fnv>>;
+/// A task's words and what each stands for, hashed with `Fnv`.
+pub type WordMap<'a, V> = HashMap<&'a str, V, BuildHasherDefault<Fnv>>;
 
 /// The names a task mentions that could be definitions: each word of three bytes or more
 /// as written, and whether it looks like code (`snake_case`, `camelCase`, a digit, or
