@@ -906,11 +906,11 @@ fn region_scores(
     let avg = cut.counts.iter().map(|c| c.0 as f32).sum::<f32>() / cut.counts.len().max(1) as f32;
     // The task's terms in each region, (term, count) in term order, each word looked up once
     // (it was twice, with SipHash: most of a warm question's time on ruff's large files).
-    let at = term_at(query);
+    let place = query_places(&cut.terms, query);
     let mut hits: Vec<(u32, u32)> = Vec::new();
     let mut ends: Vec<usize> = Vec::with_capacity(cut.counts.len());
     for (_, words) in &cut.counts {
-        shared_terms(words, &at, |q, tf| hits.push((q as u32, tf)));
+        shared_terms(words, &place, |q, tf| hits.push((q as u32, tf)));
         ends.push(hits.len());
     }
     // A word in most regions of the file (`type` all through types.rs) tells none of them
@@ -963,19 +963,23 @@ fn region_scores(
         .collect()
 }
 
-/// The task's terms by their place in the query.
-type TermAt<'a> = terms::WordMap<'a, usize>;
-
-fn term_at<'a>(query: &[(&'a str, f32)]) -> TermAt<'a> {
-    query.iter().enumerate().map(|(i, q)| (q.0, i)).collect()
+/// Each term of a cut (`Cut::terms`), its place in the query, if it is there: each term of the
+/// file looked up once.
+fn query_places(cut_terms: &[Box<str>], query: &[(&str, f32)]) -> Vec<Option<u32>> {
+    let at: terms::WordMap<u32> = query
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.0, i as u32))
+        .collect();
+    cut_terms.iter().map(|t| at.get(&**t).copied()).collect()
 }
 
-/// Calls `hit(query index, count)` for each of `words` that the query holds, in the order of
-/// `words` (by term).
-fn shared_terms(words: &Words, at: &TermAt, mut hit: impl FnMut(usize, u32)) {
-    for (w, tf) in words {
-        if let Some(&i) = at.get(&**w) {
-            hit(i, *tf);
+/// Calls `hit(query index, count)` for each of `words` that the query holds (`place`, from
+/// `query_places`), in the order of `words` (by term).
+fn shared_terms(words: &Words, place: &[Option<u32>], mut hit: impl FnMut(usize, u32)) {
+    for &(w, tf) in words {
+        if let Some(i) = place[w as usize] {
+            hit(i as usize, tf);
         }
     }
 }
@@ -1245,10 +1249,11 @@ mod tests {
     fn shared_terms_are_the_intersection_in_term_order() {
         // Every pair of subsets of a small vocabulary.
         let vocab = ["a", "ab", "b", "ba", "c", "d", "dd", "e"];
+        let cut_terms: Vec<Box<str>> = vocab.iter().map(|&v| v.into()).collect();
         for wm in 0u32..256 {
             let words: Words = (0..8)
                 .filter(|i| wm & (1 << i) != 0)
-                .map(|i| (vocab[i].into(), i as u32 + 1))
+                .map(|i| (i, i + 1))
                 .collect();
             for qm in (0u32..256).step_by(7) {
                 let query: Vec<(&str, f32)> = (0..8)
@@ -1256,11 +1261,12 @@ mod tests {
                     .map(|i| (vocab[i], 0.0))
                     .collect();
                 let mut got = Vec::new();
-                shared_terms(&words, &term_at(&query), |q, tf| got.push((query[q].0, tf)));
+                let place = query_places(&cut_terms, &query);
+                shared_terms(&words, &place, |q, tf| got.push((query[q].0, tf)));
                 let want: Vec<(&str, u32)> = words
                     .iter()
-                    .filter(|(w, _)| query.iter().any(|q| q.0 == &**w))
-                    .map(|(w, tf)| (&**w, *tf))
+                    .filter(|(w, _)| query.iter().any(|q| q.0 == vocab[*w as usize]))
+                    .map(|(w, tf)| (vocab[*w as usize], *tf))
                     .collect();
                 assert_eq!(got, want, "{words:?} {query:?}");
             }

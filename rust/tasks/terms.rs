@@ -307,8 +307,10 @@ fn stem_in_place(s: &mut String) {
     }
 }
 
+/// (Asked for every part of every word read, so hashed with `Fnv`: the table is fixed, and a
+/// word made to collide with its entries costs a probe of it, no more.)
 fn stopword(w: &str) -> bool {
-    static SET: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
+    static SET: std::sync::LazyLock<WordSet<'static>> =
         std::sync::LazyLock::new(|| STOPWORDS.iter().copied().collect());
     SET.contains(w)
 }
