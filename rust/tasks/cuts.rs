@@ -35,21 +35,32 @@ impl Cut {
     pub fn new(path: &str, text: String) -> Cut {
         let (regions, refs) = regions::regions_and_references(path, &text);
         let t = Text::new(&text);
-        // Each term by the order it first came in (std's hasher: the text is untrusted), then
-        // renumbered in term order.
+        // Each term by the order it first came in, then renumbered in term order; each distinct
+        // word's terms made once (a file says the same words again and again), kept as a run
+        // of `of_words` (std's hasher for both: the text is untrusted).
         let mut first: HashMap<Box<str>, u32> = HashMap::new();
+        let mut by_word: HashMap<&str, (u32, u32)> = HashMap::new();
+        let mut of_words: Vec<u32> = Vec::new();
+        let mut bufs = terms::TermBufs::default();
         let mut said: Vec<u32> = Vec::new();
         let mut counts: Vec<(u32, Words)> = regions
             .iter()
             .map(|r| {
                 said.clear();
-                terms::each_term(t.slice(r.start, r.end.min(t.lines())), |term| {
-                    let next = first.len() as u32;
-                    said.push(match first.get(term) {
-                        Some(&n) => n,
-                        None => *first.entry(term.into()).or_insert(next),
+                for (_, w) in terms::words(t.slice(r.start, r.end.min(t.lines()))) {
+                    let (from, to) = *by_word.entry(w).or_insert_with(|| {
+                        let from = of_words.len() as u32;
+                        terms::word_terms(w, &mut bufs, |term| {
+                            let next = first.len() as u32;
+                            of_words.push(match first.get(term) {
+                                Some(&n) => n,
+                                None => *first.entry(term.into()).or_insert(next),
+                            });
+                        });
+                        (from, of_words.len() as u32)
                     });
-                });
+                    said.extend_from_slice(&of_words[from as usize..to as usize]);
+                }
                 said.sort_unstable();
                 let mut words: Words = Vec::new();
                 for &n in &said {

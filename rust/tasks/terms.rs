@@ -338,24 +338,36 @@ pub fn term(part: &str) -> Option<String> {
 /// Call `f` with each term of `text`, in order, and after the terms of a word of several
 /// parts the term of its parts joined (buffers reused: no allocation per term).
 pub fn each_term(text: &str, mut f: impl FnMut(&str)) {
-    let mut buf = String::with_capacity(MAX_PART);
-    let mut joined = String::with_capacity(MAX_PART);
+    let mut bufs = TermBufs::default();
     for (_, w) in words(text) {
-        if w.len() > 4 * MAX_PART {
-            continue;
+        word_terms(w, &mut bufs, &mut f);
+    }
+}
+
+/// The buffers `word_terms` reuses.
+#[derive(Default)]
+pub struct TermBufs {
+    term: String,
+    joined: String,
+}
+
+/// Call `f` with each term of one word (of `words`), as `each_term` does for each word.
+pub fn word_terms(w: &str, bufs: &mut TermBufs, mut f: impl FnMut(&str)) {
+    if w.len() > 4 * MAX_PART {
+        return;
+    }
+    let TermBufs { term, joined } = bufs;
+    joined.clear();
+    let mut parts = 0;
+    each_part(w, |p| {
+        parts += 1;
+        joined.push_str(p);
+        if term_into(p, term) {
+            f(term);
         }
-        joined.clear();
-        let mut parts = 0;
-        each_part(w, |p| {
-            parts += 1;
-            joined.push_str(p);
-            if term_into(p, &mut buf) {
-                f(&buf);
-            }
-        });
-        if parts > 1 && term_into(&joined, &mut buf) {
-            f(&buf);
-        }
+    });
+    if parts > 1 && term_into(joined, term) {
+        f(term);
     }
 }
 
