@@ -134,7 +134,7 @@ impl Modules {
                 let top = best.iter().map(|b| b.0).max().unwrap_or(0);
                 best.retain(|b| b.0 == top);
                 // Ties by path, never by number: numbers depend on the order files were seen.
-                best.sort_unstable_by(|a, b| a.1.cmp(&b.1).then_with(|| a.2.cmp(&b.2)));
+                best.sort_unstable_by(|a, b| a.1.cmp(&b.1).then_with(|| a.2.cmp(b.2)));
                 let go = matches!(import, Import::Go(_));
                 return best
                     .into_iter()
