@@ -176,6 +176,26 @@ mod tests {
     }
 
     #[test]
+    fn uses_named_is_the_same_from_either_side() {
+        // Every pair of subsets of a small vocabulary: fewer names than refs, and more.
+        let vocab = ["a", "ab", "b", "ba", "c", "d", "dd", "e"];
+        for rm in 0u32..256 {
+            let refs: Vec<Box<str>> = (0..8)
+                .filter(|i| rm & (1 << i) != 0)
+                .map(|i| vocab[i].into())
+                .collect();
+            for nm in 0u32..256 {
+                let names: HashSet<String> = (0..8)
+                    .filter(|i| nm & (1 << i) != 0)
+                    .map(|i| vocab[i].to_string())
+                    .collect();
+                let want = refs.iter().any(|r| names.iter().any(|n| **r == **n));
+                assert_eq!(uses_named(&refs, &names), want, "{refs:?} {names:?}");
+            }
+        }
+    }
+
+    #[test]
     fn a_name_made_of_the_task_words_counts_from_two_parts() {
         let task: HashSet<&str> = ["expand", "union", "alias", "nest"].into();
         assert_eq!(name_words("expand_union_aliases", &task), 1.0);
