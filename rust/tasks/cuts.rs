@@ -9,18 +9,22 @@ use super::bundle::Text;
 use super::files::StatKey;
 use super::regions::{self, Region};
 use super::terms;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// The most held, roughly: the texts and their words.
 pub const MAX_BYTES: usize = 32 << 20;
 
-/// A region's distinct terms with their counts, by term.
-pub type Words = Vec<(Box<str>, u32)>;
+/// A region's distinct terms with their counts: (the term's place in `Cut::terms`, count), by
+/// term.
+pub type Words = Vec<(u32, u32)>;
 
 pub struct Cut {
     pub text: String,
     pub regions: Vec<Region>,
+    /// The file's distinct terms, sorted: regions name theirs by place, so a question looks up
+    /// each term of a file once, not once per region holding it (and a term is held once).
+    pub terms: Vec<Box<str>>,
     /// Per region: how many terms it holds, and its words.
     pub counts: Vec<(u32, Words)>,
     /// Per region: the names its code refers to (lang/symbols.rs), sorted.
@@ -31,40 +35,69 @@ impl Cut {
     pub fn new(path: &str, text: String) -> Cut {
         let (regions, refs) = regions::regions_and_references(path, &text);
         let t = Text::new(&text);
-        let counts = regions
+        // Each term by the order it first came in, then renumbered in term order; each distinct
+        // word's terms made once (a file says the same words again and again), kept as a run
+        // of `of_words` (std's hasher for both: the text is untrusted).
+        let mut first: HashMap<Box<str>, u32> = HashMap::new();
+        let mut by_word: HashMap<&str, (u32, u32)> = HashMap::new();
+        let mut of_words: Vec<u32> = Vec::new();
+        let mut bufs = terms::TermBufs::default();
+        let mut said: Vec<u32> = Vec::new();
+        let mut counts: Vec<(u32, Words)> = regions
             .iter()
             .map(|r| {
-                let mut len = 0;
-                let mut seen: BTreeMap<Box<str>, u32> = BTreeMap::new();
-                terms::each_term(t.slice(r.start, r.end.min(t.lines())), |term| {
-                    len += 1;
-                    match seen.get_mut(term) {
-                        Some(n) => *n += 1,
-                        None => {
-                            seen.insert(term.into(), 1);
-                        }
+                said.clear();
+                for (_, w) in terms::words(t.slice(r.start, r.end.min(t.lines()))) {
+                    let (from, to) = *by_word.entry(w).or_insert_with(|| {
+                        let from = of_words.len() as u32;
+                        terms::word_terms(w, &mut bufs, |term| {
+                            let next = first.len() as u32;
+                            of_words.push(match first.get(term) {
+                                Some(&n) => n,
+                                None => *first.entry(term.into()).or_insert(next),
+                            });
+                        });
+                        (from, of_words.len() as u32)
+                    });
+                    said.extend_from_slice(&of_words[from as usize..to as usize]);
+                }
+                said.sort_unstable();
+                let mut words: Words = Vec::new();
+                for &n in &said {
+                    match words.last_mut() {
+                        Some((last, tf)) if *last == n => *tf += 1,
+                        _ => words.push((n, 1)),
                     }
-                });
-                (len, seen.into_iter().collect())
+                }
+                (said.len() as u32, words)
             })
             .collect();
+        let mut terms: Vec<(Box<str>, u32)> = first.into_iter().collect();
+        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut place = vec![0u32; terms.len()];
+        for (at, (_, n)) in terms.iter().enumerate() {
+            place[*n as usize] = at as u32;
+        }
+        for (_, words) in &mut counts {
+            for w in words.iter_mut() {
+                w.0 = place[w.0 as usize];
+            }
+            words.sort_unstable_by_key(|w| w.0);
+        }
         Cut {
             text,
             regions,
+            terms: terms.into_iter().map(|t| t.0).collect(),
             counts,
             refs,
         }
     }
 
     fn bytes(&self) -> usize {
-        let words: usize = self
-            .counts
-            .iter()
-            .flat_map(|c| &c.1)
-            .map(|(t, _)| t.len() + 24)
-            .sum();
+        let terms: usize = self.terms.iter().map(|t| t.len() + 16).sum();
+        let words: usize = self.counts.iter().map(|c| c.1.len() * 8 + 32).sum();
         let refs: usize = self.refs.iter().flatten().map(|r| r.len() + 16).sum();
-        self.text.len() + words + refs + self.regions.len() * 88
+        self.text.len() + terms + words + refs + self.regions.len() * 88
     }
 }
 
@@ -145,11 +178,28 @@ mod tests {
             .get(1, key(1), || Some(Cut::new("a.py", text.clone())))
             .unwrap();
         assert_eq!(a.regions.len(), a.counts.len());
+        assert!(a.terms.windows(2).all(|w| w[0] < w[1]));
         assert!(a
             .counts
             .iter()
             .all(|(len, words)| words.windows(2).all(|w| w[0].0 < w[1].0)
                 && words.iter().map(|w| w.1).sum::<u32>() == *len));
+        let t = Text::new(&text);
+        for (r, (_, words)) in a.regions.iter().zip(&a.counts) {
+            let mut want: Vec<(String, u32)> = Vec::new();
+            for term in terms::terms(t.slice(r.start, r.end)) {
+                match want.iter_mut().find(|w| w.0 == term) {
+                    Some(w) => w.1 += 1,
+                    None => want.push((term, 1)),
+                }
+            }
+            want.sort();
+            let got: Vec<(String, u32)> = words
+                .iter()
+                .map(|&(at, tf)| (a.terms[at as usize].to_string(), tf))
+                .collect();
+            assert_eq!(got, want, "lines {}-{}", r.start, r.end);
+        }
         let again = cuts.get(1, key(1), || panic!("held")).unwrap();
         assert!(Arc::ptr_eq(&a, &again));
         let edited = cuts

@@ -17,6 +17,7 @@ use super::bundle::Offer;
 use super::regions::Region;
 use super::terms;
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 
 /// What a definition whose every part the task says adds to its region (over the file's best).
 pub const W_NAME: f32 = 0.5;
@@ -34,14 +35,12 @@ const REGION_FLOOR: f32 = 0.02;
 
 /// The share of a definition's name the task's terms say, when at least two of its parts
 /// are said (one word in common names too many things); 0 otherwise.
-pub fn name_words(symbol: &str, task_terms: &HashSet<&str>) -> f32 {
+pub fn name_words(symbol: &str, task_terms: &HashSet<&str, impl BuildHasher>) -> f32 {
     let mut parts = 0;
     let mut said = 0;
-    terms::each_part(symbol, |p| {
-        if let Some(t) = terms::term(p) {
-            parts += 1;
-            said += task_terms.contains(t.as_str()) as usize;
-        }
+    terms::each_part_term(symbol, |t| {
+        parts += 1;
+        said += task_terms.contains(t) as usize;
     });
     if said < 2 {
         return 0.0;
@@ -49,11 +48,17 @@ pub fn name_words(symbol: &str, task_terms: &HashSet<&str>) -> f32 {
     said as f32 / parts as f32
 }
 
-/// Whether a region refers to one of the names the task writes as code.
-pub fn uses_named(refs: &[Box<str>], code_names: &[String]) -> bool {
-    code_names
-        .iter()
-        .any(|n| refs.binary_search_by(|r| (**r).cmp(n.as_str())).is_ok())
+/// Whether a region refers to one of the names the task writes as code (`refs` sorted): each
+/// name sought in the refs, or each ref in the names, whichever are fewer (a long task names
+/// hundreds, and the regions of the top files are thousands).
+pub fn uses_named(refs: &[Box<str>], code_names: &HashSet<String, impl BuildHasher>) -> bool {
+    if code_names.len() < refs.len() {
+        code_names
+            .iter()
+            .any(|n| refs.binary_search_by(|r| (**r).cmp(n.as_str())).is_ok())
+    } else {
+        refs.iter().any(|r| code_names.contains(&**r))
+    }
 }
 
 /// The regions of one of the top files: its weight in the bundle (its score over the best
@@ -167,6 +172,26 @@ mod tests {
             symbol: symbol.into(),
             kind,
             more: false,
+        }
+    }
+
+    #[test]
+    fn uses_named_is_the_same_from_either_side() {
+        // Every pair of subsets of a small vocabulary: fewer names than refs, and more.
+        let vocab = ["a", "ab", "b", "ba", "c", "d", "dd", "e"];
+        for rm in 0u32..256 {
+            let refs: Vec<Box<str>> = (0..8)
+                .filter(|i| rm & (1 << i) != 0)
+                .map(|i| vocab[i].into())
+                .collect();
+            for nm in 0u32..256 {
+                let names: HashSet<String> = (0..8)
+                    .filter(|i| nm & (1 << i) != 0)
+                    .map(|i| vocab[i].to_string())
+                    .collect();
+                let want = refs.iter().any(|r| names.iter().any(|n| **r == **n));
+                assert_eq!(uses_named(&refs, &names), want, "{refs:?} {names:?}");
+            }
         }
     }
 

@@ -17,13 +17,22 @@ use std::collections::HashMap;
 
 /// The module path of a file, as imports name it; empty when no import can name it.
 pub fn module_path(path: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    module_path_into(path, &mut parts);
+    parts
+}
+
+/// `module_path` into `parts` (cleared first): `resolve` reads the module path of every
+/// candidate of every import of the tree, and allocating each was most of its cost.
+fn module_path_into<'a>(path: &'a str, parts: &mut Vec<&'a str>) {
+    parts.clear();
     let Some((stem, ext)) = path.rsplit_once('.') else {
-        return Vec::new();
+        return;
     };
     if ext.contains('/') {
-        return Vec::new();
+        return;
     }
-    let mut parts: Vec<&str> = stem.split('/').collect();
+    parts.extend(stem.split('/'));
     match ext {
         "py" | "pyi" => {
             if parts.last() == Some(&"__init__") {
@@ -44,9 +53,8 @@ pub fn module_path(path: &str) -> Vec<&str> {
         "go" => {
             parts.pop();
         }
-        _ => return Vec::new(),
+        _ => parts.clear(),
     }
-    parts
 }
 
 /// Files by the last segment of their module path.
@@ -84,28 +92,29 @@ impl Modules {
     }
 
     /// The files an import of `from` names (several for a Go package), at most `MAX_EACH`.
-    pub fn resolve(
+    pub fn resolve<'a>(
         &self,
         from: &str,
         import: &Import,
-        path_of: &dyn Fn(u32) -> Option<String>,
+        path_of: &dyn Fn(u32) -> Option<&'a str>,
     ) -> Vec<u32> {
         let Some(segs) = absolute(from, import) else {
             return Vec::new();
         };
         let from_dir = from.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut m: Vec<&str> = Vec::new();
         for k in (1..=segs.len()).rev() {
             let Some(cands) = self.by_last.get(segs[k - 1].as_str()) else {
                 continue;
             };
             let want = &segs[..k];
-            let mut best: Vec<(usize, usize, String, u32)> = Vec::new(); // (met, extra, path, id)
+            let mut best: Vec<(usize, usize, &str, u32)> = Vec::new(); // (met, extra, path, id)
             for &id in cands {
                 let Some(p) = path_of(id) else { continue };
                 if p == from {
                     continue;
                 }
-                let m = module_path(&p);
+                module_path_into(p, &mut m);
                 let met = m
                     .iter()
                     .rev()
@@ -125,7 +134,7 @@ impl Modules {
                 let top = best.iter().map(|b| b.0).max().unwrap_or(0);
                 best.retain(|b| b.0 == top);
                 // Ties by path, never by number: numbers depend on the order files were seen.
-                best.sort_unstable_by(|a, b| a.1.cmp(&b.1).then_with(|| a.2.cmp(&b.2)));
+                best.sort_unstable_by(|a, b| a.1.cmp(&b.1).then_with(|| a.2.cmp(b.2)));
                 let go = matches!(import, Import::Go(_));
                 return best
                     .into_iter()
@@ -267,7 +276,7 @@ mod tests {
 
     fn resolved(paths: &[&str], from: &str, import: Import) -> Vec<String> {
         let (m, owned) = table(paths);
-        let path_of = |id: u32| owned.get(id as usize).cloned();
+        let path_of = |id: u32| owned.get(id as usize).map(String::as_str);
         m.resolve(from, &import, &path_of)
             .into_iter()
             .map(|i| owned[i as usize].clone())
@@ -281,7 +290,7 @@ mod tests {
         for (i, p) in files.iter().enumerate().rev() {
             m.add(100 - i as u32, p); // numbered and added backwards
         }
-        let path_of = |id: u32| files.get(100 - id as usize).cloned();
+        let path_of = |id: u32| files.get(100 - id as usize).map(String::as_str);
         let got: Vec<String> = m
             .resolve(
                 "svc/db/c.go",
@@ -289,7 +298,7 @@ mod tests {
                 &path_of,
             )
             .into_iter()
-            .filter_map(path_of)
+            .filter_map(|id| path_of(id).map(String::from))
             .collect();
         assert_eq!(got, files[..MAX_EACH]);
     }

@@ -554,7 +554,7 @@ impl Index {
                     files
                         .get(id as usize)
                         .and_then(|f| f.as_ref())
-                        .map(|f| f.path.clone())
+                        .map(|f| f.path.as_str())
                 };
                 ids.par_iter()
                     .filter_map(|&id| {

@@ -42,7 +42,6 @@ use crate::tree::fs::Root;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 /// The line of why of every file when nothing in the task matched and the files are ranked
@@ -331,7 +330,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     } else {
         Vec::new()
     };
-    let said = Said::new(&q, ask.task, lexical, on("symbols"));
+    let said = Said::new(&q, ask.task, &named, lexical, on("symbols"));
     let scored: Vec<Vec<(Region, f32)>> = top
         .par_iter()
         .zip(&cuts)
@@ -340,7 +339,6 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
             region_scores(
                 cut,
                 &idf,
-                &named,
                 &said,
                 art_lines.get(&id).map_or(&[][..], |v| v.as_slice()),
             )
@@ -892,15 +890,24 @@ fn recent_ages(ix: &Index, top: &[u32], cuts: &[Option<Arc<Cut>>]) -> Vec<recent
 }
 
 /// What the task says that regions are scored by beyond their words: its terms (for the
-/// names of definitions, when `names`) and the names it writes as code (when `code`).
+/// names of definitions, when `names`), the names it writes as code (when `code`) and the
+/// definitions it names (`symbols_signal`); built once a question, hashed with `terms::Fnv`
+/// (each is looked up by every region of the top files).
 struct Said<'a> {
-    terms: HashSet<&'a str>,
-    code: Vec<String>,
+    terms: terms::WordSet<'a>,
+    code: terms::NameSet,
+    named: terms::WordSet<'a>,
     names: bool,
 }
 
 impl<'a> Said<'a> {
-    fn new(q: &'a Query, task: &str, names: bool, code: bool) -> Said<'a> {
+    fn new(
+        q: &'a Query,
+        task: &str,
+        named: &'a HashSet<String>,
+        names: bool,
+        code: bool,
+    ) -> Said<'a> {
         let code = if code {
             terms::identifiers(task)
                 .into_iter()
@@ -908,11 +915,12 @@ impl<'a> Said<'a> {
                 .map(|(name, _)| name)
                 .collect()
         } else {
-            Vec::new()
+            terms::NameSet::default()
         };
         Said {
             terms: q.terms.iter().map(String::as_str).collect(),
             code,
+            named: named.iter().map(String::as_str).collect(),
             names,
         }
     }
@@ -927,18 +935,17 @@ impl<'a> Said<'a> {
 fn region_scores(
     cut: &Cut,
     query: &[(&str, f32)],
-    named: &HashSet<String>,
     said: &Said,
     art: &[(u32, f32)],
 ) -> Vec<(Region, f32)> {
     let avg = cut.counts.iter().map(|c| c.0 as f32).sum::<f32>() / cut.counts.len().max(1) as f32;
     // The task's terms in each region, (term, count) in term order, each word looked up once
     // (it was twice, with SipHash: most of a warm question's time on ruff's large files).
-    let at = term_at(query);
+    let place = query_places(&cut.terms, query);
     let mut hits: Vec<(u32, u32)> = Vec::new();
     let mut ends: Vec<usize> = Vec::with_capacity(cut.counts.len());
     for (_, words) in &cut.counts {
-        shared_terms(words, &at, |q, tf| hits.push((q as u32, tf)));
+        shared_terms(words, &place, |q, tf| hits.push((q as u32, tf)));
         ends.push(hits.len());
     }
     // A word in most regions of the file (`type` all through types.rs) tells none of them
@@ -972,7 +979,7 @@ fn region_scores(
         .zip(&cut.refs)
         .map(|((r, l), refs)| {
             let mut raw = if best > 0.0 { l / best } else { 0.0 };
-            if !r.symbol.is_empty() && r.kind != "lines" && named.contains(&r.symbol) {
+            if !r.symbol.is_empty() && r.kind != "lines" && said.named.contains(r.symbol.as_str()) {
                 raw += 1.0;
             }
             if said.names && r.kind != "lines" {
@@ -991,46 +998,24 @@ fn region_scores(
         .collect()
 }
 
-/// The task's terms by their place in the query.
-type TermAt<'a> = HashMap<&'a str, usize, BuildHasherDefault<Fnv>>;
-
-fn term_at<'a>(query: &[(&'a str, f32)]) -> TermAt<'a> {
-    query.iter().enumerate().map(|(i, q)| (q.0, i)).collect()
+/// Each term of a cut (`Cut::terms`), its place in the query, if it is there: each term of the
+/// file looked up once.
+fn query_places(cut_terms: &[Box<str>], query: &[(&str, f32)]) -> Vec<Option<u32>> {
+    let at: terms::WordMap<u32> = query
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.0, i as u32))
+        .collect();
+    cut_terms.iter().map(|t| at.get(&**t).copied()).collect()
 }
 
-/// Calls `hit(query index, count)` for each of `words` that the query holds, in the order of
-/// `words` (by term).
-fn shared_terms(words: &Words, at: &TermAt, mut hit: impl FnMut(usize, u32)) {
-    for (w, tf) in words {
-        if let Some(&i) = at.get(&**w) {
-            hit(i, *tf);
+/// Calls `hit(query index, count)` for each of `words` that the query holds (`place`, from
+/// `query_places`), in the order of `words` (by term).
+fn shared_terms(words: &Words, place: &[Option<u32>], mut hit: impl FnMut(usize, u32)) {
+    for &(w, tf) in words {
+        if let Some(i) = place[w as usize] {
+            hit(i as usize, tf);
         }
-    }
-}
-
-/// FNV-1a, for the task's terms looked up by every word of every region of the top files
-/// (tens of thousands a question): std's SipHash, which resists keys chosen to collide, cost
-/// more than the rest of region scoring. The table holds the task's terms only, so words made
-/// to collide with them cost a probe of that small table, no more.
-#[derive(Default)]
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
     }
 }
 
@@ -1299,10 +1284,11 @@ mod tests {
     fn shared_terms_are_the_intersection_in_term_order() {
         // Every pair of subsets of a small vocabulary.
         let vocab = ["a", "ab", "b", "ba", "c", "d", "dd", "e"];
+        let cut_terms: Vec<Box<str>> = vocab.iter().map(|&v| v.into()).collect();
         for wm in 0u32..256 {
             let words: Words = (0..8)
                 .filter(|i| wm & (1 << i) != 0)
-                .map(|i| (vocab[i].into(), i as u32 + 1))
+                .map(|i| (i, i + 1))
                 .collect();
             for qm in (0u32..256).step_by(7) {
                 let query: Vec<(&str, f32)> = (0..8)
@@ -1310,11 +1296,12 @@ mod tests {
                     .map(|i| (vocab[i], 0.0))
                     .collect();
                 let mut got = Vec::new();
-                shared_terms(&words, &term_at(&query), |q, tf| got.push((query[q].0, tf)));
+                let place = query_places(&cut_terms, &query);
+                shared_terms(&words, &place, |q, tf| got.push((query[q].0, tf)));
                 let want: Vec<(&str, u32)> = words
                     .iter()
-                    .filter(|(w, _)| query.iter().any(|q| q.0 == &**w))
-                    .map(|(w, tf)| (&**w, *tf))
+                    .filter(|(w, _)| query.iter().any(|q| q.0 == vocab[*w as usize]))
+                    .map(|(w, tf)| (vocab[*w as usize], *tf))
                     .collect();
                 assert_eq!(got, want, "{words:?} {query:?}");
             }

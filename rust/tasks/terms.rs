@@ -13,6 +13,7 @@
 //! always agree.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Words too common in code or prose to say anything about a task: English function words
 /// (articles, pronouns, auxiliaries, conjunctions, prepositions that are not also common
@@ -306,8 +307,10 @@ fn stem_in_place(s: &mut String) {
     }
 }
 
+/// (Asked for every part of every word read, so hashed with `Fnv`: the table is fixed, and a
+/// word made to collide with its entries costs a probe of it, no more.)
 fn stopword(w: &str) -> bool {
-    static SET: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
+    static SET: std::sync::LazyLock<WordSet<'static>> =
         std::sync::LazyLock::new(|| STOPWORDS.iter().copied().collect());
     SET.contains(w)
 }
@@ -335,25 +338,48 @@ pub fn term(part: &str) -> Option<String> {
 /// Call `f` with each term of `text`, in order, and after the terms of a word of several
 /// parts the term of its parts joined (buffers reused: no allocation per term).
 pub fn each_term(text: &str, mut f: impl FnMut(&str)) {
-    let mut buf = String::with_capacity(MAX_PART);
-    let mut joined = String::with_capacity(MAX_PART);
+    let mut bufs = TermBufs::default();
     for (_, w) in words(text) {
-        if w.len() > 4 * MAX_PART {
-            continue;
+        word_terms(w, &mut bufs, &mut f);
+    }
+}
+
+/// The buffers `word_terms` reuses.
+#[derive(Default)]
+pub struct TermBufs {
+    term: String,
+    joined: String,
+}
+
+/// Call `f` with each term of one word (of `words`), as `each_term` does for each word.
+pub fn word_terms(w: &str, bufs: &mut TermBufs, mut f: impl FnMut(&str)) {
+    if w.len() > 4 * MAX_PART {
+        return;
+    }
+    let TermBufs { term, joined } = bufs;
+    joined.clear();
+    let mut parts = 0;
+    each_part(w, |p| {
+        parts += 1;
+        joined.push_str(p);
+        if term_into(p, term) {
+            f(term);
         }
-        joined.clear();
-        let mut parts = 0;
-        each_part(w, |p| {
-            parts += 1;
-            joined.push_str(p);
-            if term_into(p, &mut buf) {
-                f(&buf);
-            }
-        });
-        if parts > 1 && term_into(&joined, &mut buf) {
+    });
+    if parts > 1 && term_into(joined, term) {
+        f(term);
+    }
+}
+
+/// Call `f` with the term of each part of one word (`expand_union_aliases`: `expand`,
+/// `union`, `alias`), the dropped parts left out; not the joined term (buffer reused).
+pub fn each_part_term(word: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::with_capacity(MAX_PART);
+    each_part(word, |p| {
+        if term_into(p, &mut buf) {
             f(&buf);
         }
-    }
+    });
 }
 
 /// Every term of `text`, in order, with repeats.
@@ -362,6 +388,39 @@ pub fn terms(text: &str) -> Vec<String> {
     each_term(text, |t| out.push(t.to_string()));
     out
 }
+
+/// FNV-1a, for a task's words looked up by every word and name of every region of the top
+/// files (tens of thousands a question): std's SipHash, which resists keys chosen to collide,
+/// cost more than the rest of region scoring. Such a table holds the task's words only, so
+/// words made to collide with them cost a probe of that small table, no more.
+#[derive(Default)]
+pub struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// A task's words, hashed with `Fnv`.
+pub type WordSet<'a> = HashSet<&'a str, BuildHasherDefault<Fnv>>;
+/// Names a task writes, owned, hashed with `Fnv`.
+pub type NameSet = HashSet<String, BuildHasherDefault<Fnv>>;
+/// A task's words and what each stands for, hashed with `Fnv`.
+pub type WordMap<'a, V> = HashMap<&'a str, V, BuildHasherDefault<Fnv>>;
 
 /// The names a task mentions that could be definitions: each word of three bytes or more
 /// as written, and whether it looks like code (`snake_case`, `camelCase`, a digit, or

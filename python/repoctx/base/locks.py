@@ -13,10 +13,8 @@ the confined layer first (a link or junction leading out is refused)."""
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,6 +45,9 @@ def lock_file(directory: str) -> str:
     """The file Windows locks for `directory`: one per directory however it is spelled (its
     real path, case folded as NTFS folds it), in the temporary directory every process of the
     user shares, outside the repository."""
+    import hashlib  # here, not at the top: Windows only, and a prompt hook's start pays for each import
+    import tempfile
+
     real = os.path.normcase(os.path.realpath(directory))
     key = hashlib.sha256(os.fsencode(real)).hexdigest()[:32]
     return os.path.join(tempfile.gettempdir(), "repoctx-locks", f"{key}.lock")

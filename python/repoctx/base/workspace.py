@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeGuard, TypeVar
 
 from repoctx import _core
-from repoctx.base import fs, journal, locks
+from repoctx.base import fs, locks
 from repoctx.base.errors import RepoctxError
 from repoctx.formats import bounded
 
@@ -243,6 +243,8 @@ def locked(directory: str) -> Iterator[None]:
 
     Taking it first finishes or rolls back a multi-file write a killed process left
     (journal.recover), so no writer works on a half-applied state."""
+    from repoctx.base import journal  # (imported when first needed: see settle)
+
     with locks.exclusive(directory) as first:
         if first:
             journal.recover(directory)
@@ -253,6 +255,10 @@ def settle(root: str) -> None:
     """Before a command or an MCP request reads the repository: finish or roll back a
     multi-file write a killed process left, or wait for one under way. One stat when there is
     none."""
+    # Imported here, not at the top: it brings the formats of every file a transaction writes,
+    # which a reading command (a prompt hook on every prompt) would pay for at each start.
+    from repoctx.base import journal
+
     if journal.pending(root):
         try:
             with locked(root):
