@@ -39,8 +39,11 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     }
     let mut spans = Vec::new();
     let mut frames: Vec<Frame> = Vec::new();
-    let mut pending: Option<(Span, usize)> = None;
+    // A definition waiting for its body's `{`, with the brace depth and the bracket depth it
+    // started at: a `{` inside its parameters (`options = {}`, Go's `interface{}`) opens no body.
+    let mut pending: Option<(Span, usize, usize)> = None;
     let mut depth = 0usize;
+    let mut brackets = 0usize;
     for (n, line) in lines.iter().enumerate() {
         let t = tokens(&line.code);
         let in_class = frames
@@ -58,7 +61,7 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             _ => js_def(&t, in_class),
         };
         if let Some((kind, name)) = def {
-            if let Some((p, _)) = pending.take() {
+            if let Some((p, _, _)) = pending.take() {
                 spans.push(p);
             }
             pending = Some((
@@ -69,12 +72,16 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
                     name,
                 },
                 depth,
+                brackets,
             ));
         }
         for &b in &line.code {
             match b {
+                b'(' | b'[' => brackets += 1,
+                b')' | b']' => brackets = brackets.saturating_sub(1),
                 b'{' => {
-                    if let Some((span, d)) = pending.take() {
+                    if pending.as_ref().is_some_and(|p| p.2 >= brackets) {
+                        let (span, d, _) = pending.take().expect("checked");
                         frames.push(Frame { span, depth: d });
                     }
                     depth += 1;
@@ -87,14 +94,17 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
                         spans.push(f.span);
                     }
                 }
-                b';' if pending.as_ref().is_some_and(|(_, d)| *d == depth) => {
+                b';' if pending
+                    .as_ref()
+                    .is_some_and(|p| p.1 == depth && p.2 >= brackets) =>
+                {
                     spans.push(pending.take().expect("checked").0);
                 }
                 _ => {}
             }
         }
     }
-    if let Some((p, _)) = pending {
+    if let Some((p, _, _)) = pending {
         spans.push(p);
     }
     let last = lines.len().saturating_sub(1);
