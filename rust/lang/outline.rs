@@ -162,6 +162,12 @@ mod tests {
             shape(&outline("a.go", go)),
             ["function Set 3-6: func Set(key string, value interface{}) {"]
         );
+        let tsx = "const onClick = useCallback((e: Event) => {\n  go(e);\n}, []);\n";
+        assert_eq!(
+            shape(&outline("a.tsx", tsx)),
+            ["function onClick 1-3: const onClick = useCallback((e: Event) => {"],
+            "a callback's body inside the call is the definition's"
+        );
         let rust = "fn first(x: [u8; 4]) -> u8 {\n    x[0]\n}\n";
         assert_eq!(
             shape(&outline("a.rs", rust)),

@@ -39,11 +39,15 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     }
     let mut spans = Vec::new();
     let mut frames: Vec<Frame> = Vec::new();
-    // A definition waiting for its body's `{`, with the brace depth and the bracket depth it
-    // started at: a `{` inside its parameters (`options = {}`, Go's `interface{}`) opens no body.
-    let mut pending: Option<(Span, usize, usize)> = None;
+    // A definition waiting for its body's `{`, with the brace depth it started at. `brackets`
+    // counts the parentheses and brackets open since it started: inside them a `{` opens its
+    // body only after `)` or `=>` (`useCallback((x) => {`, `wrap(function () {`), not in a
+    // parameter (`options = {}`, `opts: {…}`, Go's `interface{}`). Counted from the
+    // definition's line, so a bracket misread earlier in the file costs no later one its body.
+    let mut pending: Option<(Span, usize)> = None;
     let mut depth = 0usize;
     let mut brackets = 0usize;
+    let mut last = b' '; // the last code byte that is not blank
     for (n, line) in lines.iter().enumerate() {
         let t = tokens(&line.code);
         let in_class = frames
@@ -61,7 +65,7 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             _ => js_def(&t, in_class),
         };
         if let Some((kind, name)) = def {
-            if let Some((p, _, _)) = pending.take() {
+            if let Some((p, _)) = pending.take() {
                 spans.push(p);
             }
             pending = Some((
@@ -72,16 +76,16 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
                     name,
                 },
                 depth,
-                brackets,
             ));
+            brackets = 0;
         }
         for &b in &line.code {
             match b {
                 b'(' | b'[' => brackets += 1,
                 b')' | b']' => brackets = brackets.saturating_sub(1),
                 b'{' => {
-                    if pending.as_ref().is_some_and(|p| p.2 >= brackets) {
-                        let (span, d, _) = pending.take().expect("checked");
+                    if pending.is_some() && (brackets == 0 || matches!(last, b')' | b'>')) {
+                        let (span, d) = pending.take().expect("checked");
                         frames.push(Frame { span, depth: d });
                     }
                     depth += 1;
@@ -96,15 +100,18 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
                 }
                 b';' if pending
                     .as_ref()
-                    .is_some_and(|p| p.1 == depth && p.2 >= brackets) =>
+                    .is_some_and(|p| p.1 == depth && brackets == 0) =>
                 {
                     spans.push(pending.take().expect("checked").0);
                 }
                 _ => {}
             }
+            if !b.is_ascii_whitespace() {
+                last = b;
+            }
         }
     }
-    if let Some((p, _, _)) = pending {
+    if let Some((p, _)) = pending {
         spans.push(p);
     }
     let last = lines.len().saturating_sub(1);
