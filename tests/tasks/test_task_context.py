@@ -281,3 +281,22 @@ def test_a_file_defining_hundreds_of_names_is_not_lifted_by_them(tmp_path):
     answer = json.loads(run_cli("context", task, "--json", "--root", str(repo), check=True).stdout)
     ranked = [f["path"] for f in answer["files"]]
     assert ranked[0] == "app/frames.py" and ranked[-1] == "app/registry.py", answer["files"]
+
+
+def test_a_top_file_whose_regions_no_word_of_the_task_is_in_still_shows(tmp_path):
+    """Through the CLI: the task names a file (`src/pathutil.rs`) none of whose lines say its
+    words, and a larger file says them all through. The named file ranks first and its code
+    is in the small bundle, from its head, rather than only the other file's matching lines."""
+    repo = tmp_path / "repo"
+    write(repo, "src/pathutil.rs",
+          "use std::path::Path;\n\n"
+          "pub fn is_hidden(p: &Path) -> bool {\n    p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'))\n}\n\n"
+          "pub fn strip_prefix<'a>(prefix: &Path, p: &'a Path) -> Option<&'a Path> {\n    p.strip_prefix(prefix).ok()\n}\n")
+    write(repo, "src/cleaner.rs", "".join(
+        f"/// Cleans up step {i} of the tidy-up.\npub fn clean_up_{i}(x: u32) -> u32 {{\n    x + {i} // clean up\n}}\n\n"
+        for i in range(60)))
+    answer = json.loads(run_cli("context", "clean up src/pathutil.rs", "--budget", "200", "--json",
+                                "--root", str(repo), check=True).stdout)
+    assert answer["files"][0]["path"] == "src/pathutil.rs", answer["files"]
+    shown = "".join(p["text"] for p in answer["bundle"] if p["path"] == "src/pathutil.rs")
+    assert "pub fn is_hidden(p: &Path) -> bool {" in shown, answer["bundle"]
