@@ -300,3 +300,22 @@ def test_a_top_file_whose_regions_no_word_of_the_task_is_in_still_shows(tmp_path
     assert answer["files"][0]["path"] == "src/pathutil.rs", answer["files"]
     shown = "".join(p["text"] for p in answer["bundle"] if p["path"] == "src/pathutil.rs")
     assert "pub fn is_hidden(p: &Path) -> bool {" in shown, answer["bundle"]
+
+
+def test_a_small_budget_holds_the_code_before_a_test_ranked_above_it(tmp_path):
+    """Through the CLI: a test says the task's words more than the code it tests and ranks
+    first; with room for little, the code's function is in the bundle (a test's regions are
+    offered at a share of its weight)."""
+    repo = tmp_path / "repo"
+    write(repo, "shop/refund.py",
+          'def refund_total(order):\n    """What an order refunds."""\n    return order.paid - order.kept\n\n\n'
+          + "".join(f"def helper_{i}(order):\n    return order.lines[{i}].price * order.lines[{i}].count\n\n\n"
+                    for i in range(10)))
+    write(repo, "tests/test_refund.py", "from shop.refund import refund_total\n\n\n" + "".join(
+        f"def test_refund_total_{i}():\n    # the refund total forgets the fee: refund total less the fee, fee kept\n"
+        f"    assert refund_total(Order(paid={i}, fee=1)) == {i} - 1\n\n\n" for i in range(3)))
+    answer = json.loads(run_cli("context", "the refund total forgets the fee", "--budget", "60", "--json",
+                                "--root", str(repo), check=True).stdout)
+    assert [f["path"] for f in answer["files"]] == ["tests/test_refund.py", "shop/refund.py"]
+    code = "".join(p["text"] for p in answer["bundle"] if p["path"] == "shop/refund.py")
+    assert "def refund_total(order):" in code, answer["bundle"]
