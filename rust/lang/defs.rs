@@ -223,6 +223,17 @@ pub(super) fn js_def(t: &[&str], in_class: bool) -> Option<(&'static str, String
         }
         _ => {}
     }
+    // `app.use = function use(fn) {`, `exports.parse = (s) => {`,
+    // `Foo.prototype.bar = function () {`: a function given to a property, named by it.
+    if let Some(eq) = t.iter().position(|x| *x == "=") {
+        let path = &t[i..eq];
+        let dotted = path.len() >= 3
+            && path.iter().skip(1).step_by(2).all(|x| *x == ".")
+            && path.iter().step_by(2).all(|x| is_name(x));
+        if dotted && path.len() % 2 == 1 && is_function_value(&t[eq + 1..]) {
+            return Some(("function", path[path.len() - 1].to_string()));
+        }
+    }
     if !in_class {
         return None;
     }
@@ -239,6 +250,7 @@ pub(super) fn js_def(t: &[&str], in_class: bool) -> Option<(&'static str, String
                 | "set"
                 | "override"
                 | "*"
+                | "#"
         )
     ) && t.get(i + 1).is_some_and(|n| *n != "(")
     {
@@ -249,6 +261,37 @@ pub(super) fn js_def(t: &[&str], in_class: bool) -> Option<(&'static str, String
         Some("(") | Some("<") if t.last() == Some(&"{") => Some(("function", name)),
         Some("=") if t.windows(2).any(|w| w == ["=", ">"]) => Some(("function", name)),
         _ => None,
+    }
+}
+
+/// Whether the tokens after a `=` start a function: `function …`, `async …`, `x => …`, or
+/// `(…) =>` (a call taking a callback, `f(x => x)`, is not one).
+fn is_function_value(v: &[&str]) -> bool {
+    let v = if v.first() == Some(&"async") {
+        &v[1..]
+    } else {
+        v
+    };
+    match v.first().copied() {
+        Some("function") => true,
+        Some("(") => {
+            let mut depth = 0usize;
+            let close = v.iter().position(|x| {
+                match *x {
+                    "(" => depth += 1,
+                    ")" => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            });
+            close.is_some_and(|k| {
+                let rest = &v[k + 1..];
+                rest.starts_with(&["=", ">"])
+                    || (rest.first() == Some(&":") && rest.windows(2).any(|w| w == ["=", ">"]))
+            })
+        }
+        Some(n) => is_name(n) && v[1..].starts_with(&["=", ">"]),
+        None => false,
     }
 }
 

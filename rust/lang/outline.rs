@@ -147,6 +147,50 @@ mod tests {
     }
 
     #[test]
+    fn braces_inside_parameters_open_no_body() {
+        let ts = "class Ky {\n  constructor(input: string, options: Options = {}) {\n    this.a = 1;\n  }\n\n  async #retry(error: unknown) {\n    return 1;\n  }\n}\n";
+        assert_eq!(
+            shape(&outline("a.ts", ts)),
+            [
+                "class Ky 1-9: class Ky {",
+                "  function constructor 2-4: constructor(input: string, options: Options = {}) {",
+                "  function retry 6-8: async #retry(error: unknown) {",
+            ]
+        );
+        let go = "package a\n\nfunc Set(key string, value interface{}) {\n\tx := 1\n\t_ = x\n}\n";
+        assert_eq!(
+            shape(&outline("a.go", go)),
+            ["function Set 3-6: func Set(key string, value interface{}) {"]
+        );
+        let tsx = "const onClick = useCallback((e: Event) => {\n  go(e);\n}, []);\n";
+        assert_eq!(
+            shape(&outline("a.tsx", tsx)),
+            ["function onClick 1-3: const onClick = useCallback((e: Event) => {"],
+            "a callback's body inside the call is the definition's"
+        );
+        let rust = "fn first(x: [u8; 4]) -> u8 {\n    x[0]\n}\n";
+        assert_eq!(
+            shape(&outline("a.rs", rust)),
+            ["function first 1-3: fn first(x: [u8; 4]) -> u8 {"],
+            "nor does a `;` inside them end a definition without a body"
+        );
+    }
+
+    #[test]
+    fn a_function_given_to_a_property_is_named_by_it() {
+        let js = "app.use = function use(fn) {\n  return this;\n};\n\nres.json = (obj) => {\n  send(obj);\n};\n\nFoo.prototype.bar = async function () {\n  await x;\n};\n\napp.handlers = list.map(h => {\n  return h;\n});\n";
+        assert_eq!(
+            shape(&outline("lib/app.js", js)),
+            [
+                "function use 1-3: app.use = function use(fn) {",
+                "function json 5-7: res.json = (obj) => {",
+                "function bar 9-11: Foo.prototype.bar = async function () {",
+            ],
+            "a call taking a callback defines nothing"
+        );
+    }
+
+    #[test]
     fn files_without_definitions_have_an_empty_outline() {
         assert!(outline("README.md", "# Title\n\ntext\n").is_empty());
         assert!(outline("a.py", "").is_empty());

@@ -39,8 +39,15 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     }
     let mut spans = Vec::new();
     let mut frames: Vec<Frame> = Vec::new();
+    // A definition waiting for its body's `{`, with the brace depth it started at. `brackets`
+    // counts the parentheses and brackets open since it started: inside them a `{` opens its
+    // body only after `)` or `=>` (`useCallback((x) => {`, `wrap(function () {`), not in a
+    // parameter (`options = {}`, `opts: {…}`, Go's `interface{}`). Counted from the
+    // definition's line, so a bracket misread earlier in the file costs no later one its body.
     let mut pending: Option<(Span, usize)> = None;
     let mut depth = 0usize;
+    let mut brackets = 0usize;
+    let mut last = b' '; // the last code byte that is not blank
     for (n, line) in lines.iter().enumerate() {
         let t = tokens(&line.code);
         let in_class = frames
@@ -70,11 +77,15 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
                 },
                 depth,
             ));
+            brackets = 0;
         }
         for &b in &line.code {
             match b {
+                b'(' | b'[' => brackets += 1,
+                b')' | b']' => brackets = brackets.saturating_sub(1),
                 b'{' => {
-                    if let Some((span, d)) = pending.take() {
+                    if pending.is_some() && (brackets == 0 || matches!(last, b')' | b'>')) {
+                        let (span, d) = pending.take().expect("checked");
                         frames.push(Frame { span, depth: d });
                     }
                     depth += 1;
@@ -87,10 +98,16 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
                         spans.push(f.span);
                     }
                 }
-                b';' if pending.as_ref().is_some_and(|(_, d)| *d == depth) => {
+                b';' if pending
+                    .as_ref()
+                    .is_some_and(|p| p.1 == depth && brackets == 0) =>
+                {
                     spans.push(pending.take().expect("checked").0);
                 }
                 _ => {}
+            }
+            if !b.is_ascii_whitespace() {
+                last = b;
             }
         }
     }

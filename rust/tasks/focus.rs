@@ -90,7 +90,8 @@ fn defines(r: &Region) -> Option<&str> {
 }
 
 /// The bundle's offers: each region at its file's weight, scaled by how it compares with the
-/// file's best region, plus what the best regions lend it through the names that link them.
+/// file's best region (every region of a file the task speaks for in none, as its best), plus
+/// what the best regions lend it through the names that link them.
 pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
     let rels: Vec<Vec<f32>> = files
         .iter()
@@ -137,7 +138,13 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
     }
     let mut out = Vec::new();
     for (file, (f, rel)) in files.iter().zip(&rels).enumerate() {
+        // A file the task speaks for in no region was ranked for what it is whole (its path,
+        // the names it defines, its history, its imports): each region is offered as its best.
+        // At the floor, a top file so ranked was left out of the bundle (ripgrep's
+        // `pathutil.rs` ranked 2 for "more pathutil clean-up", gin's 6-line `doc.go` ranked 1).
+        let unspoken = rel.iter().all(|&r| r == 0.0);
         for (i, (r, _)) in f.regions.iter().enumerate() {
+            let share = if unspoken { 1.0 } else { rel[i] };
             let own = defines(r);
             let called = own.and_then(|n| referred.get(n)).copied().unwrap_or(0.0);
             let calls = f
@@ -152,7 +159,7 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
                 file,
                 start: r.start,
                 end: r.end,
-                score: f.weight * (REGION_FLOOR + (1.0 - REGION_FLOOR) * rel[i])
+                score: f.weight * (REGION_FLOOR + (1.0 - REGION_FLOOR) * share)
                     + W_LINK * called.max(calls)
                     + W_RECENT * f.weight * changed_lately(f.ages, r.start, r.end) as u8 as f32,
             });
@@ -237,6 +244,36 @@ mod tests {
             "the best lends, it does not gain"
         );
         assert!(on[1].score < on[0].score);
+    }
+
+    #[test]
+    fn a_file_the_task_speaks_for_in_no_region_offers_each_as_its_best() {
+        let spoken = vec![
+            (region(1, 10, "a", "function"), 0.8),
+            (region(11, 20, "b", "function"), 0.0),
+        ];
+        let silent = vec![
+            (region(1, 10, "c", "function"), 0.0),
+            (region(11, 20, "d", "function"), 0.0),
+        ];
+        let refs: Vec<Vec<Box<str>>> = vec![vec![]; 2];
+        let file = |regions, weight| Scored {
+            weight,
+            regions,
+            refs: &refs,
+            ages: &[],
+        };
+        let got = offers(&[file(&spoken, 1.0), file(&silent, 0.5)], false);
+        let scores: Vec<f32> = got.iter().map(|o| o.score).collect();
+        assert_eq!(
+            scores[1], REGION_FLOOR,
+            "a region nothing speaks for, beside one spoken for"
+        );
+        assert_eq!(
+            (scores[2], scores[3]),
+            (0.5 * scores[0], 0.5 * scores[0]),
+            "each region of the silent file as its best, at its file's weight"
+        );
     }
 
     #[test]

@@ -87,6 +87,9 @@ const FILE_FOCUS: i32 = 3;
 /// Tests and files that are not code (docs, config) count this share of their score: a task
 /// is done in the code, and its tests and docs follow it.
 const NOT_CODE: f32 = 0.5;
+/// And their regions are offered to the bundle at this share of their weight besides, so a
+/// small budget holds the code first (a test ranked among the code filled gin's bundles).
+const NOT_CODE_BUNDLE: f32 = 0.3;
 /// How many of the top files the bundle looks at for lines that changed lately: past the
 /// first few, a file's regions weigh little in the bundle (`FILE_FOCUS`).
 const RECENT_FILES: usize = 8;
@@ -843,7 +846,12 @@ fn bundle_of(
         .zip(cuts)
         .enumerate()
         .map(|(rank, (regions, cut))| focus::Scored {
-            weight: (sc.score[top[rank] as usize] / sc.score[top[0] as usize]).powi(FILE_FOCUS),
+            weight: (sc.score[top[rank] as usize] / sc.score[top[0] as usize]).powi(FILE_FOCUS)
+                * if ix.file(top[rank]).is_some_and(|f| !f.code) {
+                    NOT_CODE_BUNDLE
+                } else {
+                    1.0
+                },
             regions,
             refs: cut.as_ref().map_or(&[][..], |c| &c.refs),
             ages: ages.get(rank).map_or(&[][..], |a| a),

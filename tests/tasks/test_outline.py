@@ -274,3 +274,72 @@ def test_the_answer_declares_outline_definitions_as_file_outline_does():
     file = answer["properties"]["files"]["items"]
     assert file["properties"]["outline"] == declared
     assert "outline" not in file["required"]
+
+
+# Definitions the line grammar missed or cut short: a body after a `{}` in the parameters
+# (a TypeScript default, Go's `interface{}`), private `#` methods, and functions given to a
+# property (`app.use = function use(fn) {`, the way Express's own files define everything).
+SHAPES = {
+    "web/client.ts": ("""\
+export class Client {
+  constructor(input: string, options: Options = {}) {
+    this.input = input;
+  }
+
+  async #retry(error: unknown): Promise<void> {
+    await sleep(1);
+  }
+
+  static #normalize(p: Params): Params {
+    return p;
+  }
+}
+""", [d("class", "Client", 1, 13, "export class Client {", [
+        m("function", "constructor", 2, 4, "constructor(input: string, options: Options = {}) {"),
+        m("function", "retry", 6, 8, "async #retry(error: unknown): Promise<void> {"),
+        m("function", "normalize", 10, 12, "static #normalize(p: Params): Params {"),
+    ])]),
+    "store/any.go": ("""\
+package store
+
+func Set(key string, value interface{}) {
+	items[key] = value
+}
+
+func Keys(m map[string]struct{}) []string {
+	return nil
+}
+""", [d("function", "Set", 3, 5, "func Set(key string, value interface{}) {"),
+      d("function", "Keys", 7, 9, "func Keys(m map[string]struct{}) []string {")]),
+    "lib/response.js": ("""\
+var res = Object.create(http.ServerResponse.prototype);
+
+res.status = function status(code) {
+  this.statusCode = code;
+  return this;
+};
+
+res.json = (obj) => {
+  return this.send(JSON.stringify(obj));
+};
+
+Router.prototype.route = async function (path) {
+  return new Route(path);
+};
+
+res.handlers = list.map(h => {
+  return h;
+});
+""", [d("function", "status", 3, 6, "res.status = function status(code) {"),
+      d("function", "json", 8, 10, "res.json = (obj) => {"),
+      d("function", "route", 12, 14, "Router.prototype.route = async function (path) {")]),
+}
+
+
+@pytest.mark.parametrize("path", list(SHAPES))
+def test_bodies_after_braces_in_parameters_private_methods_and_property_functions(tmp_path, path):
+    text, definitions = SHAPES[path]
+    write(tmp_path, path, text)
+    answer, code = outline_cli(tmp_path, path)
+    assert code == 0, answer
+    assert answer["definitions"] == definitions

@@ -317,8 +317,8 @@ def test_a_task_no_file_matches_gets_the_code_changed_last_first(tmp_path):
     assert [f["path"] for f in files] == ["shop/cart.py", "shop/tax.py", "shop/orders.py"], files
     assert all(f["why"] == _core.TASK_NOTHING_MATCHED for f in files)
     assert ranked("--signals-off", "history") == []
-    assert [f["path"] for f in json.loads(run_cli("context", "cart items", "--json", "--root", str(repo),
-                                                  check=True).stdout)["files"]][0] == "shop/cart.py"
+    matched = json.loads(run_cli("context", "cart items", "--json", "--root", str(repo), check=True).stdout)
+    assert matched["files"][0]["path"] == "shop/cart.py"
 
 
 
@@ -340,3 +340,41 @@ def test_a_module_every_match_imports_is_not_lifted_past_the_file_the_task_is_ab
     answer = json.loads(run_cli("context", "The refund amount is not rounded to cents", "--json", "--root", str(repo),
                                 check=True).stdout)
     assert [f["path"] for f in answer["files"]][:2] == ["shop/refunds.py", "shop/types.py"], answer["files"]
+
+
+def test_a_top_file_whose_regions_no_word_of_the_task_is_in_still_shows(tmp_path):
+    """Through the CLI: the task names a file (`src/pathutil.rs`) none of whose lines say its
+    words, and a larger file says them all through. The named file ranks first and its code
+    is in the small bundle, from its head, rather than only the other file's matching lines."""
+    repo = tmp_path / "repo"
+    write(repo, "src/pathutil.rs",
+          "use std::path::Path;\n\n"
+          "pub fn is_hidden(p: &Path) -> bool {\n    p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'))\n}\n\n"
+          "pub fn strip_prefix<'a>(prefix: &Path, p: &'a Path) -> Option<&'a Path> {\n    p.strip_prefix(prefix).ok()\n}\n")
+    write(repo, "src/cleaner.rs", "".join(
+        f"/// Cleans up step {i} of the tidy-up.\npub fn clean_up_{i}(x: u32) -> u32 {{\n    x + {i} // clean up\n}}\n\n"
+        for i in range(60)))
+    answer = json.loads(run_cli("context", "clean up src/pathutil.rs", "--budget", "200", "--json",
+                                "--root", str(repo), check=True).stdout)
+    assert answer["files"][0]["path"] == "src/pathutil.rs", answer["files"]
+    shown = "".join(p["text"] for p in answer["bundle"] if p["path"] == "src/pathutil.rs")
+    assert "pub fn is_hidden(p: &Path) -> bool {" in shown, answer["bundle"]
+
+
+def test_a_small_budget_holds_the_code_before_a_test_ranked_above_it(tmp_path):
+    """Through the CLI: a test says the task's words more than the code it tests and ranks
+    first; with room for little, the code's function is in the bundle (a test's regions are
+    offered at a share of its weight)."""
+    repo = tmp_path / "repo"
+    write(repo, "shop/refund.py",
+          'def refund_total(order):\n    """What an order refunds."""\n    return order.paid - order.kept\n\n\n'
+          + "".join(f"def helper_{i}(order):\n    return order.lines[{i}].price * order.lines[{i}].count\n\n\n"
+                    for i in range(10)))
+    write(repo, "tests/test_refund.py", "from shop.refund import refund_total\n\n\n" + "".join(
+        f"def test_refund_total_{i}():\n    # the refund total forgets the fee: refund total less the fee, fee kept\n"
+        f"    assert refund_total(Order(paid={i}, fee=1)) == {i} - 1\n\n\n" for i in range(3)))
+    answer = json.loads(run_cli("context", "the refund total forgets the fee", "--budget", "60", "--json",
+                                "--root", str(repo), check=True).stdout)
+    assert [f["path"] for f in answer["files"]] == ["tests/test_refund.py", "shop/refund.py"]
+    code = "".join(p["text"] for p in answer["bundle"] if p["path"] == "shop/refund.py")
+    assert "def refund_total(order):" in code, answer["bundle"]
