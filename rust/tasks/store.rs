@@ -291,7 +291,13 @@ impl<'a> Reader<'a> {
         Ok(self.bytes(1)?[0])
     }
 
+    #[inline]
     fn u(&mut self) -> Res<u64> {
+        // Most numbers of a saved index are gaps and counts of one byte.
+        if let Some(&b) = self.b.get(self.at).filter(|b| **b < 0x80) {
+            self.at += 1;
+            return Ok(b as u64);
+        }
         let mut v = 0u64;
         for i in 0..10 {
             let b = self.byte()?;
@@ -683,11 +689,14 @@ mod tests {
         assert_eq!(s.files[1].path, "b.rs");
     }
 
+    /// Posting lists, forward lists, one file's resolved imports, the refusal expected.
+    type Case = ([Vec<u8>; 3], [Vec<u8>; 2], &'static [u32], &'static str);
+
     #[test]
     fn lists_that_do_not_agree_are_refused() {
         let ok = [pairs(&[(0, 3), (1, 1)]), pairs(&[(0, 6)]), pairs(&[(1, 1)])];
         let fwd = [pairs(&[(0, 3), (1, 6)]), pairs(&[(0, 1), (2, 1)])];
-        let cases: [([Vec<u8>; 3], [Vec<u8>; 2], &[u32], &str); 9] = [
+        let cases: [Case; 9] = [
             // A posting naming a file past the table.
             (
                 [pairs(&[(0, 3), (2, 1)]), ok[1].clone(), ok[2].clone()],
