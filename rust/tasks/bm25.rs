@@ -486,4 +486,41 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn postings_dropped_at_once_leave_what_removing_each_leaves() {
+        let build = || {
+            let mut ix = Inverted::default();
+            for d in 0..200u32 {
+                let words: Vec<String> = (0..6)
+                    .map(|k| format!("w{}", (d * 7 + k * 13) % 23))
+                    .collect();
+                let (c, len) = counts(words);
+                ix.add(d, &c, len);
+            }
+            ix
+        };
+        let gone: Vec<u32> = (0..200).filter(|d| d % 3 == 0 || *d > 180).collect();
+        let (mut one, mut batch) = (build(), build());
+        for &d in &gone {
+            one.remove(d);
+        }
+        batch.drop_postings(&gone);
+        for &d in &gone {
+            batch.remove(d);
+        }
+        let (c, len) = counts(["w1".to_string(), "w5".to_string()]);
+        one.add(3, &c, len);
+        batch.add(3, &c, len);
+        assert_eq!(one.docs, batch.docs);
+        for t in 0..one.lists.len() as u32 {
+            assert_eq!(
+                one.postings(t).collect::<Vec<_>>(),
+                batch.postings(t).collect::<Vec<_>>()
+            );
+            assert_eq!(one.df(t), batch.df(t));
+        }
+        let q: Vec<(u32, f32)> = (0..one.lists.len() as u32).map(|t| (t, 1.0)).collect();
+        assert_eq!(one.score(&q, 200), batch.score(&q, 200));
+    }
 }

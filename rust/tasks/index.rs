@@ -1158,6 +1158,49 @@ mod tests {
             assert_eq!((ix.loaded, ix.changed), (0, ix.file_count()));
         }
     }
+
+    #[test]
+    fn a_load_after_many_changes_answers_as_a_build() {
+        let text = |i: usize, v: &str| {
+            format!(
+                "def func_{i}_{v}():\n    return 'word{} order total {v}'\n",
+                i % 7
+            )
+        };
+        let files: Vec<(String, String)> = (0..100)
+            .map(|i| (format!("a/f{i}.py"), text(i, "one")))
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let t = TempTree::with("task-index-many", &refs);
+        let dirs: Vec<String> = [".", "a"].iter().map(|s| s.to_string()).collect();
+        let mut first = Index::build(t.path(), opts(), &dirs).unwrap();
+        answer(&mut first, "order");
+        let bytes = first.save();
+        // More than `BATCH` files changed (each a size of its own), some gone, some new.
+        for i in 0..70 {
+            t.write(&format!("a/f{i}.py"), &text(i, "second edit"));
+        }
+        for i in 90..95 {
+            std::fs::remove_file(t.path().join(format!("a/f{i}.py"))).unwrap();
+        }
+        for i in 100..103 {
+            t.write(&format!("a/f{i}.py"), &text(i, "new"));
+        }
+        let mut loaded = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
+        let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
+        assert_eq!((loaded.file_count(), loaded.refused.as_deref()), (98, None));
+        assert!(loaded.loaded <= 25);
+        for task in [
+            "func_3_second word3 order",
+            "total new word5",
+            "edit func_95_one",
+        ] {
+            assert_eq!(answer(&mut loaded, task), answer(&mut built, task));
+        }
+    }
 }
 
 #[cfg(test)]
