@@ -1181,13 +1181,13 @@ mod tests {
         let bytes = first.save();
         // More than `BATCH` files changed (each a size of its own), some gone, some new.
         for i in 0..70 {
-            t.write(&format!("a/f{i}.py"), &text(i, "second edit"));
+            t.write(format!("a/f{i}.py"), text(i, "second edit"));
         }
         for i in 90..95 {
             std::fs::remove_file(t.path().join(format!("a/f{i}.py"))).unwrap();
         }
         for i in 100..103 {
-            t.write(&format!("a/f{i}.py"), &text(i, "new"));
+            t.write(format!("a/f{i}.py"), text(i, "new"));
         }
         let mut loaded = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
         let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
