@@ -181,6 +181,72 @@ impl Inverted {
         self.docs = self.docs.saturating_sub(1);
     }
 
+    /// An index of saved lists (tasks/store.rs, which checked them: each posting list's
+    /// files rising and below `lens.len()`, and the forward lists saying the same postings):
+    /// (term, posting list, df, last file) by term id, each file's forward list and length.
+    pub fn adopt(
+        terms: Vec<(&str, &[u8], u32, u32)>,
+        forward: Vec<Box<[u8]>>,
+        lens: Vec<u32>,
+    ) -> Inverted {
+        let mut vocab = HashMap::with_capacity(terms.len());
+        let lists = terms
+            .into_iter()
+            .enumerate()
+            .map(|(id, (term, bytes, df, last))| {
+                vocab.insert(term.into(), id as u32);
+                List {
+                    bytes: bytes.to_vec(),
+                    df,
+                    last,
+                }
+            })
+            .collect();
+        Inverted {
+            vocab,
+            lists,
+            forward,
+            docs: lens.len() as u32,
+            total_len: lens.iter().map(|&l| l as u64).sum(),
+            lens,
+        }
+    }
+
+    /// Take the postings of many documents out in one pass over the lists they are in (each
+    /// list once, rather than once per document); `remove` then finishes each.
+    pub fn drop_postings(&mut self, docs: &[u32]) {
+        let gone: std::collections::HashSet<u32> = docs.iter().copied().collect();
+        let mut terms: Vec<u32> = Vec::new();
+        for &d in docs {
+            if let Some(f) = self.forward.get_mut(d as usize) {
+                terms.extend(pairs(f).map(|(t, _)| t));
+                *f = Box::default();
+            }
+        }
+        terms.sort_unstable();
+        terms.dedup();
+        for t in terms {
+            let list = &mut self.lists[t as usize];
+            let (mut bytes, mut prev, mut df) = (Vec::with_capacity(list.bytes.len()), 0, 0);
+            for (doc, tf) in pairs(&list.bytes).filter(|(d, _)| !gone.contains(d)) {
+                put(&mut bytes, doc - prev);
+                put(&mut bytes, tf);
+                (prev, df) = (doc, df + 1);
+            }
+            bytes.shrink_to_fit();
+            *list = List {
+                bytes,
+                df,
+                last: prev,
+            };
+        }
+    }
+
+    /// The posting list of term `id` as it is kept: (file gap, count) varints.
+    pub fn list_bytes(&self, id: u32) -> &[u8] {
+        &self.lists[id as usize].bytes
+    }
+
     /// Every term by its id (the index of the vector).
     pub fn term_names(&self) -> Vec<&str> {
         let mut out = vec![""; self.lists.len()];
@@ -419,5 +485,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn postings_dropped_at_once_leave_what_removing_each_leaves() {
+        let build = || {
+            let mut ix = Inverted::default();
+            for d in 0..200u32 {
+                let words: Vec<String> = (0..6)
+                    .map(|k| format!("w{}", (d * 7 + k * 13) % 23))
+                    .collect();
+                let (c, len) = counts(words);
+                ix.add(d, &c, len);
+            }
+            ix
+        };
+        let gone: Vec<u32> = (0..200).filter(|d| d % 3 == 0 || *d > 180).collect();
+        let (mut one, mut batch) = (build(), build());
+        for &d in &gone {
+            one.remove(d);
+        }
+        batch.drop_postings(&gone);
+        for &d in &gone {
+            batch.remove(d);
+        }
+        let (c, len) = counts(["w1".to_string(), "w5".to_string()]);
+        one.add(3, &c, len);
+        batch.add(3, &c, len);
+        assert_eq!(one.docs, batch.docs);
+        for t in 0..one.lists.len() as u32 {
+            assert_eq!(
+                one.postings(t).collect::<Vec<_>>(),
+                batch.postings(t).collect::<Vec<_>>()
+            );
+            assert_eq!(one.df(t), batch.df(t));
+        }
+        let q: Vec<(u32, f32)> = (0..one.lists.len() as u32).map(|t| (t, 1.0)).collect();
+        assert_eq!(one.score(&q, 200), batch.score(&q, 200));
     }
 }

@@ -182,6 +182,11 @@ def test_any_tree_and_edits_answer_the_same_from_the_saved_index(files, edits, t
         # both leave them out of their saved bytes.
         from_saved, built = index(saved), index()
         assert from_saved.refused is None
+        # The saved index is adopted, then its changed files taken out and read again: files
+        # may be numbered otherwise than a build numbers them, the answers may not differ.
+        twice = index(from_saved.save())
+        assert twice.refused is None and twice.file_count == built.file_count
         for off in ([], ["history"], ["lexical"]):
-            assert from_saved.query(task, 400, [], off, 10, "bytes4") == built.query(task, 400, [], off, 10, "bytes4")
-        assert from_saved.save() == built.save()
+            want = built.query(task, 400, [], off, 10, "bytes4")
+            assert from_saved.query(task, 400, [], off, 10, "bytes4") == want
+            assert twice.query(task, 400, [], off, 10, "bytes4") == want
