@@ -60,6 +60,16 @@ fn pairs(b: &[u8]) -> impl Iterator<Item = (u32, u32)> + '_ {
     })
 }
 
+/// Append (key, count) pairs, keys rising, as `pairs` reads them back.
+pub fn put_pairs(out: &mut Vec<u8>, pairs: impl IntoIterator<Item = (u32, u32)>) {
+    let mut prev = 0;
+    for (key, count) in pairs {
+        put(out, key - prev);
+        put(out, count);
+        prev = key;
+    }
+}
+
 /// Where a posting list reaches `doc`: (the offset of the first posting at or after it, the
 /// document before that posting, that posting's document if any).
 fn seek(b: &[u8], doc: u32) -> (usize, u32, Option<u32>) {
@@ -110,11 +120,8 @@ impl Inverted {
             .collect();
         sorted.sort_unstable();
         let mut fwd = Vec::with_capacity(sorted.len() * 3);
-        let mut prev = 0;
+        put_pairs(&mut fwd, sorted.iter().copied());
         for &(id, tf) in &sorted {
-            put(&mut fwd, id - prev);
-            put(&mut fwd, tf);
-            prev = id;
             let list = &mut self.lists[id as usize];
             if list.df == 0 || doc > list.last {
                 put(
@@ -227,17 +234,16 @@ impl Inverted {
         terms.dedup();
         for t in terms {
             let list = &mut self.lists[t as usize];
-            let (mut bytes, mut prev, mut df) = (Vec::with_capacity(list.bytes.len()), 0, 0);
-            for (doc, tf) in pairs(&list.bytes).filter(|(d, _)| !gone.contains(d)) {
-                put(&mut bytes, doc - prev);
-                put(&mut bytes, tf);
-                (prev, df) = (doc, df + 1);
-            }
+            let kept: Vec<(u32, u32)> = pairs(&list.bytes)
+                .filter(|(d, _)| !gone.contains(d))
+                .collect();
+            let mut bytes = Vec::with_capacity(list.bytes.len());
+            put_pairs(&mut bytes, kept.iter().copied());
             bytes.shrink_to_fit();
             *list = List {
                 bytes,
-                df,
-                last: prev,
+                df: kept.len() as u32,
+                last: kept.last().map_or(0, |p| p.0),
             };
         }
     }

@@ -15,7 +15,7 @@
 //! directory is listed as an update lists it: files whose stat key changed since are taken out
 //! and read again, files gone are dropped, files new are read.
 
-use super::bm25::Inverted;
+use super::bm25::{self, Inverted};
 use super::cuts::{Cut, Cuts};
 use super::files::{self, Facts, Ignore, StatKey};
 use super::graph::Modules;
@@ -316,6 +316,7 @@ impl Index {
             .flat_map(|d| self.by_dir.get(d).into_iter().flatten().copied())
             .collect();
         let mut to_read: Vec<(String, StatKey)> = Vec::new();
+        let mut vanished: Vec<u32> = Vec::new();
         let mut same = 0;
         for (dir, now) in &listed {
             let present: HashSet<&str> = now.iter().map(|(p, _)| p.as_str()).collect();
@@ -324,7 +325,7 @@ impl Index {
                     .file(id)
                     .is_some_and(|f| !present.contains(f.path.as_str()))
                 {
-                    out.push(id);
+                    vanished.push(id);
                 }
             }
             for (p, k) in now {
@@ -342,6 +343,7 @@ impl Index {
                 }
             }
         }
+        out.extend(&vanished);
         // Many at once (a load after a checkout): out of the posting lists in one pass.
         if out.len() > BATCH {
             self.lex.drop_postings(&out);
@@ -353,14 +355,10 @@ impl Index {
             self.written.forget_scope(&d);
             self.dirs.remove(&d);
         }
-        for (dir, now) in &listed {
-            let present: HashSet<&str> = now.iter().map(|(p, _)| p.as_str()).collect();
-            for id in self.by_dir.get(dir).cloned().unwrap_or_default() {
-                let path = self.path(id).unwrap_or_default();
-                if !present.contains(path.as_str()) {
-                    self.remove(id, true);
-                }
-            }
+        for id in vanished {
+            self.remove(id, true);
+        }
+        for (dir, _) in &listed {
             self.dirs.insert(dir.clone());
         }
         // In chunks: what is read of a chunk is in the index before the next is read, so a
@@ -401,13 +399,6 @@ impl Index {
             self.written.scope(&root, &confined, dir);
         }
         same
-    }
-
-    fn path(&self, id: u32) -> Option<String> {
-        self.files
-            .get(id as usize)
-            .and_then(|f| f.as_ref())
-            .map(|f| f.path.clone())
     }
 
     /// Put a file in (`reshaped`: a path the index did not hold); returns its number.
@@ -759,15 +750,12 @@ impl Index {
                 if !renumber {
                     return (t, Cow::Borrowed(list));
                 }
-                let (mut out, mut prev) = (Vec::new(), 0);
-                for (doc, tf) in self.lex.postings(t) {
-                    let d = doc_at[doc as usize];
-                    if d != u32::MAX {
-                        varint::put(&mut out, d - prev);
-                        varint::put(&mut out, tf);
-                        prev = d;
-                    }
-                }
+                let mut out = Vec::new();
+                let kept = self
+                    .lex
+                    .postings(t)
+                    .map(|(doc, tf)| (doc_at[doc as usize], tf));
+                bm25::put_pairs(&mut out, kept.filter(|&(d, _)| d != u32::MAX));
                 (t, Cow::Owned(out))
             })
             .filter(|(_, p)| !p.is_empty())
@@ -808,12 +796,7 @@ impl Index {
                     );
                     ts.sort_unstable();
                     forward.clear();
-                    let mut prev = 0;
-                    for &(t, n) in &ts {
-                        varint::put(&mut forward, t - prev);
-                        varint::put(&mut forward, n);
-                        prev = t;
-                    }
+                    bm25::put_pairs(&mut forward, ts.iter().copied());
                     let defs = PackedIds::new(f.defs.iter().map(|d| name_at[d as usize]).collect());
                     os.clear();
                     os.extend(

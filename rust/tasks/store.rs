@@ -589,12 +589,8 @@ mod tests {
     }
 
     fn pairs(p: &[(u32, u32)]) -> Vec<u8> {
-        let (mut out, mut prev) = (Vec::new(), 0);
-        for &(k, n) in p {
-            varint::put(&mut out, k - prev);
-            varint::put(&mut out, n);
-            prev = k;
-        }
+        let mut out = Vec::new();
+        super::super::bm25::put_pairs(&mut out, p.iter().copied());
         out
     }
 
