@@ -21,6 +21,7 @@ use super::files::{self, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
 use super::options::Options;
+use super::paths::PathTable;
 use super::recent::Recent;
 use super::store::{self, Saved};
 use super::varint;
@@ -88,7 +89,8 @@ pub struct Index {
     finder: AhoCorasick,
     pub files: Vec<Option<File>>,
     free: Vec<u32>,
-    pub by_path: HashMap<String, u32>,
+    /// Each file's number by its path (the path is the record's: tasks/paths.rs).
+    by_path: PathTable,
     /// The files of each directory, by path (not by number: an answer must not depend on the
     /// order files were seen).
     pub by_dir: HashMap<String, Vec<u32>>,
@@ -153,6 +155,11 @@ struct Defined {
     common: bool,
 }
 
+/// The path of file `id` (one the path table holds).
+fn path_of(files: &[Option<File>], id: u32) -> &str {
+    files[id as usize].as_ref().map_or("", |f| f.path.as_str())
+}
+
 fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or(".", |(d, _)| d)
 }
@@ -186,7 +193,7 @@ impl Index {
             finder,
             files: Vec::new(),
             free: Vec::new(),
-            by_path: HashMap::new(),
+            by_path: PathTable::default(),
             by_dir: HashMap::new(),
             dirs: HashSet::new(),
             lex: Inverted::default(),
@@ -238,6 +245,7 @@ impl Index {
             .collect();
         self.defined = s.names.iter().map(|_| Defined::default()).collect();
         let (mut forward, mut lens) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        self.files.reserve_exact(n);
         for (id, f) in s.files.into_iter().enumerate() {
             let id = id as u32;
             forward.push(Box::from(f.forward));
@@ -251,7 +259,7 @@ impl Index {
                     .push((id, *line));
             }
             self.modules.add(id, f.path);
-            self.by_path.insert(f.path.to_string(), id);
+            self.by_path.insert(f.path, id, |i| path_of(&self.files, i));
             let dir = parent_dir(f.path);
             self.by_dir.entry(dir.to_string()).or_default().push(id);
             self.dirs.insert(dir.to_string());
@@ -329,11 +337,7 @@ impl Index {
                 }
             }
             for (p, k) in now {
-                match self
-                    .by_path
-                    .get(p)
-                    .and_then(|&id| self.file(id).map(|f| (id, f)))
-                {
+                match self.id_of(p).and_then(|id| self.file(id).map(|f| (id, f))) {
                     Some((_, f)) if f.key == *k => same += 1,
                     Some((id, _)) => {
                         out.push(id);
@@ -376,7 +380,7 @@ impl Index {
                 })
                 .collect();
             for (p, k, f) in read {
-                let had = self.by_path.get(p).copied();
+                let had = self.id_of(p);
                 // An edit keeps the file's number and its module: only its own imports move.
                 if let Some(id) = had {
                     self.remove(id, f.is_none());
@@ -390,6 +394,7 @@ impl Index {
             }
         }
         if bulk {
+            self.files.shrink_to_fit();
             self.lex.shrink();
             for d in &mut self.defined {
                 d.files.shrink_to_fit();
@@ -469,7 +474,7 @@ impl Index {
                 .push((id, *line));
         }
         self.modules.add(id, &path);
-        self.by_path.insert(path.clone(), id);
+        self.by_path.insert(&path, id, |i| path_of(&self.files, i));
         let files = &self.files;
         let in_dir = self
             .by_dir
@@ -533,7 +538,7 @@ impl Index {
             }
         }
         self.modules.remove(id, &f.path);
-        self.by_path.remove(&f.path);
+        self.by_path.remove(&f.path, id);
         if let Some(list) = self.by_dir.get_mut(parent_dir(&f.path)) {
             list.retain(|&x| x != id);
         }
@@ -700,22 +705,27 @@ impl Index {
         self.files.get(id as usize).and_then(|f| f.as_ref())
     }
 
+    /// The number of the file at `path`, if the index holds one.
+    pub fn id_of(&self, path: &str) -> Option<u32> {
+        self.by_path.get(path, |id| path_of(&self.files, id))
+    }
+
     /// The files a task's `name` may mean: the file at that path, else those whose path ends
     /// with it after a `/` (`rank.rs` is `rust/tasks/rank.rs`), else the files of the
     /// directory of that name.
     pub fn named(&self, name: &str) -> Vec<u32> {
-        if let Some(&id) = self.by_path.get(name) {
+        if let Some(id) = self.id_of(name) {
             return vec![id];
         }
         let mut ids: Vec<u32> = self
             .by_path
-            .iter()
-            .filter(|(p, _)| {
+            .ids()
+            .filter(|&id| {
+                let p = path_of(&self.files, id);
                 p.len() > name.len()
                     && p.ends_with(name)
                     && p.as_bytes()[p.len() - name.len() - 1] == b'/'
             })
-            .map(|(_, &id)| id)
             .collect();
         if ids.is_empty() {
             ids = self.by_dir.get(name).cloned().unwrap_or_default();
@@ -866,8 +876,8 @@ impl Index {
                     + self.free.capacity() * 4,
             ),
             (
-                "paths (the record's and by_path's)",
-                live().map(|f| f.path.capacity() * 2 + 24 + 4 + 8).sum(),
+                "paths (the record's, and the path table)",
+                live().map(|f| f.path.capacity()).sum::<usize>() + self.by_path.heap_bytes(),
             ),
             (
                 "directories",
@@ -963,8 +973,8 @@ mod tests {
         let mut ix = Index::build(t.path(), opts(), &dirs).unwrap();
         ix.prepare(false);
         assert_eq!(ix.file_count(), 3);
-        let main = ix.by_path["app/main.py"];
-        let store = ix.by_path["app/store.py"];
+        let main = ix.id_of("app/main.py").unwrap();
+        let store = ix.id_of("app/store.py").unwrap();
         assert_eq!(ix.neighbours(main).0, [store]);
         assert_eq!(ix.neighbours(store).1, [main]);
         assert_eq!(ix.definers("save_order"), Some(&[store][..]));
@@ -988,7 +998,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["lib/new.py"]
         );
-        assert!(!ix.by_path.contains_key("lib/other.py"));
+        assert!(ix.id_of("lib/other.py").is_none());
         assert_eq!(ix.lex.docs, 3);
         // A directory gone from the table takes its files with it.
         ix.update(&[], Some(&[".".to_string(), "app".to_string()]));

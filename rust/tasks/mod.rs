@@ -21,6 +21,7 @@ pub mod history_store;
 pub mod index;
 pub mod options;
 pub mod outlines;
+pub mod paths;
 pub mod rank;
 pub mod recent;
 pub mod regions;

@@ -495,7 +495,7 @@ fn written_signals(
                 }
             }
             (Target::File(p), Source::Scope) if on("scopes") => {
-                if let Some(&f) = ix.by_path.get(p) {
+                if let Some(f) = ix.id_of(p) {
                     let r = sc.reason(format!("its purpose in {} matches", note.label));
                     sc.add(f, W_SCOPE * s, r);
                 }
@@ -515,7 +515,7 @@ fn written_signals(
             (Target::Module { path, key_files }, Source::Module) if on("project") => {
                 let r = sc.reason(format!("key file of {}", note.label));
                 for k in key_files {
-                    if let Some(&f) = ix.by_path.get(k.as_str()) {
+                    if let Some(f) = ix.id_of(k.as_str()) {
                         sc.add(f, W_MODULE * s, r);
                     }
                 }
@@ -558,8 +558,8 @@ fn artifact_note(
     let (globs, literal): (Vec<&String>, Vec<&String>) = paths.iter().partition(|p| has_glob(p));
     for p in literal {
         let p = p.trim_start_matches("./").trim_end_matches('/');
-        let ids: Vec<u32> = match ix.by_path.get(p) {
-            Some(&f) => vec![f],
+        let ids: Vec<u32> = match ix.id_of(p) {
+            Some(f) => vec![f],
             None => ix.by_dir.get(p).cloned().unwrap_or_default(),
         };
         for f in ids {
@@ -618,7 +618,7 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
         let share = sc.score[t as usize] / best;
         let total = ix.history.changes(&tf.path) as f32;
         for (other, k) in ix.history.changed_with(&tf.path).into_iter().take(20) {
-            let Some(&o) = ix.by_path.get(other) else {
+            let Some(o) = ix.id_of(other) else {
                 continue;
             };
             let v = W_COCHANGE * share * k as f32 / (total + 1.0);
@@ -694,8 +694,8 @@ fn given_paths(ix: &Index, paths: &[String]) -> Vec<(u32, f32, String)> {
     let mut adds = Vec::new();
     for p in paths {
         let p = p.trim_start_matches("./").trim_end_matches('/');
-        let given: Vec<u32> = match ix.by_path.get(p) {
-            Some(&f) => vec![f],
+        let given: Vec<u32> = match ix.id_of(p) {
+            Some(f) => vec![f],
             None => ix
                 .by_dir
                 .get(if p.is_empty() { "." } else { p })
