@@ -3,7 +3,7 @@
 //! re-counted alone (the files of a tree; the notes of its written context). A file's
 //! regions are scored with the same `tf_weight` and the file index's IDF (tasks/rank.rs).
 
-use super::varint::{get, put};
+use super::varint::{get, put, put_rising, rising};
 use std::collections::HashMap;
 
 pub const K1: f32 = 1.2;
@@ -23,10 +23,10 @@ pub fn tf_weight(tf: f32, len: f32, avg: f32) -> f32 {
 
 /// Terms to documents and back, packed: each term's posting list is one byte buffer of
 /// (gap from the document before, count) varints, sorted by document, and each document's
-/// (gap from the term before, count) varints are kept too (the forward index: to take the
-/// document out again, and to read one count without walking a posting list). A posting
-/// takes 2 to 4 bytes rather than the 6 of a (u32, u16), and a file's term 2 to 3 rather than
-/// a u32 beside it. Documents are numbered by the caller: one numbered past every other in
+/// terms are kept too as gaps from the term before (the forward index: to take the document
+/// out again, and to tell whether it holds a term without walking a posting list; the counts
+/// are the posting lists' alone). A posting takes 2 to 4 bytes rather than the 6 of a
+/// (u32, u16), and a file's term 1 to 3 rather than a u32 beside it. Documents are numbered by the caller: one numbered past every other in
 /// a list is appended to it (a build), any other goes in or out by decoding the list up to
 /// its place (an edit).
 #[derive(Default)]
@@ -120,7 +120,7 @@ impl Inverted {
             .collect();
         sorted.sort_unstable();
         let mut fwd = Vec::with_capacity(sorted.len() * 3);
-        put_pairs(&mut fwd, sorted.iter().copied());
+        put_rising(&mut fwd, sorted.iter().map(|&(id, _)| id));
         for &(id, tf) in &sorted {
             let list = &mut self.lists[id as usize];
             if list.df == 0 || doc > list.last {
@@ -159,7 +159,7 @@ impl Inverted {
         let Some(fwd) = self.forward.get_mut(doc as usize).map(std::mem::take) else {
             return;
         };
-        for (id, _) in pairs(&fwd) {
+        for id in rising(&fwd) {
             let list = &mut self.lists[id as usize];
             let (at, before, found) = seek(&list.bytes, doc);
             if found != Some(doc) {
@@ -226,7 +226,7 @@ impl Inverted {
         let mut terms: Vec<u32> = Vec::new();
         for &d in docs {
             if let Some(f) = self.forward.get_mut(d as usize) {
-                terms.extend(pairs(f).map(|(t, _)| t));
+                terms.extend(rising(f));
                 *f = Box::default();
             }
         }
@@ -262,9 +262,9 @@ impl Inverted {
         out
     }
 
-    /// The (term id, count) pairs of `doc`, ids rising (none for a number not in use).
-    pub fn terms_of(&self, doc: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        pairs(self.forward.get(doc as usize).map_or(&[][..], |f| &f[..]))
+    /// The term ids of `doc`, rising (none for a number not in use).
+    pub fn terms_of(&self, doc: u32) -> impl Iterator<Item = u32> + '_ {
+        rising(self.forward.get(doc as usize).map_or(&[][..], |f| &f[..]))
     }
 
     /// The number of terms counted in `doc` (0 for a number not in use).
@@ -288,12 +288,9 @@ impl Inverted {
         }
     }
 
-    /// How often term `id` occurs in `doc`.
-    pub fn tf(&self, id: u32, doc: u32) -> u32 {
-        self.terms_of(doc)
-            .take_while(|&(t, _)| t <= id)
-            .find(|&(t, _)| t == id)
-            .map_or(0, |(_, n)| n)
+    /// Whether `doc` holds term `id`.
+    pub fn holds(&self, id: u32, doc: u32) -> bool {
+        self.terms_of(doc).take_while(|&t| t <= id).any(|t| t == id)
     }
 
     /// The (document, count) postings of term `id`, documents rising.
@@ -423,8 +420,11 @@ mod tests {
         assert_eq!((ix.df(beta), ix.docs, ix.avg_len()), (1, 1, 2.0));
         let (a2, la2) = doc("alpha alpha delta");
         ix.add(0, &a2, la2);
-        assert_eq!(ix.tf(ix.id("alpha").unwrap(), 0), 2);
-        assert_eq!(ix.tf(beta, 0), 0);
+        assert_eq!(
+            ix.postings(ix.id("alpha").unwrap()).collect::<Vec<_>>(),
+            [(0, 2)]
+        );
+        assert!(ix.holds(ix.id("alpha").unwrap(), 0) && !ix.holds(beta, 0));
         // Lists stay sorted when a lower number comes back after a higher one.
         let delta = ix.id("delta").unwrap();
         let (b2, lb2) = doc("delta");
@@ -484,10 +484,10 @@ mod tests {
                 assert_eq!(ix.df(t) as usize, want.len());
             }
             for (&d, c) in &model {
-                let want: Vec<(u32, u32)> = c.iter().map(|&(t, n)| (t, n.min(65_535))).collect();
+                let want: Vec<u32> = c.iter().map(|&(t, _)| t).collect();
                 assert_eq!(ix.terms_of(d).collect::<Vec<_>>(), want);
-                for &(t, n) in &want {
-                    assert_eq!(ix.tf(t, d), n);
+                for &t in &terms {
+                    assert_eq!(ix.holds(t, d), want.contains(&t));
                 }
             }
         }

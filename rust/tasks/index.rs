@@ -59,11 +59,7 @@ impl PackedIds {
         ids.sort_unstable();
         ids.dedup();
         let mut out = Vec::with_capacity(ids.len() * 2);
-        let mut prev = 0u32;
-        for id in ids {
-            varint::put(&mut out, id - prev);
-            prev = id;
-        }
+        varint::put_rising(&mut out, ids);
         PackedIds(out.into_boxed_slice())
     }
 
@@ -73,13 +69,7 @@ impl PackedIds {
 
     /// The numbers, rising.
     fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        let (mut at, mut prev) = (0, 0u32);
-        std::iter::from_fn(move || {
-            (at < self.0.len()).then(|| {
-                prev += varint::get(&self.0, &mut at);
-                prev
-            })
-        })
+        varint::rising(&self.0)
     }
 }
 
@@ -799,14 +789,10 @@ impl Index {
                 for &doc in chunk {
                     let f = self.files[doc as usize].as_ref().expect("a file kept");
                     ts.clear();
-                    ts.extend(
-                        self.lex
-                            .terms_of(doc)
-                            .map(|(t, n)| (term_at[t as usize], n)),
-                    );
+                    ts.extend(self.lex.terms_of(doc).map(|t| term_at[t as usize]));
                     ts.sort_unstable();
                     forward.clear();
-                    bm25::put_pairs(&mut forward, ts.iter().copied());
+                    varint::put_rising(&mut forward, ts.iter().copied());
                     let defs = PackedIds::new(f.defs.iter().map(|d| name_at[d as usize]).collect());
                     os.clear();
                     os.extend(

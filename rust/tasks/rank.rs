@@ -745,7 +745,7 @@ fn listing(
             let mut hit: Vec<(f32, &str)> = q
                 .known
                 .iter()
-                .filter(|(t, _, _)| ix.lex.tf(*t, id) > 0)
+                .filter(|(t, _, _)| ix.lex.holds(*t, id))
                 .map(|(t, _, word)| {
                     (
                         ix.lex.idf(*t),

@@ -36,7 +36,7 @@
 //! terms: count (the table itself comes last)
 //! names: count, strings in byte order, unique
 //! files: count, then each: path, mtime, ctime, size, inode, device, mode, length in terms,
-//!        forward list (bytes: (term id gap, count) varint pairs, ids rising),
+//!        forward list (bytes: term id gaps from 0, rising; the counts are the postings'),
 //!        names (bytes: name id gaps from 0, rising), resolved imports (count, file id gaps),
 //!        imports (count, then a tag 0 Python (dots, module) 1 Js 2 Rust (count, segments) 3 Go),
 //!        annotations (count, then (line, artifact id))
@@ -60,7 +60,7 @@ use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"RCTXTIDX";
 /// Raised whenever the layout changes.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// The core's build identity (build.rs).
 pub const BUILD_ID: &str = env!("REPOCTX_BUILD_ID");
 /// An import's leading dots beyond this are no Python a file holds.
@@ -96,7 +96,7 @@ pub struct SavedFile<'b> {
     pub path: &'b str,
     pub key: StatKey,
     pub len: u32,
-    /// (term id gap, count) pairs, as tasks/bm25.rs keeps a forward list.
+    /// Term id gaps from 0, rising, as tasks/bm25.rs keeps a forward list.
     pub forward: &'b [u8],
     /// Name id gaps from 0, rising (tasks/index.rs `PackedIds`).
     pub defs: &'b [u8],
@@ -511,8 +511,8 @@ fn parse<'b>(bytes: &'b [u8], root: &Path, opts: &Options) -> Result<Saved<'b>, 
         files.push(f);
     }
     drop(paths);
-    // Each posting must be the next pair of its file's forward list: where each list is read
-    // up to, and the term of its last pair.
+    // Each posting's term must be the next of its file's forward list: where each list is read
+    // up to, and the last term read.
     let mut cursor: Vec<(usize, Option<u32>)> = vec![(0, None); files.len()];
     let mut terms: Vec<SavedTerm> = Vec::with_capacity(term_count);
     for id in 0..term_count as u32 {
@@ -525,14 +525,13 @@ fn parse<'b>(bytes: &'b [u8], root: &Path, opts: &Options) -> Result<Saved<'b>, 
         let (mut df, mut last) = (0u32, None);
         while p.left() > 0 {
             let doc = p.next_id(last, files.len())?;
-            let tf = p.u32()?;
+            p.u32()?; // its count
             let (at, prev) = &mut cursor[doc as usize];
             let mut f = Reader {
                 b: files[doc as usize].forward,
                 at: *at,
             };
-            let next = f.next_id(*prev, id as usize + 1).ok();
-            if next != Some(id) || f.u32().ok() != Some(tf) {
+            if f.next_id(*prev, id as usize + 1).ok() != Some(id) {
                 return Err(format!(
                     "the posting of {term:?} in file {doc} is not in its forward list"
                 ));
@@ -591,6 +590,13 @@ mod tests {
     fn pairs(p: &[(u32, u32)]) -> Vec<u8> {
         let mut out = Vec::new();
         super::super::bm25::put_pairs(&mut out, p.iter().copied());
+        out
+    }
+
+    /// A forward list: term ids, rising.
+    fn ids(p: &[u32]) -> Vec<u8> {
+        let mut out = Vec::new();
+        varint::put_rising(&mut out, p.iter().copied());
         out
     }
 
@@ -658,7 +664,7 @@ mod tests {
     fn sample() -> Vec<u8> {
         sample_with(
             [pairs(&[(0, 3), (1, 1)]), pairs(&[(0, 6)]), pairs(&[(1, 1)])],
-            [pairs(&[(0, 3), (1, 6)]), pairs(&[(0, 1), (2, 1)])],
+            [ids(&[0, 1]), ids(&[0, 2])],
             &[1],
         )
     }
@@ -677,7 +683,7 @@ mod tests {
         assert_eq!(t, [("alpha", 2, 1), ("beta", 1, 0), ("gamma", 1, 1)]);
         let a = &s.files[0];
         assert_eq!((a.path, a.key.ctime, a.len), ("src/a.py", 1 << 40, 9));
-        assert_eq!(a.forward, &pairs(&[(0, 3), (1, 6)])[..]);
+        assert_eq!(a.forward, &ids(&[0, 1])[..]);
         assert_eq!((a.defs, &a.out[..]), (&[1u8][..], &[1u32][..]));
         assert_eq!(a.imports[0], Import::Python(2, "pkg.util".into()));
         assert_eq!(a.imports[2], Import::Rust(vec!["crate".into(), "a".into()]));
@@ -691,8 +697,8 @@ mod tests {
     #[test]
     fn lists_that_do_not_agree_are_refused() {
         let ok = [pairs(&[(0, 3), (1, 1)]), pairs(&[(0, 6)]), pairs(&[(1, 1)])];
-        let fwd = [pairs(&[(0, 3), (1, 6)]), pairs(&[(0, 1), (2, 1)])];
-        let cases: [Case; 9] = [
+        let fwd = [ids(&[0, 1]), ids(&[0, 2])];
+        let cases: [Case; 8] = [
             // A posting naming a file past the table.
             (
                 [pairs(&[(0, 3), (2, 1)]), ok[1].clone(), ok[2].clone()],
@@ -700,15 +706,9 @@ mod tests {
                 &[1],
                 "outside",
             ),
-            // A posting no forward list holds, and one with another count.
+            // A posting no forward list holds.
             (
                 [ok[0].clone(), pairs(&[(0, 6), (1, 1)]), ok[2].clone()],
-                fwd.clone(),
-                &[1],
-                "forward",
-            ),
-            (
-                [pairs(&[(0, 2), (1, 1)]), ok[1].clone(), ok[2].clone()],
                 fwd.clone(),
                 &[1],
                 "forward",
@@ -716,7 +716,7 @@ mod tests {
             // A forward list naming a term no posting list holds it under.
             (
                 ok.clone(),
-                [pairs(&[(0, 3), (1, 6), (2, 1)]), fwd[1].clone()],
+                [ids(&[0, 1, 2]), fwd[1].clone()],
                 &[1],
                 "forward",
             ),

@@ -34,6 +34,26 @@ pub fn get(b: &[u8], at: &mut usize) -> u32 {
     }
 }
 
+/// Append numbers, rising, each as its gap from the one before (the first as it is).
+pub fn put_rising(out: &mut Vec<u8>, ids: impl IntoIterator<Item = u32>) {
+    let mut prev = 0;
+    for id in ids {
+        put(out, id - prev);
+        prev = id;
+    }
+}
+
+/// The numbers `put_rising` wrote, rising.
+pub fn rising(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    let (mut at, mut prev) = (0, 0u32);
+    std::iter::from_fn(move || {
+        (at < b.len()).then(|| {
+            prev += get(b, &mut at);
+            prev
+        })
+    })
+}
+
 /// How many varints `b` holds: one ends at each byte under 0x80.
 pub fn count(b: &[u8]) -> usize {
     b.iter().filter(|x| **x < 0x80).count()

@@ -351,7 +351,7 @@ impl Written {
                 *b = b.max(*s);
                 let held = known
                     .iter()
-                    .filter(|&&t| self.ix.tf(t, i as u32) > 0)
+                    .filter(|&&t| self.ix.holds(t, i as u32))
                     .count() as f32;
                 out.push((n, *s, (held / wanted).min(1.0)));
             }
