@@ -53,3 +53,61 @@ impl PathTable {
         self.ids.allocation_size()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Paths come and go (numbers reused, as the index reuses them); the table answers as a
+    /// map from each path to its number would, through growth and removals.
+    #[test]
+    fn answers_as_a_map_of_paths_would() {
+        let mut paths: Vec<Option<String>> = Vec::new();
+        let mut table = PathTable::default();
+        let mut model: HashMap<String, u32> = HashMap::new();
+        let mut free: Vec<u32> = Vec::new();
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for step in 0..5000 {
+            let p = format!("d{}/f{}.rs", next(20), next(300));
+            match model.get(&p).copied() {
+                Some(id) if next(2) == 0 => {
+                    table.remove(&p, id);
+                    model.remove(&p);
+                    paths[id as usize] = None;
+                    free.push(id);
+                }
+                Some(_) => {}
+                None => {
+                    let id = free.pop().unwrap_or_else(|| {
+                        paths.push(None);
+                        paths.len() as u32 - 1
+                    });
+                    let held = &paths;
+                    table.insert(&p, id, |i| held[i as usize].as_deref().unwrap_or(""));
+                    paths[id as usize] = Some(p.clone());
+                    model.insert(p, id);
+                }
+            }
+            if step % 500 == 0 {
+                let of = |i: u32| paths[i as usize].as_deref().unwrap_or("");
+                assert_eq!(table.len(), model.len());
+                for (p, &id) in &model {
+                    assert_eq!(table.get(p, of), Some(id), "{p}");
+                }
+                assert_eq!(table.get("d0/nowhere.rs", of), None);
+                let mut ids: Vec<u32> = table.ids().collect();
+                ids.sort_unstable();
+                let mut want: Vec<u32> = model.values().copied().collect();
+                want.sort_unstable();
+                assert_eq!(ids, want);
+            }
+        }
+    }
+}

@@ -698,7 +698,7 @@ mod tests {
     fn lists_that_do_not_agree_are_refused() {
         let ok = [pairs(&[(0, 3), (1, 1)]), pairs(&[(0, 6)]), pairs(&[(1, 1)])];
         let fwd = [ids(&[0, 1]), ids(&[0, 2])];
-        let cases: [Case; 8] = [
+        let cases: [Case; 9] = [
             // A posting naming a file past the table.
             (
                 [pairs(&[(0, 3), (2, 1)]), ok[1].clone(), ok[2].clone()],
@@ -717,6 +717,13 @@ mod tests {
             (
                 ok.clone(),
                 [ids(&[0, 1, 2]), fwd[1].clone()],
+                &[1],
+                "forward",
+            ),
+            // A forward list of version 3, its terms with their counts.
+            (
+                ok.clone(),
+                [pairs(&[(0, 3), (1, 6)]), fwd[1].clone()],
                 &[1],
                 "forward",
             ),
