@@ -69,6 +69,8 @@ const W_IMPORT: f32 = 0.2;
 /// What the imports may lift a file to, as a share of the best file's score before them.
 const IMPORTS_BELOW: f32 = 0.9;
 const W_PATH: f32 = 0.5;
+/// A release's version file: as much as the best file's words, so it comes first.
+const W_RELEASE: f32 = 1.0;
 const MAX_DEFINERS: usize = 20;
 /// A name counts (median ÷ n) to this power for a file defining n names, more than the
 /// repository's median file: a file defining thousands of names matches a name of almost any
@@ -290,6 +292,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         vec![0f32; n]
     };
     let named = if on("symbols") {
+        release_signal(ix, ask.task, &mut sc);
         symbols_signal(ix, ask.task, &mut sc)
     } else {
         HashSet::new()
@@ -450,6 +453,47 @@ fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
         }
     }
     named
+}
+
+/// The code files a release names by convention: named `version`, `_version`, `__version__`,
+/// `__about__` or `__init__` (any extension) and holding the word `version`.
+const RELEASE_STEMS: &[&str] = &[
+    "version",
+    "_version",
+    "__version__",
+    "__about__",
+    "__init__",
+];
+
+/// A task announcing a release (`terms::names_a_release`) names the file holding the version
+/// by convention: W_RELEASE to each (÷ √files), none when more than MAX_DEFINERS qualify.
+fn release_signal(ix: &Index, task: &str, sc: &mut Scores) {
+    if !terms::names_a_release(task) {
+        return;
+    }
+    let Some(id) = terms::term("version").and_then(|t| ix.lex.id(&t)) else {
+        return;
+    };
+    let holds = |f: u32| {
+        ix.file(f).is_some_and(|f| {
+            let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+            f.code && RELEASE_STEMS.contains(&name.split('.').next().unwrap_or(name))
+        })
+    };
+    let files: Vec<u32> = ix
+        .lex
+        .postings(id)
+        .map(|p| p.0)
+        .filter(|&f| holds(f))
+        .collect();
+    if files.is_empty() || files.len() > MAX_DEFINERS {
+        return;
+    }
+    let w = W_RELEASE / (files.len() as f32).sqrt();
+    let r = sc.reason("holds the version a release changes".to_string());
+    for f in files {
+        sc.add(f, w, r);
+    }
 }
 
 /// What a name defined in file `f` counts for, as a share: 1 up to the repository's median

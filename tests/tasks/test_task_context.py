@@ -378,3 +378,27 @@ def test_a_small_budget_holds_the_code_before_a_test_ranked_above_it(tmp_path):
     assert [f["path"] for f in answer["files"]] == ["tests/test_refund.py", "shop/refund.py"]
     code = "".join(p["text"] for p in answer["bundle"] if p["path"] == "shop/refund.py")
     assert "def refund_total(order):" in code, answer["bundle"]
+
+
+def test_a_release_task_ranks_the_file_holding_the_version_first(tmp_path):
+    """Through the CLI: "Release version 2.4.0" shares only `version` and `release` with the
+    package's `__init__.py`, which holds `__version__`; files that talk of releases and versions
+    at length match those words better. A task announcing a release (a version number with the
+    word version or release) names the file holding the version by convention: it ranks first,
+    saying why; without the number it is an ordinary task."""
+    repo = tmp_path / "repo"
+    write(repo, "pkg/__init__.py", 'from pkg.client import Client\n\n__version__ = "2.4.0.dev"\n')
+    write(repo, "pkg/client.py", "class Client:\n    def send(self, request):\n        return request\n")
+    write(repo, "pkg/compat.py", '"""Release compatibility: which version of the protocol each release speaks."""\n\n\n'
+          "def release_version(release):\n    return release.version\n\n\n"
+          "def version_of(release):\n    return release.version or release.previous_version\n")
+    write(repo, "pkg/upgrade.py", '"""Upgrade a stored version to the version of this release."""\n\n\n'
+          "def upgrade_version(store, version):\n    store.version = version\n")
+
+    def ranked(task: str) -> list[dict]:
+        return json.loads(run_cli("context", task, "--json", "--root", str(repo), check=True).stdout)["files"]
+
+    files = ranked("Release version 2.4.0")
+    assert files[0]["path"] == "pkg/__init__.py", files
+    assert "holds the version a release changes" in files[0]["why"]
+    assert ranked("Release version")[0]["path"] != "pkg/__init__.py"
