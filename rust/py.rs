@@ -541,7 +541,6 @@ pub fn file_kind(k: &crate::lang::FileKind) -> FileKind {
             Some(Grammar::Js) => "js",
             Some(Grammar::Rust) => "rust",
             Some(Grammar::Go) => "go",
-            Some(Grammar::Java) => "java",
             None => "",
         },
     }

@@ -235,7 +235,6 @@ pub mod tests {
                     Import::Js(x) => format!("js {}", x),
                     Import::Rust(p) => format!("rs {}", p.join("::")),
                     Import::Go(x) => format!("go {}", x),
-                    Import::Java(x) => format!("java {}", x),
                 })
                 .collect()
         }

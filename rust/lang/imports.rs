@@ -16,8 +16,6 @@
 //!   also a template literal; comment lines and minified lines (over 2,000 bytes) are skipped.
 //! - Go: `import` is a keyword (not `importer := "x"`), blocks and single imports, raw
 //!   (backquoted) paths, comment lines inside blocks skipped.
-//! - Java: `import a.b.C;` and `import static a.b.C.m;` are the dotted name; a wildcard
-//!   (`a.b.*`) is left out: it names a package, no one file.
 
 /// One import as written, before any caller resolves it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,8 +26,6 @@ pub enum Import {
     /// Path segments, `crate`/`self`/`super` included.
     Rust(Vec<String>),
     Go(String),
-    /// The dotted name (`com.example.Foo`, a static import's member kept).
-    Java(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +34,6 @@ pub enum Grammar {
     Js,
     Rust,
     Go,
-    Java,
 }
 
 impl Grammar {
@@ -49,7 +44,6 @@ impl Grammar {
             Grammar::Js => &["import", "require(", "from "],
             Grammar::Rust => &["use ", "extern crate "],
             Grammar::Go => &["import"],
-            Grammar::Java => &["import"],
         }
     }
 }
@@ -72,7 +66,6 @@ pub fn of_lines(g: Grammar, text: &str, lines: &[&str]) -> Vec<Import> {
         Grammar::Js => lines.iter().for_each(|l| js_line(l, &mut out)),
         Grammar::Rust => lines.iter().for_each(|l| rust_line(l, &mut out)),
         Grammar::Go => go(lines, &mut out),
-        Grammar::Java => lines.iter().for_each(|l| java_line(l, &mut out)),
     }
     out
 }
@@ -311,31 +304,6 @@ fn go_spec(t: &str, out: &mut Vec<Import>) {
     }
 }
 
-// --- Java ------------------------------------------------------------------------
-
-/// `import a.b.C;` or `import static a.b.C.m;`, ended by `;` on the line.
-fn java_line(line: &str, out: &mut Vec<Import>) {
-    let Some(rest) = line.trim_start().strip_prefix("import") else {
-        return;
-    };
-    let Some((name, _)) = rest.split_once(';') else {
-        return;
-    };
-    let mut words = name.split_whitespace();
-    let name = match (words.next(), words.next(), words.next()) {
-        (Some("static"), Some(n), None) | (Some(n), None, None) => n,
-        _ => return,
-    };
-    let part = |s: &str| {
-        !s.is_empty()
-            && s.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
-    };
-    if rest.starts_with([' ', '\t']) && name.split('.').all(part) {
-        out.push(Import::Java(name.to_string()));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,21 +314,6 @@ mod tests {
 
     fn py(level: usize, m: &str) -> Import {
         Import::Python(level, m.to_string())
-    }
-
-    #[test]
-    fn java() {
-        let text = "package a.b;\n\nimport java.util.List;\nimport static com.x.Util.join;\n\
-                    import com.x.*;\nimport com.x.Two; import com.x.Three;\n\
-                    // import com.x.Commented;\n * import in a comment\nimportant();\n";
-        let got: Vec<String> = of(Grammar::Java, text)
-            .into_iter()
-            .map(|i| match i {
-                Import::Java(n) => n,
-                other => panic!("{other:?}"),
-            })
-            .collect();
-        assert_eq!(got, ["java.util.List", "com.x.Util.join", "com.x.Two"]);
     }
 
     #[test]

@@ -76,7 +76,6 @@ const fn grammar_of_lang(lang: Lang) -> Option<Grammar> {
         Lang::Python => Some(Grammar::Python),
         Lang::Rust => Some(Grammar::Rust),
         Lang::Go => Some(Grammar::Go),
-        Lang::Java => Some(Grammar::Java),
         Lang::TypeScript | Lang::JavaScript => Some(Grammar::Js),
         _ => None,
     }

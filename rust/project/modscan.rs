@@ -232,8 +232,6 @@ pub fn imports_of(rel: &str, text: &str) -> Vec<String> {
                 }
             }
             Import::Go(path) => out.push(format!("go:{path}")),
-            // Java packages map to no module or dependency here yet: the task ranking reads them.
-            Import::Java(_) => {}
         }
     }
     out

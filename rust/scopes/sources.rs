@@ -432,8 +432,6 @@ impl Index {
                     },
                 }
             }
-            // Java packages map to no scope or dependency here yet: the task ranking reads them.
-            Import::Java(_) => None,
             Import::Go(path) => {
                 for (module, mdir) in &self.go_modules {
                     if path == module {

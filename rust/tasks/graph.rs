@@ -4,8 +4,7 @@
 //! Every file gets a module path from its own path: `src/pkg/util.py` is `src pkg util`
 //! (`__init__` left out), `crates/x/src/rules/mod.rs` is `crates x rules` (`src`, `lib`,
 //! `main` and `mod` left out), `web/src/cart/index.ts` is `web src cart`, and a Go file
-//! is its directory, a Java file its path (`src/main/java/com/x/Foo.java` answers
-//! `com.x.Foo`). An import is a list of segments (`a.b.c`, `crate::a::b`, `./cart`,
+//! is its directory. An import is a list of segments (`a.b.c`, `crate::a::b`, `./cart`,
 //! `example.com/m/pkg`), with relative forms (`.`, `..`, `crate`, `self`, `super`) first
 //! made absolute from the importing file. It resolves to the file whose module path ends
 //! with the longest run of its leading segments (trailing ones may name a class or a
@@ -54,7 +53,6 @@ fn module_path_into<'a>(path: &'a str, parts: &mut Vec<&'a str>) {
         "go" => {
             parts.pop();
         }
-        "java" => {}
         _ => parts.clear(),
     }
 }
@@ -160,7 +158,7 @@ fn relative(import: &Import) -> bool {
             segs.first().map(String::as_str),
             Some("crate" | "self" | "super")
         ),
-        Import::Go(_) | Import::Java(_) => false,
+        Import::Go(_) => false,
     }
 }
 
@@ -253,7 +251,6 @@ pub fn absolute(from: &str, import: &Import) -> Option<Vec<String>> {
             out.extend(rest.iter().cloned());
             (!out.is_empty()).then_some(out)
         }
-        Import::Java(name) => Some(name.split('.').map(String::from).collect()),
         Import::Go(path) => {
             let out: Vec<String> = path
                 .split('/')
@@ -304,23 +301,6 @@ mod tests {
             .filter_map(|id| path_of(id).map(String::from))
             .collect();
         assert_eq!(got, files[..MAX_EACH]);
-    }
-
-    #[test]
-    fn java_classes_static_members_and_nested_classes() {
-        let paths = [
-            "core/src/main/java/com/x/Gson.java",
-            "core/src/main/java/com/x/internal/Excluder.java",
-            "core/src/test/java/com/x/GsonTest.java",
-            "other/src/main/java/org/y/Gson.java",
-        ];
-        let from = "core/src/test/java/com/x/GsonTest.java";
-        let java = |n: &str| resolved(&paths, from, Import::Java(n.into()));
-        assert_eq!(java("com.x.Gson"), [paths[0]]);
-        assert_eq!(java("com.x.internal.Excluder.exclude"), [paths[1]]);
-        assert_eq!(java("com.x.Gson.Builder"), [paths[0]]);
-        assert!(java("java.util.List").is_empty());
-        assert!(java("com.z.Gson").is_empty());
     }
 
     #[test]

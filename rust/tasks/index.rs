@@ -854,9 +854,7 @@ impl Index {
         let import = |i: &Import| {
             std::mem::size_of::<Import>()
                 + match i {
-                    Import::Python(_, s) | Import::Js(s) | Import::Go(s) | Import::Java(s) => {
-                        s.capacity()
-                    }
+                    Import::Python(_, s) | Import::Js(s) | Import::Go(s) => s.capacity(),
                     Import::Rust(v) => v.iter().map(|s| s.capacity() + 24).sum(),
                 }
         };

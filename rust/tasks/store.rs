@@ -190,10 +190,6 @@ pub fn encode_file(out: &mut Vec<u8>, f: &FileOut) {
                 out.push(3);
                 put_s(out, s.as_bytes());
             }
-            Import::Java(s) => {
-                out.push(4);
-                put_s(out, s.as_bytes());
-            }
         }
     }
     varint::put(out, f.annotations.len() as u64);
@@ -392,7 +388,6 @@ impl<'a> Reader<'a> {
                 Import::Rust(segs)
             }
             3 => Import::Go(self.s()?.to_string()),
-            4 => Import::Java(self.s()?.to_string()),
             t => return Err(format!("import tag {t} at byte {}", self.at)),
         })
     }
