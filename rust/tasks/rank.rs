@@ -297,6 +297,9 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     } else {
         HashSet::new()
     };
+    if lexical {
+        path_signal(ix, &q, &mut sc);
+    }
     let art_lines = written_signals(ix, &q, &on, &mut sc);
     if on("history") {
         history_signal(ix, &mut sc);
@@ -401,6 +404,68 @@ fn lexical_signal(ix: &Index, q: &Query, sc: &mut Scores) -> Vec<f32> {
         }
     }
     lex_norm
+}
+
+/// The files the path words look at: the best by the other signals so far.
+const PATH_POOL: usize = 100;
+/// Path words that say where code sits, not what it is about.
+const PATH_PLUMBING: &[&str] = &["src", "lib", "main", "mod", "index", "init"];
+const W_PATH_WORDS: f32 = 0.6;
+
+/// Path words apart from the body: among the `PATH_POOL` best files, the task's words in a
+/// file's path (its directories and name, plumbing left out), each ÷ √(files of the pool whose
+/// path holds it), × W_PATH_WORDS ÷ the path's word count. `examples/form/src/main.rs` for
+/// "fix the form example"; a word many paths hold (`flag` in `flag_*.go`) chooses little.
+fn path_signal(ix: &Index, q: &Query, sc: &mut Scores) {
+    let said: HashSet<&str> = q.known.iter().map(|k| k.2.as_str()).collect();
+    if said.is_empty() {
+        return;
+    }
+    let mut found: Vec<(u32, Vec<String>, usize)> = Vec::new();
+    let mut holders: HashMap<String, usize> = HashMap::new();
+    for id in sc.top(PATH_POOL, ix) {
+        let Some(f) = ix.file(id) else { continue };
+        let stem = match f.path.rsplit_once('.') {
+            Some((s, e)) if !e.contains('/') => s,
+            _ => f.path.as_str(),
+        };
+        let mut words: Vec<String> = Vec::new();
+        for (_, w) in terms::words(stem) {
+            for p in terms::parts(w) {
+                if let Some(t) = terms::term(p) {
+                    if !PATH_PLUMBING.contains(&t.as_str()) && !words.contains(&t) {
+                        words.push(t);
+                    }
+                }
+            }
+        }
+        let n = words.len();
+        let met: Vec<String> = words
+            .into_iter()
+            .filter(|t| said.contains(t.as_str()))
+            .collect();
+        if met.is_empty() {
+            continue;
+        }
+        for t in &met {
+            *holders.entry(t.clone()).or_default() += 1;
+        }
+        found.push((id, met, n));
+    }
+    for (id, met, n) in found {
+        let v: f32 = met
+            .iter()
+            .map(|t| 1.0 / (holders[t] as f32).sqrt())
+            .sum::<f32>()
+            * W_PATH_WORDS
+            / n as f32;
+        let shown: Vec<&str> = met
+            .iter()
+            .map(|t| q.shown.get(t).map_or(t.as_str(), String::as_str))
+            .collect();
+        let r = sc.reason(format!("its path: {}", shown.join(", ")));
+        sc.add(id, v, r);
+    }
 }
 
 /// `symbols`: the definitions and files the task names; returns the names it wrote as code,

@@ -402,3 +402,20 @@ def test_a_release_task_ranks_the_file_holding_the_version_first(tmp_path):
     assert files[0]["path"] == "pkg/__init__.py", files
     assert "holds the version a release changes" in files[0]["why"]
     assert ranked("Release version")[0]["path"] != "pkg/__init__.py"
+
+
+def test_a_file_whose_path_the_task_names_in_words_comes_before_one_its_words_fill(tmp_path):
+    """Through the CLI: "Shorten the wait in the backoff example" names `examples/backoff/main.py`
+    by its path's words (`example`, `backoff`; `main` says nothing), while `net/retry.py` holds
+    the task's words in its text again and again. Path words count apart from the body (the
+    share of a file's path words the task says): the example ranks first, saying why."""
+    repo = tmp_path / "repo"
+    write(repo, "examples/backoff/main.py", "def run(client):\n    client.pause(2)\n    return client.fetch()\n")
+    write(repo, "net/retry.py", '"""Retry with backoff: the wait doubles after each try."""\n\n\n'
+          "def backoff_wait(attempt):\n    # the wait before the next try\n"
+          "    return 2 ** attempt\n\n\ndef shorten_wait(wait):\n    return wait / 2\n")
+    write(repo, "net/client.py", "class Client:\n    def fetch(self):\n        return None\n")
+    files = json.loads(run_cli("context", "Shorten the wait in the backoff example", "--json", "--root", str(repo),
+                               check=True).stdout)["files"]
+    assert files[0]["path"] == "examples/backoff/main.py", files
+    assert "its path: example, backoff" in files[0]["why"]
