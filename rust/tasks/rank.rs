@@ -69,6 +69,8 @@ const W_IMPORT: f32 = 0.2;
 /// What the imports may lift a file to, as a share of the best file's score before them.
 const IMPORTS_BELOW: f32 = 0.9;
 const W_PATH: f32 = 0.5;
+/// A release's version file: as much as the best file's words, so it comes first.
+const W_RELEASE: f32 = 1.0;
 const MAX_DEFINERS: usize = 20;
 /// A name counts (median ÷ n) to this power for a file defining n names, more than the
 /// repository's median file: a file defining thousands of names matches a name of almost any
@@ -290,10 +292,14 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         vec![0f32; n]
     };
     let named = if on("symbols") {
+        release_signal(ix, ask.task, &mut sc);
         symbols_signal(ix, ask.task, &mut sc)
     } else {
         HashSet::new()
     };
+    if lexical {
+        path_signal(ix, &q, &mut sc);
+    }
     let art_lines = written_signals(ix, &q, &on, &mut sc);
     if on("history") {
         history_signal(ix, &mut sc);
@@ -400,6 +406,68 @@ fn lexical_signal(ix: &Index, q: &Query, sc: &mut Scores) -> Vec<f32> {
     lex_norm
 }
 
+/// The files the path words look at: the best by the other signals so far.
+const PATH_POOL: usize = 100;
+/// Path words that say where code sits, not what it is about.
+const PATH_PLUMBING: &[&str] = &["src", "lib", "main", "mod", "index", "init"];
+const W_PATH_WORDS: f32 = 0.6;
+
+/// Path words apart from the body: among the `PATH_POOL` best files, the task's words in a
+/// file's path (its directories and name, plumbing left out), each ÷ √(files of the pool whose
+/// path holds it), × W_PATH_WORDS ÷ the path's word count. `examples/form/src/main.rs` for
+/// "fix the form example"; a word many paths hold (`flag` in `flag_*.go`) chooses little.
+fn path_signal(ix: &Index, q: &Query, sc: &mut Scores) {
+    let said: HashSet<&str> = q.known.iter().map(|k| k.2.as_str()).collect();
+    if said.is_empty() {
+        return;
+    }
+    let mut found: Vec<(u32, Vec<String>, usize)> = Vec::new();
+    let mut holders: HashMap<String, usize> = HashMap::new();
+    for id in sc.top(PATH_POOL, ix) {
+        let Some(f) = ix.file(id) else { continue };
+        let stem = match f.path.rsplit_once('.') {
+            Some((s, e)) if !e.contains('/') => s,
+            _ => f.path.as_str(),
+        };
+        let mut words: Vec<String> = Vec::new();
+        for (_, w) in terms::words(stem) {
+            for p in terms::parts(w) {
+                if let Some(t) = terms::term(p) {
+                    if !PATH_PLUMBING.contains(&t.as_str()) && !words.contains(&t) {
+                        words.push(t);
+                    }
+                }
+            }
+        }
+        let n = words.len();
+        let met: Vec<String> = words
+            .into_iter()
+            .filter(|t| said.contains(t.as_str()))
+            .collect();
+        if met.is_empty() {
+            continue;
+        }
+        for t in &met {
+            *holders.entry(t.clone()).or_default() += 1;
+        }
+        found.push((id, met, n));
+    }
+    for (id, met, n) in found {
+        let v: f32 = met
+            .iter()
+            .map(|t| 1.0 / (holders[t] as f32).sqrt())
+            .sum::<f32>()
+            * W_PATH_WORDS
+            / n as f32;
+        let shown: Vec<&str> = met
+            .iter()
+            .map(|t| q.shown.get(t).map_or(t.as_str(), String::as_str))
+            .collect();
+        let r = sc.reason(format!("its path: {}", shown.join(", ")));
+        sc.add(id, v, r);
+    }
+}
+
 /// `symbols`: the definitions and files the task names; returns the names it wrote as code,
 /// which also choose regions.
 fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
@@ -450,6 +518,47 @@ fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
         }
     }
     named
+}
+
+/// The code files a release names by convention: named `version`, `_version`, `__version__`,
+/// `__about__` or `__init__` (any extension) and holding the word `version`.
+const RELEASE_STEMS: &[&str] = &[
+    "version",
+    "_version",
+    "__version__",
+    "__about__",
+    "__init__",
+];
+
+/// A task announcing a release (`terms::names_a_release`) names the file holding the version
+/// by convention: W_RELEASE to each (÷ √files), none when more than MAX_DEFINERS qualify.
+fn release_signal(ix: &Index, task: &str, sc: &mut Scores) {
+    if !terms::names_a_release(task) {
+        return;
+    }
+    let Some(id) = terms::term("version").and_then(|t| ix.lex.id(&t)) else {
+        return;
+    };
+    let holds = |f: u32| {
+        ix.file(f).is_some_and(|f| {
+            let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+            f.code && RELEASE_STEMS.contains(&name.split('.').next().unwrap_or(name))
+        })
+    };
+    let files: Vec<u32> = ix
+        .lex
+        .postings(id)
+        .map(|p| p.0)
+        .filter(|&f| holds(f))
+        .collect();
+    if files.is_empty() || files.len() > MAX_DEFINERS {
+        return;
+    }
+    let w = W_RELEASE / (files.len() as f32).sqrt();
+    let r = sc.reason("holds the version a release changes".to_string());
+    for f in files {
+        sc.add(f, w, r);
+    }
 }
 
 /// What a name defined in file `f` counts for, as a share: 1 up to the repository's median

@@ -459,6 +459,33 @@ pub fn identifiers(task: &str) -> Vec<(String, bool)> {
     out
 }
 
+/// Whether the task's first line announces a release: a version number (`3.1.2`, `v1.11.0`)
+/// with the word `version` or `release` ("Version 0.25.0", "start version 3.1.2"). Such a
+/// commit changes the file holding the version, which shares only `version` with the task.
+pub fn names_a_release(task: &str) -> bool {
+    let first = task.lines().next().unwrap_or("");
+    let said = [term("version"), term("release")];
+    words(first).any(|(_, w)| term(w).is_some_and(|t| said.contains(&Some(t))))
+        && first
+            .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '`'))
+            .any(is_version_number)
+}
+
+/// `1.2`, `3.1.2`, `v1.11.0`, `2.0.0-rc1`: two or more runs of digits joined by dots.
+fn is_version_number(w: &str) -> bool {
+    let w = w.trim_end_matches(['.', ':', '!', '+']);
+    let w = w.strip_prefix(['v', 'V']).unwrap_or(w);
+    let w = w.split('-').next().unwrap_or(w);
+    let mut n = 0;
+    for p in w.split('.') {
+        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        n += 1;
+    }
+    n >= 2
+}
+
 /// The file paths a task names, as written: words with a `/` or a file name's extension
 /// (`tasks/rank.rs`, `_core.pyi`, `docs/`; a name of at least four bytes), trimmed of quotes, brackets and the punctuation
 /// that ends a sentence; a trailing `/` is kept off. Each once, in the task's order.
@@ -614,6 +641,28 @@ mod tests {
         let code = terms("def load_yaml_files(paths):\n    \"\"\"Read every YAML file.\"\"\"");
         for t in terms("Loading YAML file paths") {
             assert!(code.contains(&t), "{t} not in {code:?}");
+        }
+    }
+
+    #[test]
+    fn a_release_is_a_version_number_with_version_or_release() {
+        for yes in [
+            "Version 0.25.0 (#2801)",
+            "start version 3.1.2",
+            "release version 3.1.0",
+            "Released v1.11.0, the releases page",
+            "Release 2.0.0-rc1\n\nNotes",
+        ] {
+            assert!(names_a_release(yes), "{yes}");
+        }
+        for no in [
+            "Bump pflag to 1.0.8",
+            "Check the version of the server",
+            "fix version 3 parser",
+            "release notes\n\nversion 1.2.3",
+            "version 1.2.x",
+        ] {
+            assert!(!names_a_release(no), "{no}");
         }
     }
 

@@ -378,3 +378,44 @@ def test_a_small_budget_holds_the_code_before_a_test_ranked_above_it(tmp_path):
     assert [f["path"] for f in answer["files"]] == ["tests/test_refund.py", "shop/refund.py"]
     code = "".join(p["text"] for p in answer["bundle"] if p["path"] == "shop/refund.py")
     assert "def refund_total(order):" in code, answer["bundle"]
+
+
+def test_a_release_task_ranks_the_file_holding_the_version_first(tmp_path):
+    """Through the CLI: "Release version 2.4.0" shares only `version` and `release` with the
+    package's `__init__.py`, which holds `__version__`; files that talk of releases and versions
+    at length match those words better. A task announcing a release (a version number with the
+    word version or release) names the file holding the version by convention: it ranks first,
+    saying why; without the number it is an ordinary task."""
+    repo = tmp_path / "repo"
+    write(repo, "pkg/__init__.py", 'from pkg.client import Client\n\n__version__ = "2.4.0.dev"\n')
+    write(repo, "pkg/client.py", "class Client:\n    def send(self, request):\n        return request\n")
+    write(repo, "pkg/compat.py", '"""Release compatibility: which version of the protocol each release speaks."""\n\n\n'
+          "def release_version(release):\n    return release.version\n\n\n"
+          "def version_of(release):\n    return release.version or release.previous_version\n")
+    write(repo, "pkg/upgrade.py", '"""Upgrade a stored version to the version of this release."""\n\n\n'
+          "def upgrade_version(store, version):\n    store.version = version\n")
+
+    def ranked(task: str) -> list[dict]:
+        return json.loads(run_cli("context", task, "--json", "--root", str(repo), check=True).stdout)["files"]
+
+    files = ranked("Release version 2.4.0")
+    assert files[0]["path"] == "pkg/__init__.py", files
+    assert "holds the version a release changes" in files[0]["why"]
+    assert ranked("Release version")[0]["path"] != "pkg/__init__.py"
+
+
+def test_a_file_whose_path_the_task_names_in_words_comes_before_one_its_words_fill(tmp_path):
+    """Through the CLI: "Shorten the wait in the backoff example" names `examples/backoff/main.py`
+    by its path's words (`example`, `backoff`; `main` says nothing), while `net/retry.py` holds
+    the task's words in its text again and again. Path words count apart from the body (the
+    share of a file's path words the task says): the example ranks first, saying why."""
+    repo = tmp_path / "repo"
+    write(repo, "examples/backoff/main.py", "def run(client):\n    client.pause(2)\n    return client.fetch()\n")
+    write(repo, "net/retry.py", '"""Retry with backoff: the wait doubles after each try."""\n\n\n'
+          "def backoff_wait(attempt):\n    # the wait before the next try\n"
+          "    return 2 ** attempt\n\n\ndef shorten_wait(wait):\n    return wait / 2\n")
+    write(repo, "net/client.py", "class Client:\n    def fetch(self):\n        return None\n")
+    files = json.loads(run_cli("context", "Shorten the wait in the backoff example", "--json", "--root", str(repo),
+                               check=True).stdout)["files"]
+    assert files[0]["path"] == "examples/backoff/main.py", files
+    assert "its path: example, backoff" in files[0]["why"]
