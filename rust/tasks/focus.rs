@@ -7,11 +7,11 @@
 //!   other words: it gains the share of its name's parts the task says (from two parts on).
 //! - A region that refers to a name the task writes as code (`` `TypedDict` ``,
 //!   `parse_args()`) is where that name is used.
-//! - The regions the best regions call, and those that call them, come with them: a change
-//!   to a function often changes its helpers and its callers. Each best region lends a share
-//!   of its weight to the definitions it refers to and to the regions referring to what it
-//!   defines, across the top files; a name defined by more than `MAX_DEFINERS` regions (`new`,
-//!   `fmt`) links nothing.
+//! - The regions the best regions call, and less those that call them, come with them: a
+//!   change to a function often changes its helpers and its callers. Each best region lends a
+//!   share of its weight to the definitions it refers to and a smaller one to the regions
+//!   referring to what it defines, across the top files; a name defined by more than
+//!   `MAX_DEFINERS` regions (`new`, `fmt`) links nothing.
 
 use super::bundle::Offer;
 use super::regions::Region;
@@ -23,8 +23,14 @@ use std::hash::BuildHasher;
 pub const W_NAME: f32 = 0.5;
 /// What a region that refers to a name the task writes as code adds.
 pub const W_USES_NAMED: f32 = 0.5;
-/// What a best region lends to the regions linked to it, times its weight.
-pub const W_LINK: f32 = 0.3;
+/// What a best region lends to the definitions it refers to (its callees), times its weight.
+pub const W_CALLEE: f32 = 0.3;
+/// What it lends to the regions that refer to what it defines (its callers): a name is
+/// defined once but used in many places, most of which a change leaves alone. At 0.3, as
+/// callees, the callers took the budget from the task's own words: over the twenty tuning
+/// halves coverage@8k rose by 0.367 at 0.1 (ripgrep +0.065, flask +0.037, cobra +0.031), and
+/// fell on none by more than 0.005.
+pub const W_CALLER: f32 = 0.1;
 /// A region lends only from this share of its file's best region on.
 const STRONG: f32 = 0.5;
 /// A name defined by more regions than this among the top files links nothing.
@@ -160,7 +166,7 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
                 start: r.start,
                 end: r.end,
                 score: f.weight * (REGION_FLOOR + (1.0 - REGION_FLOOR) * share)
-                    + W_LINK * called.max(calls)
+                    + (W_CALLEE * called).max(W_CALLER * calls)
                     + W_RECENT * f.weight * changed_lately(f.ages, r.start, r.end) as u8 as f32,
             });
         }
@@ -244,6 +250,10 @@ mod tests {
             "the best lends, it does not gain"
         );
         assert!(on[1].score < on[0].score);
+        assert!(
+            on[1].score - off[1].score > on[2].score - off[2].score,
+            "the callee more than the caller"
+        );
     }
 
     #[test]

@@ -419,3 +419,27 @@ def test_a_file_whose_path_the_task_names_in_words_comes_before_one_its_words_fi
                                check=True).stdout)["files"]
     assert files[0]["path"] == "examples/backoff/main.py", files
     assert "its path: example, backoff" in files[0]["why"]
+
+
+def test_the_best_function_brings_what_it_calls_before_what_calls_it(tmp_path):
+    """Through the CLI: the task is about `settle`, which calls `round_cents` and which
+    `checkout` calls; no word of the task is in either. With room for one of them beside
+    `settle`, it is the callee, though the caller is shorter and comes first in the file (a
+    name is used in many places a change leaves alone: callers are lent a third of what
+    callees are)."""
+    repo = tmp_path / "repo"
+
+    def unrelated(a: int) -> str:
+        return "".join(f"def unrelated_{i}(x):\n    return x * {i} + {i}\n\n\n" for i in range(a, a + 10))
+
+    write(repo, "shop/pay.py",
+          "def settle(cart):\n    # the fee is forgotten when the card is declined\n"
+          "    fee = cart.fee if cart.declined else 0\n    return round_cents(cart.total + fee)\n\n\n"
+          + unrelated(0) + "def checkout(cart):\n    return settle(cart)\n\n\n" + unrelated(10)
+          + "def round_cents(amount):\n    return int(amount * 100 + 0.5) / 100\n\n\n" + unrelated(20))
+    answer = json.loads(run_cli("context", "the fee of a declined card is forgotten", "--budget", "60", "--json",
+                                "--root", str(repo), check=True).stdout)
+    shown = "".join(p["text"] for p in answer["bundle"])
+    assert "def settle(cart):" in shown, answer["bundle"]
+    assert "def round_cents(amount):" in shown, answer["bundle"]
+    assert "def checkout(cart):" not in shown, answer["bundle"]
