@@ -16,7 +16,7 @@
 use super::bundle::Offer;
 use super::regions::Region;
 use super::terms;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::hash::BuildHasher;
 
 /// What a definition whose every part the task says adds to its region (over the file's best).
@@ -110,7 +110,8 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
         })
         .collect();
     // How many regions define each name, and what the strong regions define and refer to.
-    let mut definers: HashMap<&str, usize> = HashMap::new();
+    // (Hashed with `Fnv`: every region of the top files is counted and looked up here.)
+    let mut definers: terms::WordMap<usize> = terms::WordMap::default();
     for f in files {
         for (r, _) in f.regions {
             if let Some(name) = defines(r) {
@@ -119,8 +120,8 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
         }
     }
     let linkable = |name: &str| definers.get(name).is_some_and(|&n| n <= MAX_DEFINERS);
-    let mut defined: HashMap<&str, f32> = HashMap::new(); // by strong regions
-    let mut referred: HashMap<&str, f32> = HashMap::new(); // by strong regions
+    let mut defined: terms::WordMap<f32> = terms::WordMap::default(); // by strong regions
+    let mut referred: terms::WordMap<f32> = terms::WordMap::default(); // by strong regions
     if link {
         for (f, rel) in files.iter().zip(&rels) {
             for (i, (r, _)) in f.regions.iter().enumerate() {
@@ -142,6 +143,8 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
             }
         }
     }
+    let mut defined: Vec<(&str, f32)> = defined.into_iter().collect();
+    defined.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut out = Vec::new();
     for (file, (f, rel)) in files.iter().zip(&rels).enumerate() {
         // A file the task speaks for in no region was ranked for what it is whole (its path,
@@ -153,14 +156,7 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
             let share = if unspoken { 1.0 } else { rel[i] };
             let own = defines(r);
             let called = own.and_then(|n| referred.get(n)).copied().unwrap_or(0.0);
-            let calls = f
-                .refs
-                .get(i)
-                .into_iter()
-                .flatten()
-                .filter(|n| Some(&***n) != own)
-                .filter_map(|n| defined.get(&**n))
-                .fold(0f32, |a, &b| a.max(b));
+            let calls = lent_to_caller(f.refs.get(i).map_or(&[][..], Vec::as_slice), own, &defined);
             out.push(Offer {
                 file,
                 start: r.start,
@@ -172,6 +168,28 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
         }
     }
     out
+}
+
+/// The most a strong region defining a name that `refs` (sorted, as lang/symbols.rs gives
+/// them) holds lends the region referring to it, its `own` name left out. `defined` is sorted
+/// by name: each of it sought in the refs, or each ref in it, whichever are fewer (a question
+/// asks this of every region of the top files, thousands, each of dozens of refs).
+fn lent_to_caller(refs: &[Box<str>], own: Option<&str>, defined: &[(&str, f32)]) -> f32 {
+    let lent = |name: &str, strength: f32| if Some(name) == own { 0.0 } else { strength };
+    if defined.len() < refs.len() {
+        defined
+            .iter()
+            .filter(|d| refs.binary_search_by(|r| (**r).cmp(d.0)).is_ok())
+            .map(|&(name, strength)| lent(name, strength))
+            .fold(0f32, f32::max)
+    } else {
+        refs.iter()
+            .filter_map(|r| {
+                let at = defined.binary_search_by(|d| d.0.cmp(r)).ok()?;
+                Some(lent(r, defined[at].1))
+            })
+            .fold(0f32, f32::max)
+    }
 }
 
 #[cfg(test)]
@@ -204,6 +222,37 @@ mod tests {
                     .collect();
                 let want = refs.iter().any(|r| names.iter().any(|n| **r == **n));
                 assert_eq!(uses_named(&refs, &names), want, "{refs:?} {names:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn lent_to_caller_is_the_same_from_either_side() {
+        // Every pair of subsets of a small vocabulary, each name its own strength, and each
+        // name as the region's own: the best strength among the shared names but its own.
+        let vocab = ["a", "ab", "b", "ba", "c", "d", "dd", "e"];
+        for rm in 0u32..256 {
+            let refs: Vec<Box<str>> = (0..8)
+                .filter(|i| rm & (1 << i) != 0)
+                .map(|i| vocab[i].into())
+                .collect();
+            for dm in 0u32..256 {
+                let defined: Vec<(&str, f32)> = (0..8)
+                    .filter(|i| dm & (1 << i) != 0)
+                    .map(|i| (vocab[i], 0.1 * (1 + (i * 5) % 8) as f32))
+                    .collect();
+                for own in [None, Some("b"), Some("dd")] {
+                    let want = defined
+                        .iter()
+                        .filter(|d| Some(d.0) != own && refs.iter().any(|r| **r == *d.0))
+                        .map(|d| d.1)
+                        .fold(0f32, f32::max);
+                    assert_eq!(
+                        lent_to_caller(&refs, own, &defined),
+                        want,
+                        "{refs:?} {defined:?} {own:?}"
+                    );
+                }
             }
         }
     }
