@@ -16,7 +16,7 @@
 use super::bundle::Offer;
 use super::regions::Region;
 use super::terms;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::hash::BuildHasher;
 
 /// What a definition whose every part the task says adds to its region (over the file's best).
@@ -110,7 +110,8 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
         })
         .collect();
     // How many regions define each name, and what the strong regions define and refer to.
-    let mut definers: HashMap<&str, usize> = HashMap::new();
+    // (Hashed with `Fnv`: every region of the top files is counted and looked up here.)
+    let mut definers: terms::WordMap<usize> = terms::WordMap::default();
     for f in files {
         for (r, _) in f.regions {
             if let Some(name) = defines(r) {
@@ -119,8 +120,8 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
         }
     }
     let linkable = |name: &str| definers.get(name).is_some_and(|&n| n <= MAX_DEFINERS);
-    let mut defined: HashMap<&str, f32> = HashMap::new(); // by strong regions
-    let mut referred: HashMap<&str, f32> = HashMap::new(); // by strong regions
+    let mut defined: terms::WordMap<f32> = terms::WordMap::default(); // by strong regions
+    let mut referred: terms::WordMap<f32> = terms::WordMap::default(); // by strong regions
     if link {
         for (f, rel) in files.iter().zip(&rels) {
             for (i, (r, _)) in f.regions.iter().enumerate() {
@@ -142,6 +143,8 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
             }
         }
     }
+    let mut by_name: Vec<(&str, f32)> = defined.iter().map(|(&n, &s)| (n, s)).collect();
+    by_name.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut out = Vec::new();
     for (file, (f, rel)) in files.iter().zip(&rels).enumerate() {
         // A file the task speaks for in no region was ranked for what it is whole (its path,
@@ -153,14 +156,12 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
             let share = if unspoken { 1.0 } else { rel[i] };
             let own = defines(r);
             let called = own.and_then(|n| referred.get(n)).copied().unwrap_or(0.0);
-            let calls = f
-                .refs
-                .get(i)
-                .into_iter()
-                .flatten()
-                .filter(|n| Some(&***n) != own)
-                .filter_map(|n| defined.get(&**n))
-                .fold(0f32, |a, &b| a.max(b));
+            let calls = lent_to_caller(
+                f.refs.get(i).map_or(&[][..], Vec::as_slice),
+                own,
+                &by_name,
+                &defined,
+            );
             out.push(Offer {
                 file,
                 start: r.start,
@@ -173,6 +174,36 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
     }
     out
 }
+
+/// The most a strong region defining a name that `refs` (sorted, as lang/symbols.rs gives
+/// them) holds lends the region referring to it, its `own` name left out; `defined` is those
+/// names with what each lends, `by_name` the same sorted by name. A question asks this of
+/// every region of the top files (thousands, each of dozens of refs): a few names are each
+/// sought in the refs, more are looked up once per ref (`Fnv`, no string compared but a match).
+fn lent_to_caller(
+    refs: &[Box<str>],
+    own: Option<&str>,
+    by_name: &[(&str, f32)],
+    defined: &terms::WordMap<f32>,
+) -> f32 {
+    let lent = |name: &str, strength: f32| if Some(name) == own { 0.0 } else { strength };
+    if by_name.is_empty() {
+        0.0
+    } else if by_name.len() * FEW_NAMES < refs.len() {
+        by_name
+            .iter()
+            .filter(|d| refs.binary_search_by(|r| (**r).cmp(d.0)).is_ok())
+            .map(|&(name, strength)| lent(name, strength))
+            .fold(0f32, f32::max)
+    } else {
+        refs.iter()
+            .filter_map(|r| defined.get(&**r).map(|&strength| lent(r, strength)))
+            .fold(0f32, f32::max)
+    }
+}
+
+/// Names sought in a region's refs by binary search while there are fewer than its refs / this.
+const FEW_NAMES: usize = 8;
 
 #[cfg(test)]
 mod tests {
@@ -204,6 +235,42 @@ mod tests {
                     .collect();
                 let want = refs.iter().any(|r| names.iter().any(|n| **r == **n));
                 assert_eq!(uses_named(&refs, &names), want, "{refs:?} {names:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn lent_to_caller_is_the_same_from_either_side() {
+        // Every pair of subsets of a small vocabulary, each name its own strength, and each
+        // name as the region's own: the best strength among the shared names but its own;
+        // with and without 64 more refs the names do not hold (both ways of seeking them).
+        let vocab = ["a", "ab", "b", "ba", "c", "d", "dd", "e"];
+        for (rm, padded) in (0u32..256).flat_map(|rm| [(rm, false), (rm, true)]) {
+            let mut refs: Vec<Box<str>> = (0..8)
+                .filter(|i| rm & (1 << i) != 0)
+                .map(|i| vocab[i].into())
+                .collect();
+            if padded {
+                refs.extend((0..64).map(|i| format!("z{i:02}").into()));
+            }
+            for dm in 0u32..256 {
+                let by_name: Vec<(&str, f32)> = (0..8)
+                    .filter(|i| dm & (1 << i) != 0)
+                    .map(|i| (vocab[i], 0.1 * (1 + (i * 5) % 8) as f32))
+                    .collect();
+                let defined: terms::WordMap<f32> = by_name.iter().copied().collect();
+                for own in [None, Some("b"), Some("dd")] {
+                    let want = by_name
+                        .iter()
+                        .filter(|d| Some(d.0) != own && refs.iter().any(|r| **r == *d.0))
+                        .map(|d| d.1)
+                        .fold(0f32, f32::max);
+                    assert_eq!(
+                        lent_to_caller(&refs, own, &by_name, &defined),
+                        want,
+                        "{refs:?} {defined:?} {own:?}"
+                    );
+                }
             }
         }
     }
