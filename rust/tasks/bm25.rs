@@ -26,9 +26,9 @@ pub fn tf_weight(tf: f32, len: f32, avg: f32) -> f32 {
 /// terms are kept too as gaps from the term before (the forward index: to take the document
 /// out again, and to tell whether it holds a term without walking a posting list; the counts
 /// are the posting lists' alone). A posting takes 2 to 4 bytes rather than the 6 of a
-/// (u32, u16), and a file's term 1 to 3 rather than a u32 beside it. Documents are numbered by the caller: one numbered past every other in
-/// a list is appended to it (a build), any other goes in or out by decoding the list up to
-/// its place (an edit).
+/// (u32, u16), and a file's term 1 to 3 rather than a u32 beside it. Documents are numbered by
+/// the caller: one numbered past every other in a list is appended to it (a build), any other
+/// goes in or out by decoding the list up to its place (an edit).
 #[derive(Default)]
 pub struct Inverted {
     vocab: HashMap<Box<str>, u32>,

@@ -121,13 +121,17 @@ pub fn is_code_not_test(path: &str) -> bool {
     kind_of(name).code && !crate::lang::is_test_path(path)
 }
 
-/// The terms of a path: its directories and its name without the extension.
-pub fn path_terms(path: &str) -> Vec<String> {
-    let stem = match path.rsplit_once('.') {
+/// A path without its name's extension (`src/a.b/c.rs` is `src/a.b/c`).
+pub fn path_stem(path: &str) -> &str {
+    match path.rsplit_once('.') {
         Some((s, ext)) if !ext.contains('/') => s,
         _ => path,
-    };
-    terms::terms(stem)
+    }
+}
+
+/// The terms of a path: its directories and its name without the extension.
+pub fn path_terms(path: &str) -> Vec<String> {
+    terms::terms(path_stem(path))
 }
 
 /// (term, count) pairs of a text and of a path (each path term counting `PATH_WEIGHT` times),

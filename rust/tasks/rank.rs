@@ -30,6 +30,7 @@
 use super::bm25::tf_weight;
 use super::bundle::{self, Count, Text};
 use super::cuts::{Cut, Words};
+use super::files;
 use super::focus;
 use super::index::Index;
 use super::outlines::{self, DefinitionOut};
@@ -425,19 +426,13 @@ fn path_signal(ix: &Index, q: &Query, sc: &mut Scores) {
     let mut holders: HashMap<String, usize> = HashMap::new();
     for id in sc.top(PATH_POOL, ix) {
         let Some(f) = ix.file(id) else { continue };
-        let stem = match f.path.rsplit_once('.') {
-            Some((s, e)) if !e.contains('/') => s,
-            _ => f.path.as_str(),
-        };
         let mut words: Vec<String> = Vec::new();
-        for (_, w) in terms::words(stem) {
-            for p in terms::parts(w) {
-                if let Some(t) = terms::term(p) {
-                    if !PATH_PLUMBING.contains(&t.as_str()) && !words.contains(&t) {
-                        words.push(t);
-                    }
+        for (_, w) in terms::words(files::path_stem(&f.path)) {
+            terms::each_part_term(w, |t| {
+                if !PATH_PLUMBING.contains(&t) && !words.iter().any(|h| h == t) {
+                    words.push(t.to_string());
                 }
-            }
+            });
         }
         let n = words.len();
         let met: Vec<String> = words

@@ -161,11 +161,7 @@ pub fn encode_file(out: &mut Vec<u8>, f: &FileOut) {
     put_s(out, f.forward);
     put_s(out, f.defs);
     varint::put(out, f.out.len() as u64);
-    let mut prev = 0;
-    for &o in f.out {
-        varint::put(out, o - prev);
-        prev = o;
-    }
+    varint::put_rising(out, f.out.iter().copied());
     varint::put(out, f.imports.len() as u64);
     for i in f.imports {
         match i {
