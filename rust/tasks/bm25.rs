@@ -188,35 +188,37 @@ impl Inverted {
         self.docs = self.docs.saturating_sub(1);
     }
 
-    /// An index of saved lists (tasks/store.rs, which checked them: each posting list's
-    /// files rising and below `lens.len()`, and the forward lists saying the same postings):
-    /// (term, posting list, df, last file) by term id, each file's forward list and length.
-    pub fn adopt(
-        terms: Vec<(&str, &[u8], u32, u32)>,
-        forward: Vec<Box<[u8]>>,
-        lens: Vec<u32>,
-    ) -> Inverted {
-        let mut vocab = HashMap::with_capacity(terms.len());
-        let lists = terms
-            .into_iter()
-            .enumerate()
-            .map(|(id, (term, bytes, df, last))| {
-                vocab.insert(term.into(), id as u32);
-                List {
-                    bytes: bytes.to_vec(),
-                    df,
-                    last,
-                }
-            })
-            .collect();
+    /// An empty index to adopt `docs` documents' and `terms` terms' saved lists into
+    /// (`adopt_doc`, `adopt_term`; tasks/store.rs checked them: each posting list's documents
+    /// rising and below the documents', and the forward lists saying the same postings).
+    pub fn adopting(docs: usize, terms: usize) -> Inverted {
         Inverted {
-            vocab,
-            lists,
-            forward,
-            docs: lens.len() as u32,
-            total_len: lens.iter().map(|&l| l as u64).sum(),
-            lens,
+            vocab: HashMap::with_capacity(terms),
+            lists: Vec::with_capacity(terms),
+            forward: Vec::with_capacity(docs),
+            lens: Vec::with_capacity(docs),
+            docs: 0,
+            total_len: 0,
         }
+    }
+
+    /// Adopt the next document (numbered from 0 in order): its forward list as kept, its length.
+    pub fn adopt_doc(&mut self, forward: &[u8], len: u32) {
+        self.forward.push(forward.into());
+        self.lens.push(len);
+        self.docs += 1;
+        self.total_len += len as u64;
+    }
+
+    /// Adopt the next term (numbered from 0 in order): its posting list as kept, how many
+    /// documents hold it and the last of them.
+    pub fn adopt_term(&mut self, term: &str, postings: &[u8], df: u32, last: u32) {
+        self.vocab.insert(term.into(), self.lists.len() as u32);
+        self.lists.push(List {
+            bytes: postings.to_vec(),
+            df,
+            last,
+        });
     }
 
     /// Take the postings of many documents out in one pass over the lists they are in (each

@@ -23,7 +23,7 @@ use super::history::History;
 use super::options::Options;
 use super::paths::PathTable;
 use super::recent::Recent;
-use super::store::{self, Saved};
+use super::store::{self, SavedFile, SavedTerm};
 use super::varint;
 use super::written::Written;
 use crate::artifacts::annotate;
@@ -145,6 +145,61 @@ struct Defined {
     common: bool,
 }
 
+/// A saved index adopted as it was saved, part by part as tasks/store.rs checks it (its files
+/// numbered as there, its lists as they are): the files' records and the tables over them made
+/// as each file comes, the posting lists as each term does.
+impl<'b> store::Sink<'b> for Index {
+    fn start(&mut self, resolved: bool, names: Vec<&'b str>, files: usize, terms: usize) {
+        self.def_ids = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| ((*name).into(), i as u32))
+            .collect();
+        self.defined = names.iter().map(|_| Defined::default()).collect();
+        self.files.reserve_exact(files);
+        self.lex = Inverted::adopting(files, terms);
+        self.resolve_all = !resolved;
+    }
+
+    fn file(&mut self, id: u32, f: SavedFile<'b>) -> bool {
+        if self
+            .by_path
+            .get(f.path, |i| path_of(&self.files, i))
+            .is_some()
+        {
+            return false;
+        }
+        self.lex.adopt_doc(f.forward, f.len);
+        let defs = PackedIds(f.defs.into());
+        self.count_defs(id, defs.iter());
+        for (line, target) in &f.annotations {
+            self.annotated
+                .entry(target.clone())
+                .or_default()
+                .push((id, *line));
+        }
+        self.modules.add(id, f.path);
+        let dir = parent_dir(f.path);
+        self.by_dir.entry(dir.to_string()).or_default().push(id);
+        self.dirs.insert(dir.to_string());
+        self.files.push(Some(File {
+            code: files::is_code_not_test(f.path),
+            path: f.path.to_string(),
+            key: f.key,
+            defs,
+            imports: f.imports.into_boxed_slice(),
+            out: f.out.into_boxed_slice(),
+            annotations: f.annotations.into_boxed_slice(),
+        }));
+        self.by_path.insert(f.path, id, |i| path_of(&self.files, i));
+        true
+    }
+
+    fn term(&mut self, _: u32, t: SavedTerm<'b>) {
+        self.lex.adopt_term(t.term, t.postings, t.df, t.last);
+    }
+}
+
 /// The path of file `id` (one the path table holds).
 fn path_of(files: &[Option<File>], id: u32) -> &str {
     files[id as usize].as_ref().map_or("", |f| f.path.as_str())
@@ -171,13 +226,28 @@ impl Index {
         dirs: &[String],
         saved: Option<&[u8]>,
     ) -> std::io::Result<Index> {
-        let (seed, refused) = match saved.map(|b| store::decode(b, root, &opts)) {
-            None => (None, None),
-            Some(Ok(s)) => (Some(s), None),
-            Some(Err(why)) => (None, Some(why)),
+        Root::open(root)?; // the root must be readable
+        let mut ix = Index::empty(root, opts.clone());
+        let saved = match saved.map(|b| store::decode(b, root, &opts, &mut ix)) {
+            None => 0,
+            Some(Ok(())) => ix.adopted(),
+            Some(Err(why)) => {
+                // What was adopted before the failure is thrown away.
+                ix = Index::empty(root, opts);
+                ix.refused = Some(why);
+                0
+            }
         };
+        ix.loaded = ix.update_from(dirs, Some(dirs));
+        // Files read (new or changed since) and files saved that were not used (changed or gone).
+        ix.changed = (ix.file_count() - ix.loaded) + (saved - ix.loaded);
+        Ok(ix)
+    }
+
+    /// An index of no file.
+    fn empty(root: &Path, opts: Options) -> Index {
         let finder = annotate::finder(&opts.prefix);
-        let mut ix = Index {
+        Index {
             root: root.to_path_buf(),
             opts,
             finder,
@@ -204,16 +274,10 @@ impl Index {
             cuts: Cuts::default(),
             recent: Recent::default(),
             loaded: 0,
-            refused,
+            refused: None,
             racy: HashSet::new(),
             changed: 0,
-        };
-        Root::open(root)?; // the root must be readable
-        let saved = seed.map_or(0, |s| ix.adopt(s));
-        ix.loaded = ix.update_from(dirs, Some(dirs));
-        // Files read (new or changed since) and files saved that were not used (changed or gone).
-        ix.changed = (ix.file_count() - ix.loaded) + (saved - ix.loaded);
-        Ok(ix)
+        }
     }
 
     /// Follow changes: list again the directories in `changed` (their rows moved) and read
@@ -223,59 +287,15 @@ impl Index {
         self.update_from(changed, all);
     }
 
-    /// A saved index as it was saved (its files numbered as there, its lists as they are);
-    /// returns how many files it holds.
-    fn adopt(&mut self, s: Saved) -> usize {
-        let n = s.files.len();
-        self.def_ids = s
-            .names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| ((*name).into(), i as u32))
-            .collect();
-        self.defined = s.names.iter().map(|_| Defined::default()).collect();
-        let (mut forward, mut lens) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        self.files.reserve_exact(n);
-        for (id, f) in s.files.into_iter().enumerate() {
-            let id = id as u32;
-            forward.push(Box::from(f.forward));
-            lens.push(f.len);
-            let defs = PackedIds(f.defs.into());
-            self.count_defs(id, defs.iter());
-            for (line, target) in &f.annotations {
-                self.annotated
-                    .entry(target.clone())
-                    .or_default()
-                    .push((id, *line));
-            }
-            self.modules.add(id, f.path);
-            self.by_path.insert(f.path, id, |i| path_of(&self.files, i));
-            let dir = parent_dir(f.path);
-            self.by_dir.entry(dir.to_string()).or_default().push(id);
-            self.dirs.insert(dir.to_string());
-            self.files.push(Some(File {
-                code: files::is_code_not_test(f.path),
-                path: f.path.to_string(),
-                key: f.key,
-                defs,
-                imports: f.imports.into_boxed_slice(),
-                out: f.out.into_boxed_slice(),
-                annotations: f.annotations.into_boxed_slice(),
-            }));
-        }
+    /// The saved index adopted whole (tasks/store.rs handed every part to the `Sink` below):
+    /// each directory's files put in path order; returns how many files it holds.
+    fn adopted(&mut self) -> usize {
         let files = &self.files;
         let path = |id: &u32| files[*id as usize].as_ref().map(|f| f.path.as_str());
         for list in self.by_dir.values_mut() {
             list.sort_unstable_by(|a, b| path(a).cmp(&path(b)));
         }
-        let terms = s
-            .terms
-            .iter()
-            .map(|t| (t.term, t.postings, t.df, t.last))
-            .collect();
-        self.lex = Inverted::adopt(terms, forward, lens);
-        self.resolve_all = !s.resolved;
-        n
+        self.files.len()
     }
 
     /// `update`; returns how many of the files listed the index held with the same stat key.
@@ -1139,6 +1159,49 @@ mod tests {
     }
 
     #[test]
+    fn bytes_refused_after_files_were_adopted_leave_nothing_of_them() {
+        let t = TempTree::with(
+            "task-index-refused-late",
+            &[
+                ("a/x.py", "def save_order():\n    pass\n"),
+                (
+                    "a/y.py",
+                    "from a.x import save_order\n\ndef run():\n    save_order()\n",
+                ),
+            ],
+        );
+        let dirs: Vec<String> = [".", "a"].iter().map(|s| s.to_string()).collect();
+        let settle = || crate::tree::os::pin_clock(Some(now_ns() + crate::tree::os::RACY_NS + 1));
+        settle();
+        let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
+        let task = "save_order run";
+        let want = answer(&mut built, task);
+        let good = built.save();
+        let body = &good[..good.len() - 8];
+        let at = body.windows(6).position(|w| w == b"a/y.py").unwrap();
+        // The second file saved under the first's path (refused at its record), and a byte after
+        // the last term (refused once every file and term was handed on).
+        let mut twice = body.to_vec();
+        twice[at..at + 6].copy_from_slice(b"a/x.py");
+        let mut after = body.to_vec();
+        after.push(0);
+        for (mut bytes, why) in [(twice, "saved twice"), (after, "after the last term")] {
+            store::seal(&mut bytes);
+            let mut ix = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
+            assert!(
+                ix.refused.as_deref().unwrap().contains(why),
+                "{:?}",
+                ix.refused
+            );
+            assert_eq!((ix.loaded, ix.changed, ix.file_count()), (0, 2, 2));
+            assert_eq!(ix.lex.docs, 2);
+            assert_eq!(answer(&mut ix, task), want);
+            assert_eq!(ix.save(), good, "the same index a build makes");
+        }
+        crate::tree::os::pin_clock(None);
+    }
+
+    #[test]
     fn a_load_after_many_changes_answers_as_a_build() {
         let text = |i: usize, v: &str| {
             format!(
@@ -1260,10 +1323,6 @@ mod profile {
         let t = std::time::Instant::now();
         let saved = ix.save();
         eprintln!("save {} bytes {:?}", saved.len(), t.elapsed());
-        let t = std::time::Instant::now();
-        let decoded = store::decode(&saved, &root, &ix.opts).unwrap();
-        eprintln!("decode {} files {:?}", decoded.files.len(), t.elapsed());
-        drop(decoded);
         let t = std::time::Instant::now();
         let from = Index::build_from(&root, ix.opts.clone(), &dirs, Some(&saved)).unwrap();
         eprintln!("build from saved {} loaded {:?}", from.loaded, t.elapsed());

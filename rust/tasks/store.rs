@@ -53,7 +53,6 @@ use super::files::StatKey;
 use super::options::Options;
 use super::varint;
 use crate::lang::imports::Import;
-use std::collections::HashSet;
 use std::hash::{BuildHasher, DefaultHasher, Hasher, RandomState};
 use std::path::Path;
 
@@ -65,18 +64,18 @@ pub const BUILD_ID: &str = env!("REPOCTX_BUILD_ID");
 /// An import's leading dots beyond this are no Python a file holds.
 const MAX_DOTS: u64 = 1 << 20;
 
-/// A saved index, checked whole: slices of the bytes where the index keeps bytes, the rest
-/// decoded.
-#[derive(Debug, Default)]
-pub struct Saved<'b> {
-    /// Whether each file's `out` is what resolving its imports gives now.
-    pub resolved: bool,
-    /// Terms by id, in byte order.
-    pub terms: Vec<SavedTerm<'b>>,
-    /// Defined names by id, in byte order.
-    pub names: Vec<&'b str>,
-    /// Files by number.
-    pub files: Vec<SavedFile<'b>>,
+/// What the check of saved bytes hands on as it goes, in the file's order: the index adopts
+/// each part as it is checked (tasks/index.rs), so no decoded copy of every file is held beside
+/// the bytes and the index. A part is handed on only when it passed its checks; when `decode`
+/// then fails, what was handed on must be thrown away.
+pub trait Sink<'b> {
+    /// The header's flag (each file's `out` is what resolving its imports gives now), the
+    /// defined names by id (in byte order), and how many files and terms follow.
+    fn start(&mut self, resolved: bool, names: Vec<&'b str>, files: usize, terms: usize);
+    /// File `id` (numbered from 0, in order); false when a file handed on before has its path.
+    fn file(&mut self, id: u32, file: SavedFile<'b>) -> bool;
+    /// Term `id` (numbered from 0, in byte order).
+    fn term(&mut self, id: u32, term: SavedTerm<'b>);
 }
 
 #[derive(Debug)]
@@ -510,14 +509,24 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Decode and check saved bytes for an index of `root` built with `opts`; Err says why they
-/// cannot be used (the caller then builds from scratch).
-pub fn decode<'b>(bytes: &'b [u8], root: &Path, opts: &Options) -> Result<Saved<'b>, String> {
-    parse(unseal(bytes, MAGIC, "saved task index")?, root, opts)
+/// Check saved bytes for an index of `root` built with `opts`, handing each part to `sink` as
+/// it passes; Err says why they cannot be used (the caller then builds from scratch).
+pub fn decode<'b>(
+    bytes: &'b [u8],
+    root: &Path,
+    opts: &Options,
+    sink: &mut impl Sink<'b>,
+) -> Result<(), String> {
+    parse(unseal(bytes, MAGIC, "saved task index")?, root, opts, sink)
 }
 
 /// `decode` of the bytes before the checksum.
-fn parse<'b>(bytes: &'b [u8], root: &Path, opts: &Options) -> Result<Saved<'b>, String> {
+fn parse<'b>(
+    bytes: &'b [u8],
+    root: &Path,
+    opts: &Options,
+    sink: &mut impl Sink<'b>,
+) -> Result<(), String> {
     let mut expect = Vec::new();
     header(&mut expect, root, opts);
     let mut r = Reader::new(bytes);
@@ -553,33 +562,33 @@ fn parse<'b>(bytes: &'b [u8], root: &Path, opts: &Options) -> Result<Saved<'b>, 
         }
         names.push(s);
     }
+    let name_count = names.len();
     // A file takes 10 bytes at least: a path, six stat numbers, a length and lists.
     let n = r.count(10)?;
     let r_point = RandomState::new().hash_one(0u64) % P;
     let too_many = || "too many terms and files to check".to_string();
     let mut held = PairSet::new(r_point, term_count, n).ok_or_else(too_many)?;
     let mut posted = PairSet::new(r_point, term_count, n).ok_or_else(too_many)?;
-    let mut files = Vec::with_capacity(n);
-    let mut paths = HashSet::with_capacity(n);
-    for id in 0..n {
-        let f = r.file(id as u32, (n, term_count, names.len()), &mut held)?;
-        if !paths.insert(f.path) {
-            return Err(format!("{} saved twice, before byte {}", f.path, r.at));
+    sink.start(resolved, names, n, term_count);
+    for id in 0..n as u32 {
+        let f = r.file(id, (n, term_count, name_count), &mut held)?;
+        let path = f.path;
+        if !sink.file(id, f) {
+            return Err(format!("{path} saved twice, before byte {}", r.at));
         }
-        files.push(f);
     }
-    drop(paths);
-    let mut terms: Vec<SavedTerm> = Vec::with_capacity(term_count);
+    let mut before: Option<&str> = None;
     for id in 0..term_count as u32 {
         let term = r.s()?;
-        if terms.last().is_some_and(|p| p.term >= term) {
+        if before.is_some_and(|p| p >= term) {
             return Err(format!("terms out of order at byte {}", r.at));
         }
+        before = Some(term);
         let postings = r.run()?;
         let mut p = Reader::new(postings);
         let (mut df, mut last) = (0u32, None);
         while p.left() > 0 {
-            let doc = p.next_id(last, files.len())?;
+            let doc = p.next_id(last, n)?;
             p.u32()?; // its count
             posted.add(id, doc);
             df += 1;
@@ -588,12 +597,15 @@ fn parse<'b>(bytes: &'b [u8], root: &Path, opts: &Options) -> Result<Saved<'b>, 
         let Some(last) = last else {
             return Err(format!("{term:?} is held by no file"));
         };
-        terms.push(SavedTerm {
-            term,
-            postings,
-            df,
-            last,
-        });
+        sink.term(
+            id,
+            SavedTerm {
+                term,
+                postings,
+                df,
+                last,
+            },
+        );
     }
     if held.product != posted.product {
         return Err("the posting lists and the forward lists hold other (term, file) pairs".into());
@@ -601,12 +613,7 @@ fn parse<'b>(bytes: &'b [u8], root: &Path, opts: &Options) -> Result<Saved<'b>, 
     if r.left() != 0 {
         return Err(format!("{} bytes after the last term", r.left()));
     }
-    Ok(Saved {
-        resolved,
-        terms,
-        names,
-        files,
-    })
+    Ok(())
 }
 
 #[cfg(test)]
@@ -711,8 +718,36 @@ mod tests {
         )
     }
 
+    /// Every part handed on, as a test reads them back.
+    #[derive(Debug, Default)]
+    struct Saved<'b> {
+        resolved: bool,
+        names: Vec<&'b str>,
+        files: Vec<SavedFile<'b>>,
+        terms: Vec<SavedTerm<'b>>,
+    }
+
+    impl<'b> Sink<'b> for Saved<'b> {
+        fn start(&mut self, resolved: bool, names: Vec<&'b str>, _: usize, _: usize) {
+            (self.resolved, self.names) = (resolved, names);
+        }
+
+        fn file(&mut self, id: u32, file: SavedFile<'b>) -> bool {
+            assert_eq!(id as usize, self.files.len());
+            let fresh = self.files.iter().all(|f| f.path != file.path);
+            self.files.push(file);
+            fresh
+        }
+
+        fn term(&mut self, id: u32, term: SavedTerm<'b>) {
+            assert_eq!(id as usize, self.terms.len());
+            self.terms.push(term);
+        }
+    }
+
     fn decode_r(b: &[u8]) -> Result<Saved<'_>, String> {
-        decode(b, Path::new("/r"), &opts())
+        let mut s = Saved::default();
+        decode(b, Path::new("/r"), &opts(), &mut s).map(|()| s)
     }
 
     #[test]
@@ -848,9 +883,11 @@ mod tests {
     #[test]
     fn another_root_options_version_or_build_is_refused() {
         let b = sample();
-        assert!(decode(&b, Path::new("/other"), &opts())
-            .unwrap_err()
-            .contains("another root"));
+        assert!(
+            decode(&b, Path::new("/other"), &opts(), &mut Saved::default())
+                .unwrap_err()
+                .contains("another root")
+        );
         for o in [
             Options {
                 prefix: "#".into(),
@@ -865,7 +902,7 @@ mod tests {
                 ..opts()
             },
         ] {
-            assert!(decode(&b, Path::new("/r"), &o).is_err());
+            assert!(decode(&b, Path::new("/r"), &o, &mut Saved::default()).is_err());
         }
         let body = &b[..b.len() - 8];
         let mut v = body.to_vec();
