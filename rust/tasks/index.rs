@@ -200,6 +200,19 @@ impl<'b> store::Sink<'b> for Index {
     }
 }
 
+/// What the listing of one directory found that differs from the index (`update_from`).
+#[derive(Default)]
+struct Listed {
+    /// Files held there that it no longer lists.
+    vanished: Vec<u32>,
+    /// Files held whose stat key changed (read again, after they are taken out).
+    out: Vec<u32>,
+    /// Files to read: changed or new, with their stat keys now.
+    to_read: Vec<(String, StatKey)>,
+    /// Files held with the same stat key.
+    same: usize,
+}
+
 /// The path of file `id` (one the path table holds).
 fn path_of(files: &[Option<File>], id: u32) -> &str {
     files[id as usize].as_ref().map_or("", |f| f.path.as_str())
@@ -324,9 +337,44 @@ impl Index {
         dirs.dedup();
         let root = self.root.clone();
         let listed_at = now_ns();
-        let listed: Vec<(String, Vec<(String, StatKey)>)> = dirs
+        // Each directory's listing is compared with the index where it is made (in parallel),
+        // so only what differs is held: not a record of every file of the tree at once beside
+        // the index (nor, on a load, beside the saved bytes).
+        let (by_path, held, by_dir) = (&self.by_path, &self.files, &self.by_dir);
+        let listed: Vec<Listed> = dirs
             .par_iter()
-            .map(|d| (d.clone(), files::list(&root, d, &ignore)))
+            .map(|d| {
+                let now = files::list(&root, d, &ignore);
+                let present: HashSet<&str> = now.iter().map(|(p, _)| p.as_str()).collect();
+                let vanished = by_dir
+                    .get(d)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&id| {
+                        held.get(id as usize)
+                            .and_then(Option::as_ref)
+                            .is_some_and(|f| !present.contains(f.path.as_str()))
+                    })
+                    .collect();
+                drop(present);
+                let mut l = Listed {
+                    vanished,
+                    ..Listed::default()
+                };
+                for (p, k) in now {
+                    let id = by_path.get(&p, |i| path_of(held, i));
+                    match id.and_then(|id| held.get(id as usize)?.as_ref().map(|f| (id, f))) {
+                        Some((_, f)) if f.key == k => l.same += 1,
+                        Some((id, _)) => {
+                            l.out.push(id);
+                            l.to_read.push((p, k));
+                        }
+                        None => l.to_read.push((p, k)),
+                    }
+                }
+                l
+            })
             .collect();
         // Files of directories gone, files gone, and files whose stat key changed.
         let mut out: Vec<u32> = gone
@@ -336,26 +384,11 @@ impl Index {
         let mut to_read: Vec<(String, StatKey)> = Vec::new();
         let mut vanished: Vec<u32> = Vec::new();
         let mut same = 0;
-        for (dir, now) in &listed {
-            let present: HashSet<&str> = now.iter().map(|(p, _)| p.as_str()).collect();
-            for &id in self.by_dir.get(dir).into_iter().flatten() {
-                if self
-                    .file(id)
-                    .is_some_and(|f| !present.contains(f.path.as_str()))
-                {
-                    vanished.push(id);
-                }
-            }
-            for (p, k) in now {
-                match self.id_of(p).and_then(|id| self.file(id).map(|f| (id, f))) {
-                    Some((_, f)) if f.key == *k => same += 1,
-                    Some((id, _)) => {
-                        out.push(id);
-                        to_read.push((p.clone(), *k));
-                    }
-                    None => to_read.push((p.clone(), *k)),
-                }
-            }
+        for l in listed {
+            vanished.extend(l.vanished);
+            out.extend(l.out);
+            to_read.extend(l.to_read);
+            same += l.same;
         }
         out.extend(&vanished);
         // Many at once (a load after a checkout): out of the posting lists in one pass.
@@ -372,7 +405,7 @@ impl Index {
         for id in vanished {
             self.remove(id, true);
         }
-        for (dir, _) in &listed {
+        for dir in &dirs {
             self.dirs.insert(dir.clone());
         }
         // In chunks: what is read of a chunk is in the index before the next is read, so a
@@ -410,7 +443,7 @@ impl Index {
                 d.files.shrink_to_fit();
             }
         }
-        for (dir, _) in &listed {
+        for dir in &dirs {
             self.written.scope(&root, &confined, dir);
         }
         same
