@@ -54,11 +54,18 @@ impl Ignore {
         }
     }
 
-    pub fn ignores(&self, abs: &Path) -> bool {
+    /// The `.gitignore` rules for the files of directory `abs` (`Tree::chain`), looked up once
+    /// for all of them.
+    pub fn rules_for(&self, abs: &Path) -> Vec<Arc<Rules>> {
+        self.tree.chain(abs)
+    }
+
+    /// Whether file `abs` is ignored, `dir_rules` its directory's `rules_for`.
+    pub fn ignores(&self, dir_rules: &[Arc<Rules>], abs: &Path) -> bool {
         if let Some(v) = self.priority.as_ref().and_then(|r| r.matched(abs, false)) {
             return v;
         }
-        self.tree.ignores(abs, false)
+        self.tree.ignores_in(dir_rules, abs, false)
     }
 }
 
@@ -81,6 +88,7 @@ pub fn list(root: &Path, dir: &str, ignore: &Ignore) -> Vec<(String, StatKey)> {
         return Vec::new();
     };
     let mut out = Vec::new();
+    let mut dir_rules = None;
     for entry in entries.flatten() {
         let Ok(ft) = entry.file_type() else { continue };
         if !ft.is_file() {
@@ -93,7 +101,8 @@ pub fn list(root: &Path, dir: &str, ignore: &Ignore) -> Vec<(String, StatKey)> {
             continue;
         }
         let Ok(meta) = entry.metadata() else { continue };
-        if meta.len() > MAX_FILE_BYTES || ignore.ignores(&abs.join(&name)) {
+        let dir_rules = dir_rules.get_or_insert_with(|| ignore.rules_for(&abs));
+        if meta.len() > MAX_FILE_BYTES || ignore.ignores(dir_rules, &abs.join(&name)) {
             continue;
         }
         out.push((child_scope(dir, &name), stat_key(&meta)));

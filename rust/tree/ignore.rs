@@ -690,18 +690,39 @@ impl Tree {
     /// Whether `path` (below the root) is ignored: the deepest `.gitignore` that speaks of
     /// it decides, else `.git/info/exclude`.
     pub fn ignores(&self, path: &Path, is_dir: bool) -> bool {
-        for dir in path
+        let rules = path
             .ancestors()
             .skip(1)
             .take_while(|d| d.starts_with(&self.root))
-        {
-            if let Some(verdict) = self.rules_of(dir).and_then(|r| r.matched(path, is_dir)) {
-                return verdict;
-            }
-        }
-        self.exclude
-            .as_ref()
-            .and_then(|r| r.matched(path, is_dir))
+            .filter_map(|d| self.rules_of(d));
+        self.verdict(rules, path, is_dir)
+    }
+
+    /// The `.gitignore` rules `ignores` consults for an entry of directory `dir` (at or below
+    /// the root), deepest first: looked up once for a directory whose entries are all asked of
+    /// (`ignores_in`), rather than each ancestor's by its path again for every entry.
+    pub fn chain(&self, dir: &Path) -> Vec<Arc<Rules>> {
+        dir.ancestors()
+            .take_while(|d| d.starts_with(&self.root))
+            .filter_map(|d| self.rules_of(d))
+            .collect()
+    }
+
+    /// `ignores` for `path`, an entry of the directory whose `chain` is `chain`.
+    pub fn ignores_in(&self, chain: &[Arc<Rules>], path: &Path, is_dir: bool) -> bool {
+        self.verdict(chain.iter(), path, is_dir)
+    }
+
+    /// The deepest of `rules` that speaks of `path` decides, else `.git/info/exclude`.
+    fn verdict<R: AsRef<Rules>>(
+        &self,
+        mut rules: impl Iterator<Item = R>,
+        path: &Path,
+        is_dir: bool,
+    ) -> bool {
+        rules
+            .find_map(|r| r.as_ref().matched(path, is_dir))
+            .or_else(|| self.exclude.as_ref().and_then(|r| r.matched(path, is_dir)))
             .unwrap_or(false)
     }
 
