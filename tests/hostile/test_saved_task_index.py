@@ -203,3 +203,66 @@ def test_no_file_where_the_file_should_be_neither_hangs_nor_fails(tmp_path, kind
         assert stat.S_ISFIFO(os.lstat(path).st_mode)
     else:
         assert index_of(repo).loaded == len(FILES), "replaced by a good file"
+
+
+def _siphash13(data: bytes) -> int:
+    """SipHash-1-3 with keys 0: Rust's `DefaultHasher::new()`, the saved file's checksum."""
+    mask = (1 << 64) - 1
+    v = [0x736F6D6570736575, 0x646F72616E646F6D, 0x6C7967656E657261, 0x7465646279746573]
+
+    def rotl(x: int, b: int) -> int:
+        return ((x << b) | (x >> (64 - b))) & mask
+
+    def sip_round() -> None:
+        v[0] = (v[0] + v[1]) & mask
+        v[1] = rotl(v[1], 13) ^ v[0]
+        v[0] = rotl(v[0], 32)
+        v[2] = (v[2] + v[3]) & mask
+        v[3] = rotl(v[3], 16) ^ v[2]
+        v[0] = (v[0] + v[3]) & mask
+        v[3] = rotl(v[3], 21) ^ v[0]
+        v[2] = (v[2] + v[1]) & mask
+        v[1] = rotl(v[1], 17) ^ v[2]
+        v[2] = rotl(v[2], 32)
+
+    def absorb(m: int) -> None:
+        v[3] ^= m
+        sip_round()
+        v[0] ^= m
+
+    end = len(data) - len(data) % 8
+    for at in range(0, end, 8):
+        absorb(int.from_bytes(data[at:at + 8], "little"))
+    absorb((len(data) & 0xFF) << 56 | int.from_bytes(data[end:], "little"))
+    v[2] ^= 0xFF
+    for _ in range(3):
+        sip_round()
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def seal(body: bytes) -> bytes:
+    """`body` with the checksum a good file ends with: what a hostile writer can compute."""
+    return body + _siphash13(body).to_bytes(8, "little")
+
+
+# Bytes whose checksum is theirs, refused by the checks after files were adopted from them: what
+# was adopted must be thrown away (the index is made part by part as the bytes are checked).
+SEALED_DAMAGE = {  # the damage, and what the refusal says
+    "a path saved twice": (lambda body: body.replace(b"\x0bweb/cart.ts", b"\x0aapp/tax.py", 1), "saved twice"),
+    "a byte after the last term": (lambda body: body + b"\0", "after the last term"),
+}
+
+
+@pytest.mark.parametrize("damage", SEALED_DAMAGE)
+def test_bytes_refused_after_files_were_adopted_answer_as_no_file(tmp_path, damage):
+    repo, baseline, good = repo_with_answer(tmp_path)
+    assert seal(good[:-8]) == good, "the checksum as the core computes it"
+    damaged, why = SEALED_DAMAGE[damage]
+    bad = seal(damaged(good[:-8]))
+    assert bad != good
+    (repo / SAVED).write_bytes(bad)
+    index = index_of(repo)
+    assert why in (index.refused or "") and index.loaded == 0, index.refused
+    assert index.file_count == len(FILES), "every file read, none taken from the refused bytes"
+    assert answer(repo) == baseline
+    assert index_of(repo).loaded == index.file_count
