@@ -6,6 +6,8 @@
 
 use super::lexer::Line;
 use super::Lang;
+use crate::tasks::terms::words;
+use std::borrow::Cow;
 
 /// Names shorter than this are not kept: `i`, `x`, `ok` link nothing.
 pub const MIN_NAME: usize = 3;
@@ -149,18 +151,24 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
 /// The distinct names lines `from..=to` (0-based) of a lexed file refer to, sorted.
 pub fn references(lines: &[Line], lang: Lang, from: usize, to: usize) -> Vec<Box<str>> {
     let kw = keywords(lang);
-    let mut out: Vec<Box<str>> = Vec::new();
+    let named = |w: &(usize, &str)| w.1.len() >= MIN_NAME && !w.1.as_bytes()[0].is_ascii_digit();
+    // Borrowed from the lines (a line that is not UTF-8 is read lossily, and owned): only the
+    // distinct names are allocated, and only they are tried against the keywords.
+    let mut out: Vec<Cow<str>> = Vec::new();
     for line in lines.iter().take(to + 1).skip(from) {
-        let code = String::from_utf8_lossy(&line.code);
-        for (_, w) in crate::tasks::terms::words(&code) {
-            if w.len() >= MIN_NAME && !w.as_bytes()[0].is_ascii_digit() && !kw.contains(&w) {
-                out.push(w.into());
+        match String::from_utf8_lossy(&line.code) {
+            Cow::Borrowed(code) => out.extend(words(code).filter(named).map(|w| w.1.into())),
+            Cow::Owned(code) => {
+                out.extend(words(&code).filter(named).map(|w| w.1.to_string().into()))
             }
         }
     }
     out.sort_unstable();
     out.dedup();
-    out
+    out.into_iter()
+        .filter(|w| !kw.contains(&&**w))
+        .map(|w| w.into())
+        .collect()
 }
 
 #[cfg(test)]
