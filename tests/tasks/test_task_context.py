@@ -361,10 +361,10 @@ def test_a_top_file_whose_regions_no_word_of_the_task_is_in_still_shows(tmp_path
     assert "pub fn is_hidden(p: &Path) -> bool {" in shown, answer["bundle"]
 
 
-def test_a_small_budget_holds_the_code_before_a_test_ranked_above_it(tmp_path):
-    """Through the CLI: a test says the task's words more than the code it tests and ranks
-    first; with room for little, the code's function is in the bundle (a test's regions are
-    offered at a share of its weight)."""
+def test_the_code_ranks_and_is_bundled_before_a_test_that_says_the_task_more(tmp_path):
+    """Through the CLI: a test says the task's words more than the code it tests (every word of
+    the task, its path too), yet the code ranks first (a test counts a fifth of its score: at
+    half, the test ranked first), and with room for little the code's function is in the bundle."""
     repo = tmp_path / "repo"
     write(repo, "shop/refund.py",
           'def refund_total(order):\n    """What an order refunds."""\n    return order.paid - order.kept\n\n\n'
@@ -375,7 +375,7 @@ def test_a_small_budget_holds_the_code_before_a_test_ranked_above_it(tmp_path):
         f"    assert refund_total(Order(paid={i}, fee=1)) == {i} - 1\n\n\n" for i in range(3)))
     answer = json.loads(run_cli("context", "the refund total forgets the fee", "--budget", "60", "--json",
                                 "--root", str(repo), check=True).stdout)
-    assert [f["path"] for f in answer["files"]] == ["tests/test_refund.py", "shop/refund.py"]
+    assert [f["path"] for f in answer["files"]] == ["shop/refund.py", "tests/test_refund.py"]
     code = "".join(p["text"] for p in answer["bundle"] if p["path"] == "shop/refund.py")
     assert "def refund_total(order):" in code, answer["bundle"]
 
