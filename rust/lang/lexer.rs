@@ -193,6 +193,11 @@ fn run_end(s: &[u8], i: usize, stop: impl Fn(u8) -> bool) -> usize {
 
 /// The lines of `text`, each split into code and comments by the syntax of `lang`.
 pub fn lex(text: &[u8], lang: Lang) -> Vec<Line> {
+    lex_with::<true>(text, lang)
+}
+
+/// `lex`; without `RUNS`, one byte at a time (the test's reference for the runs copied at once).
+fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
     let sx = syntax(lang);
     let opens = openers(&sx);
     let mut state = State::Code;
@@ -206,7 +211,11 @@ pub fn lex(text: &[u8], lang: Lang) -> Vec<Line> {
         while i < s.len() {
             match &state {
                 State::Code => {
-                    let j = run_end(s, i, |b| opens[b as usize]);
+                    let j = if RUNS {
+                        run_end(s, i, |b| opens[b as usize])
+                    } else {
+                        i
+                    };
                     if j > i {
                         code[i..j].copy_from_slice(&s[i..j]);
                         i = j;
@@ -269,7 +278,11 @@ pub fn lex(text: &[u8], lang: Lang) -> Vec<Line> {
                 }
                 State::Block => {
                     let (_, close) = sx.block.expect("block state implies block syntax");
-                    let j = run_end(s, i, |b| b == close[0]);
+                    let j = if RUNS {
+                        run_end(s, i, |b| b == close[0])
+                    } else {
+                        i
+                    };
                     if j > i {
                         comment[i..j].copy_from_slice(&s[i..j]);
                         i = j;
@@ -289,7 +302,11 @@ pub fn lex(text: &[u8], lang: Lang) -> Vec<Line> {
                     comment: as_comment,
                     ..
                 } => {
-                    let j = run_end(s, i, |b| b == end[0] || (*escapes && b == b'\\'));
+                    let j = if RUNS {
+                        run_end(s, i, |b| b == end[0] || (*escapes && b == b'\\'))
+                    } else {
+                        i
+                    };
                     if j > i {
                         if *as_comment {
                             comment[i..j].copy_from_slice(&s[i..j]);
@@ -335,126 +352,6 @@ pub fn lex(text: &[u8], lang: Lang) -> Vec<Line> {
 mod tests {
     use super::*;
 
-    /// The lexer as it was, one byte at a time: what the runs copied at once must equal.
-    fn by_byte(text: &[u8], lang: Lang) -> Vec<Line> {
-        let sx = syntax(lang);
-        let mut state = State::Code;
-        let mut out = Vec::new();
-        for raw in text.split(|&b| b == b'\n') {
-            let s = raw.strip_suffix(b"\r").unwrap_or(raw);
-            let mut code = vec![b' '; s.len()];
-            let mut comment = vec![b' '; s.len()];
-            let starts_in_code = matches!(state, State::Code);
-            let mut i = 0;
-            while i < s.len() {
-                match &state {
-                    State::Code => {
-                        let rest = &s[i..];
-                        if sx.line.iter().any(|t| rest.starts_with(t)) {
-                            comment[i..].copy_from_slice(rest);
-                            break;
-                        }
-                        if let Some((open, _)) = sx.block.filter(|(open, _)| rest.starts_with(open))
-                        {
-                            state = State::Block;
-                            i += open.len();
-                            continue;
-                        }
-                        if sx.rust {
-                            if s[i] == b'\'' {
-                                match rust_char_len(s, i) {
-                                    Some(n) => i += n,
-                                    None => {
-                                        code[i] = b'\'';
-                                        i += 1;
-                                    }
-                                }
-                                continue;
-                            }
-                            if let Some((n, end)) = rust_raw(s, i) {
-                                state = State::Str {
-                                    end,
-                                    escapes: false,
-                                    multiline: true,
-                                    comment: false,
-                                };
-                                i += n;
-                                continue;
-                            }
-                        }
-                        if let Some((d, esc)) = sx.long.iter().find(|(d, _)| rest.starts_with(d)) {
-                            state = State::Str {
-                                end: d.to_vec(),
-                                escapes: *esc,
-                                multiline: true,
-                                comment: sx.long_is_comment,
-                            };
-                            i += d.len();
-                            continue;
-                        }
-                        if sx.quotes.contains(&s[i]) {
-                            state = State::Str {
-                                end: vec![s[i]],
-                                escapes: true,
-                                multiline: false,
-                                comment: false,
-                            };
-                            i += 1;
-                            continue;
-                        }
-                        code[i] = s[i];
-                        i += 1;
-                    }
-                    State::Block => {
-                        let (_, close) = sx.block.expect("block state implies block syntax");
-                        if s[i..].starts_with(close) {
-                            state = State::Code;
-                            i += close.len();
-                        } else {
-                            comment[i] = s[i];
-                            i += 1;
-                        }
-                    }
-                    State::Str {
-                        end,
-                        escapes,
-                        comment: as_comment,
-                        ..
-                    } => {
-                        if *escapes && s[i] == b'\\' {
-                            i += 2;
-                        } else if s[i..].starts_with(end) {
-                            i += end.len();
-                            state = State::Code;
-                        } else {
-                            if *as_comment {
-                                comment[i] = s[i];
-                            }
-                            i += 1;
-                        }
-                    }
-                }
-            }
-            if matches!(
-                state,
-                State::Str {
-                    multiline: false,
-                    ..
-                }
-            ) {
-                state = State::Code;
-            }
-            let indent = s.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
-            out.push(Line {
-                code,
-                comment,
-                starts_in_code,
-                indent,
-            });
-        }
-        out
-    }
-
     #[test]
     fn runs_copied_at_once_lex_as_byte_by_byte() {
         const PIECES: &[&str] = &[
@@ -486,7 +383,10 @@ mod tests {
                 text.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
             }
             for lang in langs {
-                let (got, want) = (lex(text.as_bytes(), lang), by_byte(text.as_bytes(), lang));
+                let (got, want) = (
+                    lex(text.as_bytes(), lang),
+                    lex_with::<false>(text.as_bytes(), lang),
+                );
                 assert_eq!(got.len(), want.len());
                 for (g, w) in got.iter().zip(&want) {
                     assert!(
