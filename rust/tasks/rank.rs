@@ -515,15 +515,18 @@ fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
     named
 }
 
-/// The code files a release names by convention: named `version`, `_version`, `__version__`,
-/// `__about__` or `__init__` (any extension) and holding the word `version`.
+/// The code files a release names by convention: named `version`, `versions`, `_version`,
+/// `__version__`, `__about__` or `__init__` (any extension) and holding the word `version`.
 const RELEASE_STEMS: &[&str] = &[
     "version",
+    "versions",
     "_version",
     "__version__",
     "__about__",
     "__init__",
 ];
+/// Where none of those holds it, a program's `main` (fzf's `main.go`: `var version = …`).
+const RELEASE_MAIN: &[&str] = &["main"];
 
 /// A task announcing a release (`terms::names_a_release`) names the file holding the version
 /// by convention: W_RELEASE to each (÷ √files), none when more than MAX_DEFINERS qualify.
@@ -534,18 +537,23 @@ fn release_signal(ix: &Index, task: &str, sc: &mut Scores) {
     let Some(id) = terms::term("version").and_then(|t| ix.lex.id(&t)) else {
         return;
     };
-    let holds = |f: u32| {
+    let named = |f: u32, stems: &[&str]| {
         ix.file(f).is_some_and(|f| {
             let name = f.path.rsplit('/').next().unwrap_or(&f.path);
-            f.code && RELEASE_STEMS.contains(&name.split('.').next().unwrap_or(name))
+            f.code && stems.contains(&name.split('.').next().unwrap_or(name))
         })
     };
-    let files: Vec<u32> = ix
-        .lex
-        .postings(id)
-        .map(|p| p.0)
-        .filter(|&f| holds(f))
-        .collect();
+    let holding = |stems: &[&str]| -> Vec<u32> {
+        ix.lex
+            .postings(id)
+            .map(|p| p.0)
+            .filter(|&f| named(f, stems))
+            .collect()
+    };
+    let mut files = holding(RELEASE_STEMS);
+    if files.is_empty() {
+        files = holding(RELEASE_MAIN);
+    }
     if files.is_empty() || files.len() > MAX_DEFINERS {
         return;
     }

@@ -460,10 +460,14 @@ pub fn identifiers(task: &str) -> Vec<(String, bool)> {
 }
 
 /// Whether the task's first line announces a release: a version number (`3.1.2`, `v1.11.0`)
-/// with the word `version` or `release` ("Version 0.25.0", "start version 3.1.2"). Such a
-/// commit changes the file holding the version, which shares only `version` with the task.
+/// with the word `version` or `release` ("Version 0.25.0", "start version 3.1.2"), or a
+/// version number alone ("0.74.0", "v4.3.6": fzf's and zod's release commits). Such a commit
+/// changes the file holding the version, which shares at most `version` with the task.
 pub fn names_a_release(task: &str) -> bool {
     let first = task.lines().next().unwrap_or("");
+    if is_version_number(first.trim()) {
+        return true;
+    }
     let said = [term("version"), term("release")];
     words(first).any(|(_, w)| term(w).is_some_and(|t| said.contains(&Some(t))))
         && first
@@ -471,7 +475,8 @@ pub fn names_a_release(task: &str) -> bool {
             .any(is_version_number)
 }
 
-/// `1.2`, `3.1.2`, `v1.11.0`, `2.0.0-rc1`: two or more runs of digits joined by dots.
+/// `3.1.2`, `v1.11.0`, `2.0.0-rc1`: three or more runs of digits joined by dots. Two (`1.24`)
+/// is most often a toolchain's version ("bump minimum Go version to 1.24"), not a release.
 fn is_version_number(w: &str) -> bool {
     let w = w.trim_end_matches(['.', ':', '!', '+']);
     let w = w.strip_prefix(['v', 'V']).unwrap_or(w);
@@ -483,7 +488,7 @@ fn is_version_number(w: &str) -> bool {
         }
         n += 1;
     }
-    n >= 2
+    n >= 3
 }
 
 /// The file paths a task names, as written: words with a `/` or a file name's extension
@@ -645,13 +650,15 @@ mod tests {
     }
 
     #[test]
-    fn a_release_is_a_version_number_with_version_or_release() {
+    fn a_release_is_a_version_number_alone_or_with_version_or_release() {
         for yes in [
             "Version 0.25.0 (#2801)",
             "start version 3.1.2",
             "release version 3.1.0",
             "Released v1.11.0, the releases page",
             "Release 2.0.0-rc1\n\nNotes",
+            "0.74.0",
+            "v4.3.6\n",
         ] {
             assert!(names_a_release(yes), "{yes}");
         }
@@ -661,6 +668,9 @@ mod tests {
             "fix version 3 parser",
             "release notes\n\nversion 1.2.3",
             "version 1.2.x",
+            "0.74.0 and more",
+            "chore: bump minimum Go version to 1.24",
+            "\nv1.2.3",
         ] {
             assert!(!names_a_release(no), "{no}");
         }

@@ -404,6 +404,32 @@ def test_a_release_task_ranks_the_file_holding_the_version_first(tmp_path):
     assert ranked("Release version")[0]["path"] != "pkg/__init__.py"
 
 
+def test_a_version_number_alone_is_a_release_and_a_program_s_main_holds_it_where_no_version_file_does(tmp_path):
+    """Through the CLI: fzf's release commits say only "0.74.0" and change `main.go`, which
+    holds `var version`; no word of the task is in any file. A first line that is a version
+    number alone announces a release, and where no file of the version names (`version.go`,
+    `__init__.py`, …) holds the word, a program's `main` does. A two-part number with the word
+    version is a toolchain's ("bump minimum Go version to 1.24"), not a release."""
+    repo = tmp_path / "repo"
+    write(repo, "main.go", 'package main\n\nvar version = "0.73"\n\nfunc main() {\n\tprintln(version)\n}\n')
+    write(repo, "src/terminal.go", "package fzf\n\n// Render draws the finder.\nfunc Render() {}\n")
+    write(repo, "src/options.go", "package fzf\n\n// Parse reads the options, and prints the version.\nfunc Parse() {}\n")
+
+    def ranked(task: str) -> list[dict]:
+        return json.loads(run_cli("context", task, "--json", "--root", str(repo), check=True).stdout)["files"]
+
+    files = ranked("0.74.0")
+    assert [f["path"] for f in files[:1]] == ["main.go"], files
+    assert "holds the version a release changes" in files[0]["why"]
+
+    write(repo, "version.go", 'package main\n\n// The version of this build.\nconst Version = "0.73.0"\n')
+    files = ranked("v0.74.0")
+    assert files[0]["path"] == "version.go", files
+    assert not any("holds the version a release changes" in f["why"] for f in files[1:]), files
+    assert not any("holds the version a release changes" in f["why"]
+                   for f in ranked("bump minimum Go version to 1.24")), "a toolchain's version is no release"
+
+
 def test_a_file_whose_path_the_task_names_in_words_comes_before_one_its_words_fill(tmp_path):
     """Through the CLI: "Shorten the wait in the backoff example" names `examples/backoff/main.py`
     by its path's words (`example`, `backoff`; `main` says nothing), while `net/retry.py` holds
