@@ -12,7 +12,7 @@
 
 use super::cuts::Cut;
 use super::files::StatKey;
-use crate::git::recent::earlier_texts;
+use crate::git::recent::{earlier_texts, Kept};
 use crate::git::view::Handle;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -40,6 +40,8 @@ pub struct Recent {
 #[derive(Default)]
 struct State {
     view: Option<(PathBuf, Handle)>,
+    /// What git's walks read, for the next walk (git/recent.rs).
+    kept: Kept,
     held: HashMap<u32, (String, StatKey, Ages)>,
 }
 
@@ -64,10 +66,12 @@ impl Recent {
         if !missing.is_empty() {
             if state.view.as_ref().is_none_or(|v| v.0 != root) {
                 state.view = Some((root.to_path_buf(), Handle::new(root)));
+                state.kept = Kept::default();
             }
             let handle = &state.view.as_ref().unwrap().1;
             let paths: Vec<&str> = missing.iter().map(|&i| files[i].1).collect();
-            let texts = earlier_texts(handle, &paths, VERSIONS, MAX_COMMITS).unwrap_or_default();
+            let texts = earlier_texts(handle, &paths, VERSIONS, MAX_COMMITS, &mut state.kept)
+                .unwrap_or_default();
             if state.held.len() + missing.len() > MAX_HELD {
                 state.held.clear();
             }
