@@ -143,20 +143,32 @@ pub(super) struct Commit {
 /// A tree's entries: (name, is a tree, kind and object), sorted by name.
 pub(super) type Tree = Arc<[(Box<[u8]>, bool, EntryKind, ObjectId)]>;
 
+/// Trees by id.
+pub(super) type Trees = HashMap<ObjectId, Tree>;
+
 /// Commits and trees read through the view's objects, trees kept by id (also git/recent.rs's).
 pub(super) struct Walk<'a, 'o> {
     objs: &'a Objects<'o>,
-    trees: HashMap<ObjectId, Tree>,
+    trees: Trees,
     buf: Vec<u8>,
 }
 
 impl<'a, 'o> Walk<'a, 'o> {
     pub(super) fn new(objs: &'a Objects<'o>) -> Walk<'a, 'o> {
+        Walk::with_trees(objs, Trees::new())
+    }
+
+    /// A walk that starts with the trees an earlier one read (`into_trees`).
+    pub(super) fn with_trees(objs: &'a Objects<'o>, trees: Trees) -> Walk<'a, 'o> {
         Walk {
             objs,
-            trees: HashMap::new(),
+            trees,
             buf: Vec::new(),
         }
+    }
+
+    pub(super) fn into_trees(self) -> Trees {
+        self.trees
     }
 
     fn log(&mut self, head: ObjectId, max_commits: usize) -> Vec<Vec<String>> {

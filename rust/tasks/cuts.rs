@@ -27,13 +27,62 @@ pub struct Cut {
     pub terms: Vec<Box<str>>,
     /// Per region: how many terms it holds, and its words.
     pub counts: Vec<(u32, Words)>,
-    /// Per region: the names its code refers to (lang/symbols.rs), sorted.
-    pub refs: Vec<Vec<Box<str>>>,
+    /// Per region: the names its code refers to (lang/symbols.rs).
+    pub refs: Refs,
+}
+
+/// The names each region of a file refers to, by place among the file's: a question looks
+/// each of the file's names up once (tasks/focus.rs), not once per region referring to it
+/// (thousands of regions in the top files, dozens of names each).
+#[derive(Default)]
+pub struct Refs {
+    /// The file's names, distinct and sorted.
+    pub names: Vec<Box<str>>,
+    /// Per region: its names' places in `names`, ascending.
+    pub of: Vec<Vec<u32>>,
+}
+
+/// The names of a file not cut.
+pub static NO_REFS: Refs = Refs {
+    names: Vec::new(),
+    of: Vec::new(),
+};
+
+impl Refs {
+    /// From each region's names, sorted and distinct (as lang/symbols.rs gives them).
+    pub fn new(refs: Vec<Vec<Box<str>>>) -> Refs {
+        // Numbered as met, then renumbered in name order: a region's names stay ascending.
+        let mut first: terms::WordMap<u32> = terms::WordMap::default();
+        for name in refs.iter().flatten() {
+            let next = first.len() as u32;
+            first.entry(name).or_insert(next);
+        }
+        let mut names: Vec<(&str, u32)> = first.iter().map(|(&n, &i)| (n, i)).collect();
+        names.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut place = vec![0u32; names.len()];
+        for (at, (_, i)) in names.iter().enumerate() {
+            place[*i as usize] = at as u32;
+        }
+        let of = refs
+            .iter()
+            .map(|r| r.iter().map(|n| place[first[&**n] as usize]).collect())
+            .collect();
+        Refs {
+            names: names.into_iter().map(|(n, _)| Box::from(n)).collect(),
+            of,
+        }
+    }
+
+    /// Region `i`'s names by place (none when not known).
+    pub fn region(&self, i: usize) -> &[u32] {
+        self.of.get(i).map_or(&[], Vec::as_slice)
+    }
 }
 
 impl Cut {
     pub fn new(path: &str, text: String) -> Cut {
         let (regions, refs) = regions::regions_and_references(path, &text);
+        let refs = Refs::new(refs);
         let t = Text::new(&text);
         // Each term by the order it first came in, then renumbered in term order; each distinct
         // word's terms made once (a file says the same words again and again), kept as a run
@@ -96,7 +145,8 @@ impl Cut {
     fn bytes(&self) -> usize {
         let terms: usize = self.terms.iter().map(|t| t.len() + 16).sum();
         let words: usize = self.counts.iter().map(|c| c.1.len() * 8 + 32).sum();
-        let refs: usize = self.refs.iter().flatten().map(|r| r.len() + 16).sum();
+        let names: usize = self.refs.names.iter().map(|r| r.len() + 16).sum();
+        let refs = names + self.refs.of.iter().map(|r| r.len() * 4 + 24).sum::<usize>();
         self.text.len() + terms + words + refs + self.regions.len() * 88
     }
 }

@@ -14,6 +14,7 @@
 //!   `MAX_DEFINERS` regions (`new`, `fmt`) links nothing.
 
 use super::bundle::Offer;
+use super::cuts::Refs;
 use super::regions::Region;
 use super::terms;
 use std::collections::HashSet;
@@ -54,17 +55,26 @@ pub fn name_words(symbol: &str, task_terms: &HashSet<&str, impl BuildHasher>) ->
     said as f32 / parts as f32
 }
 
-/// Whether a region refers to one of the names the task writes as code (`refs` sorted): each
-/// name sought in the refs, or each ref in the names, whichever are fewer (a long task names
-/// hundreds, and the regions of the top files are thousands).
-pub fn uses_named(refs: &[Box<str>], code_names: &HashSet<String, impl BuildHasher>) -> bool {
-    if code_names.len() < refs.len() {
-        code_names
-            .iter()
-            .any(|n| refs.binary_search_by(|r| (**r).cmp(n.as_str())).is_ok())
+/// Which of a file's `names` (sorted) the task writes as code: each code name sought in the
+/// names, or each name in the code names, whichever are fewer (a long task names hundreds).
+pub fn named(names: &[Box<str>], code_names: &HashSet<String, impl BuildHasher>) -> Vec<bool> {
+    if code_names.len() < names.len() {
+        let mut out = vec![false; names.len()];
+        for n in code_names {
+            if let Ok(i) = names.binary_search_by(|r| (**r).cmp(n.as_str())) {
+                out[i] = true;
+            }
+        }
+        out
     } else {
-        refs.iter().any(|r| code_names.contains(&**r))
+        names.iter().map(|n| code_names.contains(&**n)).collect()
     }
+}
+
+/// Whether a region refers to one of the names the task writes as code: `refs` its names by
+/// place, `named` what `named` tells of its file's.
+pub fn uses_named(refs: &[u32], named: &[bool]) -> bool {
+    refs.iter().any(|&n| named[n as usize])
 }
 
 /// The regions of one of the top files: its weight in the bundle (its score over the best
@@ -73,7 +83,7 @@ pub fn uses_named(refs: &[Box<str>], code_names: &HashSet<String, impl BuildHash
 pub struct Scored<'a> {
     pub weight: f32,
     pub regions: &'a [(Region, f32)],
-    pub refs: &'a [Vec<Box<str>>],
+    pub refs: &'a Refs,
     /// Each line's age (tasks/recent.rs; empty when not known).
     pub ages: &'a [u8],
 }
@@ -134,8 +144,9 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
                     let e = defined.entry(name).or_default();
                     *e = e.max(strength);
                 }
-                for name in f.refs.get(i).into_iter().flatten() {
-                    if Some(&**name) != own && linkable(name) {
+                for &n in f.refs.region(i) {
+                    let name = &*f.refs.names[n as usize];
+                    if Some(name) != own && linkable(name) {
                         let e = referred.entry(name).or_default();
                         *e = e.max(strength);
                     }
@@ -152,16 +163,12 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
         // At the floor, a top file so ranked was left out of the bundle (ripgrep's
         // `pathutil.rs` ranked 2 for "more pathutil clean-up", gin's 6-line `doc.go` ranked 1).
         let unspoken = rel.iter().all(|&r| r == 0.0);
+        let lends = lends(&f.refs.names, &by_name, &defined);
         for (i, (r, _)) in f.regions.iter().enumerate() {
             let share = if unspoken { 1.0 } else { rel[i] };
             let own = defines(r);
             let called = own.and_then(|n| referred.get(n)).copied().unwrap_or(0.0);
-            let calls = lent_to_caller(
-                f.refs.get(i).map_or(&[][..], Vec::as_slice),
-                own,
-                &by_name,
-                &defined,
-            );
+            let calls = lent_to_caller(f.refs.region(i), &f.refs.names, own, &lends);
             out.push(Offer {
                 file,
                 start: r.start,
@@ -175,34 +182,42 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
     out
 }
 
-/// The most a strong region defining a name that `refs` (sorted, as lang/symbols.rs gives
-/// them) holds lends the region referring to it, its `own` name left out; `defined` is those
-/// names with what each lends, `by_name` the same sorted by name. A question asks this of
-/// every region of the top files (thousands, each of dozens of refs): a few names are each
-/// sought in the refs, more are looked up once per ref (`Fnv`, no string compared but a match).
-fn lent_to_caller(
-    refs: &[Box<str>],
-    own: Option<&str>,
+/// What each of a file's `names` (sorted) lends the regions referring to it: the most a strong
+/// region defining it lends (None: none defines it); `defined` is those names with what each
+/// lends, `by_name` the same sorted by name. A few names are each sought in the file's names,
+/// more are looked up once per name of the file (`Fnv`, no string compared but a match).
+fn lends(
+    names: &[Box<str>],
     by_name: &[(&str, f32)],
     defined: &terms::WordMap<f32>,
-) -> f32 {
-    let lent = |name: &str, strength: f32| if Some(name) == own { 0.0 } else { strength };
-    if by_name.is_empty() {
-        0.0
-    } else if by_name.len() * FEW_NAMES < refs.len() {
-        by_name
-            .iter()
-            .filter(|d| refs.binary_search_by(|r| (**r).cmp(d.0)).is_ok())
-            .map(|&(name, strength)| lent(name, strength))
-            .fold(0f32, f32::max)
+) -> Vec<Option<f32>> {
+    if by_name.len() * FEW_NAMES < names.len() {
+        let mut out = vec![None; names.len()];
+        for &(name, strength) in by_name {
+            if let Ok(i) = names.binary_search_by(|r| (**r).cmp(name)) {
+                out[i] = Some(strength);
+            }
+        }
+        out
     } else {
-        refs.iter()
-            .filter_map(|r| defined.get(&**r).map(|&strength| lent(r, strength)))
-            .fold(0f32, f32::max)
+        names.iter().map(|n| defined.get(&**n).copied()).collect()
     }
 }
 
-/// Names sought in a region's refs by binary search while there are fewer than its refs / this.
+/// The most the names a region refers to (`refs`, by place in its file's `names`) lend it
+/// (`lends`), its `own` name left out. A question asks this of every region of the top files.
+fn lent_to_caller(
+    refs: &[u32],
+    names: &[Box<str>],
+    own: Option<&str>,
+    lends: &[Option<f32>],
+) -> f32 {
+    refs.iter()
+        .filter_map(|&n| lends[n as usize].filter(|_| Some(&*names[n as usize]) != own))
+        .fold(0f32, f32::max)
+}
+
+/// Names sought in a file's names by binary search while there are fewer than its names / this.
 const FEW_NAMES: usize = 8;
 
 #[cfg(test)]
@@ -234,7 +249,9 @@ mod tests {
                     .map(|i| vocab[i].to_string())
                     .collect();
                 let want = refs.iter().any(|r| names.iter().any(|n| **r == **n));
-                assert_eq!(uses_named(&refs, &names), want, "{refs:?} {names:?}");
+                let file = Refs::new(vec![refs.clone()]);
+                let got = uses_named(file.region(0), &named(&file.names, &names));
+                assert_eq!(got, want, "{refs:?} {names:?}");
             }
         }
     }
@@ -253,6 +270,7 @@ mod tests {
             if padded {
                 refs.extend((0..64).map(|i| format!("z{i:02}").into()));
             }
+            let file = Refs::new(vec![refs.clone()]);
             for dm in 0u32..256 {
                 let by_name: Vec<(&str, f32)> = (0..8)
                     .filter(|i| dm & (1 << i) != 0)
@@ -265,8 +283,9 @@ mod tests {
                         .filter(|d| Some(d.0) != own && refs.iter().any(|r| **r == *d.0))
                         .map(|d| d.1)
                         .fold(0f32, f32::max);
+                    let lends = lends(&file.names, &by_name, &defined);
                     assert_eq!(
-                        lent_to_caller(&refs, own, &by_name, &defined),
+                        lent_to_caller(file.region(0), &file.names, own, &lends),
                         want,
                         "{refs:?} {defined:?} {own:?}"
                     );
@@ -293,13 +312,13 @@ mod tests {
             (region(31, 40, "unrelated", "function"), 0.0),
             (region(41, 50, "", "lines"), 0.0),
         ];
-        let refs: Vec<Vec<Box<str>>> = vec![
+        let refs = Refs::new(vec![
             vec!["round_cents".into(), "total".into()],
             vec!["floor".into()],
             vec!["settle".into()],
             vec!["floor".into()],
             vec![],
-        ];
+        ]);
         let files = [Scored {
             weight: 1.0,
             regions: &regions,
@@ -333,7 +352,7 @@ mod tests {
             (region(1, 10, "c", "function"), 0.0),
             (region(11, 20, "d", "function"), 0.0),
         ];
-        let refs: Vec<Vec<Box<str>>> = vec![vec![]; 2];
+        let refs = Refs::new(vec![vec![]; 2]);
         let file = |regions, weight| Scored {
             weight,
             regions,
@@ -361,6 +380,7 @@ mod tests {
             regions.push((region(6 + i * 5, 10 + i * 5, "new", "function"), 0.0));
             refs.push(vec![]);
         }
+        let refs = Refs::new(refs);
         let files = [Scored {
             weight: 1.0,
             regions: &regions,
@@ -380,7 +400,7 @@ mod tests {
             (region(11, 20, "b", "function"), 0.5),
             (region(21, 30, "c", "function"), 0.5),
         ];
-        let refs: Vec<Vec<Box<str>>> = vec![vec![]; 3];
+        let refs = Refs::new(vec![vec![]; 3]);
         let mut ages = vec![0u8; 30];
         ages[14] = 1; // line 15, in b
         let scored = |ages| {

@@ -29,7 +29,7 @@
 
 use super::bm25::tf_weight;
 use super::bundle::{self, Count, Text};
-use super::cuts::{Cut, Words};
+use super::cuts::{Cut, Words, NO_REFS};
 use super::files;
 use super::focus;
 use super::index::Index;
@@ -965,7 +965,7 @@ fn bundle_of(
                     1.0
                 },
             regions,
-            refs: cut.as_ref().map_or(&[][..], |c| &c.refs),
+            refs: cut.as_ref().map_or(&NO_REFS, |c| &c.refs),
             ages: ages.get(rank).map_or(&[][..], |a| a),
         })
         .collect();
@@ -1092,11 +1092,12 @@ fn region_scores(
         })
         .collect();
     let best = lex.iter().copied().fold(0f32, f32::max);
+    let named = focus::named(&cut.refs.names, &said.code);
     cut.regions
         .iter()
         .cloned()
         .zip(lex)
-        .zip(&cut.refs)
+        .zip(&cut.refs.of)
         .map(|((r, l), refs)| {
             let mut raw = if best > 0.0 { l / best } else { 0.0 };
             if !r.symbol.is_empty() && r.kind != "lines" && said.named.contains(r.symbol.as_str()) {
@@ -1105,7 +1106,7 @@ fn region_scores(
             if said.names && r.kind != "lines" {
                 raw += focus::W_NAME * focus::name_words(&r.symbol, &said.terms);
             }
-            if focus::uses_named(refs, &said.code) {
+            if focus::uses_named(refs, &named) {
                 raw += focus::W_USES_NAMED;
             }
             raw += art

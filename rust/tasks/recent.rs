@@ -12,7 +12,7 @@
 
 use super::cuts::Cut;
 use super::files::StatKey;
-use crate::git::recent::earlier_texts;
+use crate::git::recent::{earlier_texts, Kept};
 use crate::git::view::Handle;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 pub const VERSIONS: usize = 1;
 /// The commits walked back at most, looking for them.
 pub const MAX_COMMITS: usize = 200;
-/// Files whose ages are kept; past it, all are forgotten.
+/// Files whose ages are kept; past it, all but those asked about are forgotten.
 const MAX_HELD: usize = 256;
 
 /// Lines' ages, by line (line n at n - 1).
@@ -40,6 +40,8 @@ pub struct Recent {
 #[derive(Default)]
 struct State {
     view: Option<(PathBuf, Handle)>,
+    /// What git's walks read, for the next walk (git/recent.rs).
+    kept: Kept,
     held: HashMap<u32, (String, StatKey, Ages)>,
 }
 
@@ -64,12 +66,17 @@ impl Recent {
         if !missing.is_empty() {
             if state.view.as_ref().is_none_or(|v| v.0 != root) {
                 state.view = Some((root.to_path_buf(), Handle::new(root)));
+                state.kept = Kept::default();
             }
             let handle = &state.view.as_ref().unwrap().1;
             let paths: Vec<&str> = missing.iter().map(|&i| files[i].1).collect();
-            let texts = earlier_texts(handle, &paths, VERSIONS, MAX_COMMITS).unwrap_or_default();
+            let texts = earlier_texts(handle, &paths, VERSIONS, MAX_COMMITS, &mut state.kept)
+                .unwrap_or_default();
             if state.held.len() + missing.len() > MAX_HELD {
-                state.held.clear();
+                // All but the files asked now are forgotten: theirs are part of this answer
+                // (forgotten too, they would answer no ages, an answer that depended on the
+                // questions before it).
+                state.held.retain(|id, _| files.iter().any(|f| f.0 == *id));
             }
             for (j, &i) in missing.iter().enumerate() {
                 let (id, _, key, cut) = files[i];
@@ -150,6 +157,42 @@ mod tests {
             "a new file is all new"
         );
         assert_eq!(line_ages("x\n", &[]), [0]);
+    }
+
+    #[test]
+    #[cfg_attr(windows, ignore = "runs git, which a wine prefix has no git.exe for")]
+    fn a_file_asked_again_keeps_its_ages_when_the_others_are_forgotten() {
+        use crate::git::history::tests::git;
+        use crate::testing::TempTree;
+        let names: Vec<String> = (0..=MAX_HELD).map(|i| format!("f{i}.py")).collect();
+        let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "a\n")).collect();
+        let t = TempTree::with("recentheld", &files);
+        let root = t.path();
+        git(root, &["init", "-q", "-b", "main"], 0);
+        git(root, &["add", "."], 0);
+        git(root, &["commit", "-qm", "one"], 1);
+        t.write("f0.py", "a\nb\n");
+        git(root, &["commit", "-qam", "two"], 2);
+        let head = Handle::new(root).head().unwrap();
+        let cuts: Vec<Arc<Cut>> = names
+            .iter()
+            .map(|n| Arc::new(Cut::new(n, std::fs::read_to_string(root.join(n)).unwrap())))
+            .collect();
+        let file = |i: usize| (i as u32, names[i].as_str(), StatKey::default(), &cuts[i]);
+        let recent = Recent::default();
+        assert_eq!(&*recent.ages(root, &head, &[file(0)])[0], [0, 1]);
+        // f0's ages are held; the others are new and fill what is held past its bound.
+        let all: Vec<File> = (1..=MAX_HELD).chain([0]).map(file).collect();
+        let again = recent.ages(root, &head, &all);
+        assert_eq!(
+            &*again[MAX_HELD],
+            [0, 1],
+            "the same ages, whatever was asked before"
+        );
+        assert!(
+            again[..MAX_HELD].iter().all(|a| **a == [1]),
+            "made by the first commit"
+        );
     }
 
     #[test]
