@@ -715,19 +715,18 @@ mod bindings {
             saved: Option<&[u8]>,
             saved_at: Option<(PathBuf, u64)>,
         ) -> PyResult<Self> {
-            use tasks::index::{Index, Saved};
             let opts = tasks::options::Options {
                 extra_ignore,
                 prefix,
                 contextia,
             };
             let saved = match (saved, &saved_at) {
-                (Some(b), _) => Some(Saved::Bytes(b)),
-                (None, Some((rel, cap))) => Some(Saved::File(rel, *cap)),
+                (Some(b), _) => Some(tasks::index::Saved::Bytes(b)),
+                (None, Some((rel, cap))) => Some(tasks::index::Saved::File(rel, *cap)),
                 (None, None) => None,
             };
             let index = py
-                .detach(|| Index::build_from(&root, opts, &dirs, saved))
+                .detach(|| tasks::index::Index::build_from(&root, opts, &dirs, saved))
                 .map_err(os_err_at(&root))?;
             Ok(TaskIndexPy {
                 inner: std::sync::Mutex::new(index),

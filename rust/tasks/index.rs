@@ -28,7 +28,7 @@ use super::varint;
 use super::written::Written;
 use crate::artifacts::annotate;
 use crate::lang::imports::Import;
-use crate::tree::fs::{self, Root};
+use crate::tree::fs::{Error as FsError, Root};
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -260,7 +260,7 @@ impl Index {
             Some(Saved::Bytes(b)) => Some(store::decode(b, b.len() as u64, root, &opts, &mut ix)),
             Some(Saved::File(rel, cap)) => match confined.open_read(rel, cap) {
                 Ok((file, len)) => Some(store::decode(file, len, root, &opts, &mut ix)),
-                Err(fs::Error::TooLarge(_, cap)) => {
+                Err(FsError::TooLarge(_, cap)) => {
                     Some(Err(format!("larger than {cap} bytes; refused unread")))
                 }
                 Err(_) => None, // none there, not a regular file, or a link out of the root
