@@ -7,7 +7,9 @@ Walks ROOT as a cold call does, makes the task index (from nothing, or from the 
 SAVED), asks 40 synthetic questions (benches/bench_tasks.py) and prints one JSON line: the walk,
 the index and the first question in seconds, warm p50, the index's own count by structure
 (`TaskIndex.heap_parts`). `/usr/bin/time -v` gives the process's peak RSS ("Maximum resident
-set size"). SAVED is any path: ROOT's own `.repoctx/` is not written.
+set size"). SAVED is any path. One inside ROOT (`ROOT/.repoctx/task-index.bin`, where a cold
+call keeps it) is read by the core a piece at a time, as a cold call reads it; one elsewhere is
+read whole and handed over as bytes (how every load read it before session 8).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from benches.bench_tasks import synthetic_tasks
 
 def main(argv: list[str]) -> int:
     from repoctx import _core
+    from repoctx.base import local_state
     from repoctx.base.workspace import Workspace
     from repoctx.formats.artifact import find_project_dir
 
@@ -31,12 +34,14 @@ def main(argv: list[str]) -> int:
     start = time.perf_counter()
     table = _core.walk(str(root), list(cfg.ignore), cfg.max_depth, cfg.min_tokens)
     out: dict = {"mode": mode, "walk_s": time.perf_counter() - start}
-    saved = saved_at.read_bytes() if mode == "load" else None
+    inside = saved_at.resolve().is_relative_to(root.resolve())
+    piecewise = {"saved_at": (str(saved_at.resolve().relative_to(root.resolve())), 1 << 30)} if inside else {}
+    saved = saved_at.read_bytes() if mode == "load" and not inside else None
     start = time.perf_counter()
     index = _core.TaskIndex(str(root), [r.scope for r in table.rows], list(cfg.ignore), "@",
-                            find_project_dir(str(root)), saved)
+                            find_project_dir(str(root)), saved, **(piecewise if mode == "load" else {}))
     out |= {"index_s": time.perf_counter() - start, "files": index.file_count, "loaded": index.loaded,
-            "refused": index.refused}
+            "refused": index.refused, "piecewise": bool(piecewise) and mode == "load"}
     del saved
     tasks = synthetic_tasks(40, 0)
     start = time.perf_counter()
@@ -51,6 +56,8 @@ def main(argv: list[str]) -> int:
             "heap_parts": dict(index.heap_parts)}
     if mode == "build":
         data = index.save()
+        if inside:
+            local_state.makedirs(str(root), str(saved_at.resolve().parent.relative_to(root.resolve())))
         saved_at.write_bytes(data)
         out["saved_bytes"] = len(data)
     print(json.dumps(out))

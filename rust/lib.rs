@@ -697,11 +697,14 @@ mod bindings {
 
     #[pymethods]
     impl TaskIndexPy {
-        /// `saved`: the bytes of an earlier `save()` (untrusted: anything that is not a save of
-        /// this build for this root and these options is ignored, `refused` says why); the files
-        /// whose stat is the one saved are taken from them rather than read.
+        /// `saved`: the bytes of an earlier `save()`, or `saved_at`: (the path from the root of
+        /// a file holding them, read a piece at a time, the most bytes it may hold). Untrusted:
+        /// anything that is not a save of this build for this root and these options is ignored,
+        /// `refused` says why; the files whose stat is the one saved are taken from them rather
+        /// than read.
         #[new]
-        #[pyo3(signature = (root, dirs, extra_ignore, prefix="@".to_string(), contextia=None, saved=None))]
+        #[allow(clippy::too_many_arguments)]
+        #[pyo3(signature = (root, dirs, extra_ignore, prefix="@".to_string(), contextia=None, saved=None, saved_at=None))]
         fn new(
             py: Python<'_>,
             root: PathBuf,
@@ -710,11 +713,17 @@ mod bindings {
             prefix: String,
             contextia: Option<PathBuf>,
             saved: Option<&[u8]>,
+            saved_at: Option<(PathBuf, u64)>,
         ) -> PyResult<Self> {
             let opts = tasks::options::Options {
                 extra_ignore,
                 prefix,
                 contextia,
+            };
+            let saved = match (saved, &saved_at) {
+                (Some(b), _) => Some(tasks::index::Saved::Bytes(b)),
+                (None, Some((rel, cap))) => Some(tasks::index::Saved::File(rel, *cap)),
+                (None, None) => None,
             };
             let index = py
                 .detach(|| tasks::index::Index::build_from(&root, opts, &dirs, saved))

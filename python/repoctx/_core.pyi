@@ -583,14 +583,16 @@ class TaskIndex:
     """The task index of a tree (rust/tasks/index.rs): the terms, definitions, imports and
     annotations of every file in `dirs` (the walk table's scopes), the written context
     (.context.yaml, .contextia/, project.yaml) and git's history. `prefix` is the annotation
-    prefix ("@"). `saved` is what an earlier `save()` returned (rust/tasks/store.rs): the
-    files whose stat key is the one saved are taken from it rather than read; bytes that are
-    not a save of this build for this root and these options are ignored (`refused` says why).
-    Raises OSError when the root cannot be read."""
+    prefix ("@"). `saved` is what an earlier `save()` returned (rust/tasks/store.rs), or
+    `saved_at` (path from the root, most bytes) a file holding it, read a piece at a time
+    through the confined layer (none there, not a regular file or a link out: as none; larger:
+    refused unread): the files whose stat key is the one saved are taken from it rather than
+    read; bytes that are not a save of this build for this root and these options are ignored
+    (`refused` says why). Raises OSError when the root cannot be read."""
 
     def __new__(
         cls, root: str, dirs: list[str], extra_ignore: list[str], prefix: str = ..., contextia: str | None = None,
-        saved: bytes | None = None,
+        saved: bytes | None = None, saved_at: tuple[str, int] | None = None,
     ) -> TaskIndex: ...
     def update(self, changed: list[str], all: list[str] | None = None) -> None:
         """List the directories in `changed` again and read their files whose stat changed;

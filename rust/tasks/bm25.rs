@@ -188,18 +188,24 @@ impl Inverted {
         self.docs = self.docs.saturating_sub(1);
     }
 
-    /// An empty index to adopt `docs` documents' and `terms` terms' saved lists into
-    /// (`adopt_doc`, `adopt_term`; tasks/store.rs checked them: each posting list's documents
+    /// An empty index to adopt `terms` terms' saved lists into (`adopting_docs`, `adopt_doc`,
+    /// `adopt_term`; tasks/store.rs checked them: each posting list's documents
     /// rising and below the documents', and the forward lists saying the same postings).
-    pub fn adopting(docs: usize, terms: usize) -> Inverted {
+    pub fn adopting(terms: usize) -> Inverted {
         Inverted {
             vocab: HashMap::with_capacity(terms),
             lists: Vec::with_capacity(terms),
-            forward: Vec::with_capacity(docs),
-            lens: Vec::with_capacity(docs),
+            forward: Vec::new(),
+            lens: Vec::new(),
             docs: 0,
             total_len: 0,
         }
+    }
+
+    /// Room for the `docs` documents to adopt.
+    pub fn adopting_docs(&mut self, docs: usize) {
+        self.forward.reserve_exact(docs);
+        self.lens.reserve_exact(docs);
     }
 
     /// Adopt the next document (numbered from 0 in order): its forward list as kept, its length.

@@ -28,7 +28,7 @@ use super::varint;
 use super::written::Written;
 use crate::artifacts::annotate;
 use crate::lang::imports::Import;
-use crate::tree::fs::Root;
+use crate::tree::fs::{Error as FsError, Root};
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -148,20 +148,25 @@ struct Defined {
 /// A saved index adopted as it was saved, part by part as tasks/store.rs checks it (its files
 /// numbered as there, its lists as they are): the files' records and the tables over them made
 /// as each file comes, the posting lists as each term does.
-impl<'b> store::Sink<'b> for Index {
-    fn start(&mut self, resolved: bool, names: Vec<&'b str>, files: usize, terms: usize) {
-        self.def_ids = names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| ((*name).into(), i as u32))
-            .collect();
-        self.defined = names.iter().map(|_| Defined::default()).collect();
-        self.files.reserve_exact(files);
-        self.lex = Inverted::adopting(files, terms);
+impl store::Sink for Index {
+    fn start(&mut self, resolved: bool, names: usize, terms: usize) {
+        self.def_ids = HashMap::with_capacity(names);
+        self.defined = Vec::with_capacity(names);
+        self.lex = Inverted::adopting(terms);
         self.resolve_all = !resolved;
     }
 
-    fn file(&mut self, id: u32, f: SavedFile<'b>) -> bool {
+    fn name(&mut self, id: u32, name: &str) {
+        self.def_ids.insert(name.into(), id);
+        self.defined.push(Defined::default());
+    }
+
+    fn files(&mut self, files: usize) {
+        self.files.reserve_exact(files);
+        self.lex.adopting_docs(files);
+    }
+
+    fn file(&mut self, id: u32, f: SavedFile<'_>) -> bool {
         if self
             .by_path
             .get(f.path, |i| path_of(&self.files, i))
@@ -195,9 +200,18 @@ impl<'b> store::Sink<'b> for Index {
         true
     }
 
-    fn term(&mut self, _: u32, t: SavedTerm<'b>) {
+    fn term(&mut self, _: u32, t: SavedTerm<'_>) {
         self.lex.adopt_term(t.term, t.postings, t.df, t.last);
     }
+}
+
+/// Where a build finds what an earlier `save` wrote.
+pub enum Saved<'a> {
+    /// Its bytes, held by the caller.
+    Bytes(&'a [u8]),
+    /// A file beneath the root (by its path from the root), read a piece at a time, refused
+    /// unread when it holds more than the bytes given.
+    File(&'a Path, u64),
 }
 
 /// What the listing of one directory found that differs from the index (`update_from`).
@@ -232,16 +246,27 @@ impl Index {
     /// `build`, starting from the bytes an earlier `save` wrote (if any): the index saved is
     /// adopted and brought up to date, so the files whose stat key is the one saved are not
     /// read. Bytes that cannot be used (`refused` says why) are as none: the build reads every
-    /// file.
+    /// file; so is a saved file that cannot be opened as a regular file beneath the root.
     pub fn build_from(
         root: &Path,
         opts: Options,
         dirs: &[String],
-        saved: Option<&[u8]>,
+        saved: Option<Saved>,
     ) -> std::io::Result<Index> {
-        Root::open(root)?; // the root must be readable
+        let confined = Root::open(root)?; // the root must be readable
         let mut ix = Index::empty(root, opts.clone());
-        let saved = match saved.map(|b| store::decode(b, root, &opts, &mut ix)) {
+        let checked = match saved {
+            None => None,
+            Some(Saved::Bytes(b)) => Some(store::decode(b, b.len() as u64, root, &opts, &mut ix)),
+            Some(Saved::File(rel, cap)) => match confined.open_read(rel, cap) {
+                Ok((file, len)) => Some(store::decode(file, len, root, &opts, &mut ix)),
+                Err(FsError::TooLarge(_, cap)) => {
+                    Some(Err(format!("larger than {cap} bytes; refused unread")))
+                }
+                Err(_) => None, // none there, not a regular file, or a link out of the root
+            },
+        };
+        let saved = match checked {
             None => 0,
             Some(Ok(())) => ix.adopted(),
             Some(Err(why)) => {
@@ -1104,7 +1129,7 @@ mod tests {
         let mut racy = Index::build(t.path(), opts(), &dirs).unwrap();
         let bytes = racy.save();
         assert_eq!(
-            Index::build_from(t.path(), opts(), &dirs, Some(&bytes))
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)))
                 .unwrap()
                 .loaded,
             0
@@ -1116,7 +1141,8 @@ mod tests {
         assert_eq!(first.changed, 0);
         let task = "save_order persists the order; renderCart total helper entry";
         let fresh = answer(&mut first, task);
-        let mut again = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
+        let mut again =
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes))).unwrap();
         assert_eq!(
             (again.loaded, again.changed, again.refused.as_deref()),
             (6, 0, None)
@@ -1139,7 +1165,8 @@ mod tests {
             "export function checkout() { return renderCart(); }\n",
         );
         settle();
-        let mut loaded = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
+        let mut loaded =
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes))).unwrap();
         assert_eq!(loaded.loaded, 4);
         assert_eq!(
             loaded.changed,
@@ -1150,7 +1177,8 @@ mod tests {
         let want = answer(&mut built, task);
         assert_eq!(answer(&mut loaded, task), want);
         // Saved again after the edits (numbers with holes closed up), loaded again: the same.
-        let mut twice = Index::build_from(t.path(), opts(), &dirs, Some(&loaded.save())).unwrap();
+        let mut twice =
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&loaded.save()))).unwrap();
         assert_eq!((twice.loaded, twice.refused.as_deref()), (6, None));
         assert_eq!(answer(&mut twice, task), want);
 
@@ -1185,7 +1213,7 @@ mod tests {
             (t.path(), opts(), bytes[..bytes.len() / 2].to_vec()),
             (t.path(), opts(), b"random bytes".to_vec()),
         ] {
-            let ix = Index::build_from(root, o, &dirs, Some(&b)).unwrap();
+            let ix = Index::build_from(root, o, &dirs, Some(Saved::Bytes(&b))).unwrap();
             assert!(ix.refused.is_some());
             assert_eq!((ix.loaded, ix.changed), (0, ix.file_count()));
         }
@@ -1220,7 +1248,8 @@ mod tests {
         after.push(0);
         for (mut bytes, why) in [(twice, "saved twice"), (after, "after the last term")] {
             store::seal(&mut bytes);
-            let mut ix = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
+            let mut ix =
+                Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes))).unwrap();
             assert!(
                 ix.refused.as_deref().unwrap().contains(why),
                 "{:?}",
@@ -1264,7 +1293,8 @@ mod tests {
         for i in 100..103 {
             t.write(format!("a/f{i}.py"), text(i, "new"));
         }
-        let mut loaded = Index::build_from(t.path(), opts(), &dirs, Some(&bytes)).unwrap();
+        let mut loaded =
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes))).unwrap();
         let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
         assert_eq!((loaded.file_count(), loaded.refused.as_deref()), (98, None));
         assert!(loaded.loaded <= 25);
@@ -1357,7 +1387,8 @@ mod profile {
         let saved = ix.save();
         eprintln!("save {} bytes {:?}", saved.len(), t.elapsed());
         let t = std::time::Instant::now();
-        let from = Index::build_from(&root, ix.opts.clone(), &dirs, Some(&saved)).unwrap();
+        let from =
+            Index::build_from(&root, ix.opts.clone(), &dirs, Some(Saved::Bytes(&saved))).unwrap();
         eprintln!("build from saved {} loaded {:?}", from.loaded, t.elapsed());
         drop(from);
         let count = crate::tasks::bundle::counter("bytes4").unwrap();

@@ -21,6 +21,13 @@
 //! larger than the input. A file taken from it is trusted only while its stat key (mtime and
 //! ctime in ns, size, inode) is the one the file has now.
 //!
+//! The pass reads the file a piece at a time (`Pieces`: 1 MiB, more only for one part larger
+//! than that), so a load holds the index it makes and one piece, not also every byte of the
+//! file (436 MB at a million files). The checksum is summed as the pieces go and compared at
+//! the end; what was adopted before then is thrown away by the caller when it is not the sum.
+//! The file is read, not mapped: a repository's process can shrink a mapped file under us,
+//! and a read of a page gone is a SIGBUS; a read that comes short is an `Err`.
+//!
 //! Layout: integers are LEB128 varints (signed ones zigzag), strings and byte lists a varint
 //! length and the bytes; the last 8 bytes are a checksum (SipHash, little-endian) of all before
 //! them, so a file cut short or damaged is refused whole. The checksum is no defence (anyone can
@@ -44,7 +51,7 @@
 //! ```
 //!
 //! The lists are the index's own packed varints (tasks/varint.rs), so a save copies them and a
-//! load adopts them after the check, without decoding a posting into anything. Why
+//! load copies them out of the piece after the check, without decoding a posting into anything. Why
 //! hand-written rather than serde with postcard or bincode: the packed lists are already bytes,
 //! the checks that matter (ids within their tables, rising ids, unique paths, lists that agree)
 //! are the decoder's own anyway, and it needs no new crate.
@@ -65,17 +72,22 @@ pub const BUILD_ID: &str = env!("REPOCTX_BUILD_ID");
 const MAX_DOTS: u64 = 1 << 20;
 
 /// What the check of saved bytes hands on as it goes, in the file's order: the index adopts
-/// each part as it is checked (tasks/index.rs), so no decoded copy of every file is held beside
-/// the bytes and the index. A part is handed on only when it passed its checks; when `decode`
-/// then fails, what was handed on must be thrown away.
-pub trait Sink<'b> {
-    /// The header's flag (each file's `out` is what resolving its imports gives now), the
-    /// defined names by id (in byte order), and how many files and terms follow.
-    fn start(&mut self, resolved: bool, names: Vec<&'b str>, files: usize, terms: usize);
+/// each part as it is checked (tasks/index.rs), so neither the file's bytes nor a decoded copy
+/// of every file is held beside the index; a part borrows the window it was checked in and
+/// lives for the call only. A part is handed on only when it passed its checks; when `decode`
+/// then fails (the checksum is checked last), what was handed on must be thrown away.
+pub trait Sink {
+    /// The header's flag (each file's `out` is what resolving its imports gives now), and how
+    /// many defined names and terms there are.
+    fn start(&mut self, resolved: bool, names: usize, terms: usize);
+    /// Defined name `id` (numbered from 0, in byte order).
+    fn name(&mut self, id: u32, name: &str);
+    /// How many files follow.
+    fn files(&mut self, files: usize);
     /// File `id` (numbered from 0, in order); false when a file handed on before has its path.
-    fn file(&mut self, id: u32, file: SavedFile<'b>) -> bool;
+    fn file(&mut self, id: u32, file: SavedFile<'_>) -> bool;
     /// Term `id` (numbered from 0, in byte order).
-    fn term(&mut self, id: u32, term: SavedTerm<'b>);
+    fn term(&mut self, id: u32, term: SavedTerm<'_>);
 }
 
 #[derive(Debug)]
@@ -300,25 +312,46 @@ impl PairSet {
     }
 }
 
+/// A reader of the bytes of one part, held in a window of the file (`Pieces`) or in a list of
+/// the part.
 struct Reader<'a> {
     b: &'a [u8],
     at: usize,
+    /// Where `b` starts in the file, for the errors' byte numbers.
+    base: u64,
+    /// Bytes of the file after `b` not read yet: a count is checked against them too, and a
+    /// part that runs past `b` into them is `starved` (read again in a larger window), not cut.
+    more: u64,
+    starved: bool,
 }
 
 type Res<T> = Result<T, String>;
 
 impl<'a> Reader<'a> {
     fn new(b: &'a [u8]) -> Reader<'a> {
-        Reader { b, at: 0 }
+        Reader {
+            b,
+            at: 0,
+            base: 0,
+            more: 0,
+            starved: false,
+        }
     }
 
-    fn left(&self) -> usize {
-        self.b.len() - self.at
+    /// Where the reader is in the file.
+    fn pos(&self) -> u64 {
+        self.base + self.at as u64
+    }
+
+    /// The bytes left to the end of the file's body, read or not.
+    fn left(&self) -> u64 {
+        (self.b.len() - self.at) as u64 + self.more
     }
 
     fn bytes(&mut self, n: usize) -> Res<&'a [u8]> {
-        if n > self.left() {
-            return Err(format!("truncated at byte {}", self.at));
+        if n > self.b.len() - self.at {
+            self.starved = n as u64 <= self.left();
+            return Err(format!("truncated at byte {}", self.pos()));
         }
         let s = &self.b[self.at..self.at + n];
         self.at += n;
@@ -347,7 +380,7 @@ impl<'a> Reader<'a> {
                 return Ok(v);
             }
         }
-        Err(format!("a varint too long at byte {}", self.at))
+        Err(format!("a varint too long at byte {}", self.pos()))
     }
 
     /// A varint that fits a u32 in at most five bytes (what tasks/varint.rs `get` reads).
@@ -355,9 +388,12 @@ impl<'a> Reader<'a> {
         let start = self.at;
         let v = self.u()?;
         if self.at - start > 5 {
-            return Err(format!("a varint too long at byte {start}"));
+            return Err(format!(
+                "a varint too long at byte {}",
+                self.base + start as u64
+            ));
         }
-        u32::try_from(v).map_err(|_| format!("{v} is out of range at byte {}", self.at))
+        u32::try_from(v).map_err(|_| format!("{v} is out of range at byte {}", self.pos()))
     }
 
     fn i(&mut self) -> Res<i64> {
@@ -368,11 +404,11 @@ impl<'a> Reader<'a> {
     /// A count of elements that take `min` bytes each at least: never more than the bytes left can hold.
     fn count(&mut self, min: usize) -> Res<usize> {
         let n = self.u()?;
-        if n > (self.left() / min) as u64 {
+        if n > self.left() / min as u64 {
             return Err(format!(
                 "a count of {n} with {} bytes left, at byte {}",
                 self.left(),
-                self.at
+                self.pos()
             ));
         }
         Ok(n as usize)
@@ -386,7 +422,7 @@ impl<'a> Reader<'a> {
 
     fn s(&mut self) -> Res<&'a str> {
         std::str::from_utf8(self.run()?)
-            .map_err(|_| format!("a string that is not UTF-8 before byte {}", self.at))
+            .map_err(|_| format!("a string that is not UTF-8 before byte {}", self.pos()))
     }
 
     /// The next id of a rising list below `bound`: the first as it is, then each the gap from
@@ -395,13 +431,13 @@ impl<'a> Reader<'a> {
         let d = self.u32()?;
         let id = match prev {
             None => d,
-            Some(_) if d == 0 => return Err(format!("ids not rising at byte {}", self.at)),
+            Some(_) if d == 0 => return Err(format!("ids not rising at byte {}", self.pos())),
             Some(p) => p.checked_add(d).ok_or("an id overflows")?,
         };
         if id as usize >= bound {
             return Err(format!(
                 "id {id} outside its table of {bound} at byte {}",
-                self.at
+                self.pos()
             ));
         }
         Ok(id)
@@ -412,7 +448,7 @@ impl<'a> Reader<'a> {
             0 => {
                 let dots = self.u()?;
                 if dots > MAX_DOTS {
-                    return Err(format!("{dots} leading dots at byte {}", self.at));
+                    return Err(format!("{dots} leading dots at byte {}", self.pos()));
                 }
                 Import::Python(dots as usize, self.s()?.to_string())
             }
@@ -426,7 +462,7 @@ impl<'a> Reader<'a> {
                 Import::Rust(segs)
             }
             3 => Import::Go(self.s()?.to_string()),
-            t => return Err(format!("import tag {t} at byte {}", self.at)),
+            t => return Err(format!("import tag {t} at byte {}", self.pos())),
         })
     }
 
@@ -509,109 +545,264 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Check saved bytes for an index of `root` built with `opts`, handing each part to `sink` as
-/// it passes; Err says why they cannot be used (the caller then builds from scratch).
-pub fn decode<'b>(
-    bytes: &'b [u8],
-    root: &Path,
-    opts: &Options,
-    sink: &mut impl Sink<'b>,
-) -> Result<(), String> {
-    parse(unseal(bytes, MAGIC, "saved task index")?, root, opts, sink)
+/// How many bytes of a saved file are read at a time: the window a part is checked in grows
+/// past it only for a part that is larger.
+const PIECE: usize = 1 << 20;
+
+/// The body of a saved file (all before its checksum) read a piece at a time, so its bytes are
+/// never all held at once: a window of what is read and not yet checked, and the checksum of
+/// what is. Each part (the header, a name, a file, a term) is checked in the window; a part
+/// that runs past it is checked again in a larger one (`part`).
+struct Pieces<R> {
+    read: R,
+    buf: Vec<u8>,
+    /// `buf[..start]` is checked; its bytes are summed when the window moves on.
+    start: usize,
+    /// Where `buf` starts in the file.
+    base: u64,
+    /// Bytes of the body not read into `buf` yet.
+    unread: u64,
+    /// How many bytes are read at a time (`PIECE`; tests use a few).
+    piece: usize,
+    sum: DefaultHasher,
+    /// The file's first bytes (up to the magic's length), to tell a damaged file from another.
+    head: Vec<u8>,
 }
 
-/// `decode` of the bytes before the checksum.
-fn parse<'b>(
-    bytes: &'b [u8],
+impl<R: std::io::Read> Pieces<R> {
+    fn new(read: R, body: u64, piece: usize) -> Pieces<R> {
+        Pieces {
+            read,
+            buf: Vec::new(),
+            start: 0,
+            base: 0,
+            unread: body,
+            piece,
+            sum: DefaultHasher::new(), // fixed keys, as `checksum`
+            head: Vec::new(),
+        }
+    }
+
+    /// Bytes of the body not checked yet.
+    fn left(&self) -> u64 {
+        (self.buf.len() - self.start) as u64 + self.unread
+    }
+
+    /// Read `n` more bytes of the file after `buf`.
+    fn read_more(&mut self, n: usize) -> Res<()> {
+        let old = self.buf.len();
+        self.buf.resize(old + n, 0);
+        self.read
+            .read_exact(&mut self.buf[old..])
+            .map_err(|e| format!("could not be read whole: {e}"))?;
+        if self.head.len() < MAGIC.len() {
+            let more = (MAGIC.len() - self.head.len()).min(n);
+            self.head.extend_from_slice(&self.buf[old..old + more]);
+        }
+        Ok(())
+    }
+
+    /// Drop the checked bytes (summed first) and read the next piece, or as many bytes again
+    /// as the window holds when one part fills it.
+    fn fill(&mut self) -> Res<()> {
+        self.sum.write(&self.buf[..self.start]);
+        self.buf.drain(..self.start);
+        self.base += self.start as u64;
+        self.start = 0;
+        let n = self.buf.len().max(self.piece).min(self.unread as usize);
+        if n == 0 {
+            return Err(format!("truncated at byte {}", self.base));
+        }
+        self.unread -= n as u64;
+        self.read_more(n)
+    }
+
+    /// Check the next part with `check`, which hands it on once it passed: run again on a
+    /// larger window while it ran out of bytes the file still holds (so it must leave nothing
+    /// behind before it passed).
+    fn part<T>(&mut self, mut check: impl FnMut(&mut Reader<'_>) -> Res<T>) -> Res<T> {
+        loop {
+            let mut r = Reader {
+                b: &self.buf[self.start..],
+                at: 0,
+                base: self.base + self.start as u64,
+                more: self.unread,
+                starved: false,
+            };
+            match check(&mut r) {
+                Ok(v) => {
+                    self.start += r.at;
+                    return Ok(v);
+                }
+                Err(_) if r.starved => self.fill()?,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Whether the checksum after the body is the sum of the body, reading (and summing) the
+    /// rest of the body first when the check stopped short of it.
+    fn summed(mut self) -> Res<bool> {
+        self.sum.write(&self.buf);
+        while self.unread > 0 {
+            let n = (self.unread as usize).min(self.piece);
+            self.buf.clear();
+            self.unread -= n as u64;
+            self.read_more(n)?;
+            self.sum.write(&self.buf);
+        }
+        self.buf.clear();
+        self.read_more(8)?;
+        Ok(self.sum.finish().to_le_bytes()[..] == self.buf[..])
+    }
+}
+
+/// Check a saved index of `len` bytes, read from `read` a piece at a time, for an index of
+/// `root` built with `opts`, handing each part to `sink` as it passes; Err says why it cannot
+/// be used (the caller then builds from scratch, throwing away what was handed on: the
+/// checksum is known only at the end).
+pub fn decode(
+    read: impl std::io::Read,
+    len: u64,
     root: &Path,
     opts: &Options,
-    sink: &mut impl Sink<'b>,
+    sink: &mut impl Sink,
+) -> Result<(), String> {
+    decode_in(read, len, PIECE, root, opts, sink)
+}
+
+/// `decode`, reading `piece` bytes at a time.
+fn decode_in(
+    read: impl std::io::Read,
+    len: u64,
+    piece: usize,
+    root: &Path,
+    opts: &Options,
+    sink: &mut impl Sink,
+) -> Result<(), String> {
+    let Some(body) = len.checked_sub(8) else {
+        return Err("not a saved task index".into());
+    };
+    let mut pieces = Pieces::new(read, body, piece);
+    let checked = parse(&mut pieces, root, opts, sink);
+    // The checksum is read whatever the check found: a damaged file is called damaged.
+    let starts = pieces.head.clone();
+    match pieces.summed()? {
+        true => checked,
+        false if starts.starts_with(MAGIC) => {
+            Err("damaged or cut short (its checksum is not its bytes')".into())
+        }
+        false => Err("not a saved task index".into()),
+    }
+}
+
+/// The check of `decode`, part by part.
+fn parse<R: std::io::Read>(
+    pieces: &mut Pieces<R>,
+    root: &Path,
+    opts: &Options,
+    sink: &mut impl Sink,
 ) -> Result<(), String> {
     let mut expect = Vec::new();
     header(&mut expect, root, opts);
-    let mut r = Reader::new(bytes);
-    if r.bytes(MAGIC.len()).ok() != Some(&MAGIC[..]) {
-        return Err("not a saved task index".into());
-    }
-    let version = u32::from_le_bytes(r.bytes(4)?.try_into().map_err(|_| "truncated")?);
-    if version != VERSION {
-        return Err(format!(
-            "format version {version}, this build reads {VERSION}"
-        ));
-    }
-    if r.s()? != BUILD_ID {
-        return Err("saved by another build of the core".into());
-    }
-    if bytes.get(..expect.len()) != Some(&expect[..]) {
-        return Err("saved for another root or other options".into());
-    }
-    r.at = expect.len();
-    let resolved = match r.byte()? {
-        0 => false,
-        1 => true,
-        b => return Err(format!("a flag of {b} at byte {}", r.at)),
-    };
-    // A term takes 3 bytes at least (its string's length, a byte of it, its list's length).
-    let term_count = r.count(3)?;
-    let n = r.count(1)?;
-    let mut names: Vec<&str> = Vec::with_capacity(n);
-    for _ in 0..n {
-        let s = r.s()?;
-        if names.last().is_some_and(|p| *p >= s) {
-            return Err(format!("names out of order at byte {}", r.at));
+    let (resolved, term_count, name_count) = pieces.part(|r| {
+        if r.bytes(MAGIC.len()).ok() != Some(&MAGIC[..]) {
+            return Err("not a saved task index".into());
         }
-        names.push(s);
+        let version = u32::from_le_bytes(r.bytes(4)?.try_into().map_err(|_| "truncated")?);
+        if version != VERSION {
+            return Err(format!(
+                "format version {version}, this build reads {VERSION}"
+            ));
+        }
+        if r.s()? != BUILD_ID {
+            return Err("saved by another build of the core".into());
+        }
+        r.at = 0;
+        if r.bytes(expect.len()).ok() != Some(&expect[..]) {
+            return Err("saved for another root or other options".into());
+        }
+        let resolved = match r.byte()? {
+            0 => false,
+            1 => true,
+            b => return Err(format!("a flag of {b} at byte {}", r.pos())),
+        };
+        // A term takes 3 bytes at least (its string's length, a byte of it, its list's length).
+        Ok((resolved, r.count(3)?, r.count(1)?))
+    })?;
+    sink.start(resolved, name_count, term_count);
+    let mut before: Vec<u8> = Vec::new();
+    for id in 0..name_count as u32 {
+        pieces.part(|r| {
+            let s = r.s()?;
+            if id > 0 && before[..] >= *s.as_bytes() {
+                return Err(format!("names out of order at byte {}", r.pos()));
+            }
+            before.clear();
+            before.extend_from_slice(s.as_bytes());
+            sink.name(id, s);
+            Ok(())
+        })?;
     }
-    let name_count = names.len();
     // A file takes 10 bytes at least: a path, six stat numbers, a length and lists.
-    let n = r.count(10)?;
+    let n = pieces.part(|r| r.count(10))?;
     let r_point = RandomState::new().hash_one(0u64) % P;
     let too_many = || "too many terms and files to check".to_string();
     let mut held = PairSet::new(r_point, term_count, n).ok_or_else(too_many)?;
     let mut posted = PairSet::new(r_point, term_count, n).ok_or_else(too_many)?;
-    sink.start(resolved, names, n, term_count);
+    sink.files(n);
     for id in 0..n as u32 {
-        let f = r.file(id, (n, term_count, name_count), &mut held)?;
-        let path = f.path;
-        if !sink.file(id, f) {
-            return Err(format!("{path} saved twice, before byte {}", r.at));
-        }
+        pieces.part(|r| {
+            let was = held.product;
+            let f = r
+                .file(id, (n, term_count, name_count), &mut held)
+                .inspect_err(|_| held.product = was)?;
+            let path = f.path;
+            if !sink.file(id, f) {
+                return Err(format!("{path} saved twice, before byte {}", r.pos()));
+            }
+            Ok(())
+        })?;
     }
-    let mut before: Option<&str> = None;
     for id in 0..term_count as u32 {
-        let term = r.s()?;
-        if before.is_some_and(|p| p >= term) {
-            return Err(format!("terms out of order at byte {}", r.at));
-        }
-        before = Some(term);
-        let postings = r.run()?;
-        let mut p = Reader::new(postings);
-        let (mut df, mut last) = (0u32, None);
-        while p.left() > 0 {
-            let doc = p.next_id(last, n)?;
-            p.u32()?; // its count
-            posted.add(id, doc);
-            df += 1;
-            last = Some(doc);
-        }
-        let Some(last) = last else {
-            return Err(format!("{term:?} is held by no file"));
-        };
-        sink.term(
-            id,
-            SavedTerm {
-                term,
-                postings,
-                df,
-                last,
-            },
-        );
+        pieces.part(|r| {
+            let term = r.s()?;
+            if id > 0 && before[..] >= *term.as_bytes() {
+                return Err(format!("terms out of order at byte {}", r.pos()));
+            }
+            // (nothing after the list can run out of bytes: its pairs are counted once)
+            let postings = r.run()?;
+            let mut p = Reader::new(postings);
+            let (mut df, mut last) = (0u32, None);
+            while p.left() > 0 {
+                let doc = p.next_id(last, n)?;
+                p.u32()?; // its count
+                posted.add(id, doc);
+                df += 1;
+                last = Some(doc);
+            }
+            let Some(last) = last else {
+                return Err(format!("{term:?} is held by no file"));
+            };
+            before.clear();
+            before.extend_from_slice(term.as_bytes());
+            sink.term(
+                id,
+                SavedTerm {
+                    term,
+                    postings,
+                    df,
+                    last,
+                },
+            );
+            Ok(())
+        })?;
     }
     if held.product != posted.product {
         return Err("the posting lists and the forward lists hold other (term, file) pairs".into());
     }
-    if r.left() != 0 {
-        return Err(format!("{} bytes after the last term", r.left()));
+    if pieces.left() != 0 {
+        return Err(format!("{} bytes after the last term", pieces.left()));
     }
     Ok(())
 }
@@ -718,36 +909,114 @@ mod tests {
         )
     }
 
-    /// Every part handed on, as a test reads them back.
+    /// Every part handed on, as a test reads them back (kept for the test's life: a part
+    /// borrows the window it was checked in for the call only).
     #[derive(Debug, Default)]
-    struct Saved<'b> {
+    struct Saved {
         resolved: bool,
-        names: Vec<&'b str>,
-        files: Vec<SavedFile<'b>>,
-        terms: Vec<SavedTerm<'b>>,
+        names: Vec<&'static str>,
+        files: Vec<SavedFile<'static>>,
+        terms: Vec<SavedTerm<'static>>,
     }
 
-    impl<'b> Sink<'b> for Saved<'b> {
-        fn start(&mut self, resolved: bool, names: Vec<&'b str>, _: usize, _: usize) {
-            (self.resolved, self.names) = (resolved, names);
+    fn kept(b: &[u8]) -> &'static [u8] {
+        Box::leak(b.into())
+    }
+
+    fn kept_str(s: &str) -> &'static str {
+        Box::leak(s.into())
+    }
+
+    impl Sink for Saved {
+        fn start(&mut self, resolved: bool, _: usize, _: usize) {
+            self.resolved = resolved;
         }
 
-        fn file(&mut self, id: u32, file: SavedFile<'b>) -> bool {
+        fn name(&mut self, id: u32, name: &str) {
+            assert_eq!(id as usize, self.names.len());
+            self.names.push(kept_str(name));
+        }
+
+        fn files(&mut self, _: usize) {}
+
+        fn file(&mut self, id: u32, f: SavedFile<'_>) -> bool {
             assert_eq!(id as usize, self.files.len());
-            let fresh = self.files.iter().all(|f| f.path != file.path);
-            self.files.push(file);
+            let fresh = self.files.iter().all(|g| g.path != f.path);
+            self.files.push(SavedFile {
+                path: kept_str(f.path),
+                forward: kept(f.forward),
+                defs: kept(f.defs),
+                ..f
+            });
             fresh
         }
 
-        fn term(&mut self, id: u32, term: SavedTerm<'b>) {
+        fn term(&mut self, id: u32, t: SavedTerm<'_>) {
             assert_eq!(id as usize, self.terms.len());
-            self.terms.push(term);
+            self.terms.push(SavedTerm {
+                term: kept_str(t.term),
+                postings: kept(t.postings),
+                ..t
+            });
         }
     }
 
-    fn decode_r(b: &[u8]) -> Result<Saved<'_>, String> {
+    fn decode_piecewise(b: &[u8], len: u64, piece: usize) -> Result<Saved, String> {
         let mut s = Saved::default();
-        decode(b, Path::new("/r"), &opts(), &mut s).map(|()| s)
+        decode_in(b, len, piece, Path::new("/r"), &opts(), &mut s).map(|()| s)
+    }
+
+    /// `decode` read whole, and a byte and five bytes at a time (every part then runs out of
+    /// its window and is checked again in a larger one): the same parts, or the same refusal.
+    fn decode_r(b: &[u8]) -> Result<Saved, String> {
+        let whole = decode_piecewise(b, b.len() as u64, PIECE);
+        for piece in [1, 5] {
+            let got = decode_piecewise(b, b.len() as u64, piece);
+            assert_eq!(
+                format!("{got:?}"),
+                format!("{whole:?}"),
+                "read {piece} at a time"
+            );
+        }
+        whole
+    }
+
+    #[test]
+    fn a_file_whose_length_is_not_what_it_said_is_refused() {
+        let b = sample();
+        let len = b.len() as u64;
+        assert!(decode_piecewise(&b, len, 7).is_ok());
+        // Shrunk while read: the bytes end before the length said.
+        for cut in [1, 8, b.len() / 2] {
+            let err = decode_piecewise(&b[..b.len() - cut], len, 7).unwrap_err();
+            assert!(err.contains("read whole"), "{err}");
+        }
+        // Grown, or said shorter: what is read is not the file.
+        let mut grown = b.clone();
+        grown.extend_from_slice(&[0; 16]);
+        assert!(decode_piecewise(&grown, len + 16, 7).is_err());
+        assert!(decode_piecewise(&b, len - 1, 7).is_err());
+        assert!(decode_piecewise(&b, len - 9, 7).is_err());
+    }
+
+    #[test]
+    fn the_running_checksum_is_the_checksum_of_the_whole() {
+        let b = sample();
+        let body = &b[..b.len() - 8];
+        for piece in 1..20 {
+            let mut p = Pieces::new(body, body.len() as u64, piece);
+            while p.unread > 0 {
+                p.start = p.buf.len();
+                p.fill().unwrap();
+            }
+            p.start = p.buf.len();
+            p.sum.write(&p.buf[..p.start]);
+            assert_eq!(
+                p.sum.finish().to_le_bytes(),
+                checksum(body),
+                "piece {piece}"
+            );
+        }
     }
 
     #[test]
@@ -883,11 +1152,15 @@ mod tests {
     #[test]
     fn another_root_options_version_or_build_is_refused() {
         let b = sample();
-        assert!(
-            decode(&b, Path::new("/other"), &opts(), &mut Saved::default())
-                .unwrap_err()
-                .contains("another root")
-        );
+        assert!(decode(
+            &b[..],
+            b.len() as u64,
+            Path::new("/other"),
+            &opts(),
+            &mut Saved::default()
+        )
+        .unwrap_err()
+        .contains("another root"));
         for o in [
             Options {
                 prefix: "#".into(),
@@ -902,7 +1175,14 @@ mod tests {
                 ..opts()
             },
         ] {
-            assert!(decode(&b, Path::new("/r"), &o, &mut Saved::default()).is_err());
+            assert!(decode(
+                &b[..],
+                b.len() as u64,
+                Path::new("/r"),
+                &o,
+                &mut Saved::default()
+            )
+            .is_err());
         }
         let body = &b[..b.len() - 8];
         let mut v = body.to_vec();

@@ -219,6 +219,21 @@ impl Root {
         Ok(buf)
     }
 
+    /// A regular file to read a piece at a time, and how many bytes it holds now (at most
+    /// `cap`, else TooLarge). A reader must not trust the length: another process can shrink
+    /// or grow the file meanwhile.
+    pub fn open_read(&self, rel: &Path, cap: u64) -> Result<(File, u64)> {
+        let file = self.open_file(rel)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(Error::NotRegular(shown(rel), meta.is_dir()));
+        }
+        if meta.len() > cap {
+            return Err(Error::TooLarge(shown(rel), cap));
+        }
+        Ok((file, meta.len()))
+    }
+
     /// The first `n` bytes of a regular file (all of it when shorter).
     pub fn read_head(&self, rel: &Path, n: u64) -> Result<Vec<u8>> {
         read_regular(self.open_file(rel)?, rel, n)

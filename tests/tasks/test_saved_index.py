@@ -77,6 +77,35 @@ def test_a_cold_call_from_the_saved_index_answers_as_a_build_after_edits_removal
     assert answer(repo) == after
 
 
+def test_a_saved_index_of_many_pieces_is_adopted_as_its_bytes_are_and_answers_as_a_build(tmp_path):
+    """The core reads the saved file a piece (1 MiB) at a time (rust/tasks/store.rs `Pieces`):
+    files and terms that straddle two pieces are adopted as from the whole bytes."""
+    repo = tmp_path / "repo"
+    words = " ".join(f"word{i}" for i in range(60))
+    for i in range(4000):
+        write(repo, f"pkg{i % 40}/mod{i}.py", f"def function_{i}(order):\n    '{words} unique{i}'\n    return order\n")
+    time.sleep(SETTLE)
+    answer(repo, "function_7")
+    data = (repo / SAVED).read_bytes()
+    assert len(data) > 1 << 20, "two pieces at least"
+    ws = Workspace.open(repo)
+    cfg = ws.scan_config()
+    dirs = [r.scope for r in _core.walk(str(repo), list(cfg.ignore), cfg.max_depth, cfg.min_tokens).rows]
+
+    def index(**saved):
+        return _core.TaskIndex(str(repo), dirs, list(cfg.ignore), "@", None, **saved)
+
+    def answers(ix) -> list[str]:
+        return [ix.query(task, 8000, [], [], 10, "bytes4").json() for task in ("function_7 order", "unique3999 word5")]
+
+    pieces, whole, built = index(saved_at=(SAVED, len(data))), index(saved=data), index()
+    assert (pieces.refused, pieces.loaded, whole.loaded) == (None, 4000, 4000)
+    assert answers(pieces) == answers(whole) == answers(built)
+    assert pieces.save() == data, "the same index, saved again byte for byte"
+    refused = index(saved_at=(SAVED, len(data) - 1))
+    assert (refused.loaded, refused.refused) == (0, f"larger than {len(data) - 1} bytes; refused unread")
+
+
 def test_the_file_is_written_when_enough_changed_and_never_by_a_read_only_workspace(tmp_path):
     repo = tmp_path / "repo"
     for i in range(200):
