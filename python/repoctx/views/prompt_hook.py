@@ -95,6 +95,7 @@ def answer(raw: bytes, budget: int, limit: int) -> str | None:
     ws = Workspace.open(choice.root, root_reason=choice.reason)
     # The walk and the load of the saved index are the core's, without the GIL: they run on
     # another core while the command (msgspec, the registry) is imported, and `context` takes them.
+    # (task_index is named here, not found through the catalog, which would import all that first.)
     build_ahead(ws)
     from repoctx.registry.catalog import cli_commands
 
