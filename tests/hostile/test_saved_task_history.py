@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import NOT_A_FILE, put_not_a_file, run_cli, snapshot, write
-from repoctx.tasks import task_index
+from repoctx.base import task_index
 
 HISTORY = task_index.HISTORY_FILE
 TASK = "apply_discount coupon percentage"

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import NOT_A_FILE, SETTLE, put_not_a_file, run_cli, snapshot, write
+from repoctx.base import task_index
 from repoctx.base.workspace import Workspace
-from repoctx.tasks import task_index
 
 SAVED = task_index.SAVED_FILE
 FILES = {

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPOCTX, mcp_client, run_cli, snapshot
+from repoctx.base import task_index
 from repoctx.base.workspace import Workspace
 from repoctx.caches import engine as caches
-from repoctx.tasks import task_index
 from repoctx.views import cli
 from sample_repo import EXAMPLES, build_sample_repo
 

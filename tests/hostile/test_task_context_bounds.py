@@ -21,7 +21,7 @@ import anyio
 import pytest
 
 from conftest import SETTLE, mcp_client, mkfifo, write
-from repoctx.tasks import task_index
+from repoctx.base import task_index
 
 FILES = {
     "app/orders.py": "from app.tax import tax_rate\n\n\ndef apply_discount(order, coupon):\n"

@@ -1,4 +1,4 @@
-"""The task index built ahead (tasks/task_index.py `build_ahead`, what the prompt hook starts
+"""The task index built ahead (base/task_index.py `build_ahead`, what the prompt hook starts
 before importing the command): the command takes that build rather than walking and loading
 again, answers from it as from its own, and a build that failed fails the command as its own
 build would (io_error, which the hook answers with silence)."""
@@ -10,8 +10,9 @@ import time
 
 from conftest import SETTLE, write
 from repoctx.base import index as tables
+from repoctx.base import task_index
 from repoctx.base.workspace import Workspace
-from repoctx.tasks import context, task_index
+from repoctx.tasks import context
 
 TASK = "apply_discount gives the wrong total for percentage coupons"
 

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import run_cli, write
-from repoctx.tasks import task_index
+from repoctx.base import task_index
 
 HISTORY = task_index.HISTORY_FILE
 TASK = "apply_discount coupon percentage"

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from conftest import SETTLE, mcp_client, run_cli, write
 from repoctx import _core
+from repoctx.base import task_index
 from repoctx.base.workspace import Workspace
-from repoctx.tasks import context, task_index
+from repoctx.tasks import context
 
 SAVED = task_index.SAVED_FILE
 

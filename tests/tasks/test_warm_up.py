@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from conftest import SETTLE, run_cli, write
-from repoctx.tasks import task_index
+from repoctx.base import task_index
 
 # The server's warm-up as `repoctx serve` runs it (live tables, then catalog.warm_up), then
 # what it holds: no index, or one with how many files it took from the saved bytes.
@@ -21,7 +21,7 @@ import json, sys
 from repoctx.base import index
 from repoctx.base.workspace import Workspace
 from repoctx.registry.catalog import listed, warm_up
-from repoctx.tasks import task_index
+from repoctx.base import task_index
 index.serve_live(True)
 ws = Workspace.open(sys.argv[1])
 if sys.argv[2:] == ["task-only"]:  # the task index's part alone

@@ -3,7 +3,7 @@ regions that matter for a task, and a bundle of their text within a token budget
 
 The ranking is the Rust core's (rust/tasks/): one index per tree of every file the walk
 reaches, built on first use, kept by a serving process and saved for the next one
-(tasks/task_index.py).
+(base/task_index.py).
 
 Signals, each of which `signals_off` can switch off (see docs/tasks.md): `lexical`, `symbols`,
 `imports`, `scopes`, `artifacts`, `project`, `history`. The bundle never holds more than
@@ -20,10 +20,10 @@ from msgspec import Meta, Struct
 
 from repoctx import _core
 from repoctx.base.command import CliView, Command, McpView, pretty_json
+from repoctx.base.task_index import save_later, task_index
 from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats import config as config_format
 from repoctx.tasks.outline import outline_lines
-from repoctx.tasks.task_index import save_later, task_index
 
 SIGNALS: tuple[str, ...] = tuple(_core.TASK_SIGNALS)
 DEFAULT_BUDGET = 8000

@@ -64,7 +64,7 @@ class _Held:
 
 
 _lock = threading.Lock()
-_held: dict[str, tuple[tuple, _Held]] = {}  # root -> (what it was built with, the index)
+_held: dict[str, tuple[tuple[object, ...], _Held]] = {}  # root -> (what it was built with, the index)
 
 
 def _prefix(contextia: str | None) -> str:
@@ -155,7 +155,7 @@ def save_later(ws: Workspace, index: _core.TaskIndex) -> None:
     threading.Thread(target=_save, args=(ws, index, whole), name=SAVE_THREAD, daemon=False).start()
 
 
-def _build(ws: Workspace, rows: list, ignore: list[str], prefix: str, contextia: str | None) -> _core.TaskIndex:
+def _build(ws: Workspace, rows: list[_core.DirRow], ignore: list[str], prefix: str, contextia: str | None) -> _core.TaskIndex:
     saved = _read_saved(ws, sum(r.files for r in rows))
     index = _core.TaskIndex(ws.root, [r.scope for r in rows], ignore, prefix, contextia, saved)
     if index.refused is not None:
