@@ -210,7 +210,6 @@ def warm(ws: Workspace) -> None:
         task_index(ws)
 
 
-
 class _Ahead:
     """A cold build of the task index running in a thread of its own (`build_ahead`)."""
 
