@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 from benches import measure
-from repoctx.tasks.context import HISTORY_FILE
+from repoctx.base.task_index import HISTORY_FILE
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 TASK = "the prompt hook should be silent when the prompt is a slash command"

@@ -200,7 +200,7 @@ async def _restarted(root: Path, task: str | None, budget: int) -> float:
 
 def cold_cli(root: Path, task: str, repeat: int) -> dict:
     """The cold CLI with no saved index (nor history), with fresh ones, and after one file was touched."""
-    from repoctx.tasks.context import HISTORY_FILE, SAVED_FILE
+    from repoctx.base.task_index import HISTORY_FILE, SAVED_FILE
 
     argv = [sys.executable, "-m", "repoctx", "context", task, "--json"]
     saved, history = root / SAVED_FILE, root / HISTORY_FILE
@@ -229,7 +229,7 @@ def cold_cli(root: Path, task: str, repeat: int) -> dict:
 def left_as_found(root: Path):
     """An existing repository's `.repoctx/` as it was before the run (the runs save a task index
     and git's history)."""
-    from repoctx.tasks.context import HISTORY_FILE, SAVED_FILE
+    from repoctx.base.task_index import HISTORY_FILE, SAVED_FILE
 
     state = root / ".repoctx"
     files = [root / SAVED_FILE, root / HISTORY_FILE]

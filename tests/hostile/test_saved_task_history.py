@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from conftest import NOT_A_FILE, put_not_a_file, run_cli, snapshot, write
-from repoctx.tasks import context
+from repoctx.base import task_index
 
-HISTORY = context.HISTORY_FILE
+HISTORY = task_index.HISTORY_FILE
 TASK = "apply_discount coupon percentage"
 
 
@@ -87,7 +87,7 @@ def test_no_file_where_the_file_should_be_neither_hangs_nor_fails(tmp_path, kind
     repo, baseline, _ = repo_with_answer(tmp_path)
     path = repo / HISTORY
     path.unlink()
-    put_not_a_file(path, kind, context.MAX_HISTORY_BYTES)
+    put_not_a_file(path, kind, task_index.MAX_HISTORY_BYTES)
     proc = cli(repo)
     assert proc.stdout == baseline
     assert ("task-history.bin is larger than" in proc.stderr) == (kind == "huge sparse file"), proc.stderr

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from conftest import NOT_A_FILE, SETTLE, put_not_a_file, run_cli, snapshot, write
+from repoctx.base import task_index
 from repoctx.base.workspace import Workspace
-from repoctx.tasks import context
 
-SAVED = context.SAVED_FILE
+SAVED = task_index.SAVED_FILE
 FILES = {
     "app/orders.py": "from app.tax import tax_rate\n\n\ndef apply_discount(order, coupon):\n"
                      "    return order.total * (1 - coupon.percent / 100) * tax_rate()\n",
@@ -54,7 +54,7 @@ def cli(repo: Path, code: int = 0) -> subprocess.CompletedProcess:
 
 
 def index_of(repo: Path):
-    return context.task_index(Workspace.open(repo))
+    return task_index.task_index(Workspace.open(repo))
 
 
 def _varint(b: bytes, at: int) -> tuple[int, int]:
@@ -193,7 +193,7 @@ def test_no_file_where_the_file_should_be_neither_hangs_nor_fails(tmp_path, kind
     repo, baseline, _ = repo_with_answer(tmp_path)
     path = repo / SAVED
     path.unlink()
-    put_not_a_file(path, kind, context.MAX_SAVED_BYTES)
+    put_not_a_file(path, kind, task_index.MAX_SAVED_BYTES)
     proc = cli(repo)
     assert proc.stdout == baseline
     assert ("task-index.bin is not used (larger than" in proc.stderr) == (kind == "huge sparse file"), proc.stderr

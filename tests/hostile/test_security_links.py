@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPOCTX, mcp_client, run_cli, snapshot
+from repoctx.base import task_index
 from repoctx.base.workspace import Workspace
 from repoctx.caches import engine as caches
-from repoctx.tasks import context as task_context
 from repoctx.views import cli
 from sample_repo import EXAMPLES, build_sample_repo
 
@@ -120,7 +120,7 @@ def run_in_process(repo: Path, args: list[str]) -> tuple[int, str]:
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         code = cli.main(["--root", str(repo), *(a.replace("{repo}", str(repo)) for a in args), "--json"])
     for thread in threading.enumerate():  # what a process waits for at exit (the saved task index)
-        if thread.name == task_context.SAVE_THREAD:
+        if thread.name == task_index.SAVE_THREAD:
             thread.join()
     return code, stdout.getvalue() + stderr.getvalue()
 

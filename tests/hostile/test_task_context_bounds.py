@@ -21,7 +21,7 @@ import anyio
 import pytest
 
 from conftest import SETTLE, mcp_client, mkfifo, write
-from repoctx.tasks import context
+from repoctx.base import task_index
 
 FILES = {
     "app/orders.py": "from app.tax import tax_rate\n\n\ndef apply_discount(order, coupon):\n"
@@ -145,8 +145,8 @@ def test_a_crafted_saved_index_is_refused_by_its_size_before_it_is_read(tmp_path
     _, first = measured(repo)
     assert first.returncode == 0, first.stderr
     baseline_peak, _again = measured(repo)  # from the good saved file
-    good = (repo / context.SAVED_FILE).read_bytes()
-    with open(repo / context.SAVED_FILE, "wb") as f:
+    good = (repo / task_index.SAVED_FILE).read_bytes()
+    with open(repo / task_index.SAVED_FILE, "wb") as f:
         if kind != "sparse":
             f.write(good[: len(good) - 8])
         f.truncate(1 << 30)

@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 from conftest import run_cli, write
-from repoctx.tasks import context
+from repoctx.base import task_index
 
-HISTORY = context.HISTORY_FILE
+HISTORY = task_index.HISTORY_FILE
 TASK = "apply_discount coupon percentage"
 
 
@@ -85,4 +85,4 @@ def test_without_git_nothing_is_saved(tmp_path):
     plain = tmp_path / "plain"
     write(plain, "shop/orders.py", "def apply_discount(order, coupon):\n    return order\n")
     answer(plain)
-    assert (plain / context.SAVED_FILE).exists() and not (plain / HISTORY).exists()
+    assert (plain / task_index.SAVED_FILE).exists() and not (plain / HISTORY).exists()

@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 
 from conftest import SETTLE, mcp_client, run_cli, write
 from repoctx import _core
+from repoctx.base import task_index
 from repoctx.base.workspace import Workspace
 from repoctx.tasks import context
 
-SAVED = context.SAVED_FILE
+SAVED = task_index.SAVED_FILE
 
 FILES = {
     "shop/orders.py": "from shop.tax import tax_rate\n\n\ndef apply_discount(order, coupon):\n"
@@ -50,7 +51,7 @@ def answer(root: Path, task: str = TASK) -> str:
 
 def loaded(root: Path) -> tuple[int, int, str | None]:
     """(files taken from the saved index, files indexed, why it was refused) as a cold call builds it."""
-    index = context.task_index(Workspace.open(root))
+    index = task_index.task_index(Workspace.open(root))
     return index.loaded, index.file_count, index.refused
 
 
@@ -133,7 +134,7 @@ def test_the_file_is_written_when_enough_changed_and_never_by_a_read_only_worksp
     ws = Workspace.open(repo, read_only=True)
     result = context.task_context(ws, context.ContextParams(task="brand_new"))
     for thread in threading.enumerate():
-        if thread.name == context.SAVE_THREAD:
+        if thread.name == task_index.SAVE_THREAD:
             thread.join()
     assert result.files[0].path == "pkg9/new.py"
     assert not saved.exists()

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from conftest import SETTLE, run_cli, write
-from repoctx.tasks import context
+from repoctx.base import task_index
 
 # The server's warm-up as `repoctx serve` runs it (live tables, then catalog.warm_up), then
 # what it holds: no index, or one with how many files it took from the saved bytes.
@@ -21,14 +21,14 @@ import json, sys
 from repoctx.base import index
 from repoctx.base.workspace import Workspace
 from repoctx.registry.catalog import listed, warm_up
-from repoctx.tasks import context
+from repoctx.base import task_index
 index.serve_live(True)
 ws = Workspace.open(sys.argv[1])
 if sys.argv[2:] == ["task-only"]:  # the task index's part alone
-    context.warm(ws)
+    task_index.warm(ws)
 else:
     warm_up(ws, {c.tool: c for c in listed(ws).commands})
-held = context._held.get(ws.root)
+held = task_index._held.get(ws.root)
 print(json.dumps(None if held is None else {"files": held[1].index.file_count, "loaded": held[1].index.loaded}))
 """
 
@@ -44,7 +44,7 @@ def test_the_index_is_built_ahead_only_from_a_saved_one(tmp_path):
     write(repo, "shop/orders.py", "def apply_discount(order, coupon):\n    return order\n")
     write(repo, "shop/tax.py", "def tax_rate():\n    return 1.2\n")
     assert warmed(repo) is None, "never asked: nothing built"
-    assert not (repo / context.SAVED_FILE).exists()
+    assert not (repo / task_index.SAVED_FILE).exists()
     time.sleep(SETTLE)  # past the window in which files just written are not saved
     assert run_cli("--root", str(repo), "context", "apply_discount", "--json").returncode == 0
     assert warmed(repo) == {"files": 2, "loaded": 2}

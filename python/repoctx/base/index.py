@@ -121,6 +121,11 @@ def serve_live(watch: bool) -> Indexes:
     return _live
 
 
+def serving() -> bool:
+    """Whether this process keeps live tables (`repoctx serve`)."""
+    return _live is not None
+
+
 def scan(ws: Workspace, cfg: ScanConfig) -> Table:
     """The directory table of `ws.root` as the files are now; raises OSError when the root cannot be read."""
     if _live is not None:

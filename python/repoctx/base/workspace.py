@@ -20,7 +20,6 @@ from typing import Any, TypeGuard, TypeVar
 from repoctx import _core
 from repoctx.base import fs, locks
 from repoctx.base.errors import RepoctxError
-from repoctx.formats import bounded
 
 CONFIG_FILE = ".context.config.yaml"
 DEFAULT_MAX_DEPTH = 10
@@ -136,10 +135,14 @@ class Workspace:
         with the wrong type is left at its default rather than voiding the file."""
         try:
             data = load_yaml_file(os.path.join(self.root, CONFIG_FILE))
-        except bounded.YamlError:  # the advice after a command names it
+        except RepoctxError:  # bounded.YamlError: the advice after a command names it
             data = None
         if not isinstance(data, dict):
             return ScanConfig()
+        # Imported once such a file is read: it brings msgspec, which a tree without one (the
+        # prompt hook's walk, started before the rest is imported) does without.
+        from repoctx.formats import bounded
+
         ignore = data.get("ignore")
         max_depth = data.get("max_depth")
         min_tokens = data.get("min_tokens")
@@ -174,6 +177,8 @@ def load_yaml_file(path: str, max_bytes: int = 1 << 20) -> object:
         raw = fs.read_bytes(*fs.split(path), max_bytes)
     except OSError:  # absent, over the cap, not a file, or a link that leads out
         return None
+    from repoctx.formats import bounded
+
     return bounded.yaml(raw)
 
 

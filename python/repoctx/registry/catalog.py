@@ -138,7 +138,7 @@ def connection_observers(ws: Workspace) -> list[Any]:
 def warm_up(ws: Workspace, listed: dict[str, Command]) -> None:
     """Build what the first answers of the listed tools (by name) would wait for: the scopes
     table (a listing builds it), then, when artifact globs may be asked, the annotation index,
-    and the task index when a saved one is on disk (tasks.context.warm: a server here was asked
+    and the task index when a saved one is on disk (base/task_index.warm: a server here was asked
     for task context before). Without one it is built on the first `task_context` call, so a
     server that is never asked for task context neither holds it nor writes
     `.repoctx/task-index.bin`."""
@@ -146,7 +146,9 @@ def warm_up(ws: Workspace, listed: dict[str, Command]) -> None:
         cmd = listed["list_contexts"]
         cmd.handler(ws, cmd.parse({}))
     if "task_context" in listed:
-        _module("tasks.context").warm(ws)
+        from repoctx.base import task_index
+
+        task_index.warm(ws)
     if "mcp_find_by_path" in listed:
         _module("artifacts.store").warm(ws)
 

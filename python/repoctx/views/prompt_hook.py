@@ -86,13 +86,18 @@ def answer(raw: bytes, budget: int, limit: int) -> str | None:
         return None
     cwd = event.get("cwd")
     from repoctx.base import rootfind
+    from repoctx.base.task_index import build_ahead
     from repoctx.base.workspace import Workspace
-    from repoctx.registry.catalog import cli_commands
 
     choice = rootfind.find_root(cwd if isinstance(cwd, str) and os.path.isdir(cwd) else os.getcwd())
     if choice.marker is None:  # not in a repository (a home directory): nothing to rank, and no walk of it
         return None
     ws = Workspace.open(choice.root, root_reason=choice.reason)
+    # The walk and the load of the saved index are the core's, without the GIL: they run on
+    # another core while the command (msgspec, the registry) is imported, and `context` takes them.
+    build_ahead(ws)
+    from repoctx.registry.catalog import cli_commands
+
     (context,) = cli_commands("context") or ()
     result = context.handler(ws, context.parse({"task": prompt, "budget": budget, "limit": limit}))
     if context.is_error(result) or not result.files:

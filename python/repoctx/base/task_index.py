@@ -1,0 +1,247 @@
+"""The task index of a tree (the core's `TaskIndex`, rust/tasks/): made for `task_context` from
+the walk of the scopes table (the same ignore policy and depth), kept by a serving process,
+loaded from and saved to `.repoctx/` by the others.
+
+A serving process keeps it and follows the live index's change feed: a directory whose row
+changed is listed again and only its files whose stat changed are read again, so an edit
+costs that file.
+
+What the index keeps of each file is saved for the next process in `.repoctx/task-index.bin`
+(machine state, ignored by git through `.repoctx/.gitignore`): a cold CLI call or a server
+warming up starts from it and reads again only the files whose stat key changed since (the
+core checks the bytes, which are untrusted, and builds from nothing when they are not a save of
+this build for this root and these options). It is written after the answer, in a thread of its
+own, when enough files differ from it (`_worth_saving`), never by a read-only workspace; a
+write that fails (a full disk, `.repoctx` a link out of the root) costs the next call a longer
+build, never this one its answer.
+
+This module imports neither msgspec nor the command layer: the prompt hook starts the build
+here (`build_ahead`) and imports the rest while the core works.
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+import threading
+from dataclasses import dataclass
+
+from repoctx import _core
+from repoctx.base import fs, local_state
+from repoctx.base import index as tables
+from repoctx.base.workspace import Workspace
+
+SAVED_FILE = f"{local_state.STATE_DIR}/task-index.bin"
+# What a saved index is read up to: about 1 KB per file of real code (250 bytes on the
+# synthetic tree), so this holds a tree of a million files; a larger save is not written.
+MAX_SAVED_BYTES = 1 << 30
+# And never more than this per file of the tree, plus the tables: the bytes are untrusted, so
+# a crafted file (a sparse 1 GiB one) is refused by its size, before anything is read.
+SAVED_BYTES_PER_FILE = 16 << 10
+SAVED_BYTES_BASE = 4 << 20
+
+
+def saved_bytes_cap(files: int) -> int:
+    """The most bytes a saved index of a tree of `files` files is read up to."""
+    return min(MAX_SAVED_BYTES, SAVED_BYTES_BASE + files * SAVED_BYTES_PER_FILE)
+
+
+# git's history as read for one HEAD (rust/tasks/history_store.rs), beside it: a process whose
+# HEAD did not move takes it instead of walking git again (a third of a second of CPU on ruff).
+HISTORY_FILE = f"{local_state.STATE_DIR}/task-history.bin"
+# A read holds at most 64 MiB of paths (rust/git/history.rs), each ended by a NUL here.
+MAX_HISTORY_BYTES = 128 << 20
+# The file is written again when at least 1/SAVE_SHARE of the files differ from it: re-reading a
+# few changed files (~0.1 ms each) costs the next call less than writing every file's facts
+# again (~8 µs per file held, on the synthetic tree).
+SAVE_SHARE = 64
+
+
+@dataclass
+class _Held:
+    index: _core.TaskIndex
+    generation: int
+
+
+_lock = threading.Lock()
+_held: dict[str, tuple[tuple[object, ...], _Held]] = {}  # root -> (what it was built with, the index)
+
+
+def _prefix(contextia: str | None) -> str:
+    """The annotation prefix of `.contextia/config.yaml` ("@" without one, or when it is unreadable)."""
+    if contextia is None:
+        return "@"
+    from repoctx.formats.artifact import CONFIG_FILE as CONTEXTIA_CONFIG
+    from repoctx.formats.artifact import DocumentError, parse_config
+
+    try:
+        return parse_config(fs.read_text(contextia, CONTEXTIA_CONFIG, 1 << 20)).annotation_prefix
+    except (OSError, DocumentError):
+        return "@"
+
+
+def _read_state(ws: Workspace, name: str, most: int, what: str) -> bytes | None:
+    """The bytes of a file saved under `.repoctx/`, or None: there is none, it is larger than
+    `most` (said on stderr: refused unread), not a file, or `.repoctx` is a link out of the root
+    (the confined layer refuses it)."""
+    try:
+        return fs.read_bytes(ws.root, name, most)
+    except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            _say(f"{what} {name} is larger than {most} bytes; refused unread")
+        return None
+
+
+def _read_saved(ws: Workspace, files: int) -> bytes | None:
+    """The saved index, read up to what a tree of `files` files can need."""
+    return _read_state(ws, SAVED_FILE, saved_bytes_cap(files), "the saved task index")
+
+
+def _offer_history(ws: Workspace, index: _core.TaskIndex) -> None:
+    """Give the index the history saved by an earlier process, if there is one it can use (the
+    core checks the bytes; it takes them only while HEAD is the commit they were read at)."""
+    data = _read_state(ws, HISTORY_FILE, MAX_HISTORY_BYTES, "the saved history")
+    if data is None:
+        return
+    refused = index.offer_history(data)
+    if refused is not None:
+        _say(f"the saved history {HISTORY_FILE} is not used ({refused}); git's history is read again")
+
+
+def _say(message: str) -> None:
+    print(f"repoctx: {message}", file=sys.stderr)
+
+
+def _worth_saving(index: _core.TaskIndex) -> bool:
+    return index.changed > 0 and index.changed * SAVE_SHARE >= index.file_count
+
+
+SAVE_THREAD = "repoctx-task-index-save"
+_saving: set[str] = set()  # roots whose index a thread of this process is writing
+_saving_lock = threading.Lock()
+
+
+def _save(ws: Workspace, index: _core.TaskIndex, whole: bool) -> None:
+    try:
+        writes = []
+        if whole:
+            writes.append((SAVED_FILE, index.save(), MAX_SAVED_BYTES))
+        history = index.save_history()
+        if history is not None:
+            writes.append((HISTORY_FILE, history, MAX_HISTORY_BYTES))
+        local_state.makedirs(ws.root, local_state.STATE_DIR)
+        for name, data, most in writes:
+            if len(data) <= most:
+                fs.write_atomic(ws.root, name, data)
+    except OSError:
+        pass  # a full disk, a read-only file system, `.repoctx` a link out (LinkRefused): built again next time
+    finally:
+        with _saving_lock:
+            _saving.discard(ws.root)
+
+
+def save_later(ws: Workspace, index: _core.TaskIndex) -> None:
+    """Write the index for the next process when enough of it changed, and git's history when a
+    question read it from git, in a thread of its own that the process waits for at exit (a CLI
+    call has answered by then); never when the workspace is read-only, and not while this
+    process is writing them already."""
+    whole = _worth_saving(index)
+    if ws.read_only or not (whole or index.history_unsaved):
+        return
+    with _saving_lock:
+        if ws.root in _saving:
+            return
+        _saving.add(ws.root)
+    threading.Thread(target=_save, args=(ws, index, whole), name=SAVE_THREAD, daemon=False).start()
+
+
+def _build(ws: Workspace, rows: list[_core.DirRow], ignore: list[str], prefix: str, contextia: str | None) -> _core.TaskIndex:
+    saved = _read_saved(ws, sum(r.files for r in rows))
+    index = _core.TaskIndex(ws.root, [r.scope for r in rows], ignore, prefix, contextia, saved)
+    if index.refused is not None:
+        _say(f"the saved task index {SAVED_FILE} is not used ({index.refused}); the index was built again")
+    _offer_history(ws, index)
+    return index
+
+
+def task_index(ws: Workspace) -> _core.TaskIndex:
+    """The task index of `ws.root` as the files are now: kept and followed in a serving process
+    (the live table's change feed), built otherwise, from the saved index when there is one.
+    Raises OSError when the root cannot be read."""
+    ahead = _ahead.pop(ws.root, None)
+    return ahead.result() if ahead is not None else _made(ws)
+
+
+def _made(ws: Workspace) -> _core.TaskIndex:
+    cfg = ws.scan_config()
+    table = tables.scan(ws, cfg)
+    # Imported here, after the walk: it brings msgspec, which a build ahead leaves to the hook's thread.
+    from repoctx.formats.artifact import find_project_dir
+
+    contextia = find_project_dir(ws.root)
+    made_with = (cfg, contextia, _prefix(contextia))
+    if table.changed_at is None:  # a cold walk: not a serving process
+        return _build(ws, table.rows, list(cfg.ignore), made_with[2], contextia)
+    with _lock:
+        had = _held.get(ws.root)
+        if had is None or had[0] != made_with:
+            held = _Held(_build(ws, table.rows, list(cfg.ignore), made_with[2], contextia), table.generation)
+            _held[ws.root] = (made_with, held)
+            tables.release_free_memory()
+            return held.index
+        held = had[1]
+        if table.generation != held.generation:
+            changed = [r.scope for r, at in zip(table.rows, table.changed_at) if at > held.generation]
+            held.index.update(changed, [r.scope for r in table.rows])
+            held.generation = table.generation
+        return held.index
+
+
+def warm(ws: Workspace) -> None:
+    """Build the index of a serving process ahead of its first question, when a saved index is
+    on disk (the repository was asked for task context before): a restarted server then answers
+    its first `task_context` as fast as its later ones. Without one nothing is built (nor when
+    `.repoctx` is a link out: the first question says what it can)."""
+    try:
+        saved = fs.is_file(ws.root, SAVED_FILE)
+    except OSError:
+        return
+    if saved:
+        task_index(ws)
+
+
+class _Ahead:
+    """A cold build of the task index running in a thread of its own (`build_ahead`)."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self._index: _core.TaskIndex | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._build, args=(ws,), name=AHEAD_THREAD, daemon=True)
+        self._thread.start()
+
+    def _build(self, ws: Workspace) -> None:
+        try:
+            self._index = _made(ws)
+        except BaseException as exc:  # raised where the index is taken, as a build there would raise it
+            self._error = exc
+
+    def result(self) -> _core.TaskIndex:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._index is not None
+        return self._index
+
+
+AHEAD_THREAD = "repoctx-task-index-ahead"
+_ahead: dict[str, _Ahead] = {}  # root -> the build started ahead, taken by the next task_index
+
+
+def build_ahead(ws: Workspace) -> None:
+    """Start the cold build of `ws.root`'s task index (the walk, the load of the saved index, the
+    saved history: the core's work, without the GIL) in a thread, for the next `task_index` of this
+    process to take: a one-shot process (the prompt hook) imports the command meanwhile. Nothing
+    in a serving process, whose index is kept."""
+    if tables.serving() or ws.root in _ahead:
+        return
+    _ahead[ws.root] = _Ahead(ws)

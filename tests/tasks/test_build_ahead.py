@@ -1,0 +1,53 @@
+"""The task index built ahead (base/task_index.py `build_ahead`, what the prompt hook starts
+before importing the command): the command takes that build rather than walking and loading
+again, answers from it as from its own, and a build that failed fails the command as its own
+build would (io_error, which the hook answers with silence)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+from conftest import SETTLE, write
+from repoctx.base import index as tables
+from repoctx.base import task_index
+from repoctx.base.workspace import Workspace
+from repoctx.tasks import context
+
+TASK = "apply_discount gives the wrong total for percentage coupons"
+
+
+def repo(root):
+    write(root, "shop/orders.py", "def apply_discount(total, coupon):\n    return total - coupon.percentage\n")
+    write(root, "shop/cli.py", "from shop.orders import apply_discount\n\nprint(apply_discount(10, None))\n")
+    write(root, "docs/guide.md", "# Guide\n\nHow to run the shop.\n")
+    time.sleep(SETTLE)
+    return root
+
+
+def ask(ws):
+    return context.task_context(ws, context.ContextParams(task=TASK, budget=2000, limit=8))
+
+
+def test_the_command_answers_from_the_build_started_ahead_and_walks_once(tmp_path, monkeypatch):
+    ws = Workspace.open(repo(tmp_path / "repo"))
+    plain = ask(ws).json()
+    walks = []
+    walk = tables._walk
+    monkeypatch.setattr(tables, "_walk", lambda *a: walks.append(a) or walk(*a))
+    task_index.build_ahead(ws)
+    task_index.build_ahead(ws)  # one build per root
+    ahead = ask(ws)
+    assert len(walks) == 1 and task_index._ahead == {}
+    assert ahead.json() == plain and ahead.files[0].path == "shop/orders.py"
+    ask(ws)  # the next question builds again, as a cold process does
+    assert len(walks) == 2
+
+
+def test_a_build_ahead_that_failed_is_the_commands_io_error(tmp_path):
+    root = repo(tmp_path / "repo")
+    ws = Workspace.open(root)
+    shutil.rmtree(root)
+    task_index.build_ahead(ws)
+    result = ask(ws)
+    assert isinstance(result, context.TaskContextError) and result.error.code == "io_error", result
