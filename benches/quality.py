@@ -82,6 +82,8 @@ def score(answer: rankers.Answer, task: history.Task, budgets: list[int]) -> dic
         "rr": reciprocal_rank(answer.ranking, gold),
         "gold_ranks": ranks,
         "top10": answer.ranking[:10],
+        # The smallest budget's bundle, for benches/quality_where.py (where the lines not shown went).
+        "shown": [list(p) for p in answer.bundles.get(min(budgets), [])] if budgets else [],
         "coverage": {str(b): coverage(answer.bundles.get(b, []), task.gold) for b in budgets},
         "tokens": {str(b): answer.tokens.get(b, 0) for b in budgets},
         "ms": [s * 1000 for s in answer.seconds],

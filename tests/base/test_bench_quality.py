@@ -17,7 +17,7 @@ from conftest import write
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from benches import quality, quality_history, quality_rankers  # noqa: E402
+from benches import quality, quality_history, quality_rankers, quality_where  # noqa: E402
 
 GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Ann",
            "GIT_AUTHOR_EMAIL": "ann@example.com", "GIT_COMMITTER_NAME": "Ann", "GIT_COMMITTER_EMAIL": "ann@example.com"}
@@ -212,9 +212,33 @@ def test_path_ranker_end_to_end_and_the_repository_unchanged(history, tmp_path):
     assert (path["loader"]["recall@10"], path["loader"]["rr"]) == (0.0, 1 / 12)
     assert path["loader"]["coverage"] == {"5": 0.0, "8000": 1.0}
     assert path["loader"]["tokens"]["5"] == 4  # two 2-token plugins fit in 5, the next does not
+    # Each row keeps the smallest budget's bundle, for benches/quality_where.py.
+    assert path["tabs"]["shown"] == [] and len(path["loader"]["shown"]) == 2
+    assert [(p[:11], s, e) for p, s, e in path["loader"]["shown"]] == [("pkg/plugin_", 1, 1)] * 2
     for report in reports:
         mine = [r["rankers"]["path"] for r in report["commits"]]
         assert report["rankers"]["path"]["mrr"] == pytest.approx(sum(r["rr"] for r in mine) / len(mine))
+
+
+def test_where_the_lines_not_shown_went():
+    # a.py ranked first: line 10 shown, 30 is 15 off, 300 is 250 off; b.py ranked 3rd, nothing
+    # shown; c.py not ranked; d.py (ranked 2nd, no gold) takes 30 of the 60 lines shown.
+    gold = {"a.py": [[10, 10], [30, 30], [300, 300]], "b.py": [[5, 5]], "c.py": [[1, 2]]}
+    top10 = ["a.py", "d.py", "b.py"]
+    shown = [["a.py", 1, 15], ["a.py", 41, 50], ["d.py", 1, 30], ["e.py", 1, 5]]
+    got = quality_where.where(gold, top10, shown)
+    assert got == pytest.approx({"shown": 1 / 6, "not ranked": 2 / 6, "ranked, none shown": 1 / 6,
+                                 "<=20 off": 1 / 6, "21-200 off": 0.0, ">200 off": 1 / 6})
+    assert sum(got.values()) == pytest.approx(1.0)
+    assert quality_where.where({"a.py": []}, top10, shown) is None
+    assert quality_where.spent(gold, top10, shown) == {
+        "1": (25 / 60, 1 / 6), "2": (30 / 60, 0.0), "3-10": (0.0, 0.0), "past 10": (5 / 60, 0.0)}
+    row = {"top10": top10, "shown": shown}
+    report = {"repo": "/x/demo", "rankers": {"r": {}}, "commits": [
+        {"gold": gold, "rankers": {"r": row}}, {"gold": {"a.py": [[1, 1]]}, "rankers": {"r": row}}]}
+    s = quality_where.summary(report, "r")
+    assert s["tasks"] == 2 and s["places"]["shown"] == pytest.approx((1 / 6 + 1) / 2)
+    assert quality_where.summary({"commits": [{"gold": gold, "rankers": {"r": {"top10": []}}}]}, "r") == {"tasks": 0}
 
 
 def test_bm25_ranks_the_file_with_the_task_s_identifiers():
