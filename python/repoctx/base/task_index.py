@@ -92,11 +92,6 @@ def _read_state(ws: Workspace, name: str, most: int, what: str) -> bytes | None:
         return None
 
 
-def _read_saved(ws: Workspace, files: int) -> bytes | None:
-    """The saved index, read up to what a tree of `files` files can need."""
-    return _read_state(ws, SAVED_FILE, saved_bytes_cap(files), "the saved task index")
-
-
 def _offer_history(ws: Workspace, index: _core.TaskIndex) -> None:
     """Give the index the history saved by an earlier process, if there is one it can use (the
     core checks the bytes; it takes them only while HEAD is the commit they were read at)."""
@@ -156,8 +151,10 @@ def save_later(ws: Workspace, index: _core.TaskIndex) -> None:
 
 
 def _build(ws: Workspace, rows: list[_core.DirRow], ignore: list[str], prefix: str, contextia: str | None) -> _core.TaskIndex:
-    saved = _read_saved(ws, sum(r.files for r in rows))
-    index = _core.TaskIndex(ws.root, [r.scope for r in rows], ignore, prefix, contextia, saved)
+    # The core reads the saved index itself, a piece at a time, through its confined layer: the
+    # file's bytes are never all held beside the index made from them.
+    saved_at = (SAVED_FILE, saved_bytes_cap(sum(r.files for r in rows)))
+    index = _core.TaskIndex(ws.root, [r.scope for r in rows], ignore, prefix, contextia, saved_at=saved_at)
     if index.refused is not None:
         _say(f"the saved task index {SAVED_FILE} is not used ({index.refused}); the index was built again")
     _offer_history(ws, index)
