@@ -1,7 +1,7 @@
-//! BM25 (Robertson's, k1 = 1.2, b = 0.75, the IDF that never goes negative) over an
-//! inverted index that takes documents in and out one at a time, so an edited file is
-//! re-counted alone (the files of a tree; the notes of its written context). A file's
-//! regions are scored with the same `tf_weight` and the file index's IDF (tasks/rank.rs).
+//! BM25 (Robertson's, b = 0.75, the IDF that never goes negative; k1 = 1.2 unless the caller
+//! says otherwise) over an inverted index that takes documents in and out one at a time, so an
+//! edited file is re-counted alone (the files of a tree; the notes of its written context). A
+//! file's regions are scored with the same `tf_weight` and the file index's IDF (tasks/rank.rs).
 
 use super::varint::{get, put, put_rising, rising};
 use std::collections::HashMap;
@@ -17,8 +17,13 @@ pub fn idf(n: u32, df: u32) -> f32 {
 
 /// The saturated weight of `tf` occurrences in a document of `len` terms, `avg` on average.
 pub fn tf_weight(tf: f32, len: f32, avg: f32) -> f32 {
+    tf_weight_k1(tf, len, avg, K1)
+}
+
+/// `tf_weight` saturating at `k1`: the higher, the more each further occurrence counts.
+fn tf_weight_k1(tf: f32, len: f32, avg: f32, k1: f32) -> f32 {
     let norm = 1.0 - B + B * len / avg.max(1.0);
-    tf * (K1 + 1.0) / (tf + K1 * norm)
+    tf * (k1 + 1.0) / (tf + k1 * norm)
 }
 
 /// Terms to documents and back, packed: each term's posting list is one byte buffer of
@@ -306,16 +311,16 @@ impl Inverted {
         pairs(&self.lists[id as usize].bytes)
     }
 
-    /// BM25 of every document for the query terms (id, weight of the term in the query):
-    /// a dense vector over document numbers, zero where nothing matched.
-    pub fn score(&self, query: &[(u32, f32)], slots: usize) -> Vec<f32> {
+    /// BM25 of every document for the query terms (id, weight of the term in the query),
+    /// saturating at `k1`: a dense vector over document numbers, zero where nothing matched.
+    pub fn score(&self, query: &[(u32, f32)], slots: usize, k1: f32) -> Vec<f32> {
         let mut out = vec![0f32; slots.max(self.lens.len())];
         let avg = self.avg_len();
         for &(id, qw) in query {
             let idf = self.idf(id) * qw;
             for (doc, tf) in self.postings(id) {
                 let len = self.lens[doc as usize] as f32;
-                out[doc as usize] += idf * tf_weight(tf as f32, len, avg);
+                out[doc as usize] += idf * tf_weight_k1(tf as f32, len, avg, k1);
             }
         }
         out
@@ -404,7 +409,7 @@ mod tests {
             .iter()
             .map(|t| (ix.id(t).unwrap(), 1.0))
             .collect();
-        let s = ix.score(&q, 4);
+        let s = ix.score(&q, 4, K1);
         assert!(s[0] > 0.0 && s[2] > 0.0 && s[1] == 0.0 && s[3] == 0.0);
         // By hand for document 0: both terms in 2 of 4 documents, length 3, average 3.5.
         let w = idf(4, 2) * tf_weight(1.0, 3.0, 3.5) * 2.0;
@@ -535,6 +540,6 @@ mod tests {
             assert_eq!(one.df(t), batch.df(t));
         }
         let q: Vec<(u32, f32)> = (0..one.lists.len() as u32).map(|t| (t, 1.0)).collect();
-        assert_eq!(one.score(&q, 200), batch.score(&q, 200));
+        assert_eq!(one.score(&q, 200, K1), batch.score(&q, 200, K1));
     }
 }

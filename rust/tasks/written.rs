@@ -7,7 +7,7 @@
 //! bounded YAML reader (rust/formats/yamlread.rs); notes are kept in a BM25 index of their
 //! own, each source re-read only when a file of it changes.
 
-use super::bm25::{counts, Inverted};
+use super::bm25::{counts, Inverted, K1};
 use super::files::{stat_key, StatKey};
 use super::terms;
 use crate::formats::yamlread;
@@ -339,7 +339,7 @@ impl Written {
             .filter_map(|t| self.ix.id(t))
             .map(|id| (id, 1.0))
             .collect();
-        let scores = self.ix.score(&q, self.notes.len());
+        let scores = self.ix.score(&q, self.notes.len(), K1);
         let mut best: HashMap<u8, f32> = HashMap::new();
         let mut out = Vec::new();
         for (i, s) in scores.iter().enumerate() {

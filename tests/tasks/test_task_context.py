@@ -469,3 +469,21 @@ def test_the_best_function_brings_what_it_calls_before_what_calls_it(tmp_path):
     assert "def settle(cart):" in shown, answer["bundle"]
     assert "def round_cents(amount):" in shown, answer["bundle"]
     assert "def checkout(cart):" not in shown, answer["bundle"]
+
+
+def test_the_file_that_says_a_word_of_the_task_again_and_again_beats_one_saying_each_once(tmp_path):
+    """Through the CLI: "register Qt types" is about `app/defaults.py`, the table of file types
+    (`types` on each of its twenty lines; neither `register` nor `qt` anywhere), while
+    `app/names.py` says `register` and `types` once each in a short docstring. A file's words
+    are weighed by BM25 at k1 2.0 rather than 1.2 (`K1_FILES` in rust/tasks/rank.rs), so more
+    of a word counts for more before it saturates: the table ranks first. At 1.2 the short file
+    did."""
+    repo = tmp_path / "repo"
+    write(repo, "app/defaults.py", '"""Every file type the search knows."""\n\nDEFAULT = [\n'
+          + "".join(f'    ("lang{i}", ["*.l{i}"]),  # types of lang{i}\n' for i in range(20)) + "]\n")
+    write(repo, "app/names.py", "".join(f"# another filler line {i} about nothing much\n" for i in range(5))
+          + 'def enroll(name):\n    """Register a name among the known ones; see the types."""\n    return name\n')
+    for name in ("auth", "log", "paths"):
+        write(repo, f"app/{name}.py", f"def load_{name}():\n    return None\n")
+    files = json.loads(run_cli("context", "register Qt types", "--json", "--root", str(repo), check=True).stdout)["files"]
+    assert [f["path"] for f in files][:2] == ["app/defaults.py", "app/names.py"], files
