@@ -82,10 +82,11 @@ const DEFINES_DAMP: f32 = 0.3;
 const MAX_NAMED_PATHS: usize = 32;
 /// How many of the top files spread their score to co-changed files and import neighbours.
 const SPREAD_FROM: usize = 10;
-/// How many files are read for regions and offered to the bundle (at least `limit`).
-const REGION_FILES: usize = 20;
+/// How many files are read for regions and offered to the bundle (at least `limit`): the files
+/// ranked past ten took 8 % of an 8k bundle's lines and showed almost none of a change's lines.
+const REGION_FILES: usize = 10;
 /// A file's offers to the bundle weigh its score over the best file's to this power: the
-/// budget goes to the top files' regions first, not to the best-matching lines of twenty.
+/// budget goes to the top files' regions first, not to the best-matching lines of ten.
 const FILE_FOCUS: i32 = 3;
 /// Tests and files that are not code (docs, config) count this share of their score: a task
 /// is done in the code, and its tests and docs follow it.
