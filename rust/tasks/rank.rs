@@ -389,7 +389,8 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
 
 /// BM25's k1 for a file's score (regions and notes keep `bm25::K1`, 1.2): the file a task is
 /// about says its words again and again, and at 1.2 a file saying them once in a few lines came
-/// close (summed over 31 tuning halves, recall@10 +0.161 and MRR +0.089: benches/README.md).
+/// close (summed over 31 tuning halves, recall@10 +0.161 and MRR +0.089; on the held-out halves
+/// the MRR carried, the recall did not: benches/README.md).
 const K1_FILES: f32 = 2.0;
 
 /// `lexical`: BM25 of the task's terms over each file's terms, divided by the best file's;
