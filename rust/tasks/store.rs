@@ -217,15 +217,22 @@ pub(super) fn seal(out: &mut Vec<u8>) {
     out.extend_from_slice(&sum);
 }
 
-/// The bytes of a saved file before its checksum, when the checksum is theirs; else why not:
-/// damaged or cut short when they start with `magic`, else not a `what` at all.
+/// The bytes of a saved file before its checksum, when the checksum is theirs; else why not
+/// (`not_sealed`).
 pub(super) fn unseal<'b>(bytes: &'b [u8], magic: &[u8], what: &str) -> Result<&'b [u8], String> {
     match bytes.len().checked_sub(8).map(|n| bytes.split_at(n)) {
         Some((body, sum)) if checksum(body) == sum => Ok(body),
-        _ if bytes.starts_with(magic) => {
-            Err("damaged or cut short (its checksum is not its bytes')".into())
-        }
-        _ => Err(format!("not a {what}")),
+        _ => Err(not_sealed(bytes, magic, what)),
+    }
+}
+
+/// Why a saved file whose checksum is not its bytes' (`head`, its first bytes) is refused:
+/// damaged or cut short when it starts with `magic`, else not a `what` at all.
+fn not_sealed(head: &[u8], magic: &[u8], what: &str) -> String {
+    if head.starts_with(magic) {
+        "damaged or cut short (its checksum is not its bytes')".into()
+    } else {
+        format!("not a {what}")
     }
 }
 
@@ -686,13 +693,10 @@ fn decode_in(
     let mut pieces = Pieces::new(read, body, piece);
     let checked = parse(&mut pieces, root, opts, sink);
     // The checksum is read whatever the check found: a damaged file is called damaged.
-    let starts = pieces.head.clone();
+    let head = std::mem::take(&mut pieces.head);
     match pieces.summed()? {
         true => checked,
-        false if starts.starts_with(MAGIC) => {
-            Err("damaged or cut short (its checksum is not its bytes')".into())
-        }
-        false => Err("not a saved task index".into()),
+        false => Err(not_sealed(&head, MAGIC, "saved task index")),
     }
 }
 
