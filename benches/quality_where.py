@@ -61,12 +61,13 @@ def spent(gold: dict[str, list[list[int]]], top10: list[str], shown: list) -> di
 def summary(report: dict, ranker: str) -> dict:
     """The mean of `where` and `spent` over the report's tasks with gold lines (None: no bundles kept)."""
     rows = [(c["gold"], c["rankers"][ranker]) for c in report["commits"] if ranker in c["rankers"]]
-    rows = [(g, a) for g, a in rows if "shown" in a and where(g, a["top10"], a["shown"]) is not None]
-    if not rows:
+    placed = [(g, a, where(g, a["top10"], a["shown"])) for g, a in rows if "shown" in a]
+    kept = [(g, a, p) for g, a, p in placed if p is not None]
+    if not kept:
         return {"tasks": 0}
-    places = [where(g, a["top10"], a["shown"]) for g, a in rows]
-    ranks = [spent(g, a["top10"], a["shown"]) for g, a in rows]
-    n = len(rows)
+    places = [p for _, _, p in kept]
+    ranks = [spent(g, a["top10"], a["shown"]) for g, a, _ in kept]
+    n = len(kept)
     return {"tasks": n,
             "places": {k: sum(p[k] for p in places) / n for k in PLACES},
             "ranks": {r: (sum(x[r][0] for x in ranks) / n, sum(x[r][1] for x in ranks) / n) for r in RANKS}}

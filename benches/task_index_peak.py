@@ -26,6 +26,7 @@ from benches.bench_tasks import synthetic_tasks
 def main(argv: list[str]) -> int:
     from repoctx import _core
     from repoctx.base import local_state
+    from repoctx.base.task_index import MAX_SAVED_BYTES
     from repoctx.base.workspace import Workspace
     from repoctx.formats.artifact import find_project_dir
 
@@ -35,7 +36,7 @@ def main(argv: list[str]) -> int:
     table = _core.walk(str(root), list(cfg.ignore), cfg.max_depth, cfg.min_tokens)
     out: dict = {"mode": mode, "walk_s": time.perf_counter() - start}
     inside = saved_at.resolve().is_relative_to(root.resolve())
-    piecewise = {"saved_at": (str(saved_at.resolve().relative_to(root.resolve())), 1 << 30)} if inside else {}
+    piecewise = {"saved_at": (str(saved_at.resolve().relative_to(root.resolve())), MAX_SAVED_BYTES)} if inside else {}
     saved = saved_at.read_bytes() if mode == "load" and not inside else None
     start = time.perf_counter()
     index = _core.TaskIndex(str(root), [r.scope for r in table.rows], list(cfg.ignore), "@",
