@@ -14,6 +14,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
 /// One change as the OS reported it.
+#[cfg_attr(test, derive(Debug, PartialEq))]
 pub enum Change {
     /// The entry at `rel` (under the root, `/`-separated, empty for the root) changed.
     Entry {

@@ -112,21 +112,21 @@ impl Drop for Pending {
 }
 
 /// The FILE_NOTIFY_INFORMATION records in the first `len` bytes of `buf`, as changes with
-/// `/`-separated paths under the root.
+/// `/`-separated paths under the root. Windows places each record on a DWORD boundary;
+/// wine does not (a record may follow one of 18 bytes), so any offset is read.
 fn records(buf: &[u32], len: usize, out: &mut VecDeque<Change>) {
-    let unit = |i: usize| (buf[i / 2] >> (16 * (i % 2))) as u16; // the i-th UTF-16 unit (little-endian)
-    let mut at = 0; // in bytes, DWORD-aligned
+    let byte = |i: usize| (buf[i / 4] >> (8 * (i % 4))) as u8; // little-endian
+    let word = |i: usize| u32::from_le_bytes([byte(i), byte(i + 1), byte(i + 2), byte(i + 3)]);
+    let mut at = 0; // in bytes
     while at + 12 <= len {
-        let (next, action, name_len) = (
-            buf[at / 4] as usize,
-            buf[at / 4 + 1],
-            buf[at / 4 + 2] as usize,
-        );
-        if at + 12 + name_len > len || next % 4 != 0 {
+        let (next, action, name_len) = (word(at) as usize, word(at + 4), word(at + 8) as usize);
+        if at + 12 + name_len > len || name_len % 2 != 0 {
             return out.push_back(Change::Lost); // a record the kernel would never write
         }
-        let first = (at + 12) / 2;
-        let name: Vec<u16> = (first..first + name_len / 2).map(unit).collect();
+        let name: Vec<u16> = (at + 12..at + 12 + name_len)
+            .step_by(2)
+            .map(|i| u16::from_le_bytes([byte(i), byte(i + 1)]))
+            .collect();
         // A name that is not valid UTF-16 gets bytes that are not UTF-8, so callers treat it
         // as a walk does such a name.
         let rel = match String::from_utf16(&name) {
@@ -204,5 +204,59 @@ impl Watch {
         let mut pending = self.pending.lock().unwrap();
         pending.take();
         self.dirs.deliver(&mut pending.backlog, each)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// FILE_NOTIFY_INFORMATION records packed with no padding (as wine writes them), in
+    /// DWORDs as the kernel's buffer holds them, and their length in bytes.
+    fn packed(records: &[(u32, &str)]) -> (Vec<u32>, usize) {
+        let mut bytes = Vec::new();
+        for (i, (action, name)) in records.iter().enumerate() {
+            let name: Vec<u8> = name.encode_utf16().flat_map(u16::to_le_bytes).collect();
+            let next = if i + 1 == records.len() {
+                0
+            } else {
+                12 + name.len()
+            };
+            bytes.extend((next as u32).to_le_bytes());
+            bytes.extend(action.to_le_bytes());
+            bytes.extend((name.len() as u32).to_le_bytes());
+            bytes.extend(name);
+        }
+        let len = bytes.len();
+        bytes.resize(len.next_multiple_of(4), 0);
+        let words = bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()));
+        (words.collect(), len)
+    }
+
+    fn changes(buf: &[u32], len: usize) -> Vec<Change> {
+        let mut out = VecDeque::new();
+        records(buf, len, &mut out);
+        out.into()
+    }
+
+    #[test]
+    fn records_at_any_offset_are_read_and_a_cut_record_is_lost() {
+        // "a\x" is 6 bytes of name: the second record begins at byte 18, off a DWORD.
+        let (buf, len) = packed(&[(1, "a\\x"), (FILE_ACTION_REMOVED, "a")]);
+        let entry = |rel: &str, may_be_gone| Change::Entry {
+            rel: rel.into(),
+            may_be_gone,
+            is_dir: None,
+        };
+        assert_eq!(
+            changes(&buf, len),
+            vec![entry("a/x", false), entry("a", true)]
+        );
+        assert_eq!(
+            changes(&buf, len - 1),
+            vec![entry("a/x", false), Change::Lost]
+        );
     }
 }
