@@ -14,6 +14,15 @@ pub const MAX_COMMITS: usize = 2000;
 /// they say nothing about which files belong together.
 pub const MAX_COMMIT_FILES: usize = 30;
 
+/// The commits back at which `recency` is half.
+const RECENCY_HALF: f32 = 50.0;
+
+/// The commits since a file last changed (0: HEAD's commit), from its `recency`; None when no
+/// commit read changed it.
+pub fn commits_since(recency: f32) -> Option<u32> {
+    (recency > 0.0).then(|| (RECENCY_HALF / recency - RECENCY_HALF).round().max(0.0) as u32)
+}
+
 #[derive(Default)]
 pub struct History {
     /// The commit the history was read at ("" when there is none).
@@ -122,11 +131,11 @@ impl History {
     }
 
     /// How recently `path` changed: 1 for HEAD's commit, falling towards 0 with age
-    /// (half at the 50th commit back); 0 when no commit read changed it.
+    /// (half at the `RECENCY_HALF`th commit back); 0 when no commit read changed it.
     pub fn recency(&self, path: &str) -> f32 {
-        self.ids
-            .get(path)
-            .map_or(0.0, |&id| 50.0 / (50.0 + self.last[id as usize] as f32))
+        self.ids.get(path).map_or(0.0, |&id| {
+            RECENCY_HALF / (RECENCY_HALF + self.last[id as usize] as f32)
+        })
     }
 
     /// How many commits read changed `path`.

@@ -12,11 +12,13 @@
 //! - `scopes`, `artifacts`, `project`: notes of the written context that match the task
 //!   (tasks/written.rs; each source's best note counts 1) lift the files they speak for;
 //! - `history`: the files that changed together with the top files (in the commits that
-//!   changed them), and a small prior for recent change;
+//!   changed them), the code files the last commits changed (`W_LAST`, half at the second
+//!   commit back: a task often goes on from the commit before it), and a small prior for
+//!   recent change;
 //! - `imports`: the top files share their score with the files they import and that import
 //!   them (÷ √neighbours), lifting none past `IMPORTS_BELOW` of the best file's score.
 //!
-//! A file that is a test or not code counts a fifth of its score (`NOT_CODE`).
+//! A file that is a test or not code counts a tenth of its score (`NOT_CODE`).
 //!
 //! When nothing scores (a task whose words no file holds: "Fix typos", "Minor tweaks"), the
 //! code files are ranked by how lately they changed (`NOTHING_MATCHED`, with `history` on).
@@ -32,6 +34,7 @@ use super::bundle::{self, Count, Text};
 use super::cuts::{Cut, Words, NO_REFS};
 use super::files;
 use super::focus;
+use super::history;
 use super::index::Index;
 use super::outlines::{self, DefinitionOut};
 use super::recent;
@@ -66,6 +69,12 @@ const W_ARTIFACT: f32 = 0.5;
 const W_MODULE: f32 = 0.3;
 const W_RECENT: f32 = 0.05;
 const W_COCHANGE: f32 = 0.45;
+/// What HEAD's commit changed (`last_commits`), half at the `LAST_HALF`th commit back.
+const W_LAST: f32 = 0.4;
+const LAST_HALF: f32 = 2.0;
+/// The last commits whose files `last_commits` lifts: past them the lift is below the recency
+/// prior's `W_RECENT`.
+const LAST_COMMITS: u32 = 16;
 const W_IMPORT: f32 = 0.2;
 /// What the imports may lift a file to, as a share of the best file's score before them.
 const IMPORTS_BELOW: f32 = 0.9;
@@ -90,7 +99,7 @@ const REGION_FILES: usize = 10;
 const FILE_FOCUS: i32 = 3;
 /// Tests and files that are not code (docs, config) count this share of their score: a task
 /// is done in the code, and its tests and docs follow it.
-const NOT_CODE: f32 = 0.2;
+const NOT_CODE: f32 = 0.1;
 /// And their regions are offered to the bundle at this share of their weight besides, so a
 /// small budget holds the code first (a test ranked among the code filled gin's bundles).
 const NOT_CODE_BUNDLE: f32 = 0.3;
@@ -717,13 +726,19 @@ fn lift_pool(ix: &Index, pooled: &Pooled, sc: &mut Scores) {
     }
 }
 
-/// `history`: a small prior for recent change, and the files that changed together with
-/// the top files.
+/// `history`: a small prior for recent change, what the last commits changed, and the files
+/// that changed together with the top files.
 fn history_signal(ix: &Index, sc: &mut Scores) {
+    let mut matched = false;
     for id in 0..sc.score.len() as u32 {
         if sc.score[id as usize] > 0.0 {
+            matched = true;
             sc.bump(id, W_RECENT * ix.recency(id));
         }
+    }
+    // A task nothing matched is left to `changed_lately` (the hook stays silent on it).
+    if matched {
+        last_commits(ix, sc);
     }
     let top = sc.top(SPREAD_FROM, ix);
     let best = top.first().map_or(0.0, |&t| sc.score[t as usize]);
@@ -760,6 +775,31 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
     for (o, (v, why)) in ties {
         let r = sc.reason(why);
         sc.add(o, v, r);
+    }
+}
+
+/// What one of the last commits changed: each code file (not a test) that one of the last
+/// `LAST_COMMITS` changed adds `W_LAST` × `LAST_HALF` ÷ (`LAST_HALF` + commits since its last
+/// change, 0 for HEAD's), whatever the task says. A task most often goes on from the commit
+/// before it: a format or lint pass, review fixes, the next step of a series ("cargo fmt",
+/// "improvements from PR review"), where the task says no word of the files it changes.
+fn last_commits(ix: &Index, sc: &mut Scores) {
+    let mut reasons: Vec<Option<u32>> = vec![None; LAST_COMMITS as usize];
+    for id in 0..sc.score.len() as u32 {
+        let Some(age) = history::commits_since(ix.recency(id)) else {
+            continue;
+        };
+        if age >= LAST_COMMITS || !ix.file(id).is_some_and(|f| f.code) {
+            continue;
+        }
+        let r = *reasons[age as usize].get_or_insert_with(|| {
+            sc.reason(match age {
+                0 => "changed in HEAD's commit".to_string(),
+                1 => "changed in the commit before HEAD's".to_string(),
+                n => format!("changed {n} commits before HEAD's"),
+            })
+        });
+        sc.add(id, W_LAST * LAST_HALF / (LAST_HALF + age as f32), r);
     }
 }
 
@@ -1318,8 +1358,8 @@ mod tests {
         let a = answer(&ix, &ask("ship parcels by weight", &[], &[]), count);
         assert_eq!(a.files[0].path, "src/ship.py", "{:?}", a.files);
         assert!(
-            a.files[0].score > a.files[1].score * 4.0,
-            "tests and docs count a fifth: {:?}",
+            a.files[0].score > a.files[1].score * 8.0,
+            "tests and docs count a tenth: {:?}",
             a.files
         );
     }

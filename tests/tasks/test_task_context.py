@@ -504,3 +504,62 @@ def test_the_bundle_draws_on_the_files_listed_not_on_those_past_them(tmp_path):
     assert len(listed) == 10
     shown = {p["path"] for p in answer["bundle"]}
     assert shown and shown <= set(listed), sorted(shown - set(listed))
+
+
+def test_the_code_the_last_commit_changed_is_listed_though_the_task_says_none_of_its_words(tmp_path):
+    """Through the CLI on a git repository: "Fix lint warnings in the parser" follows a commit
+    that changed `app/emit.py`, which holds no word of the task. What HEAD's commit changed adds
+    0.4 (× 2 ÷ (2 + commits since), for the last sixteen; `last_commits` in rust/tasks/rank.rs),
+    so it is listed, below the parser the task names, saying why; the test HEAD's commit changed
+    is not lifted by it, and with `history` off the file is not listed at all."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                       check=True, capture_output=True)
+
+    write(repo, "app/parser.py", "def parse(text):\n    \"\"\"The parser: warnings for lint.\"\"\"\n"
+          "    return text.split()\n")
+    for name in ("lexer", "config", "render", "cache", "store"):
+        write(repo, f"app/{name}.py", f"def {name}_warnings():\n    return []\n")
+    git("init", "-q", "-b", "main")
+    git("add", ".")
+    git("commit", "-qm", "app")
+    write(repo, "app/emit.py", "def write_out(nodes):\n    return nodes\n")
+    write(repo, "tests/test_emit.py", "def test_write_out():\n    assert True\n")
+    git("add", ".")
+    git("commit", "-qm", "add emit")
+    write(repo, "app/emit.py", "def write_out(nodes):\n    return list(nodes)\n")
+    write(repo, "tests/test_emit.py", "def test_write_out():\n    assert list([])\n")
+    git("commit", "-qam", "lists")
+
+    def ranked(*args: str) -> list[dict]:
+        return json.loads(run_cli("context", "Fix lint warnings in the parser", "--json", "--root", str(repo),
+                                  *args, check=True).stdout)["files"]
+
+    files = ranked()
+    paths = [f["path"] for f in files]
+    assert paths[0] == "app/parser.py", files
+    assert "app/emit.py" in paths, files
+    assert "changed in HEAD's commit" in next(f["why"] for f in files if f["path"] == "app/emit.py")
+    test = [f for f in files if f["path"] == "tests/test_emit.py"]  # changed with emit.py: co-change lists it
+    assert not test or "HEAD's" not in test[0]["why"], files
+    assert "app/emit.py" not in [f["path"] for f in ranked("--signals-off", "history")]
+
+
+def test_a_doc_saying_the_task_over_and_over_ranks_below_code_saying_some_of_it(tmp_path):
+    """Through the CLI: `docs/retry.md` says every word of "retry the upload with backoff" six
+    times and in its path; `app/client.py` says two of them once, among a dozen other lines, and
+    scores about 0.18 of the doc's words. Tests and files that are not code count a tenth of
+    their score (`NOT_CODE` in rust/tasks/rank.rs): the code ranks first. At a fifth the doc
+    (0.26) did."""
+    repo = tmp_path / "repo"
+    write(repo, "docs/retry.md", "# Retry\n\n" + "Retry the upload with backoff when the upload times out.\n" * 6)
+    write(repo, "app/client.py", 'def send(chunk):\n    """Retry with backoff."""\n'
+          + "".join(f"    chunk_{i} = chunk\n" for i in range(1, 11)) + "    return chunk\n")
+    write(repo, "app/other.py", "def parse(x):\n    return x\n")
+    files = json.loads(run_cli("context", "retry the upload with backoff", "--json", "--root", str(repo),
+                               check=True).stdout)["files"]
+    assert [f["path"] for f in files] == ["app/client.py", "docs/retry.md"], files
