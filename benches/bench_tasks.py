@@ -12,7 +12,9 @@ Measures, on the synthetic tree of benches/synth.py (or an existing repository, 
 - `task_context` after an edit (a line appended to one file, then taken out again: the index
   reads that file again), p50;
 - a restarted server's first `task_context` (the index saved by the first server on disk) beside
-  its first no-op (the server's start alone), and
+  its first no-op (the server's start alone), and each server's RSS once idle after its first
+  answer: the first builds the index from nothing (a saved one of an earlier run is removed
+  first), the restarted one loads it;
   the RSS of a default server on an empty directory, the floor of the server's RSS;
 - the saved index (`.repoctx/task-index.bin`): the time to encode it, its size per indexed file,
   and the time to build the index from it in process (decode, list every directory, put the
@@ -123,6 +125,9 @@ async def _mcp(root: Path, tasks: list[str], n: int, budget: int) -> dict:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
+    from repoctx.base.task_index import SAVED_FILE
+
+    (root / SAVED_FILE).unlink(missing_ok=True)  # built from nothing, whatever an earlier run left
     params = StdioServerParameters(command=sys.executable, args=["-m", "repoctx", "serve", "--root", str(root)],
                                    env={**os.environ, "REPOCTX_BENCH_NOOP": "1"})
     async with Client(params, mode="2026-07-28") as client:
@@ -178,10 +183,11 @@ async def _empty_rss(root: Path) -> float:
             return await _settled_rss_mib(_server_pid(Path(empty)))
 
 
-async def _restarted(root: Path, task: str | None, budget: int) -> float:
+async def _restarted(root: Path, task: str | None, budget: int) -> tuple[float, float]:
     """A server started again (the index and history saved by the last one on disk): its first
-    answer, in seconds from the call. The 2026-07-28 client connects without a handshake, so
-    this is the server's start (its imports) and its first answer; with no task, the no-op's."""
+    answer, in seconds from the call, and its RSS (MiB) once idle after it. The 2026-07-28
+    client connects without a handshake, so this is the server's start (its imports) and its
+    first answer; with no task, the no-op's."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -195,7 +201,7 @@ async def _restarted(root: Path, task: str | None, budget: int) -> float:
             result = await client.call_tool("task_context", {"task": task, "budget": budget})
         took = time.perf_counter() - start
         assert not result.is_error, result.content[0].text[:500]
-        return took
+        return took, await _settled_rss_mib(_server_pid(root))
 
 
 def cold_cli(root: Path, task: str, repeat: int) -> dict:
@@ -272,8 +278,9 @@ def main(argv: list[str] | None = None) -> int:
         report["in_process"] = in_process(root, tasks)
         print("over MCP…", file=sys.stderr)
         report["mcp"] = anyio.run(_mcp, root, tasks, args.n, args.budget)
-        report["mcp"]["restarted_first_call_s"] = anyio.run(_restarted, root, tasks[-1], args.budget)
-        report["mcp"]["restarted_first_noop_s"] = anyio.run(_restarted, root, None, args.budget)
+        report["mcp"]["restarted_first_call_s"], report["mcp"]["restarted_server_rss_mib"] = anyio.run(
+            _restarted, root, tasks[-1], args.budget)
+        report["mcp"]["restarted_first_noop_s"] = anyio.run(_restarted, root, None, args.budget)[0]
         report["mcp"]["empty_server_rss_mib"] = anyio.run(_empty_rss, root)
         print("cold CLI…", file=sys.stderr)
         report["cold_cli"] = cold_cli(root, tasks[0], args.repeat)
@@ -289,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     print("CPU p50 by the task's length: " + ", ".join(
         f"{n:,} chars {s * 1000:.1f} ms" for n, s in ip["query_cpu_by_task_length"].items()))
     print(f"MCP: task_context {ms(m['task_context'])} beside the no-op {ms(m['noop'])}; first call {m['first_call_s']:.2f} s; "
-          f"server RSS {m['server_rss_mib']:.0f} MiB (an empty one's {m['empty_server_rss_mib']:.0f})" + (f"; after an edit {ms(m['after_an_edit'])}" if m["after_an_edit"] else "")
+          f"server RSS {m['server_rss_mib']:.0f} MiB built from nothing, {m['restarted_server_rss_mib']:.0f} MiB "
+          f"restarted from the saved index (an empty one's {m['empty_server_rss_mib']:.0f})" + (f"; after an edit {ms(m['after_an_edit'])}" if m["after_an_edit"] else "")
           + f"; a restarted server's first call {m['restarted_first_call_s']:.2f} s (its first no-op "
           f"{m['restarted_first_noop_s']:.2f} s)")
     print(f"saved index: {ip['saved_bytes_per_file']:.0f} bytes/file, encoded in {ip['save_s'] * 1000:.0f} ms, "

@@ -447,19 +447,25 @@ impl Index {
                     (p, *k, text.map(|t| files::facts(p, &t, prefix, finder)))
                 })
                 .collect();
-            for (p, k, f) in read {
+            for (p, k, f) in &read {
                 let had = self.id_of(p);
                 // An edit keeps the file's number and its module: only its own imports move.
                 if let Some(id) = had {
                     self.remove(id, f.is_none());
                 }
                 let Some(f) = f else { continue };
-                let id = self.insert(p.clone(), k, f, had.is_none());
+                let id = self.insert(p.to_string(), *k, f, had.is_none());
                 if k.racy(listed_at) {
                     self.racy.insert(id);
                 }
                 self.unresolved.insert(id);
             }
+            // The facts are freed by the readers that made them, not here: glibc's per-thread
+            // cache of freed blocks serves the thread's next allocations, so blocks of the
+            // readers' heaps freed here would take this thread's kept parts (paths, lists)
+            // and leave them among the readers' freed scratch, pages that stay resident for
+            // the index's life (a 100,000-file build held 40 MiB more than a load).
+            read.into_par_iter().for_each(drop);
         }
         if bulk {
             self.files.shrink_to_fit();
@@ -475,7 +481,8 @@ impl Index {
     }
 
     /// Put a file in (`reshaped`: a path the index did not hold); returns its number.
-    fn insert(&mut self, path: String, key: StatKey, f: Facts, reshaped: bool) -> u32 {
+    /// What is kept of `f` is copied, made by this thread (see `update_from`).
+    fn insert(&mut self, path: String, key: StatKey, f: &Facts, reshaped: bool) -> u32 {
         let terms: Vec<(u32, u32)> = f
             .counts
             .iter()
@@ -484,8 +491,8 @@ impl Index {
         let defs: Vec<u32> = f.defs.iter().map(|d| self.def_number(d)).collect();
         let annotations = f
             .annotations
-            .into_iter()
-            .map(|(l, t)| (l, t.into()))
+            .iter()
+            .map(|(l, t)| (*l, t.as_str().into()))
             .collect();
         self.changed += 1;
         self.insert_ids(
@@ -494,7 +501,7 @@ impl Index {
             &terms,
             f.len,
             defs,
-            f.imports,
+            f.imports.clone(),
             annotations,
             reshaped,
         )
