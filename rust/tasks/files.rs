@@ -80,7 +80,8 @@ pub fn wanted(name: &str) -> bool {
 
 /// The files of directory `dir` (a scope of the walk table) the index reads, each handed to
 /// `each` as (path, stat key) in the order the directory lists them. The directory is opened
-/// beneath `top` (the root) and its entries stat-ed relative to it, and the path is written in
+/// beneath `top` (the root) and its entries stat-ed relative to it (on Windows read from the
+/// listing itself: `PlainDir::entries_stat`), and the path is written in
 /// one buffer used again for the next file: at a million files the per-file paths and names
 /// the listing allocated were most of a load's frees.
 pub fn list(
@@ -100,7 +101,7 @@ pub fn list(
     };
     let mut dir_rules = None;
     let mut path = String::new();
-    handle.entries(|name, kind| {
+    handle.entries_stat(|name, kind, stat| {
         if kind.is_some_and(|k| k != Kind::File) {
             return; // links are never followed, directories are rows of their own
         }
@@ -110,7 +111,7 @@ pub fn list(
         if !wanted(name) {
             return;
         }
-        let Some(st) = handle.stat(name.as_bytes()) else {
+        let Some(st) = stat() else {
             return;
         };
         if st.kind() != Kind::File || st.size > MAX_FILE_BYTES {
