@@ -9,7 +9,8 @@ use crate::lang::defs::line_def;
 use crate::lang::imports::{self, Import};
 use crate::lang::{kind_of, lang_of};
 use crate::tree::ignore::{Rules, Tree};
-use crate::tree::walk::{child_scope, is_source_file};
+use crate::tree::os::{Kind, PlainDir};
+use crate::tree::walk::is_source_file;
 use aho_corasick::AhoCorasick;
 use std::collections::HashMap;
 use std::path::Path;
@@ -77,38 +78,60 @@ pub fn wanted(name: &str) -> bool {
         && !name.ends_with(".min.js")
 }
 
-/// The files of directory `dir` (a scope of the walk table) the index reads: (path, stat key).
-pub fn list(root: &Path, dir: &str, ignore: &Ignore) -> Vec<(String, StatKey)> {
-    let abs = if dir == "." {
-        root.to_path_buf()
+/// The files of directory `dir` (a scope of the walk table) the index reads, each handed to
+/// `each` as (path, stat key) in the order the directory lists them. The directory is opened
+/// beneath `top` (the root) and its entries stat-ed relative to it (on Windows read from the
+/// listing itself: `PlainDir::entries_stat`), and the path is written in
+/// one buffer used again for the next file: at a million files the per-file paths and names
+/// the listing allocated were most of a load's frees.
+pub fn list(
+    top: &PlainDir,
+    root: &Path,
+    dir: &str,
+    ignore: &Ignore,
+    mut each: impl FnMut(&str, StatKey),
+) {
+    let (rel, mut abs) = if dir == "." {
+        ("", root.to_path_buf())
     } else {
-        root.join(dir)
+        (dir, root.join(dir))
     };
-    let Ok(entries) = std::fs::read_dir(&abs) else {
-        return Vec::new();
+    let Some(handle) = top.open(rel.as_bytes()) else {
+        return;
     };
-    let mut out = Vec::new();
     let mut dir_rules = None;
-    for entry in entries.flatten() {
-        let Ok(ft) = entry.file_type() else { continue };
-        if !ft.is_file() {
-            continue; // links are never followed, directories are rows of their own
+    let mut path = String::new();
+    handle.entries_stat(|name, kind, stat| {
+        if kind.is_some_and(|k| k != Kind::File) {
+            return; // links are never followed, directories are rows of their own
         }
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
+        let Ok(name) = std::str::from_utf8(name) else {
+            return;
         };
-        if !wanted(&name) {
-            continue;
+        if !wanted(name) {
+            return;
         }
-        let Ok(meta) = entry.metadata() else { continue };
+        let Some(st) = stat() else {
+            return;
+        };
+        if st.kind() != Kind::File || st.size > MAX_FILE_BYTES {
+            return;
+        }
         let dir_rules = dir_rules.get_or_insert_with(|| ignore.rules_for(&abs));
-        if meta.len() > MAX_FILE_BYTES || ignore.ignores(dir_rules, &abs.join(&name)) {
-            continue;
+        abs.push(name);
+        let ignored = ignore.ignores(dir_rules, &abs);
+        abs.pop();
+        if ignored {
+            return;
         }
-        out.push((child_scope(dir, &name), stat_key(&meta)));
-    }
-    out.sort_unstable();
-    out
+        path.clear();
+        if !rel.is_empty() {
+            path.push_str(rel);
+            path.push('/');
+        }
+        path.push_str(name);
+        each(&path, st.key());
+    });
 }
 
 /// What the index keeps of one file.
@@ -276,19 +299,25 @@ mod tests {
         t.write("big.py", vec![b'#'; MAX_FILE_BYTES as usize + 1]);
         crate::tree::os::symlink(t.path().join("a.py"), t.path().join("link.py")).unwrap();
         let ig = Ignore::new(t.path(), &[]);
-        let names: Vec<String> = list(t.path(), ".", &ig)
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
-        assert_eq!(names, ["a.py"]);
-        let sub: Vec<String> = list(t.path(), "sub", &ig)
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
+        let top = PlainDir::top(t.path()).unwrap();
+        let listed = |dir: &str, ig: &Ignore| {
+            let mut out = Vec::new();
+            list(&top, t.path(), dir, ig, |p, k| out.push((p.to_string(), k)));
+            out.sort_unstable();
+            out
+        };
+        let root = listed(".", &ig);
+        assert_eq!(root.len(), 1);
+        assert_eq!(root[0].0, "a.py");
+        // The key of the stat relative to the directory is the key of std's stat of the path.
+        let meta = std::fs::symlink_metadata(t.path().join("a.py")).unwrap();
+        assert_eq!(root[0].1, StatKey::of(&meta));
+        let sub: Vec<String> = listed("sub", &ig).into_iter().map(|(p, _)| p).collect();
         assert_eq!(sub, ["sub/c.rs"]);
+        assert!(listed("gone", &ig).is_empty());
         let ig = Ignore::new(t.path(), &["sub/".to_string(), "a.py".to_string()]);
         assert!(
-            list(t.path(), ".", &ig).is_empty(),
+            listed(".", &ig).is_empty(),
             "the config's patterns hold for files too"
         );
     }

@@ -65,10 +65,15 @@ pub struct Modules {
 
 impl Modules {
     pub fn add(&mut self, id: u32, path: &str) {
-        if let Some(last) = module_path(path).last() {
-            let list = self.by_last.entry((*last).into()).or_default();
-            if !list.contains(&id) {
-                list.push(id);
+        let Some(&last) = module_path(path).last() else {
+            return;
+        };
+        // The name is allocated for its first file only (a load adds every file).
+        match self.by_last.get_mut(last) {
+            Some(list) if !list.contains(&id) => list.push(id),
+            Some(_) => {}
+            None => {
+                self.by_last.insert(last.into(), vec![id]);
             }
         }
     }

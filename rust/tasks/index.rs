@@ -12,8 +12,9 @@
 //! `save` writes the index's own structures for a later process and `build_from` adopts them
 //! part by part as tasks/store.rs checks the bytes: the posting lists, forward lists, names
 //! defined and resolved imports are taken as they are, the tables over them made again, and
-//! then every directory is listed as an update lists it: files whose stat key changed since are
-//! taken out and read again, files gone are dropped, files new are read.
+//! then every directory is listed as an update lists it (on a thread of its own while the terms
+//! are adopted): files whose stat key changed since are taken out and read again, files gone
+//! are dropped, files new are read.
 
 use super::bm25::{self, Inverted};
 use super::cuts::{Cut, Cuts};
@@ -29,6 +30,7 @@ use super::written::Written;
 use crate::artifacts::annotate;
 use crate::lang::imports::Import;
 use crate::tree::fs::{Error as FsError, Root};
+use crate::tree::os::PlainDir;
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -125,6 +127,10 @@ pub struct Index {
     /// How many files differ from the last saved bytes (read, dropped, or saved but gone or
     /// changed); every file held after a build from nothing. `save` makes it 0.
     pub changed: usize,
+    /// The directories a load lists on a thread of its own while it adopts the terms (the
+    /// listing compares with the files, all adopted by then), and that listing.
+    to_list: Option<Vec<String>>,
+    listed: Option<Listing>,
 }
 
 use crate::tree::os::now_ns;
@@ -184,9 +190,16 @@ impl store::Sink for Index {
                 .push((id, *line));
         }
         self.modules.add(id, f.path);
+        // A directory's name is allocated once, for its first file (the saved files come
+        // directory by directory in path order, but any order is taken).
         let dir = parent_dir(f.path);
-        self.by_dir.entry(dir.to_string()).or_default().push(id);
-        self.dirs.insert(dir.to_string());
+        match self.by_dir.get_mut(dir) {
+            Some(ids) => ids.push(id),
+            None => {
+                self.by_dir.insert(dir.to_string(), vec![id]);
+                self.dirs.insert(dir.to_string());
+            }
+        }
         self.files.push(Some(File {
             code: files::is_code_not_test(f.path),
             path: f.path.to_string(),
@@ -202,6 +215,29 @@ impl store::Sink for Index {
 
     fn term(&mut self, _: u32, t: SavedTerm<'_>) {
         self.lex.adopt_term(t.term, t.postings, t.df, t.last);
+    }
+
+    /// The terms go to the posting lists while another thread lists the tree's directories and
+    /// compares them with the files (which the terms do not change): the listing's system
+    /// calls and the check's reads on two cores at once.
+    fn beside_terms(&mut self, adopt: store::AdoptTerms<'_>) -> Result<(), String> {
+        let Some(dirs) = self.to_list.take() else {
+            return adopt(&mut |id, t| self.term(id, t));
+        };
+        let ignore = Ignore::new(&self.root, &self.opts.extra_ignore);
+        let (root, lex) = (&self.root, &mut self.lex);
+        let held = (&self.by_path, &self.files[..], &self.by_dir);
+        let at = now_ns(); // on this thread: a test's pinned clock is this thread's
+        let (adopted, listing) = std::thread::scope(|s| {
+            let lister = s.spawn(|| {
+                let listed = list_dirs(root, &ignore, &dirs, held);
+                Listing { dirs, at, listed }
+            });
+            let adopted = adopt(&mut |_, t| lex.adopt_term(t.term, t.postings, t.df, t.last));
+            (adopted, lister.join().ok())
+        });
+        self.listed = listing;
+        adopted
     }
 }
 
@@ -236,6 +272,67 @@ fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or(".", |(d, _)| d)
 }
 
+/// Each directory of `dirs` listed and compared with the files `held` (the path table, the
+/// records, the files by directory) where it is listed, in parallel, so only what differs is
+/// kept: not a record of every file of the tree at once beside the index (nor, on a load,
+/// beside the saved bytes).
+fn list_dirs(
+    root: &Path,
+    ignore: &Ignore,
+    dirs: &[String],
+    (by_path, held, by_dir): (&PathTable, &[Option<File>], &HashMap<String, Vec<u32>>),
+) -> Vec<Listed> {
+    let Some(top) = PlainDir::top(root) else {
+        return Vec::new();
+    };
+    dirs.par_iter()
+        .map(|d| {
+            let mut l = Listed::default();
+            // Files held that the listing found (changed or not): the rest are gone.
+            let mut found: Vec<u32> = Vec::new();
+            files::list(&top, root, d, ignore, |p, k| {
+                let id = by_path.get(p, |i| path_of(held, i));
+                match id.and_then(|id| held.get(id as usize)?.as_ref().map(|f| (id, f))) {
+                    Some((id, f)) if f.key == k => {
+                        l.same += 1;
+                        found.push(id);
+                    }
+                    Some((id, _)) => {
+                        l.out.push(id);
+                        found.push(id);
+                        l.to_read.push((p.to_string(), k));
+                    }
+                    None => l.to_read.push((p.to_string(), k)),
+                }
+            });
+            let had = by_dir.get(d).map_or(&[][..], Vec::as_slice);
+            if found.len() < had.len() {
+                found.sort_unstable();
+                l.vanished = had
+                    .iter()
+                    .copied()
+                    .filter(|id| found.binary_search(id).is_err())
+                    .collect();
+                l.vanished
+                    .sort_unstable_by(|&a, &b| path_of(held, a).cmp(path_of(held, b)));
+            }
+            // In path order, as the directory's files are kept.
+            l.to_read.sort_unstable();
+            l.out
+                .sort_unstable_by(|&a, &b| path_of(held, a).cmp(path_of(held, b)));
+            l
+        })
+        .collect()
+}
+
+/// The listing of `list_dirs` made ahead (while a load adopted the terms), for `update_from`.
+struct Listing {
+    dirs: Vec<String>,
+    /// When the listing began (the racy window is counted from it).
+    at: i64,
+    listed: Vec<Listed>,
+}
+
 impl Index {
     /// Index the files of `dirs` (the scopes of the walk table) beneath `root`.
     #[cfg(test)]
@@ -255,6 +352,11 @@ impl Index {
     ) -> std::io::Result<Index> {
         let confined = Root::open(root)?; // the root must be readable
         let mut ix = Index::empty(root, opts.clone());
+        // The directories `update_from` lists below, listed while the terms are adopted.
+        let mut to_list = dirs.to_vec();
+        to_list.sort_unstable();
+        to_list.dedup();
+        ix.to_list = Some(to_list);
         let checked = match saved {
             None => None,
             Some(Saved::Bytes(b)) => Some(store::decode(b, b.len() as u64, root, &opts, &mut ix)),
@@ -266,6 +368,7 @@ impl Index {
                 Err(_) => None, // none there, not a regular file, or a link out of the root
             },
         };
+        ix.to_list = None; // not listed ahead when nothing was adopted
         let saved = match checked {
             None => 0,
             Some(Ok(())) => ix.adopted(),
@@ -315,6 +418,8 @@ impl Index {
             refused: None,
             racy: HashSet::new(),
             changed: 0,
+            to_list: None,
+            listed: None,
         }
     }
 
@@ -361,46 +466,16 @@ impl Index {
         dirs.sort_unstable();
         dirs.dedup();
         let root = self.root.clone();
-        let listed_at = now_ns();
-        // Each directory's listing is compared with the index where it is made (in parallel),
-        // so only what differs is held: not a record of every file of the tree at once beside
-        // the index (nor, on a load, beside the saved bytes).
-        let (by_path, held, by_dir) = (&self.by_path, &self.files, &self.by_dir);
-        let listed: Vec<Listed> = dirs
-            .par_iter()
-            .map(|d| {
-                let now = files::list(&root, d, &ignore);
-                let present: HashSet<&str> = now.iter().map(|(p, _)| p.as_str()).collect();
-                let vanished = by_dir
-                    .get(d)
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .filter(|&id| {
-                        held.get(id as usize)
-                            .and_then(Option::as_ref)
-                            .is_some_and(|f| !present.contains(f.path.as_str()))
-                    })
-                    .collect();
-                drop(present);
-                let mut l = Listed {
-                    vanished,
-                    ..Listed::default()
-                };
-                for (p, k) in now {
-                    let id = by_path.get(&p, |i| path_of(held, i));
-                    match id.and_then(|id| held.get(id as usize)?.as_ref().map(|f| (id, f))) {
-                        Some((_, f)) if f.key == k => l.same += 1,
-                        Some((id, _)) => {
-                            l.out.push(id);
-                            l.to_read.push((p, k));
-                        }
-                        None => l.to_read.push((p, k)),
-                    }
-                }
-                l
-            })
-            .collect();
+        // A load lists the tree while it adopts the terms (`beside_terms`): taken when it
+        // listed these directories.
+        let (listed_at, listed) = match self.listed.take().filter(|l| l.dirs == dirs) {
+            Some(l) => (l.at, l.listed),
+            None => {
+                let at = now_ns();
+                let held = (&self.by_path, &self.files[..], &self.by_dir);
+                (at, list_dirs(&root, &ignore, &dirs, held))
+            }
+        };
         // Files of directories gone, files gone, and files whose stat key changed.
         let mut out: Vec<u32> = gone
             .iter()
@@ -1337,9 +1412,14 @@ mod profile {
         eprintln!("walk {:?}", t.elapsed());
         let ignore = Ignore::new(&root, &[]);
         let t = std::time::Instant::now();
+        let top = PlainDir::top(&root).unwrap();
         let listed: Vec<(String, StatKey)> = dirs
             .par_iter()
-            .flat_map(|d| files::list(&root, d, &ignore))
+            .flat_map_iter(|d| {
+                let mut out = Vec::new();
+                files::list(&top, &root, d, &ignore, |p, k| out.push((p.to_string(), k)));
+                out
+            })
             .collect();
         eprintln!("list {} files {:?}", listed.len(), t.elapsed());
         let confined = Root::open(&root).unwrap();

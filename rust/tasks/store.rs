@@ -88,7 +88,16 @@ pub trait Sink {
     fn file(&mut self, id: u32, file: SavedFile<'_>) -> bool;
     /// Term `id` (numbered from 0, in byte order).
     fn term(&mut self, id: u32, term: SavedTerm<'_>);
+    /// Every file is in: `adopt` checks the terms and hands each to the function it is given.
+    /// A sink may do work of its own beside it, on another thread, that the terms do not change.
+    fn beside_terms(&mut self, adopt: AdoptTerms<'_>) -> Result<(), String> {
+        adopt(&mut |id, t| self.term(id, t))
+    }
 }
+
+/// The check of the terms, handing each that passed to the function it is given.
+pub type AdoptTerms<'a> =
+    &'a mut dyn FnMut(&mut dyn FnMut(u32, SavedTerm<'_>)) -> Result<(), String>;
 
 #[derive(Debug)]
 pub struct SavedTerm<'b> {
@@ -768,40 +777,43 @@ fn parse<R: std::io::Read>(
             Ok(())
         })?;
     }
-    for id in 0..term_count as u32 {
-        pieces.part(|r| {
-            let term = r.s()?;
-            if id > 0 && before[..] >= *term.as_bytes() {
-                return Err(format!("terms out of order at byte {}", r.pos()));
-            }
-            // (nothing after the list can run out of bytes: its pairs are counted once)
-            let postings = r.run()?;
-            let mut p = Reader::new(postings);
-            let (mut df, mut last) = (0u32, None);
-            while p.left() > 0 {
-                let doc = p.next_id(last, n)?;
-                p.u32()?; // its count
-                posted.add(id, doc);
-                df += 1;
-                last = Some(doc);
-            }
-            let Some(last) = last else {
-                return Err(format!("{term:?} is held by no file"));
-            };
-            before.clear();
-            before.extend_from_slice(term.as_bytes());
-            sink.term(
-                id,
-                SavedTerm {
-                    term,
-                    postings,
-                    df,
-                    last,
-                },
-            );
-            Ok(())
-        })?;
-    }
+    sink.beside_terms(&mut |to_sink| {
+        for id in 0..term_count as u32 {
+            pieces.part(|r| {
+                let term = r.s()?;
+                if id > 0 && before[..] >= *term.as_bytes() {
+                    return Err(format!("terms out of order at byte {}", r.pos()));
+                }
+                // (nothing after the list can run out of bytes: its pairs are counted once)
+                let postings = r.run()?;
+                let mut p = Reader::new(postings);
+                let (mut df, mut last) = (0u32, None);
+                while p.left() > 0 {
+                    let doc = p.next_id(last, n)?;
+                    p.u32()?; // its count
+                    posted.add(id, doc);
+                    df += 1;
+                    last = Some(doc);
+                }
+                let Some(last) = last else {
+                    return Err(format!("{term:?} is held by no file"));
+                };
+                before.clear();
+                before.extend_from_slice(term.as_bytes());
+                to_sink(
+                    id,
+                    SavedTerm {
+                        term,
+                        postings,
+                        df,
+                        last,
+                    },
+                );
+                Ok(())
+            })?;
+        }
+        Ok(())
+    })?;
     if held.product != posted.product {
         return Err("the posting lists and the forward lists hold other (term, file) pairs".into());
     }

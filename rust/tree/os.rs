@@ -439,7 +439,19 @@ impl PlainDir {
     pub fn entries(&self, mut f: impl FnMut(&[u8], Option<Kind>)) {
         imp::entries(&self.0, &mut f)
     }
+
+    /// `entries`, each with a way to its stat (a link itself, not followed) that costs nothing
+    /// until asked: the listing's own record where the OS lists with one (Windows' find data),
+    /// else one stat relative to this directory (no walk down a path from the root).
+    pub fn entries_stat(&self, mut f: impl FnMut(&[u8], Option<Kind>, EntryStat<'_>)) {
+        imp::entries_stat(&self.0, &mut f)
+    }
 }
+
+/// An entry's stat, asked for by `PlainDir::entries_stat`'s caller.
+pub type EntryStat<'a> = &'a mut dyn FnMut() -> Option<Stat>;
+/// What `PlainDir::entries_stat` hands each entry to.
+type EachStat<'a> = &'a mut dyn FnMut(&[u8], Option<Kind>, EntryStat<'_>);
 
 #[cfg(unix)]
 mod imp {
@@ -552,6 +564,12 @@ mod imp {
             f(name, kind);
         }
     }
+
+    pub fn entries_stat(dir: &OwnedFd, f: super::EachStat<'_>) {
+        entries(dir, &mut |name, kind| {
+            f(name, kind, &mut || stat(dir, name))
+        });
+    }
 }
 
 #[cfg(windows)]
@@ -618,6 +636,20 @@ mod imp {
             let Some(name) = name.to_str() else { continue };
             let kind = entry.file_type().ok().map(|t| Kind::of(&t));
             f(name.as_bytes(), kind);
+        }
+    }
+
+    /// The stat from the listing's find data (as std's `DirEntry::metadata`), not a handle
+    /// opened on each file.
+    pub fn entries_stat(dir: &Dir, f: super::EachStat<'_>) {
+        let Ok(list) = dir.entries() else { return };
+        for entry in list.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let kind = entry.file_type().ok().map(|t| Kind::of(&t));
+            f(name.as_bytes(), kind, &mut || {
+                entry.metadata().ok().map(|m| m.stat())
+            });
         }
     }
 }
