@@ -733,6 +733,32 @@ mod bindings {
             })
         }
 
+        /// The first half of `TaskIndex(root, dirs, …, saved_at=…)`, before the walk has found
+        /// `dirs`: the saved file adopted (left for `settle` when larger than `saved_at`'s cap).
+        #[staticmethod]
+        #[pyo3(signature = (root, extra_ignore, prefix, contextia, saved_at))]
+        fn load(
+            py: Python<'_>,
+            root: PathBuf,
+            extra_ignore: Vec<String>,
+            prefix: String,
+            contextia: Option<PathBuf>,
+            saved_at: (PathBuf, u64),
+        ) -> PyResult<TaskIndexLoadPy> {
+            let opts = tasks::options::Options {
+                extra_ignore,
+                prefix,
+                contextia,
+            };
+            let saved = tasks::index::Saved::File(&saved_at.0, saved_at.1);
+            let loaded = py
+                .detach(|| tasks::index::Index::load(&root, opts, Some(saved), None))
+                .map_err(os_err_at(&root))?;
+            Ok(TaskIndexLoadPy {
+                inner: std::sync::Mutex::new(Some(loaded)),
+            })
+        }
+
         /// What the index keeps of each file, as bytes for a later process (tasks/store.rs);
         /// `changed` is 0 from then on.
         fn save<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
@@ -834,6 +860,31 @@ mod bindings {
         #[getter]
         fn heap_parts(&self) -> Vec<(&'static str, usize)> {
             self.inner.lock().unwrap().heap_parts()
+        }
+    }
+
+    /// A saved task index adopted before the walk (`TaskIndex.load`), for `settle`.
+    #[pyclass(frozen, name = "TaskIndexLoad", module = "repoctx._core")]
+    struct TaskIndexLoadPy {
+        inner: std::sync::Mutex<Option<tasks::index::Loaded>>,
+    }
+
+    #[pymethods]
+    impl TaskIndexLoadPy {
+        /// The index of `dirs`, brought up to date from what was adopted; `saved_cap` is the
+        /// most bytes the saved file may hold for this tree (a larger one is refused). Once.
+        fn settle(
+            &self,
+            py: Python<'_>,
+            dirs: Vec<String>,
+            saved_cap: u64,
+        ) -> PyResult<TaskIndexPy> {
+            let loaded = self.inner.lock().unwrap().take();
+            let loaded = loaded.ok_or_else(|| PyValueError::new_err("settled already"))?;
+            let index = py.detach(|| loaded.settle(&dirs, saved_cap));
+            Ok(TaskIndexPy {
+                inner: std::sync::Mutex::new(index),
+            })
         }
     }
 
@@ -971,6 +1022,7 @@ mod bindings {
         m.add("SKIP_DIRS", walk::SKIP_DIRS.to_vec())?;
         m.add("RACY_NS", os::RACY_NS)?;
         m.add_class::<TaskIndexPy>()?;
+        m.add_class::<TaskIndexLoadPy>()?;
         m.add_class::<tasks::rank::Answer>()?;
         m.add_class::<tasks::rank::FileOut>()?;
         m.add_class::<tasks::rank::RegionOut>()?;

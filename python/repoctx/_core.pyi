@@ -12,7 +12,7 @@ __all__ = [
     "DirEntry", "DirRow",
     "FILE_LABELS", "FileKind", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
     "ModuleScan", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_NOTHING_MATCHED", "TASK_SIGNALS", "Table", "TaskAnswer",
-    "TaskDefinition", "TaskFile", "TaskIndex", "TaskMember", "TaskPiece", "TaskRegion",
+    "TaskDefinition", "TaskFile", "TaskIndex", "TaskIndexLoad", "TaskMember", "TaskPiece", "TaskRegion",
     "YamlFile", "YamlRefused", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "file_kind", "file_kinds", "fingerprint", "fs_exchange", "fs_list",
     "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
@@ -579,6 +579,15 @@ TASK_NOTHING_MATCHED: str
 by how lately they changed."""
 
 @final
+class TaskIndexLoad:
+    """A saved task index adopted before the walk (`TaskIndex.load`)."""
+
+    def settle(self, dirs: list[str], saved_cap: int) -> TaskIndex:
+        """The index of `dirs`, as `TaskIndex(root, dirs, …, saved_at=(path, saved_cap))` builds it: a
+        saved file larger than `saved_cap` is refused (unread, when `load` left it). ValueError
+        the second time."""
+
+@final
 class TaskIndex:
     """The task index of a tree (rust/tasks/index.rs): the terms, definitions, imports and
     annotations of every file in `dirs` (the walk table's scopes), the written context
@@ -594,6 +603,13 @@ class TaskIndex:
         cls, root: str, dirs: list[str], extra_ignore: list[str], prefix: str = ..., contextia: str | None = None,
         saved: bytes | None = None, saved_at: tuple[str, int] | None = None,
     ) -> TaskIndex: ...
+    @staticmethod
+    def load(
+        root: str, extra_ignore: list[str], prefix: str, contextia: str | None, saved_at: tuple[str, int],
+    ) -> TaskIndexLoad:
+        """The first half of `TaskIndex(root, dirs, …, saved_at=…)`, before the walk has found `dirs`
+        (a cold process runs both at once): the saved file adopted, or left for `settle` when it is
+        larger than `saved_at`'s cap. Raises OSError when the root cannot be read."""
     def update(self, changed: list[str], all: list[str] | None = None) -> None:
         """List the directories in `changed` again and read their files whose stat changed;
         with `all` (every directory of the table now), drop the gone ones and index the new ones."""

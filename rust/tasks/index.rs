@@ -250,6 +250,56 @@ pub enum Saved<'a> {
     File(&'a Path, u64),
 }
 
+/// A saved index adopted before the tree was listed (`Index::load`), for `settle` to finish.
+pub struct Loaded {
+    ix: Index,
+    /// Files adopted.
+    adopted: usize,
+    size: SavedSize,
+}
+
+/// The saved file's size, checked by `settle` against the cap of the tree the walk found.
+enum SavedSize {
+    /// No file given (bytes or none).
+    None,
+    /// The file adopted (or none there) held this many bytes.
+    Read(u64),
+    /// Larger than the cap `load` was given: read by `settle`, if the tree's cap allows it.
+    Later(PathBuf),
+}
+
+impl Loaded {
+    /// `dirs` (the scopes of the walk table) listed and brought up to date: the files whose
+    /// stat key is the one saved are not read. `cap` is the most bytes the saved file may hold
+    /// for this tree: a larger one is refused (unread, when `load` left it) and every file read.
+    pub fn settle(self, dirs: &[String], cap: u64) -> Index {
+        let Loaded {
+            mut ix,
+            mut adopted,
+            size,
+        } = self;
+        match size {
+            SavedSize::Read(len) if len > cap => {
+                adopted = ix.refuse(format!("larger than {cap} bytes; refused"));
+            }
+            SavedSize::Later(rel) => {
+                adopted = match Root::open(&ix.root.clone()) {
+                    Ok(confined) => match ix.adopt_file(&confined, &rel, cap) {
+                        Some((adopted, _)) => adopted,
+                        None => ix.refuse(format!("larger than {cap} bytes; refused unread")),
+                    },
+                    Err(_) => 0,
+                };
+            }
+            _ => {}
+        }
+        ix.loaded = ix.update_from(dirs, Some(dirs));
+        // Files read (new or changed since) and files saved that were not used (changed or gone).
+        ix.changed = (ix.file_count() - ix.loaded) + (adopted - ix.loaded);
+        ix
+    }
+}
+
 /// What the listing of one directory found that differs from the index (`update_from`).
 #[derive(Default)]
 struct Listed {
@@ -350,39 +400,74 @@ impl Index {
         dirs: &[String],
         saved: Option<Saved>,
     ) -> std::io::Result<Index> {
+        let cap = match saved {
+            Some(Saved::File(_, cap)) => cap,
+            _ => u64::MAX,
+        };
+        Ok(Index::load(root, opts, saved, Some(dirs))?.settle(dirs, cap))
+    }
+
+    /// The first half of `build_from`, before the tree is listed (so it can run beside the walk
+    /// that finds `dirs`): the saved index adopted. A saved file larger than its cap is left for
+    /// `settle`, which is given the tree's. `ahead`: the directories `settle` will list, when
+    /// they are known already, listed while the terms are adopted.
+    pub fn load(
+        root: &Path,
+        opts: Options,
+        saved: Option<Saved>,
+        ahead: Option<&[String]>,
+    ) -> std::io::Result<Loaded> {
         let confined = Root::open(root)?; // the root must be readable
-        let mut ix = Index::empty(root, opts.clone());
-        // The directories `update_from` lists below, listed while the terms are adopted.
-        let mut to_list = dirs.to_vec();
-        to_list.sort_unstable();
-        to_list.dedup();
-        ix.to_list = Some(to_list);
-        let checked = match saved {
-            None => None,
-            Some(Saved::Bytes(b)) => Some(store::decode(b, b.len() as u64, root, &opts, &mut ix)),
-            Some(Saved::File(rel, cap)) => match confined.open_read(rel, cap) {
-                Ok((file, len)) => Some(store::decode(file, len, root, &opts, &mut ix)),
-                Err(FsError::TooLarge(_, cap)) => {
-                    Some(Err(format!("larger than {cap} bytes; refused unread")))
-                }
-                Err(_) => None, // none there, not a regular file, or a link out of the root
+        let mut ix = Index::empty(root, opts);
+        ix.to_list = ahead.map(|dirs| {
+            let mut dirs = dirs.to_vec();
+            dirs.sort_unstable();
+            dirs.dedup();
+            dirs
+        });
+        let (adopted, size) = match saved {
+            None => (0, SavedSize::None),
+            Some(Saved::Bytes(b)) => {
+                let checked = store::decode(b, b.len() as u64, root, &ix.opts.clone(), &mut ix);
+                (ix.took(checked), SavedSize::None)
+            }
+            Some(Saved::File(rel, cap)) => match ix.adopt_file(&confined, rel, cap) {
+                Some((adopted, len)) => (adopted, SavedSize::Read(len)),
+                None => (0, SavedSize::Later(rel.to_path_buf())),
             },
         };
         ix.to_list = None; // not listed ahead when nothing was adopted
-        let saved = match checked {
-            None => 0,
-            Some(Ok(())) => ix.adopted(),
-            Some(Err(why)) => {
-                // What was adopted before the failure is thrown away.
-                ix = Index::empty(root, opts);
-                ix.refused = Some(why);
-                0
+        Ok(Loaded { ix, adopted, size })
+    }
+
+    /// The saved index of file `rel` adopted (a file that cannot be opened as a regular file
+    /// beneath the root is as none); files adopted and the file's size, or None when it is
+    /// larger than `cap`.
+    fn adopt_file(&mut self, confined: &Root, rel: &Path, cap: u64) -> Option<(usize, u64)> {
+        match confined.open_read(rel, cap) {
+            Ok((file, len)) => {
+                let (root, opts) = (self.root.clone(), self.opts.clone());
+                let checked = store::decode(file, len, &root, &opts, self);
+                Some((self.took(checked), len))
             }
-        };
-        ix.loaded = ix.update_from(dirs, Some(dirs));
-        // Files read (new or changed since) and files saved that were not used (changed or gone).
-        ix.changed = (ix.file_count() - ix.loaded) + (saved - ix.loaded);
-        Ok(ix)
+            Err(FsError::TooLarge(..)) => None,
+            Err(_) => Some((0, 0)), // none there, not a regular file, or a link out of the root
+        }
+    }
+
+    /// How many files the saved bytes just decoded gave; none when they were refused (what was
+    /// adopted before the failure is thrown away, `refused` says why).
+    fn took(&mut self, checked: Result<(), String>) -> usize {
+        match checked {
+            Ok(()) => self.adopted(),
+            Err(why) => self.refuse(why),
+        }
+    }
+
+    fn refuse(&mut self, why: String) -> usize {
+        *self = Index::empty(&self.root.clone(), self.opts.clone());
+        self.refused = Some(why);
+        0
     }
 
     /// An index of no file.
@@ -1387,6 +1472,55 @@ mod tests {
         ] {
             assert_eq!(answer(&mut loaded, task), answer(&mut built, task));
         }
+    }
+
+    #[test]
+    fn a_load_before_the_walk_settles_as_a_build_from_and_the_trees_cap_refuses_after() {
+        let t = TempTree::with(
+            "task-index-load-ahead",
+            &[
+                (
+                    "app/orders.py",
+                    "from app.tax import rate\n\ndef total(order):\n    return order * rate()\n",
+                ),
+                ("app/tax.py", "def rate():\n    return 1.2\n"),
+            ],
+        );
+        let dirs: Vec<String> = [".", "app"].iter().map(|s| s.to_string()).collect();
+        let last = ["app/orders.py", "app/tax.py"]
+            .iter()
+            .map(|p| StatKey::lstat(&t.path().join(p)).unwrap())
+            .map(|k| k.mtime.max(k.ctime))
+            .max()
+            .unwrap();
+        crate::tree::os::pin_clock(Some(last + crate::tree::os::RACY_NS + 1));
+        let bytes = Index::build(t.path(), opts(), &dirs).unwrap().save();
+        let len = bytes.len() as u64;
+        t.write(".repoctx/task-index.bin", &bytes);
+        let rel = Path::new(".repoctx/task-index.bin");
+        let task = "the order total forgets the tax rate";
+        let mut whole =
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::File(rel, len))).unwrap();
+        let at = |early: u64, cap: u64| {
+            let loaded =
+                Index::load(t.path(), opts(), Some(Saved::File(rel, early)), None).unwrap();
+            loaded.settle(&dirs, cap)
+        };
+        // Read before the walk (within the early cap) or after it (past it): the same index.
+        for early in [len, len - 1] {
+            let mut ix = at(early, len);
+            assert_eq!((ix.loaded, ix.changed, ix.refused.as_deref()), (2, 0, None));
+            assert_eq!(answer(&mut ix, task), answer(&mut whole, task));
+        }
+        // Larger than the tree's cap: refused, read or not, and every file read instead.
+        let refused = |early: u64| {
+            let ix = at(early, len - 1);
+            (ix.loaded, ix.changed, ix.file_count(), ix.refused)
+        };
+        let why = |how: &str| Some(format!("larger than {} bytes; refused{how}", len - 1));
+        assert_eq!(refused(len), (0, 2, 2, why("")));
+        assert_eq!(refused(len - 1), (0, 2, 2, why(" unread")));
+        crate::tree::os::pin_clock(None);
     }
 }
 

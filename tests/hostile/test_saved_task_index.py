@@ -266,3 +266,18 @@ def test_bytes_refused_after_files_were_adopted_answer_as_no_file(tmp_path, dama
     assert index.file_count == len(FILES), "every file read, none taken from the refused bytes"
     assert answer(repo) == baseline
     assert index_of(repo).loaded == index.file_count
+
+
+def test_a_file_read_while_the_walk_counts_the_tree_is_refused_by_the_trees_cap(tmp_path):
+    """A cold call reads the saved index beside the walk, before the tree's count gives the cap:
+    a file within EARLY_SAVED_BYTES is read then, and still refused by its size once the count
+    says this tree's index cannot be that large (a larger file is refused unread, above)."""
+    repo, baseline, good = repo_with_answer(tmp_path)
+    assert task_index.saved_bytes_cap(len(FILES)) < task_index.EARLY_SAVED_BYTES
+    with open(repo / SAVED, "wb") as f:
+        f.write(good)
+        f.truncate(task_index.EARLY_SAVED_BYTES)  # a good head on a sparse tail
+    proc = cli(repo)
+    assert proc.stdout == baseline
+    assert "task-index.bin is not used (larger than" in proc.stderr and "unread" not in proc.stderr, proc.stderr
+    assert index_of(repo).loaded == len(FILES), "replaced by a good file"

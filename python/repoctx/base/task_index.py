@@ -24,12 +24,15 @@ from __future__ import annotations
 import errno
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from repoctx import _core
 from repoctx.base import fs, local_state
 from repoctx.base import index as tables
-from repoctx.base.workspace import Workspace
+from repoctx.base.workspace import ScanConfig, Workspace
+from repoctx.formats.project_dir import find_project_dir
 
 SAVED_FILE = f"{local_state.STATE_DIR}/task-index.bin"
 # What a saved index is read up to: about 1 KB per file of real code (250 bytes on the
@@ -39,6 +42,9 @@ MAX_SAVED_BYTES = 1 << 30
 # a crafted file (a sparse 1 GiB one) is refused by its size, before anything is read.
 SAVED_BYTES_PER_FILE = 16 << 10
 SAVED_BYTES_BASE = 4 << 20
+# What a saved index may hold to be read while the walk counts the tree's files (a cold
+# process reads both at once): at most this much is read of a file the count then refuses.
+EARLY_SAVED_BYTES = 16 << 20
 
 
 def saved_bytes_cap(files: int) -> int:
@@ -156,7 +162,11 @@ def _build(ws: Workspace, rows: list[_core.DirRow], ignore: list[str], prefix: s
     # The core reads the saved index itself, a piece at a time, through its confined layer: the
     # file's bytes are never all held beside the index made from them.
     saved_at = (SAVED_FILE, saved_bytes_cap(sum(r.files for r in rows)))
-    index = _core.TaskIndex(ws.root, [r.scope for r in rows], ignore, prefix, contextia, saved_at=saved_at)
+    return _adopted(ws, _core.TaskIndex(ws.root, [r.scope for r in rows], ignore, prefix, contextia, saved_at=saved_at))
+
+
+def _adopted(ws: Workspace, index: _core.TaskIndex) -> _core.TaskIndex:
+    """A build from the saved file: why the file was not used, if it was not, and the saved history."""
     if index.refused is not None:
         _say(f"the saved task index {SAVED_FILE} is not used ({index.refused}); the index was built again")
     _offer_history(ws, index)
@@ -173,14 +183,11 @@ def task_index(ws: Workspace) -> _core.TaskIndex:
 
 def _made(ws: Workspace) -> _core.TaskIndex:
     cfg = ws.scan_config()
-    table = tables.scan(ws, cfg)
-    # Imported here, after the walk: it brings msgspec, which a build ahead leaves to the hook's thread.
-    from repoctx.formats.artifact import find_project_dir
-
     contextia = find_project_dir(ws.root)
     made_with = (cfg, contextia, _prefix(contextia))
-    if table.changed_at is None:  # a cold walk: not a serving process
-        return _build(ws, table.rows, list(cfg.ignore), made_with[2], contextia)
+    if not tables.serving():
+        return _cold(ws, cfg, made_with[2], contextia)
+    table = tables.scan(ws, cfg)
     with _lock:
         had = _held.get(ws.root)
         if had is None or had[0] != made_with:
@@ -196,6 +203,18 @@ def _made(ws: Workspace) -> _core.TaskIndex:
         return held.index
 
 
+def _cold(ws: Workspace, cfg: ScanConfig, prefix: str, contextia: str | None) -> _core.TaskIndex:
+    """The build of a process that keeps nothing: the saved index is read in a thread while the
+    walk runs (both are the core's, without the GIL), then brought up to date with the walk's
+    directories. Its cap is the walk's count of files, so only a file within EARLY_SAVED_BYTES
+    is read before the count is known; a larger one waits for it (and is refused unread past it)."""
+    loading = _InThread(_core.TaskIndex.load, LOAD_THREAD, ws.root, list(cfg.ignore), prefix, contextia,
+                        (SAVED_FILE, EARLY_SAVED_BYTES))
+    rows = tables.scan(ws, cfg).rows
+    index = loading.result().settle([r.scope for r in rows], saved_bytes_cap(sum(r.files for r in rows)))
+    return _adopted(ws, index)
+
+
 def warm(ws: Workspace) -> None:
     """Build the index of a serving process ahead of its first question, when a saved index is
     on disk (the repository was asked for task context before): a restarted server then answers
@@ -209,31 +228,32 @@ def warm(ws: Workspace) -> None:
         task_index(ws)
 
 
-class _Ahead:
-    """A cold build of the task index running in a thread of its own (`build_ahead`)."""
+class _InThread:
+    """A call running in a thread of its own (the core's work, which releases the GIL); `result`
+    waits for it and returns what it returned or raises what it raised."""
 
-    def __init__(self, ws: Workspace) -> None:
-        self._index: _core.TaskIndex | None = None
+    def __init__(self, call: Callable[..., Any], name: str, *args: object) -> None:
+        self._value: Any = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._build, args=(ws,), name=AHEAD_THREAD, daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(call, *args), name=name, daemon=True)
         self._thread.start()
 
-    def _build(self, ws: Workspace) -> None:
+    def _run(self, call: Callable[..., Any], *args: object) -> None:
         try:
-            self._index = _made(ws)
-        except BaseException as exc:  # raised where the index is taken, as a build there would raise it
+            self._value = call(*args)
+        except BaseException as exc:  # raised where the value is taken, as the call there would raise it
             self._error = exc
 
-    def result(self) -> _core.TaskIndex:
+    def result(self) -> Any:
         self._thread.join()
         if self._error is not None:
             raise self._error
-        assert self._index is not None
-        return self._index
+        return self._value
 
 
 AHEAD_THREAD = "repoctx-task-index-ahead"
-_ahead: dict[str, _Ahead] = {}  # root -> the build started ahead, taken by the next task_index
+LOAD_THREAD = "repoctx-task-index-load"
+_ahead: dict[str, _InThread] = {}  # root -> the build started ahead, taken by the next task_index
 
 
 def build_ahead(ws: Workspace) -> None:
@@ -243,4 +263,4 @@ def build_ahead(ws: Workspace) -> None:
     in a serving process, whose index is kept."""
     if tables.serving() or ws.root in _ahead:
         return
-    _ahead[ws.root] = _Ahead(ws)
+    _ahead[ws.root] = _InThread(_made, AHEAD_THREAD, ws)

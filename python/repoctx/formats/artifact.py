@@ -13,19 +13,7 @@ from msgspec import Struct, field
 
 from repoctx.base.errors import RepoctxError
 from repoctx.formats import bounded
-
-CONTEXTIA_DIR = ".contextia"
-
-
-def find_project_dir(root: str) -> str | None:
-    """The `.contextia/` directory serving `root`: its own, never a parent's (the root is the
-    boundary every read and write is confined to; base/rootfind.py already found the root
-    from where a command started); a link in its place is not one. None when there is none."""
-    import os
-
-    candidate = os.path.join(root, CONTEXTIA_DIR)
-    return candidate if os.path.isdir(candidate) and not os.path.islink(candidate) else None
-
+from repoctx.formats.project_dir import CONTEXTIA_DIR, find_project_dir  # noqa: F401 (theirs: fa.find_project_dir)
 
 CONFIG_FILE = "config.yaml"
 IDENTITY_FILE = "system/identity.md"
