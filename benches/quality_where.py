@@ -4,8 +4,9 @@ budget's bundle as `shown`). REPORT is a report's .json or a directory holding t
 
 Per ranker, points of coverage (each task's gold lines share 1, averaged over the tasks with gold
 lines): shown; in a gold file not among the ten ranked; in a ranked gold file of which nothing is
-shown; and in a gold file shown elsewhere, by the distance to the nearest piece. Then the share
-of the bundle's lines each rank takes and the coverage they give.
+shown; and in a gold file shown elsewhere, by the distance to the nearest piece. Then, per rank,
+the share of the bundle's lines its files take, the share of the changed lines they hold (the
+most a bundle could show of them) and the coverage they give.
 """
 
 from __future__ import annotations
@@ -45,17 +46,22 @@ def where(gold: dict[str, list[list[int]]], top10: list[str], shown: list) -> di
     return out
 
 
-def spent(gold: dict[str, list[list[int]]], top10: list[str], shown: list) -> dict[str, tuple[float, float]]:
-    """Per rank: the share of the bundle's lines its files take, and the coverage they give."""
+def spent(gold: dict[str, list[list[int]]], top10: list[str], shown: list) -> dict[str, tuple[float, float, float]]:
+    """Per rank: the share of the bundle's lines its files take, the share of the task's gold
+    lines its files hold (the most they could give), and the coverage they give."""
     lines = {p: set(_lines(r)) for p, r in gold.items()}
     total = sum(len(v) for v in lines.values())
     held = dict.fromkeys(RANKS, 0)
+    golden = dict.fromkeys(RANKS, 0)
+    for p, ls in lines.items():
+        golden[_rank(p, top10)] += len(ls)
     covered = {r: set() for r in RANKS}
     for p, s, e in shown:
         held[_rank(p, top10)] += e - s + 1
         covered[_rank(p, top10)] |= {(p, n) for n in lines.get(p, ()) if s <= n <= e}
     size = sum(held.values()) or 1
-    return {r: (held[r] / size, len(covered[r]) / total if total else 0.0) for r in RANKS}
+    return {r: (held[r] / size, golden[r] / total if total else 0.0, len(covered[r]) / total if total else 0.0)
+            for r in RANKS}
 
 
 def summary(report: dict, ranker: str) -> dict:
@@ -70,7 +76,7 @@ def summary(report: dict, ranker: str) -> dict:
     n = len(kept)
     return {"tasks": n,
             "places": {k: sum(p[k] for p in places) / n for k in PLACES},
-            "ranks": {r: (sum(x[r][0] for x in ranks) / n, sum(x[r][1] for x in ranks) / n) for r in RANKS}}
+            "ranks": {r: tuple(sum(x[r][i] for x in ranks) / n for i in range(3)) for r in RANKS}}
 
 
 def load(path: Path) -> dict:
@@ -84,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         print(__doc__.split("\n\n")[0], file=sys.stderr)
         return 2
-    print("| repository | ranker | tasks | " + " | ".join(PLACES) + " | lines → coverage by rank "
+    print("| repository | ranker | tasks | " + " | ".join(PLACES) + " | lines, gold → coverage by rank "
           + " / ".join(RANKS) + " |")
     print("|---|---|---|" + "---|" * len(PLACES) + "---|")
     for path in paths:
@@ -93,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             s = summary(report, ranker)
             if not s["tasks"]:
                 continue
-            ranks = " / ".join(f"{h:.2f} → {c:.3f}" for h, c in s["ranks"].values())
+            ranks = " / ".join(f"{h:.2f}, {g:.3f} → {c:.3f}" for h, g, c in s["ranks"].values())
             print(f"| {Path(report['repo']).name} | {ranker} | {s['tasks']} | "
                   + " | ".join(f"{v:.3f}" for v in s["places"].values()) + f" | {ranks} |")
     return 0

@@ -91,9 +91,19 @@ const DEFINES_DAMP: f32 = 0.3;
 const MAX_NAMED_PATHS: usize = 32;
 /// How many of the top files spread their score to co-changed files and import neighbours.
 const SPREAD_FROM: usize = 10;
-/// How many files are read for regions and offered to the bundle (at least `limit`): the files
-/// ranked past ten took 8 % of an 8k bundle's lines and showed almost none of a change's lines.
+/// How many files are read for regions and offered to the bundle (at least `limit`): ten up to
+/// an 8k budget, then one more for each `TOKENS_PER_FILE` of budget, at most `MAX_REGION_FILES`.
+/// At 8k the files ranked past ten took 8 % of the bundle's lines and showed almost none of a
+/// change's lines; at 32k the ten best files' regions are in and room is left (coverage@32k up
+/// on the tuning halves, benches/README.md "Coverage@8k where it misses").
 const REGION_FILES: usize = 10;
+const MAX_REGION_FILES: usize = 20;
+const TOKENS_PER_FILE: usize = 800;
+
+/// The files a bundle of `budget` tokens draws on (`REGION_FILES`).
+fn region_files(budget: usize) -> usize {
+    (budget / TOKENS_PER_FILE).clamp(REGION_FILES, MAX_REGION_FILES)
+}
 /// A file's offers to the bundle weigh its score over the best file's to this power: the
 /// budget goes to the top files' regions first, not to the best-matching lines of ten.
 const FILE_FOCUS: i32 = 3;
@@ -335,7 +345,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     }
 
     // The ranking, and the regions of its top files.
-    let top = sc.top(ask.limit.max(REGION_FILES), ix);
+    let top = sc.top(ask.limit.max(region_files(ask.budget)), ix);
     let confined = Root::open(&ix.root).ok();
     let cuts: Vec<Option<Arc<Cut>>> = top
         .par_iter()

@@ -232,7 +232,8 @@ def test_where_the_lines_not_shown_went():
     assert sum(got.values()) == pytest.approx(1.0)
     assert quality_where.where({"a.py": []}, top10, shown) is None
     assert quality_where.spent(gold, top10, shown) == {
-        "1": (25 / 60, 1 / 6), "2": (30 / 60, 0.0), "3-10": (0.0, 0.0), "past 10": (5 / 60, 0.0)}
+        "1": (25 / 60, 3 / 6, 1 / 6), "2": (30 / 60, 0.0, 0.0), "3-10": (0.0, 1 / 6, 0.0),
+        "past 10": (5 / 60, 2 / 6, 0.0)}
     row = {"top10": top10, "shown": shown}
     report = {"repo": "/x/demo", "rankers": {"r": {}}, "commits": [
         {"gold": gold, "rankers": {"r": row}}, {"gold": {"a.py": [[1, 1]]}, "rankers": {"r": row}}]}
