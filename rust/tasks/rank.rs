@@ -75,6 +75,8 @@ const LAST_HALF: f32 = 2.0;
 /// The last commits whose files `last_commits` lifts: past them the lift is below the recency
 /// prior's `W_RECENT`.
 const LAST_COMMITS: u32 = 16;
+/// More code files than this changed by the last commits share the lift out between them.
+const LAST_SHARED: f32 = 24.0;
 const W_IMPORT: f32 = 0.2;
 /// What the imports may lift a file to, as a share of the best file's score before them.
 const IMPORTS_BELOW: f32 = 0.9;
@@ -790,18 +792,22 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
 
 /// What one of the last commits changed: each code file (not a test) that one of the last
 /// `LAST_COMMITS` changed adds `W_LAST` × `LAST_HALF` ÷ (`LAST_HALF` + commits since its last
-/// change, 0 for HEAD's), whatever the task says. A task most often goes on from the commit
-/// before it: a format or lint pass, review fixes, the next step of a series ("cargo fmt",
-/// "improvements from PR review"), where the task says no word of the files it changes.
+/// change, 0 for HEAD's), whatever the task says, shared out (× `LAST_SHARED` ÷ their number)
+/// when those commits changed more code files than `LAST_SHARED`. A task most often goes on from
+/// the commit before it: a format or lint pass, review fixes, the next step of a series
+/// ("cargo fmt", "improvements from PR review"), where the task says no word of the files it
+/// changes. Where the last commits changed many files (many people at work on unrelated
+/// things: ruff), any one of them is less likely to be the next task's.
 fn last_commits(ix: &Index, sc: &mut Scores) {
+    let lifted: Vec<(u32, u32)> = (0..sc.score.len() as u32)
+        .filter_map(|id| {
+            let age = history::commits_since(ix.recency(id))?;
+            (age < LAST_COMMITS && ix.file(id).is_some_and(|f| f.code)).then_some((id, age))
+        })
+        .collect();
+    let share = (LAST_SHARED / lifted.len().max(1) as f32).min(1.0);
     let mut reasons: Vec<Option<u32>> = vec![None; LAST_COMMITS as usize];
-    for id in 0..sc.score.len() as u32 {
-        let Some(age) = history::commits_since(ix.recency(id)) else {
-            continue;
-        };
-        if age >= LAST_COMMITS || !ix.file(id).is_some_and(|f| f.code) {
-            continue;
-        }
+    for (id, age) in lifted {
         let r = *reasons[age as usize].get_or_insert_with(|| {
             sc.reason(match age {
                 0 => "changed in HEAD's commit".to_string(),
@@ -809,7 +815,7 @@ fn last_commits(ix: &Index, sc: &mut Scores) {
                 n => format!("changed {n} commits before HEAD's"),
             })
         });
-        sc.add(id, W_LAST * LAST_HALF / (LAST_HALF + age as f32), r);
+        sc.add(id, share * W_LAST * LAST_HALF / (LAST_HALF + age as f32), r);
     }
 }
 

@@ -568,3 +568,39 @@ def test_a_doc_saying_the_task_over_and_over_ranks_below_code_saying_some_of_it(
     files = json.loads(run_cli("context", "retry the upload with backoff", "--json", "--root", str(repo),
                                check=True).stdout)["files"]
     assert [f["path"] for f in files] == ["app/client.py", "docs/retry.md"], files
+
+
+def test_the_last_commits_lift_is_shared_out_when_they_changed_many_files(tmp_path):
+    """Through the CLI on two git repositories alike but for HEAD's commit: in one it changed
+    `app/emit.py` alone, in the other `app/emit.py` and 48 generated modules. The last commits'
+    lift (`last_commits` in rust/tasks/rank.rs) is shared out past 24 code files: where many
+    files changed at once, as on a history of many people at work on unrelated things, no one of
+    them is as likely to be the next task's, so `app/emit.py` scores less than half as much."""
+    import subprocess
+
+    def emit_score(name: str, others: int) -> float:
+        repo = tmp_path / name
+
+        def git(*args: str) -> None:
+            subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                           check=True, capture_output=True)
+
+        write(repo, "app/parser.py", "def parse(text):\n    \"\"\"The parser: warnings for lint.\"\"\"\n"
+              "    return text.split()\n")
+        write(repo, "app/emit.py", "def write_out(nodes):\n    return nodes\n")
+        for i in range(others):
+            write(repo, f"gen/m_{i:02}.py", f"def table_{i}():\n    return {i}\n")
+        git("init", "-q", "-b", "main")
+        git("add", ".")
+        git("commit", "-qm", "app")
+        write(repo, "app/emit.py", "def write_out(nodes):\n    return list(nodes)\n")
+        for i in range(others):
+            write(repo, f"gen/m_{i:02}.py", f"def table_{i}():\n    return {i + 1}\n")
+        git("commit", "-qam", "regenerate")
+        files = json.loads(run_cli("context", "Fix lint warnings in the parser", "--json", "--root", str(repo),
+                                   "--limit", "60", check=True).stdout)["files"]
+        assert files[0]["path"] == "app/parser.py", files
+        return next(f["score"] for f in files if f["path"] == "app/emit.py")
+
+    alone, among_many = emit_score("alone", 0), emit_score("many", 48)
+    assert among_many < 0.5 * alone, (alone, among_many)
