@@ -742,15 +742,22 @@ fn lift_pool(ix: &Index, pooled: &Pooled, sc: &mut Scores) {
 /// that changed together with the top files.
 fn history_signal(ix: &Index, sc: &mut Scores) {
     let mut matched = false;
+    // The code files one of the last commits changed, and how many commits back (one pass
+    // over every file for both).
+    let mut lately: Vec<(u32, u32)> = Vec::new();
     for id in 0..sc.score.len() as u32 {
         if sc.score[id as usize] > 0.0 {
             matched = true;
             sc.bump(id, W_RECENT * ix.recency(id));
         }
+        let age = history::commits_since(ix.recency(id)).filter(|&age| age < LAST_COMMITS);
+        if let Some(age) = age.filter(|_| ix.file(id).is_some_and(|f| f.code)) {
+            lately.push((id, age));
+        }
     }
     // A task nothing matched is left to `changed_lately` (the hook stays silent on it).
     if matched {
-        last_commits(ix, sc);
+        last_commits(&lately, sc);
     }
     let top = sc.top(SPREAD_FROM, ix);
     let best = top.first().map_or(0.0, |&t| sc.score[t as usize]);
@@ -791,23 +798,17 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
 }
 
 /// What one of the last commits changed: each code file (not a test) that one of the last
-/// `LAST_COMMITS` changed adds `W_LAST` × `LAST_HALF` ÷ (`LAST_HALF` + commits since its last
-/// change, 0 for HEAD's), whatever the task says, shared out (× `LAST_SHARED` ÷ their number)
+/// `LAST_COMMITS` changed (`lifted`, with the commits since its last change, 0 for HEAD's)
+/// adds `W_LAST` × `LAST_HALF` ÷ (`LAST_HALF` + commits since), whatever the task says, shared out (× `LAST_SHARED` ÷ their number)
 /// when those commits changed more code files than `LAST_SHARED`. A task most often goes on from
 /// the commit before it: a format or lint pass, review fixes, the next step of a series
 /// ("cargo fmt", "improvements from PR review"), where the task says no word of the files it
 /// changes. Where the last commits changed many files (many people at work on unrelated
 /// things: ruff), any one of them is less likely to be the next task's.
-fn last_commits(ix: &Index, sc: &mut Scores) {
-    let lifted: Vec<(u32, u32)> = (0..sc.score.len() as u32)
-        .filter_map(|id| {
-            let age = history::commits_since(ix.recency(id))?;
-            (age < LAST_COMMITS && ix.file(id).is_some_and(|f| f.code)).then_some((id, age))
-        })
-        .collect();
+fn last_commits(lifted: &[(u32, u32)], sc: &mut Scores) {
     let share = (LAST_SHARED / lifted.len().max(1) as f32).min(1.0);
     let mut reasons: Vec<Option<u32>> = vec![None; LAST_COMMITS as usize];
-    for (id, age) in lifted {
+    for &(id, age) in lifted {
         let r = *reasons[age as usize].get_or_insert_with(|| {
             sc.reason(match age {
                 0 => "changed in HEAD's commit".to_string(),

@@ -630,13 +630,7 @@ mod imp {
     }
 
     pub fn entries(dir: &Dir, f: &mut dyn FnMut(&[u8], Option<Kind>)) {
-        let Ok(list) = dir.entries() else { return };
-        for entry in list.flatten() {
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
-            let kind = entry.file_type().ok().map(|t| Kind::of(&t));
-            f(name.as_bytes(), kind);
-        }
+        entries_stat(dir, &mut |name, kind, _| f(name, kind));
     }
 
     /// The stat from the listing's find data (as std's `DirEntry::metadata`), not a handle
