@@ -27,8 +27,8 @@ OUT = Path(__file__).parent / "out"
 DEFAULT_RANKERS = ("task_context", "bm25", "path", "engine")
 
 DEFINITIONS = {
-    "task": "a non-merge commit changing 1-10 non-test source files (.py .pyi .rs .go .js .jsx .mjs .cjs .ts .tsx "
-            ".mts .cts), at least one of them present in its parent; the last N such commits reachable from --rev",
+    "task": f"a non-merge commit changing 1-10 non-test source files ({' '.join(history.SOURCE_SUFFIXES)}), at least "
+            "one of them present in its parent; the last N such commits reachable from --rev",
     "test file": "under a test/tests/__tests__/spec/testing directory, or named test_*.py, *_test.py, *_test.go, "
                  "conftest.py, *.test.*, *.spec.*",
     "query": "the commit message, subject and body, without '(#N)' pull-request numbers and trailers "
