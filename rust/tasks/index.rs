@@ -169,6 +169,7 @@ impl store::Sink for Index {
 
     fn files(&mut self, files: usize) {
         self.files.reserve_exact(files);
+        self.modules.reserve(files, |i| path_of(&self.files, i));
         self.lex.adopting_docs(files);
     }
 
@@ -189,7 +190,7 @@ impl store::Sink for Index {
                 .or_default()
                 .push((id, *line));
         }
-        self.modules.add(id, f.path);
+        self.modules.add(id, f.path, |i| path_of(&self.files, i));
         // A directory's name is allocated once, for its first file (the saved files come
         // directory by directory in path order, but any order is taken).
         let dir = parent_dir(f.path);
@@ -708,7 +709,7 @@ impl Index {
                 .or_default()
                 .push((id, *line));
         }
-        self.modules.add(id, &path);
+        self.modules.add(id, &path, |i| path_of(&self.files, i));
         self.by_path.insert(&path, id, |i| path_of(&self.files, i));
         let files = &self.files;
         let in_dir = self
