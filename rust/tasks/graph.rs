@@ -342,13 +342,8 @@ mod tests {
     fn resolves_as_a_fresh_table_after_files_came_and_went() {
         let mut paths: Vec<Option<String>> = Vec::new();
         let mut m = Modules::default();
-        let (mut free, mut seed) = (Vec::new(), 11u64);
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut free = Vec::new();
+        let mut next = crate::testing::numbers(11);
         for _ in 0..3000 {
             let p = format!("p{}/m{}.py", next(6), next(40));
             match paths.iter().position(|q| q.as_deref() == Some(p.as_str())) {
