@@ -74,3 +74,14 @@ impl Drop for TempTree {
         let _ = fs::remove_dir_all(&self.path);
     }
 }
+
+/// Numbers below `n` from a seeded linear congruential generator, for the tests that walk a
+/// table through random steps: the same seed gives the same steps.
+pub fn numbers(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    }
+}

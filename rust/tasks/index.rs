@@ -45,10 +45,47 @@ pub struct File {
     pub key: StatKey,
     /// The names it defines, by their numbers in `Index::def_ids`.
     defs: PackedIds,
-    pub imports: Box<[Import]>,
+    /// None for a file with no imports and no annotations (docs, data, most tests): one
+    /// pointer in every record rather than three slices (48 bytes a file).
+    links: Option<Box<Links>>,
+}
+
+struct Links {
+    imports: Box<[Import]>,
     /// The files its imports resolve to.
-    pub out: Box<[u32]>,
-    pub annotations: Box<[(u32, Box<str>)]>,
+    out: Box<[u32]>,
+    annotations: Box<[(u32, Box<str>)]>,
+}
+
+impl File {
+    /// Its imports as written.
+    pub fn imports(&self) -> &[Import] {
+        self.links.as_ref().map_or(&[], |l| &l.imports)
+    }
+
+    /// The files its imports resolve to.
+    pub fn out(&self) -> &[u32] {
+        self.links.as_ref().map_or(&[], |l| &l.out)
+    }
+
+    pub fn annotations(&self) -> &[(u32, Box<str>)] {
+        self.links.as_ref().map_or(&[], |l| &l.annotations)
+    }
+}
+
+/// The links of a file, none when it has none.
+fn links(
+    imports: Vec<Import>,
+    out: Vec<u32>,
+    annotations: Vec<(u32, Box<str>)>,
+) -> Option<Box<Links>> {
+    (!(imports.is_empty() && out.is_empty() && annotations.is_empty())).then(|| {
+        Box::new(Links {
+            imports: imports.into_boxed_slice(),
+            out: out.into_boxed_slice(),
+            annotations: annotations.into_boxed_slice(),
+        })
+    })
 }
 
 /// A set of numbers as a file keeps them (the names it defines): rising, each the varint of
@@ -169,6 +206,7 @@ impl store::Sink for Index {
 
     fn files(&mut self, files: usize) {
         self.files.reserve_exact(files);
+        self.modules.reserve(files, |i| path_of(&self.files, i));
         self.lex.adopting_docs(files);
     }
 
@@ -189,7 +227,7 @@ impl store::Sink for Index {
                 .or_default()
                 .push((id, *line));
         }
-        self.modules.add(id, f.path);
+        self.modules.add(id, f.path, |i| path_of(&self.files, i));
         // A directory's name is allocated once, for its first file (the saved files come
         // directory by directory in path order, but any order is taken).
         let dir = parent_dir(f.path);
@@ -205,9 +243,7 @@ impl store::Sink for Index {
             path: f.path.to_string(),
             key: f.key,
             defs,
-            imports: f.imports.into_boxed_slice(),
-            out: f.out.into_boxed_slice(),
-            annotations: f.annotations.into_boxed_slice(),
+            links: links(f.imports, f.out, f.annotations),
         }));
         self.by_path.insert(f.path, id, |i| path_of(&self.files, i));
         true
@@ -708,7 +744,7 @@ impl Index {
                 .or_default()
                 .push((id, *line));
         }
-        self.modules.add(id, &path);
+        self.modules.add(id, &path, |i| path_of(&self.files, i));
         self.by_path.insert(&path, id, |i| path_of(&self.files, i));
         let files = &self.files;
         let in_dir = self
@@ -723,9 +759,7 @@ impl Index {
             path,
             key,
             defs: PackedIds::new(def_numbers),
-            imports: imports.into_boxed_slice(),
-            out: Box::default(),
-            annotations: annotations.into_boxed_slice(),
+            links: links(imports, Vec::new(), annotations),
         });
         // A new module may answer imports of other files.
         self.resolve_all |= reshaped;
@@ -764,7 +798,7 @@ impl Index {
                 self.recount.insert(d);
             }
         }
-        for (_, t) in &f.annotations {
+        for (_, t) in f.annotations() {
             if let Some(list) = self.annotated.get_mut(t) {
                 list.retain(|&(x, _)| x != id);
                 if list.is_empty() {
@@ -808,7 +842,7 @@ impl Index {
                     .filter_map(|&id| {
                         let f = files[id as usize].as_ref()?;
                         let mut out: Vec<u32> = f
-                            .imports
+                            .imports()
                             .iter()
                             .flat_map(|i| self.modules.resolve(&f.path, i, &path_of))
                             .collect();
@@ -820,8 +854,11 @@ impl Index {
                     .collect()
             };
             for (id, out) in resolved {
-                if let Some(f) = self.files[id as usize].as_mut() {
-                    f.out = out.into_boxed_slice();
+                if let Some(l) = self.files[id as usize]
+                    .as_mut()
+                    .and_then(|f| f.links.as_mut())
+                {
+                    l.out = out.into_boxed_slice();
                 }
             }
             self.resolve_all = false;
@@ -831,7 +868,7 @@ impl Index {
         if self.reverse_stale {
             let mut rev = vec![Vec::new(); self.files.len()];
             for (id, f) in self.files.iter().enumerate() {
-                for &o in f.iter().flat_map(|f| f.out.iter()) {
+                for &o in f.iter().flat_map(|f| f.out()) {
                     rev[o as usize].push(id as u32);
                 }
             }
@@ -922,7 +959,7 @@ impl Index {
             .files
             .get(id as usize)
             .and_then(|f| f.as_ref())
-            .map_or(Vec::new(), |f| f.out.to_vec());
+            .map_or(Vec::new(), |f| f.out().to_vec());
         let inc = self.reverse.get(id as usize).cloned().unwrap_or_default();
         (out, inc)
     }
@@ -1041,7 +1078,7 @@ impl Index {
                     let defs = PackedIds::new(f.defs.iter().map(|d| name_at[d as usize]).collect());
                     os.clear();
                     os.extend(
-                        f.out
+                        f.out()
                             .iter()
                             .map(|&o| doc_at[o as usize])
                             .filter(|&o| o != u32::MAX),
@@ -1056,8 +1093,8 @@ impl Index {
                             forward: &forward,
                             defs: &defs.0,
                             out: &os,
-                            imports: &f.imports,
-                            annotations: &f.annotations,
+                            imports: f.imports(),
+                            annotations: f.annotations(),
                         },
                     );
                 }
@@ -1142,19 +1179,22 @@ impl Index {
             (
                 "imports as written",
                 live()
-                    .map(|f| f.imports.iter().map(import).sum::<usize>())
+                    .map(|f| f.imports().iter().map(import).sum::<usize>())
                     .sum(),
             ),
             (
                 "import graph (resolved, reverse, modules)",
-                live().map(|f| f.out.len() * 4).sum::<usize>()
+                live()
+                    .flat_map(|f| &f.links)
+                    .map(|l| std::mem::size_of::<Links>() + l.out.len() * 4)
+                    .sum::<usize>()
                     + vecs(&self.reverse)
                     + self.modules.heap_bytes(),
             ),
             (
                 "annotations",
                 live()
-                    .flat_map(|f| &f.annotations)
+                    .flat_map(|f| f.annotations())
                     .map(|(_, t)| 8 + 16 + t.len())
                     .sum::<usize>()
                     + self

@@ -67,13 +67,7 @@ mod tests {
         let mut table = PathTable::default();
         let mut model: HashMap<String, u32> = HashMap::new();
         let mut free: Vec<u32> = Vec::new();
-        let mut seed = 7u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut next = crate::testing::numbers(7);
         for step in 0..5000 {
             let p = format!("d{}/f{}.rs", next(20), next(300));
             match model.get(&p).copied() {
