@@ -315,15 +315,22 @@ impl Inverted {
     /// saturating at `k1`: a dense vector over document numbers, zero where nothing matched.
     pub fn score(&self, query: &[(u32, f32)], slots: usize, k1: f32) -> Vec<f32> {
         let mut out = vec![0f32; slots.max(self.lens.len())];
+        self.each_score(query, k1, |doc, v| out[doc as usize] += v);
+        out
+    }
+
+    /// `score`'s terms one at a time, (document, what one query term adds to it), term by
+    /// term in the query's order and documents rising: summed in that order, they are
+    /// `score`'s sums to the last bit.
+    pub fn each_score(&self, query: &[(u32, f32)], k1: f32, mut add: impl FnMut(u32, f32)) {
         let avg = self.avg_len();
         for &(id, qw) in query {
             let idf = self.idf(id) * qw;
             for (doc, tf) in self.postings(id) {
                 let len = self.lens[doc as usize] as f32;
-                out[doc as usize] += idf * tf_weight_k1(tf as f32, len, avg, k1);
+                add(doc, idf * tf_weight_k1(tf as f32, len, avg, k1));
             }
         }
-        out
     }
 
     /// Give back the spare capacity of the posting lists (after a bulk build).

@@ -7,7 +7,7 @@
 //! questions); `files` reads what the index keeps of a file; `graph` resolves imports to files; `written` holds the notes of scopes,
 //! artifacts and project.yaml; `history` scores git's (read by git/history.rs, saved per HEAD by `history_store`); `index` keeps all of it for a tree and
 //! follows edits (built with `options`); `store` puts what it keeps of each file on disk for a later process (numbers as `varint`s, as the packed index holds them);
-//! `rank` answers a question (`recent` tells which lines of its top files changed lately), `bundle` cuts its text to the budget and `outlines` gives the
+//! `rank` answers a question (on `scores`, one value a file; `recent` tells which lines of its top files changed lately), `bundle` cuts its text to the budget and `outlines` gives the
 //! ranked files' outlines when asked.
 
 pub mod bm25;
@@ -25,6 +25,7 @@ pub mod paths;
 pub mod rank;
 pub mod recent;
 pub mod regions;
+pub mod scores;
 pub mod store;
 pub mod terms;
 pub mod varint;

@@ -39,6 +39,7 @@ use super::index::Index;
 use super::outlines::{self, DefinitionOut};
 use super::recent;
 use super::regions::Region;
+use super::scores::Scores;
 use super::terms;
 use super::written::{Source, Target};
 use crate::artifacts::srcindex::Globs;
@@ -202,55 +203,6 @@ pub struct Answer {
 /// The JSON Schema of `Answer` as `serde` writes it (draft-07 keywords).
 pub const SCHEMA: &str = include_str!("answer.schema.json");
 
-struct Scores {
-    score: Vec<f32>,
-    /// The distinct lines of why, and each contribution as (file, value, line): a note that
-    /// speaks for thousands of files makes one line, not thousands.
-    reasons: Vec<String>,
-    contributions: Vec<(u32, f32, u32)>,
-}
-
-impl Scores {
-    fn reason(&mut self, text: String) -> u32 {
-        self.reasons.push(text);
-        self.reasons.len() as u32 - 1
-    }
-
-    fn add(&mut self, id: u32, v: f32, reason: u32) {
-        if v > 0.0 && (id as usize) < self.score.len() {
-            self.score[id as usize] += v;
-            self.contributions.push((id, v, reason));
-        }
-    }
-
-    /// A prior: no line of why.
-    fn bump(&mut self, id: u32, v: f32) {
-        if let Some(s) = self.score.get_mut(id as usize) {
-            *s += v.max(0.0);
-        }
-    }
-
-    /// The `n` best files, best first (ties by path).
-    fn top(&self, n: usize, index: &Index) -> Vec<u32> {
-        let mut ids: Vec<u32> = (0..self.score.len() as u32)
-            .filter(|&i| self.score[i as usize] > 0.0)
-            .collect();
-        let path = |i: u32| index.file(i).map_or("", |f| f.path.as_str());
-        let order = |a: &u32, b: &u32| {
-            self.score[*b as usize]
-                .total_cmp(&self.score[*a as usize])
-                .then_with(|| path(*a).cmp(path(*b)))
-        };
-        if ids.len() > n && n > 0 {
-            ids.select_nth_unstable_by(n - 1, order);
-            ids.truncate(n);
-        }
-        ids.sort_by(order);
-        ids.truncate(n);
-        ids
-    }
-}
-
 fn has_glob(p: &str) -> bool {
     p.contains(['*', '?', '[', '{'])
 }
@@ -302,18 +254,12 @@ impl Query {
 pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     let on = |s: &str| !ask.off.iter().any(|o| o == s);
     let n = ix.files.len();
-    let mut sc = Scores {
-        score: vec![0.0; n],
-        reasons: Vec::new(),
-        contributions: Vec::new(),
-    };
+    let mut sc = Scores::new(n);
     let q = Query::new(ix, ask.task);
     let lexical = on("lexical");
-    let lex_norm = if lexical {
-        lexical_signal(ix, &q, &mut sc)
-    } else {
-        vec![0f32; n]
-    };
+    if lexical {
+        lexical_signal(ix, &q, &mut sc);
+    }
     let named = if on("symbols") {
         release_signal(ix, ask.task, &mut sc);
         symbols_signal(ix, ask.task, &mut sc)
@@ -337,14 +283,10 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         let r = sc.reason(why);
         sc.add(o, v, r);
     }
-    if on("history") && sc.score.iter().all(|&s| s <= 0.0) {
+    if on("history") && sc.none() {
         changed_lately(ix, &mut sc);
     }
-    for (id, s) in sc.score.iter_mut().enumerate() {
-        if *s > 0.0 && ix.file(id as u32).is_some_and(|f| !f.code) {
-            *s *= NOT_CODE;
-        }
-    }
+    sc.scale(NOT_CODE, |id| ix.file(id).is_some_and(|f| !f.code));
 
     // The ranking, and the regions of its top files.
     let top = sc.top(ask.limit.max(region_files(ask.budget)), ix);
@@ -381,7 +323,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     } else {
         Vec::new()
     };
-    let mut files = listing(ix, ask.limit, &q, &sc, &lex_norm, &top, &scored);
+    let mut files = listing(ix, ask.limit, &q, &sc, &top, &scored);
     let outlined = if ask.outline {
         outline_listed(ix, &mut files, ask.limit, &top, &cuts, ask.budget, count)
     } else {
@@ -414,24 +356,13 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
 /// the MRR carried, the recall did not: benches/README.md).
 const K1_FILES: f32 = 2.0;
 
-/// `lexical`: BM25 of the task's terms over each file's terms, divided by the best file's;
-/// returns each file's share.
-fn lexical_signal(ix: &Index, q: &Query, sc: &mut Scores) -> Vec<f32> {
-    let n = sc.score.len();
-    let mut lex_norm = vec![0f32; n];
-    if q.known.is_empty() {
-        return lex_norm;
-    }
+/// `lexical`: BM25 of the task's terms over each file's terms, divided by the best file's
+/// (each file's share stays in `sc.lexical`).
+fn lexical_signal(ix: &Index, q: &Query, sc: &mut Scores) {
     let query: Vec<(u32, f32)> = q.known.iter().map(|q| (q.0, q.1)).collect();
-    let raw = ix.lex.score(&query, n, K1_FILES);
-    let best = raw.iter().copied().fold(0f32, f32::max);
-    if best > 0.0 {
-        for (i, r) in raw.iter().enumerate().take(n) {
-            lex_norm[i] = r / best;
-            sc.score[i] += lex_norm[i];
-        }
-    }
-    lex_norm
+    ix.lex
+        .each_score(&query, K1_FILES, |doc, v| sc.add_lexical(doc, v));
+    sc.lexical_done();
 }
 
 /// The files the path words look at: the best by the other signals so far.
@@ -716,8 +647,12 @@ fn artifact_note(
 /// Artifacts' globs and modules' subtrees lift the files that already score: matching every
 /// path of a large tree against them would cost more than the rest of the question.
 fn lift_pool(ix: &Index, pooled: &Pooled, sc: &mut Scores) {
-    let pool: Vec<u32> = (0..sc.score.len() as u32)
-        .filter(|&i| sc.score[i as usize] > 0.0)
+    // (Each file's notes add in the notes' order, whatever the order of the files.)
+    let pool: Vec<u32> = sc
+        .touched()
+        .iter()
+        .copied()
+        .filter(|&i| sc.get(i) > 0.0)
         .collect();
     for id in pool {
         let Some(f) = ix.file(id) else { continue };
@@ -745,8 +680,8 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
     // The code files one of the last commits changed, and how many commits back (one pass
     // over every file for both).
     let mut lately: Vec<(u32, u32)> = Vec::new();
-    for id in 0..sc.score.len() as u32 {
-        if sc.score[id as usize] > 0.0 {
+    for id in 0..ix.files.len() as u32 {
+        if sc.get(id) > 0.0 {
             matched = true;
             sc.bump(id, W_RECENT * ix.recency(id));
         }
@@ -760,14 +695,14 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
         last_commits(&lately, sc);
     }
     let top = sc.top(SPREAD_FROM, ix);
-    let best = top.first().map_or(0.0, |&t| sc.score[t as usize]);
+    let best = top.first().map_or(0.0, |&t| sc.get(t));
     // A file co-changed with several top files counts its strongest tie only (they are
     // often the same commits); a tie is the share of the top file's commits that changed
     // both, damped for files with few commits (1 of 1 is 0.5).
     let mut ties: HashMap<u32, (f32, String)> = HashMap::new();
     for &t in &top {
         let Some(tf) = ix.file(t) else { continue };
-        let share = sc.score[t as usize] / best;
+        let share = sc.get(t) / best;
         let total = ix.history.changes(&tf.path) as f32;
         for (other, k) in ix.history.changed_with(&tf.path).into_iter().take(20) {
             let Some(o) = ix.id_of(other) else {
@@ -825,7 +760,7 @@ fn last_commits(lifted: &[(u32, u32)], sc: &mut Scores) {
 /// commits of a series), and an empty answer helps no one.
 fn changed_lately(ix: &Index, sc: &mut Scores) {
     let r = sc.reason(NOTHING_MATCHED.to_string());
-    for id in 0..sc.score.len() as u32 {
+    for id in 0..ix.files.len() as u32 {
         if ix.file(id).is_some_and(|f| f.code) {
             sc.add(id, W_RECENT * ix.recency(id), r);
         }
@@ -840,12 +775,11 @@ fn changed_lately(ix: &Index, sc: &mut Scores) {
 fn imports_signal(ix: &Index, sc: &Scores) -> Vec<(u32, f32, String)> {
     let mut adds = Vec::new();
     let top = sc.top(SPREAD_FROM, ix);
-    let best = top.first().map_or(0.0, |&t| sc.score[t as usize]);
+    let best = top.first().map_or(0.0, |&t| sc.get(t));
     for &t in &top {
         let Some(tf) = ix.file(t) else { continue };
         let (out, inc) = ix.neighbours(t);
-        let w =
-            W_IMPORT * sc.score[t as usize] / best / ((out.len() + inc.len()).max(1) as f32).sqrt();
+        let w = W_IMPORT * sc.get(t) / best / ((out.len() + inc.len()).max(1) as f32).sqrt();
         adds.extend(
             out.iter()
                 .map(|&o| (o, w, format!("imported by {}", tf.path))),
@@ -856,7 +790,7 @@ fn imports_signal(ix: &Index, sc: &Scores) -> Vec<(u32, f32, String)> {
     for (o, v, _) in adds.iter_mut() {
         let left = room
             .entry(*o)
-            .or_insert_with(|| (IMPORTS_BELOW * best - sc.score[*o as usize]).max(0.0));
+            .or_insert_with(|| (IMPORTS_BELOW * best - sc.get(*o)).max(0.0));
         *v = v.min(*left);
         *left -= *v;
     }
@@ -899,7 +833,6 @@ fn listing(
     limit: usize,
     q: &Query,
     sc: &Scores,
-    lex_norm: &[f32],
     top: &[u32],
     scored: &[Vec<(Region, f32)>],
 ) -> Vec<FileOut> {
@@ -916,7 +849,7 @@ fn listing(
     for (rank, &id) in top.iter().enumerate().take(limit) {
         let Some(f) = ix.file(id) else { continue };
         let mut whys: Vec<(f32, String)> = mine.remove(&id).unwrap_or_default();
-        if lex_norm[id as usize] > 0.0 {
+        if sc.lexical(id) > 0.0 {
             let mut hit: Vec<(f32, &str)> = q
                 .known
                 .iter()
@@ -930,10 +863,7 @@ fn listing(
                 .collect();
             hit.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
             let words: Vec<&str> = hit.iter().take(4).map(|h| h.1).collect();
-            whys.push((
-                lex_norm[id as usize],
-                format!("words: {}", words.join(", ")),
-            ));
+            whys.push((sc.lexical(id), format!("words: {}", words.join(", "))));
         }
         whys.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut seen = HashSet::new();
@@ -948,7 +878,7 @@ fn listing(
         listed.truncate(LISTED_REGIONS); // best first
         files.push(FileOut {
             path: f.path.clone(),
-            score: (sc.score[id as usize] as f64 * 10_000.0).round() / 10_000.0,
+            score: (sc.get(id) as f64 * 10_000.0).round() / 10_000.0,
             why: why.join("; "),
             regions: listed
                 .into_iter()
@@ -1021,7 +951,7 @@ fn bundle_of(
         .zip(cuts)
         .enumerate()
         .map(|(rank, (regions, cut))| focus::Scored {
-            weight: (sc.score[top[rank] as usize] / sc.score[top[0] as usize]).powi(FILE_FOCUS)
+            weight: (sc.get(top[rank]) / sc.get(top[0])).powi(FILE_FOCUS)
                 * if ix.file(top[rank]).is_some_and(|f| !f.code) {
                     NOT_CODE_BUNDLE
                 } else {
@@ -1270,6 +1200,21 @@ mod tests {
         .unwrap();
         ix.prepare(false);
         ix
+    }
+
+    #[test]
+    fn a_question_s_answer_does_not_depend_on_the_question_before() {
+        let t = tree();
+        let ix = index(&t);
+        let count = bundle::counter("bytes4").unwrap();
+        let first = answer(&ix, &ask("apply_discount coupon", &[], &[]), &*count);
+        answer(
+            &ix,
+            &ask("renderPage tax_rate ship order", &[], &[]),
+            &*count,
+        );
+        let again = answer(&ix, &ask("apply_discount coupon", &[], &[]), &*count);
+        assert_eq!(first, again);
     }
 
     #[test]
