@@ -25,7 +25,6 @@ import errno
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from repoctx import _core
@@ -63,10 +62,10 @@ MAX_HISTORY_BYTES = 128 << 20
 SAVE_SHARE = 64
 
 
-@dataclass
 class _Held:
-    index: _core.TaskIndex
-    generation: int
+    def __init__(self, index: _core.TaskIndex, generation: int) -> None:
+        self.index = index
+        self.generation = generation
 
 
 _lock = threading.Lock()
