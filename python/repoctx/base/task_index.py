@@ -179,7 +179,7 @@ def task_index(ws: Workspace) -> _core.TaskIndex:
     ahead = _ahead.pop(ws.root, None)
     if ahead is None:
         return _made(ws)
-    index = ahead.result()
+    index: _core.TaskIndex = ahead.result()
     _taken.append(index)
     return index
 
