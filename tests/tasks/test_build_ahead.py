@@ -6,6 +6,8 @@ build would (io_error, which the hook answers with silence)."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import time
 
 from conftest import SETTLE, write
@@ -44,6 +46,17 @@ def test_the_command_answers_from_the_build_started_ahead_and_walks_once(tmp_pat
     assert len(walks) == 2
 
 
+def test_the_index_built_ahead_outlives_the_answer(tmp_path, monkeypatch):
+    # The hook's process ends without freeing it (__main__._leave): freed when the command
+    # returned, it cost the hook on ruff ~25 ms before its answer was out.
+    monkeypatch.setattr(task_index, "_taken", [])
+    ws = Workspace.open(repo(tmp_path / "repo"))
+    task_index.build_ahead(ws)
+    ask(ws)
+    (held,) = task_index._taken
+    assert held.file_count == 3
+
+
 def test_a_build_ahead_that_failed_is_the_commands_io_error(tmp_path):
     root = repo(tmp_path / "repo")
     ws = Workspace.open(root)
@@ -51,3 +64,13 @@ def test_a_build_ahead_that_failed_is_the_commands_io_error(tmp_path):
     task_index.build_ahead(ws)
     result = ask(ws)
     assert isinstance(result, context.TaskContextError) and result.error.code == "io_error", result
+
+
+def test_what_the_hook_imports_before_its_build_starts_imports_no_dataclasses_nor_msgspec():
+    # dataclasses brings inspect (~10 ms of CPU) and msgspec more: the command imports them
+    # while the build runs, not before it starts.
+    probe = ("import sys\n"
+             "import repoctx.views.prompt_hook, repoctx.base.rootfind, repoctx.base.workspace, repoctx.base.task_index\n"
+             "print(sorted(m for m in ('dataclasses', 'inspect', 'msgspec') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["[]"], done.stdout + done.stderr

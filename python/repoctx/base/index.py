@@ -13,7 +13,7 @@ import functools
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from repoctx import _core
 from repoctx.base.workspace import ScanConfig, Workspace, read_once
@@ -22,11 +22,11 @@ DirRow = _core.DirRow
 Table = _core.Table
 
 
-@dataclass
 class _Live:
-    index: _core.LiveIndex
-    config: ScanConfig
-    table: Table
+    def __init__(self, index: _core.LiveIndex, config: ScanConfig, table: Table) -> None:
+        self.index = index
+        self.config = config
+        self.table = table
 
 
 class Indexes:
@@ -60,8 +60,7 @@ class Indexes:
         return Watching(index.watching_by, index.watch_reason)
 
 
-@dataclass(frozen=True)
-class Watching:
+class Watching(NamedTuple):
     by: str  # "inotify", "fsevents", "windows" (the OS's events), "polling" (none to be had) or "none"
     reason: str
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # What marks a repository's top: git's directory (a file in a worktree or submodule), the
 # state repoctx keeps, dotcontext's config, and a Contextia project.
@@ -20,8 +20,7 @@ MARKERS = (".git", ".repoctx", ".context.config.yaml", ".contextia")
 CEILING_VARS = ("REPOCTX_CEILING_DIRECTORIES", "GIT_CEILING_DIRECTORIES")
 
 
-@dataclass(frozen=True)
-class RootChoice:
+class RootChoice(NamedTuple):
     root: str  # absolute, links resolved
     reason: str  # why this directory, in words
     marker: str | None = None  # the marker found there; None when given or when none was found

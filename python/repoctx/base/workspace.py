@@ -14,8 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
-from typing import Any, TypeGuard, TypeVar
+from typing import Any, NamedTuple, TypeGuard, TypeVar
 
 from repoctx import _core
 from repoctx.base import fs, locks
@@ -43,8 +42,9 @@ class RootNotAllowed(RepoctxError):
     pass
 
 
-@dataclass(frozen=True)
-class ScanConfig:
+# Named tuples, not dataclasses: `dataclasses` imports `inspect` (~10 ms of CPU), and the prompt
+# hook starts its build with these before anything else is imported.
+class ScanConfig(NamedTuple):
     ignore: tuple[str, ...] = FIXTURE_IGNORE
     max_depth: int = DEFAULT_MAX_DEPTH
     min_tokens: int = DEFAULT_MIN_TOKENS
@@ -56,8 +56,7 @@ def _is_git_dir(name: str) -> bool:
     return name.lower().rstrip(". ") in (".git", "git~1")
 
 
-@dataclass(frozen=True)
-class Workspace:
+class Workspace(NamedTuple):
     root: str
     allowed_roots: tuple[str, ...] = ()
     read_only: bool = False
@@ -76,8 +75,10 @@ class Workspace:
         tools: tuple[str, ...] | None = None, profile: str | None = None, names: str | None = None,
         cache_root: str | os.PathLike[str] | None = None, root_reason: str = "given",
     ) -> Workspace:
+        real = os.path.realpath(root)
+        fs.confine(real)  # absolute paths under it go through the layer confined to it
         return cls(
-            root=os.path.realpath(root),
+            root=real,
             allowed_roots=tuple(os.path.realpath(r) for r in allowed_roots),
             read_only=read_only,
             tools=tools,
@@ -86,9 +87,6 @@ class Workspace:
             cache_root=os.path.abspath(cache_root) if cache_root else None,
             root_reason=root_reason,
         )
-
-    def __post_init__(self) -> None:
-        fs.confine(self.root)  # absolute paths under it go through the layer confined to it
 
     def with_path(self, override: str | None) -> Workspace:
         """The workspace for a `path` override: only the root itself or an allowed root."""
@@ -100,7 +98,8 @@ class Workspace:
         if real == self.root:
             return self
         if real in self.allowed_roots:
-            return replace(self, root=real)
+            fs.confine(real)
+            return self._replace(root=real)
         raise RootNotAllowed(
             f'Root "{override}" is not allowed; start the server with --allow-root {override} to serve it'
         )
