@@ -39,6 +39,14 @@ const MAX_DEFINERS: usize = 3;
 /// A region nothing speaks for is worth this share of its file's score: 0.1 at first, which
 /// on ruff's tuning half filled the bundle of a large top file with pieces matching nothing.
 const REGION_FLOOR: f32 = 0.02;
+/// A first file that fits the budget whole offers its regions nothing speaks for at the floor
+/// plus this times its lead (1 − the second file's score over its own): a file clearly ahead
+/// of the rest is shown whole before the best lines of the next files, a close ranking spreads
+/// the budget as before. Over the 48 tuning halves coverage@8k rose by 0.173 summed (53 tasks
+/// up, 21 down; chi −0.029, rich −0.023); for a first file over the budget the same rule lost
+/// 0.304 (viper −0.107, cobra −0.072: its unmatched regions fill the budget a few lines at a
+/// time, where the change is elsewhere).
+pub const SURE: f32 = 1.0;
 
 /// The share of a definition's name the task's terms say, when at least two of its parts
 /// are said (one word in common names too many things); 0 otherwise.
@@ -107,8 +115,9 @@ fn defines(r: &Region) -> Option<&str> {
 
 /// The bundle's offers: each region at its file's weight, scaled by how it compares with the
 /// file's best region (every region of a file the task speaks for in none, as its best), plus
-/// what the best regions lend it through the names that link them.
-pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
+/// what the best regions lend it through the names that link them. `lead` is the first file's
+/// lead when it fits the budget whole, 0 otherwise (`SURE`).
+pub fn offers(files: &[Scored], link: bool, lead: f32) -> Vec<Offer> {
     let rels: Vec<Vec<f32>> = files
         .iter()
         .map(|f| {
@@ -166,6 +175,11 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
         let lends = lends(&f.refs.names, &by_name, &defined);
         for (i, (r, _)) in f.regions.iter().enumerate() {
             let share = if unspoken { 1.0 } else { rel[i] };
+            let floor = if file == 0 {
+                (REGION_FLOOR + SURE * lead).min(1.0)
+            } else {
+                REGION_FLOOR
+            };
             let own = defines(r);
             let called = own.and_then(|n| referred.get(n)).copied().unwrap_or(0.0);
             let calls = lent_to_caller(f.refs.region(i), &f.refs.names, own, &lends);
@@ -173,7 +187,7 @@ pub fn offers(files: &[Scored], link: bool) -> Vec<Offer> {
                 file,
                 start: r.start,
                 end: r.end,
-                score: f.weight * (REGION_FLOOR + (1.0 - REGION_FLOOR) * share)
+                score: f.weight * (floor + (1.0 - floor) * share)
                     + (W_CALLEE * called).max(W_CALLER * calls)
                     + W_RECENT * f.weight * changed_lately(f.ages, r.start, r.end) as u8 as f32,
             });
@@ -231,6 +245,16 @@ mod tests {
             symbol: symbol.into(),
             kind,
             more: false,
+        }
+    }
+
+    /// A file's regions at `weight`, with no ages.
+    fn scored<'a>(regions: &'a [(Region, f32)], weight: f32, refs: &'a Refs) -> Scored<'a> {
+        Scored {
+            weight,
+            regions,
+            refs,
+            ages: &[],
         }
     }
 
@@ -325,8 +349,8 @@ mod tests {
             refs: &refs,
             ages: &[],
         }];
-        let on = offers(&files, true);
-        let off = offers(&files, false);
+        let on = offers(&files, true, 0.0);
+        let off = offers(&files, false, 0.0);
         assert!(on[1].score > off[1].score, "the callee is lifted");
         assert!(on[2].score > off[2].score, "the caller is lifted");
         assert_eq!(on[3].score, off[3].score);
@@ -353,13 +377,11 @@ mod tests {
             (region(11, 20, "d", "function"), 0.0),
         ];
         let refs = Refs::new(vec![vec![]; 2]);
-        let file = |regions, weight| Scored {
-            weight,
-            regions,
-            refs: &refs,
-            ages: &[],
-        };
-        let got = offers(&[file(&spoken, 1.0), file(&silent, 0.5)], false);
+        let got = offers(
+            &[scored(&spoken, 1.0, &refs), scored(&silent, 0.5, &refs)],
+            false,
+            0.0,
+        );
         let scores: Vec<f32> = got.iter().map(|o| o.score).collect();
         assert_eq!(
             scores[1], REGION_FLOOR,
@@ -369,6 +391,30 @@ mod tests {
             (scores[2], scores[3]),
             (0.5 * scores[0], 0.5 * scores[0]),
             "each region of the silent file as its best, at its file's weight"
+        );
+    }
+
+    #[test]
+    fn a_first_file_far_ahead_offers_its_other_regions_before_the_next_file_s_best() {
+        let first = vec![
+            (region(1, 10, "a", "function"), 1.0),
+            (region(11, 20, "b", "function"), 0.0),
+        ];
+        let next = vec![(region(1, 10, "c", "function"), 1.0)];
+        let refs = Refs::new(vec![vec![]; 2]);
+        // The second file scores half the first's: its weight is an eighth (`FILE_FOCUS` 3).
+        let files = [scored(&first, 1.0, &refs), scored(&next, 0.125, &refs)];
+        let ahead = offers(&files, false, 0.5);
+        assert_eq!(ahead[1].score, REGION_FLOOR + SURE * 0.5);
+        assert!(ahead[1].score > ahead[2].score, "{ahead:?}");
+        assert_eq!(ahead[0].score, 1.0, "the best region stays the best");
+        let close = offers(&files, false, 0.0);
+        assert_eq!(close[1].score, REGION_FLOOR);
+        assert!(close[1].score < close[2].score, "{close:?}");
+        assert_eq!(
+            offers(&files, false, 1.0)[1].score,
+            1.0,
+            "at most the file's weight"
         );
     }
 
@@ -388,8 +434,8 @@ mod tests {
             ages: &[],
         }];
         assert_eq!(
-            offers(&files, true)[1].score,
-            offers(&files, false)[1].score
+            offers(&files, true, 0.0)[1].score,
+            offers(&files, false, 0.0)[1].score
         );
     }
 
@@ -412,6 +458,7 @@ mod tests {
                     ages,
                 }],
                 false,
+                0.0,
             )
         };
         let (on, off) = (scored(&ages), scored(&[]));

@@ -27,7 +27,8 @@
 //! signals are off. Regions of the top files are scored by the task's terms (BM25 with the
 //! file index's IDF), a definition the task names, and annotations of matching artifacts;
 //! a region's score is its file's (over the best file's, cubed: `FILE_FOCUS`), scaled by
-//! how it compares with the file's best region.
+//! how it compares with the file's best region (and, for a first file that fits the budget,
+//! by how far it is ahead of the second: `focus::SURE`).
 
 use super::bm25::tf_weight;
 use super::bundle::{self, Count, Text};
@@ -962,7 +963,15 @@ fn bundle_of(
             ages: ages.get(rank).map_or(&[][..], |a| a),
         })
         .collect();
-    let offers = focus::offers(&focus, link);
+    let lead = match (top, cuts.first()) {
+        ([first, second, ..], Some(Some(cut)))
+            if sc.score[*first as usize] > 0.0 && count(&cut.text) <= budget =>
+        {
+            1.0 - sc.score[*second as usize] / sc.score[*first as usize]
+        }
+        _ => 0.0,
+    };
+    let offers = focus::offers(&focus, link, lead);
     let (mut pieces, mut tokens) = bundle::cut(&cut_texts, &offers, budget, count);
     if outlined > 0 {
         let counts: Vec<usize> = pieces.iter().map(|p| p.tokens).collect();

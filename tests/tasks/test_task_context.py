@@ -604,3 +604,24 @@ def test_the_last_commits_lift_is_shared_out_when_they_changed_many_files(tmp_pa
 
     alone, among_many = emit_score("alone", 0), emit_score("many", 48)
     assert among_many < 0.5 * alone, (alone, among_many)
+
+
+def test_a_first_file_far_ahead_of_the_next_is_shown_whole_when_it_fits(tmp_path):
+    """Through the CLI: the task's words fill one small file and the next file says them
+    once. The first file fits the budget and is well ahead, so its functions nothing in the task
+    speaks for are offered above the floor by its lead (`focus::SURE`) and come before the next
+    file's matching lines; at the floor, the next file's lines took the budget first."""
+    repo = tmp_path / "repo"
+    invoice = ('def settle_invoice(invoice):\n    """Settle the invoice: pay the invoice total."""\n'
+               "    return pay(invoice.total)\n\n\n"
+               + "".join(f"def helper_{i}(x):\n    return x.lines[{i}].price * x.lines[{i}].count\n\n\n"
+                         for i in range(6)))
+    write(repo, "billing/invoice.py", invoice)
+    write(repo, "billing/ledger.py", "".join(f"def entry_{i}(x):\n    return x.entries[{i}]\n\n\n" for i in range(20))
+          + 'def settle(ledger):\n    """Settle an invoice in the ledger."""\n    return ledger.close()\n')
+    budget = -(-len(invoice.encode()) // 4) + 20
+    answer = json.loads(run_cli("context", "settle the invoice total", "--budget", str(budget), "--json",
+                                "--root", str(repo), check=True).stdout)
+    assert [f["path"] for f in answer["files"]][:2] == ["billing/invoice.py", "billing/ledger.py"], answer["files"]
+    shown = "".join(p["text"] for p in answer["bundle"] if p["path"] == "billing/invoice.py")
+    assert all(f"def helper_{i}(x):" in shown for i in range(6)), answer["bundle"]
