@@ -965,9 +965,9 @@ fn bundle_of(
         .collect();
     let lead = match (top, cuts.first()) {
         ([first, second, ..], Some(Some(cut)))
-            if sc.score[*first as usize] > 0.0 && count(&cut.text) <= budget =>
+            if sc.get(*first) > 0.0 && count(&cut.text) <= budget =>
         {
-            1.0 - sc.score[*second as usize] / sc.score[*first as usize]
+            1.0 - sc.get(*second) / sc.get(*first)
         }
         _ => 0.0,
     };
