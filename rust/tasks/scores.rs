@@ -206,38 +206,27 @@ impl Drop for Scores {
 mod tests {
     use super::*;
 
-    /// xorshift: the same draws on every run.
-    struct Draws(u64);
-    impl Draws {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
-
     #[test]
     fn top_is_the_full_sort_s_first_n_ties_included() {
-        let mut d = Draws(0x9e37_79b9_7f4a_7c15);
+        let mut below = crate::testing::numbers(0x9e37_79b9_7f4a_7c15);
         for _ in 0..300 {
-            let files = 1 + d.below(60) as usize;
+            let files = 1 + below(60) as usize;
             // Paths in another order than the numbers, so ties are broken by path, not id.
             let paths: Vec<String> = (0..files)
                 .map(|i| format!("f{}", (i * 7919) % 1000))
                 .collect();
             let mut sc = Scores::new(files);
-            for _ in 0..d.below(120) {
-                let id = d.below(files as u64 + 2) as u32; // some past the files
-                let v = d.below(4) as f32 * 0.25; // zeros and many ties
-                if d.below(3) == 0 {
+            for _ in 0..below(120) {
+                let id = below(files as u64 + 2) as u32; // some past the files
+                let v = below(4) as f32 * 0.25; // zeros and many ties
+                if below(3) == 0 {
                     sc.add_lexical(id, v);
                 } else {
                     sc.add(id, v, 0);
                 }
             }
             sc.lexical_done();
-            if d.below(2) == 0 {
+            if below(2) == 0 {
                 sc.scale(0.1, |i| i % 3 == 0);
             }
             let mut all: Vec<u32> = (0..files as u32).filter(|&i| sc.get(i) > 0.0).collect();
@@ -246,7 +235,7 @@ mod tests {
                     .total_cmp(&sc.get(a))
                     .then_with(|| paths[a as usize].cmp(&paths[b as usize]))
             });
-            let n = d.below(files as u64 + 3) as usize;
+            let n = below(files as u64 + 3) as usize;
             all.truncate(n);
             assert_eq!(sc.top_by(n, |i| paths[i as usize].as_str()), all);
         }
