@@ -165,7 +165,8 @@ pub struct Index {
     /// changed); every file held after a build from nothing. `save` makes it 0.
     pub changed: usize,
     /// The directories a load lists on a thread of its own while it adopts the terms (the
-    /// listing compares with the files, all adopted by then), and that listing.
+    /// listing compares with the files, all adopted by then), when it knows the walk's, and
+    /// that listing.
     to_list: Option<Vec<String>>,
     listed: Option<Listing>,
 }
@@ -256,18 +257,23 @@ impl store::Sink for Index {
     /// The terms go to the posting lists while another thread lists the tree's directories and
     /// compares them with the files (which the terms do not change): the listing's system
     /// calls and the check's reads on two cores at once.
+    ///
+    /// The directories are the walk's when the load was given them, else the saved files'
+    /// (a load that runs beside the walk): `update_from` lists only those the walk adds.
     fn beside_terms(&mut self, adopt: store::AdoptTerms<'_>) -> Result<(), String> {
-        let Some(dirs) = self.to_list.take() else {
-            return adopt(&mut |id, t| self.term(id, t));
-        };
+        let dirs = self.to_list.take().unwrap_or_else(|| {
+            let mut dirs: Vec<String> = self.by_dir.keys().cloned().collect();
+            dirs.sort_unstable();
+            dirs
+        });
         let ignore = Ignore::new(&self.root, &self.opts.extra_ignore);
         let (root, lex) = (&self.root, &mut self.lex);
         let held = (&self.by_path, &self.files[..], &self.by_dir);
         let at = now_ns(); // on this thread: a test's pinned clock is this thread's
         let (adopted, listing) = std::thread::scope(|s| {
             let lister = s.spawn(|| {
-                let listed = list_dirs(root, &ignore, &dirs, held);
-                Listing { dirs, at, listed }
+                let listed = list_dirs(root, &ignore, &dirs, at, held);
+                Listing { dirs, listed }
             });
             let adopted = adopt(&mut |_, t| lex.adopt_term(t.term, t.postings, t.df, t.last));
             (adopted, lister.join().ok())
@@ -339,6 +345,8 @@ impl Loaded {
 /// What the listing of one directory found that differs from the index (`update_from`).
 #[derive(Default)]
 struct Listed {
+    /// When the listing began (the racy window is counted from it).
+    at: i64,
     /// Files held there that it no longer lists.
     vanished: Vec<u32>,
     /// Files held whose stat key changed (read again, after they are taken out).
@@ -366,6 +374,7 @@ fn list_dirs(
     root: &Path,
     ignore: &Ignore,
     dirs: &[String],
+    at: i64,
     (by_path, held, by_dir): (&PathTable, &[Option<File>], &HashMap<String, Vec<u32>>),
 ) -> Vec<Listed> {
     let Some(top) = PlainDir::top(root) else {
@@ -373,7 +382,10 @@ fn list_dirs(
     };
     dirs.par_iter()
         .map(|d| {
-            let mut l = Listed::default();
+            let mut l = Listed {
+                at,
+                ..Listed::default()
+            };
             // Files held that the listing found (changed or not): the rest are gone.
             let mut found: Vec<u32> = Vec::new();
             files::list(&top, root, d, ignore, |p, k| {
@@ -413,9 +425,8 @@ fn list_dirs(
 
 /// The listing of `list_dirs` made ahead (while a load adopted the terms), for `update_from`.
 struct Listing {
+    /// Sorted, as `listed` is.
     dirs: Vec<String>,
-    /// When the listing began (the racy window is counted from it).
-    at: i64,
     listed: Vec<Listed>,
 }
 
@@ -446,7 +457,8 @@ impl Index {
     /// The first half of `build_from`, before the tree is listed (so it can run beside the walk
     /// that finds `dirs`): the saved index adopted. A saved file larger than its cap is left for
     /// `settle`, which is given the tree's. `ahead`: the directories `settle` will list, when
-    /// they are known already, listed while the terms are adopted.
+    /// they are known already, listed while the terms are adopted (without them, the saved
+    /// files' directories are).
     pub fn load(
         root: &Path,
         opts: Options,
@@ -587,28 +599,20 @@ impl Index {
         dirs.sort_unstable();
         dirs.dedup();
         let root = self.root.clone();
-        // A load lists the tree while it adopts the terms (`beside_terms`): taken when it
-        // listed these directories.
-        let (listed_at, listed) = match self.listed.take().filter(|l| l.dirs == dirs) {
-            Some(l) => (l.at, l.listed),
-            None => {
-                let at = now_ns();
-                let held = (&self.by_path, &self.files[..], &self.by_dir);
-                (at, list_dirs(&root, &ignore, &dirs, held))
-            }
-        };
-        // Files of directories gone, files gone, and files whose stat key changed.
+        let listed = self.listing(&ignore, &dirs);
+        // Files of directories gone, files gone, and files whose stat key changed (with
+        // whether they changed within the racy window of the listing that found them).
         let mut out: Vec<u32> = gone
             .iter()
             .flat_map(|d| self.by_dir.get(d).into_iter().flatten().copied())
             .collect();
-        let mut to_read: Vec<(String, StatKey)> = Vec::new();
+        let mut to_read: Vec<(String, StatKey, bool)> = Vec::new();
         let mut vanished: Vec<u32> = Vec::new();
         let mut same = 0;
         for l in listed {
             vanished.extend(l.vanished);
             out.extend(l.out);
-            to_read.extend(l.to_read);
+            to_read.extend(l.to_read.into_iter().map(|(p, k)| (p, k, k.racy(l.at))));
             same += l.same;
         }
         out.extend(&vanished);
@@ -636,14 +640,19 @@ impl Index {
         let bulk = to_read.len() > CHUNK || self.by_path.is_empty();
         for chunk in to_read.chunks(CHUNK) {
             let (prefix, finder) = (&self.opts.prefix, &self.finder);
-            let read: Vec<(&String, StatKey, Option<Facts>)> = chunk
+            let read: Vec<(&String, StatKey, bool, Option<Facts>)> = chunk
                 .par_iter()
-                .map(|(p, k)| {
+                .map(|(p, k, racy)| {
                     let text = files::read_text(&confined, p);
-                    (p, *k, text.map(|t| files::facts(p, &t, prefix, finder)))
+                    (
+                        p,
+                        *k,
+                        *racy,
+                        text.map(|t| files::facts(p, &t, prefix, finder)),
+                    )
                 })
                 .collect();
-            for (p, k, f) in &read {
+            for (p, k, racy, f) in &read {
                 let had = self.id_of(p);
                 // An edit keeps the file's number and its module: only its own imports move.
                 if let Some(id) = had {
@@ -651,7 +660,7 @@ impl Index {
                 }
                 let Some(f) = f else { continue };
                 let id = self.insert(p.to_string(), *k, f, had.is_none());
-                if k.racy(listed_at) {
+                if *racy {
                     self.racy.insert(id);
                 }
                 self.unresolved.insert(id);
@@ -674,6 +683,33 @@ impl Index {
             self.written.scope(&root, &confined, dir);
         }
         same
+    }
+
+    /// `dirs` (sorted) listed and compared with the index, in their order: a load listed its
+    /// directories while it adopted the terms (`beside_terms`), so only the others are listed now.
+    fn listing(&mut self, ignore: &Ignore, dirs: &[String]) -> Vec<Listed> {
+        let mut ahead = self.listed.take().map_or_else(Vec::new, |l| {
+            l.dirs
+                .into_iter()
+                .zip(l.listed.into_iter().map(Some))
+                .collect()
+        });
+        let mut mine: Vec<Option<Listed>> = Vec::with_capacity(dirs.len());
+        let mut rest: Vec<String> = Vec::new();
+        for d in dirs {
+            match ahead.binary_search_by(|(a, _)| a.as_str().cmp(d)) {
+                Ok(i) => mine.push(ahead[i].1.take()),
+                Err(_) => {
+                    mine.push(None);
+                    rest.push(d.clone());
+                }
+            }
+        }
+        let held = (&self.by_path, &self.files[..], &self.by_dir);
+        let mut now = list_dirs(&self.root, ignore, &rest, now_ns(), held).into_iter();
+        mine.into_iter()
+            .map(|l| l.or_else(|| now.next()).unwrap_or_default())
+            .collect()
     }
 
     /// Put a file in (`reshaped`: a path the index did not hold); returns its number.
@@ -1561,6 +1597,50 @@ mod tests {
         assert_eq!(refused(len), (0, 2, 2, why("")));
         assert_eq!(refused(len - 1), (0, 2, 2, why(" unread")));
         crate::tree::os::pin_clock(None);
+    }
+
+    #[test]
+    fn a_load_not_given_the_walks_directories_lists_the_saved_ones_and_settles_as_a_build() {
+        let t = TempTree::with(
+            "task-index-load-saved-dirs",
+            &[
+                (
+                    "app/orders.py",
+                    "from app.tax import rate\n\ndef total(order):\n    return order * rate()\n",
+                ),
+                ("app/tax.py", "def rate():\n    return 1.2\n"),
+                (
+                    "lib/round.py",
+                    "def round_total(total):\n    return total\n",
+                ),
+            ],
+        );
+        let saved_dirs: Vec<String> = [".", "app", "lib"].map(String::from).to_vec();
+        let bytes = Index::build(t.path(), opts(), &saved_dirs).unwrap().save();
+        t.write(".repoctx/task-index.bin", &bytes);
+        // Since the save: a file edited, a directory gone from the walk, one new.
+        t.write(
+            "app/tax.py",
+            "def rate(order):\n    return 1.25 if order else 1.2\n",
+        );
+        t.write(
+            "new/discount.py",
+            "def discount(total):\n    return total * 0.9\n",
+        );
+        let dirs: Vec<String> = [".", "app", "new"].map(String::from).to_vec();
+        let rel = Path::new(".repoctx/task-index.bin");
+        let loaded = Index::load(t.path(), opts(), Some(Saved::File(rel, 1 << 20)), None).unwrap();
+        let ahead = loaded.ix.listed.as_ref().map(|l| l.dirs.clone());
+        assert_eq!(ahead, Some(["app", "lib"].map(String::from).to_vec()));
+        let mut ix = loaded.settle(&dirs, 1 << 20);
+        let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
+        assert_eq!((ix.loaded, ix.file_count()), (1, 3));
+        for task in [
+            "the order total forgets the tax rate",
+            "a discount on the total",
+        ] {
+            assert_eq!(answer(&mut ix, task), answer(&mut built, task));
+        }
     }
 }
 
