@@ -292,10 +292,23 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     // The ranking, and the regions of its top files.
     let top = sc.top(ask.limit.max(region_files(ask.budget)), ix);
     let confined = Root::open(&ix.root).ok();
-    let cuts: Vec<Option<Arc<Cut>>> = top
-        .par_iter()
-        .map(|&id| confined.as_ref().and_then(|r| ix.cut(r, id)))
-        .collect();
+    // git's earlier texts of the first files (their lines' ages) are read while the files are cut.
+    let recent_asked: Vec<recent::Asked> = if on("history") {
+        top.iter()
+            .take(RECENT_FILES)
+            .filter_map(|&id| ix.file(id).map(|f| (id, f.path.as_str(), f.key)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let (cuts, earlier): (Vec<Option<Arc<Cut>>>, _) = rayon::join(
+        || {
+            top.par_iter()
+                .map(|&id| confined.as_ref().and_then(|r| ix.cut(r, id)))
+                .collect()
+        },
+        || ix.recent.earlier(&ix.root, &ix.history.head, &recent_asked),
+    );
     // (In term order, as `q.known` is.)
     let idf: Vec<(&str, f32)> = if lexical {
         q.known
@@ -320,7 +333,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         })
         .collect();
     let ages = if on("history") {
-        recent_ages(ix, &top, &cuts)
+        recent_ages(ix, &top, &cuts, earlier)
     } else {
         Vec::new()
     };
@@ -990,8 +1003,14 @@ fn bundle_of(
     (bundle, tokens)
 }
 
-/// The ages of the lines of the first `RECENT_FILES` of `top` (tasks/recent.rs), by rank.
-fn recent_ages(ix: &Index, top: &[u32], cuts: &[Option<Arc<Cut>>]) -> Vec<recent::Ages> {
+/// The ages of the lines of the first `RECENT_FILES` of `top` (tasks/recent.rs), by rank, from
+/// the texts `earlier` read for them.
+fn recent_ages(
+    ix: &Index,
+    top: &[u32],
+    cuts: &[Option<Arc<Cut>>],
+    earlier: recent::Earlier,
+) -> Vec<recent::Ages> {
     let files: Vec<(usize, recent::File)> = top
         .iter()
         .zip(cuts)
@@ -999,11 +1018,11 @@ fn recent_ages(ix: &Index, top: &[u32], cuts: &[Option<Arc<Cut>>]) -> Vec<recent
         .enumerate()
         .filter_map(|(rank, (&id, cut))| {
             let f = ix.file(id)?;
-            Some((rank, (id, f.path.as_str(), f.key, cut.as_ref()?)))
+            Some((rank, ((id, f.path.as_str(), f.key), cut.as_ref()?)))
         })
         .collect();
     let asked: Vec<recent::File> = files.iter().map(|f| f.1).collect();
-    let got = ix.recent.ages(&ix.root, &ix.history.head, &asked);
+    let got = ix.recent.ages(&ix.history.head, &asked, earlier);
     let mut ages: Vec<recent::Ages> = vec![Arc::from(Vec::new()); top.len().min(RECENT_FILES)];
     for ((rank, _), a) in files.iter().zip(got) {
         ages[*rank] = a;

@@ -29,8 +29,11 @@ const MAX_HELD: usize = 256;
 /// Lines' ages, by line (line n at n - 1).
 pub type Ages = Arc<[u8]>;
 
-/// A file asked about: its number, its path, its stat key and its cut.
-pub type File<'a> = (u32, &'a str, StatKey, &'a Arc<Cut>);
+/// A file asked about: its number, its path and its stat key.
+pub type Asked<'a> = (u32, &'a str, StatKey);
+
+/// A file asked about with its cut.
+pub type File<'a> = (Asked<'a>, &'a Arc<Cut>);
 
 #[derive(Default)]
 pub struct Recent {
@@ -45,49 +48,82 @@ struct State {
     held: HashMap<u32, (String, StatKey, Ages)>,
 }
 
+/// git's texts of files before their last changes (newest first), read for the files asked
+/// whose ages were not held (`Recent::earlier`), by their numbers.
+#[derive(Default)]
+pub struct Earlier(HashMap<u32, Vec<Vec<u8>>>);
+
+fn held_ages(
+    held: &HashMap<u32, (String, StatKey, Ages)>,
+    head: &str,
+    (id, _, key): &Asked,
+) -> Option<Ages> {
+    held.get(id)
+        .filter(|h| h.0 == head && h.1 == *key)
+        .map(|h| h.2.clone())
+}
+
 impl Recent {
-    /// The ages of the lines of each of `files` (number, path, its cut) at `head` (empty when
-    /// there is no history: no ages).
-    pub fn ages(&self, root: &Path, head: &str, files: &[File]) -> Vec<Ages> {
+    /// git's earlier texts of those of `files` whose ages at `head` are not held: the part of
+    /// `ages` that needs no cut, so a question reads it while it cuts the files.
+    pub fn earlier(&self, root: &Path, head: &str, files: &[Asked]) -> Earlier {
+        if head.is_empty() {
+            return Earlier::default();
+        }
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let state = &mut *guard;
+        let missing: Vec<&Asked> = files
+            .iter()
+            .filter(|f| held_ages(&state.held, head, f).is_none())
+            .collect();
+        if missing.is_empty() {
+            return Earlier::default();
+        }
+        if state.view.as_ref().is_none_or(|v| v.0 != root) {
+            state.view = Some((root.to_path_buf(), Handle::new(root)));
+            state.kept = Kept::default();
+        }
+        let handle = &state.view.as_ref().unwrap().1;
+        let paths: Vec<&str> = missing.iter().map(|f| f.1).collect();
+        let mut texts = earlier_texts(handle, &paths, VERSIONS, MAX_COMMITS, &mut state.kept)
+            .unwrap_or_default()
+            .into_iter();
+        Earlier(
+            missing
+                .iter()
+                .map(|f| (f.0, texts.next().unwrap_or_default()))
+                .collect(),
+        )
+    }
+
+    /// The ages of the lines of each of `files` at `head` (empty when there is no history: no
+    /// ages): held, or made from their cuts and what `earlier` read for them.
+    pub fn ages(&self, head: &str, files: &[File], earlier: Earlier) -> Vec<Ages> {
         let none: Ages = Arc::from(Vec::new());
         if head.is_empty() || files.is_empty() {
             return vec![none; files.len()];
         }
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let state = &mut *guard;
-        let kept = |held: &HashMap<u32, (String, StatKey, Ages)>, (id, _, key, _): &File| {
-            held.get(id)
-                .filter(|h| h.0 == head && h.1 == *key)
-                .map(|h| h.2.clone())
-        };
-        let missing: Vec<usize> = (0..files.len())
-            .filter(|&i| kept(&state.held, &files[i]).is_none())
+        let missing: Vec<(&File, &Vec<Vec<u8>>)> = files
+            .iter()
+            .filter_map(|f| Some((f, earlier.0.get(&f.0 .0)?)))
             .collect();
-        if !missing.is_empty() {
-            if state.view.as_ref().is_none_or(|v| v.0 != root) {
-                state.view = Some((root.to_path_buf(), Handle::new(root)));
-                state.kept = Kept::default();
-            }
-            let handle = &state.view.as_ref().unwrap().1;
-            let paths: Vec<&str> = missing.iter().map(|&i| files[i].1).collect();
-            let texts = earlier_texts(handle, &paths, VERSIONS, MAX_COMMITS, &mut state.kept)
-                .unwrap_or_default();
-            if state.held.len() + missing.len() > MAX_HELD {
-                // All but the files asked now are forgotten: theirs are part of this answer
-                // (forgotten too, they would answer no ages, an answer that depended on the
-                // questions before it).
-                state.held.retain(|id, _| files.iter().any(|f| f.0 == *id));
-            }
-            for (j, &i) in missing.iter().enumerate() {
-                let (id, _, key, cut) = files[i];
-                let earlier = texts.get(j).map_or(&[][..], Vec::as_slice);
-                let ages: Ages = line_ages(&cut.text, earlier).into();
-                state.held.insert(id, (head.to_string(), key, ages));
-            }
+        if !missing.is_empty() && state.held.len() + missing.len() > MAX_HELD {
+            // All but the files asked now are forgotten: theirs are part of this answer
+            // (forgotten too, they would answer no ages, an answer that depended on the
+            // questions before it).
+            state
+                .held
+                .retain(|id, _| files.iter().any(|f| f.0 .0 == *id));
+        }
+        for (((id, _, key), cut), earlier) in missing {
+            let ages: Ages = line_ages(&cut.text, earlier).into();
+            state.held.insert(*id, (head.to_string(), *key, ages));
         }
         files
             .iter()
-            .map(|f| kept(&state.held, f).unwrap_or_else(|| none.clone()))
+            .map(|f| held_ages(&state.held, head, &f.0).unwrap_or_else(|| none.clone()))
             .collect()
     }
 }
@@ -178,12 +214,16 @@ mod tests {
             .iter()
             .map(|n| Arc::new(Cut::new(n, std::fs::read_to_string(root.join(n)).unwrap())))
             .collect();
-        let file = |i: usize| (i as u32, names[i].as_str(), StatKey::default(), &cuts[i]);
+        let file = |i: usize| ((i as u32, names[i].as_str(), StatKey::default()), &cuts[i]);
         let recent = Recent::default();
-        assert_eq!(&*recent.ages(root, &head, &[file(0)])[0], [0, 1]);
+        let ages = |files: &[File]| {
+            let asked: Vec<Asked> = files.iter().map(|f| f.0).collect();
+            recent.ages(&head, files, recent.earlier(root, &head, &asked))
+        };
+        assert_eq!(&*ages(&[file(0)])[0], [0, 1]);
         // f0's ages are held; the others are new and fill what is held past its bound.
         let all: Vec<File> = (1..=MAX_HELD).chain([0]).map(file).collect();
-        let again = recent.ages(root, &head, &all);
+        let again = ages(&all);
         assert_eq!(
             &*again[MAX_HELD],
             [0, 1],
