@@ -872,19 +872,58 @@ mod bindings {
     #[pymethods]
     impl TaskIndexLoadPy {
         /// The index of `dirs`, brought up to date from what was adopted; `saved_cap` is the
-        /// most bytes the saved file may hold for this tree (a larger one is refused). Once.
+        /// most bytes the saved file may hold for this tree (a larger one is refused); with
+        /// `history`, git's history made beside the load, which it takes. Once.
+        #[pyo3(signature = (dirs, saved_cap, history=None))]
         fn settle(
             &self,
             py: Python<'_>,
             dirs: Vec<String>,
             saved_cap: u64,
+            history: Option<&TaskHistoryPy>,
         ) -> PyResult<TaskIndexPy> {
             let loaded = self.inner.lock().unwrap().take();
             let loaded = loaded.ok_or_else(|| PyValueError::new_err("settled already"))?;
-            let index = py.detach(|| loaded.settle(&dirs, saved_cap));
+            let history = history.and_then(|h| h.inner.lock().unwrap().take());
+            let index = py.detach(|| {
+                let mut index = loaded.settle(&dirs, saved_cap);
+                if let Some(h) = history {
+                    index.history = h;
+                }
+                index
+            });
             Ok(TaskIndexPy {
                 inner: std::sync::Mutex::new(index),
             })
+        }
+    }
+
+    /// git's history of a root as a question reads it (tasks/history.rs), made while a load
+    /// adopts the saved index (`TaskIndexLoad.settle` takes it): from the bytes of an earlier
+    /// `save_history()` when they hold HEAD's (untrusted: checked), else from git.
+    #[pyclass(frozen, name = "TaskHistory", module = "repoctx._core")]
+    struct TaskHistoryPy {
+        inner: std::sync::Mutex<Option<tasks::history::History>>,
+        /// Why the saved bytes cannot be used, or None.
+        #[pyo3(get)]
+        refused: Option<String>,
+    }
+
+    #[pymethods]
+    impl TaskHistoryPy {
+        #[new]
+        #[pyo3(signature = (root, saved=None))]
+        fn new(py: Python<'_>, root: PathBuf, saved: Option<&[u8]>) -> Self {
+            let (history, refused) = py.detach(|| {
+                let mut h = tasks::history::History::default();
+                let refused = saved.and_then(|b| h.offer(&root, b).err());
+                h.refresh(&root);
+                (h, refused)
+            });
+            TaskHistoryPy {
+                inner: std::sync::Mutex::new(Some(history)),
+                refused,
+            }
         }
     }
 
@@ -1023,6 +1062,7 @@ mod bindings {
         m.add("RACY_NS", os::RACY_NS)?;
         m.add_class::<TaskIndexPy>()?;
         m.add_class::<TaskIndexLoadPy>()?;
+        m.add_class::<TaskHistoryPy>()?;
         m.add_class::<tasks::rank::Answer>()?;
         m.add_class::<tasks::rank::FileOut>()?;
         m.add_class::<tasks::rank::RegionOut>()?;

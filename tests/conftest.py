@@ -133,6 +133,17 @@ def write(root: Path, rel: str, text: str | bytes = "") -> Path:
     return path
 
 
+def git_history(root: Path, commits: list[dict[str, str]]) -> None:
+    """A git repository at `root` with one commit a mapping of files written (path: text)."""
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    for n, files in enumerate(commits):
+        for rel, text in files.items():
+            write(root, rel, text)
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-qm", f"change {n}"], check=True)
+
+
 def snapshot(directory: Path) -> dict[str, bytes | str]:
     """Every entry below `directory` (links not followed): a file's bytes, "dir" or "link"; to
     assert that nothing was written there."""

@@ -12,7 +12,7 @@ __all__ = [
     "DirEntry", "DirRow",
     "FILE_LABELS", "FileKind", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
     "ModuleScan", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_NOTHING_MATCHED", "TASK_SIGNALS", "Table", "TaskAnswer",
-    "TaskDefinition", "TaskFile", "TaskIndex", "TaskIndexLoad", "TaskMember", "TaskPiece", "TaskRegion",
+    "TaskDefinition", "TaskFile", "TaskHistory", "TaskIndex", "TaskIndexLoad", "TaskMember", "TaskPiece", "TaskRegion",
     "YamlFile", "YamlRefused", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "file_kind", "file_kinds", "fingerprint", "fs_exchange", "fs_list",
     "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
@@ -582,10 +582,22 @@ by how lately they changed."""
 class TaskIndexLoad:
     """A saved task index adopted before the walk (`TaskIndex.load`)."""
 
-    def settle(self, dirs: list[str], saved_cap: int) -> TaskIndex:
+    def settle(self, dirs: list[str], saved_cap: int, history: TaskHistory | None = None) -> TaskIndex:
         """The index of `dirs`, as `TaskIndex(root, dirs, …, saved_at=(path, saved_cap))` builds it: a
-        saved file larger than `saved_cap` is refused (unread, when `load` left it). ValueError
-        the second time."""
+        saved file larger than `saved_cap` is refused (unread, when `load` left it). With `history`,
+        git's history made beside the load: the index takes it (its first question does not read
+        it). ValueError the second time."""
+
+@final
+class TaskHistory:
+    """git's history of `root` as a task index's question reads it (rust/tasks/history.rs), made
+    while a load adopts the saved index, for `TaskIndexLoad.settle`: from `saved` (what an earlier
+    `TaskIndex.save_history()` returned; checked) when it was read at HEAD, else from git."""
+
+    def __new__(cls, root: str, saved: bytes | None = None) -> TaskHistory: ...
+    @property
+    def refused(self) -> str | None:
+        """Why `saved` cannot be used (it is checked), or None."""
 
 @final
 class TaskIndex:

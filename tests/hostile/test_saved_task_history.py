@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOT_A_FILE, put_not_a_file, run_cli, snapshot, write
+from conftest import NOT_A_FILE, git_history, put_not_a_file, run_cli, snapshot
 from repoctx.base import task_index
 
 HISTORY = task_index.HISTORY_FILE
@@ -24,13 +24,8 @@ def repo_with_answer(tmp_path: Path) -> tuple[Path, str, bytes]:
     """A repository whose history ties two files, its answer, and the good file it wrote."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    for n in range(2):
-        write(repo, "shop/orders.py", f"def apply_discount(order, coupon):\n    return {n}\n")
-        write(repo, "shop/ledger.py", f"def book(entry):\n    return {n}\n")
-        subprocess.run([*git, "add", "-A"], check=True)
-        subprocess.run([*git, "commit", "-qm", f"change {n}"], check=True)
+    git_history(repo, [{"shop/orders.py": f"def apply_discount(order, coupon):\n    return {n}\n",
+                        "shop/ledger.py": f"def book(entry):\n    return {n}\n"} for n in range(2)])
     baseline = answer(repo)
     assert "changed with" in baseline
     return repo, baseline, (repo / HISTORY).read_bytes()

@@ -97,15 +97,21 @@ def _read_state(ws: Workspace, name: str, most: int, what: str) -> bytes | None:
         return None
 
 
+def _saved_history(ws: Workspace) -> bytes | None:
+    return _read_state(ws, HISTORY_FILE, MAX_HISTORY_BYTES, "the saved history")
+
+
+def _history_refused(refused: str | None) -> None:
+    if refused is not None:
+        _say(f"the saved history {HISTORY_FILE} is not used ({refused}); git's history is read again")
+
+
 def _offer_history(ws: Workspace, index: _core.TaskIndex) -> None:
     """Give the index the history saved by an earlier process, if there is one it can use (the
     core checks the bytes; it takes them only while HEAD is the commit they were read at)."""
-    data = _read_state(ws, HISTORY_FILE, MAX_HISTORY_BYTES, "the saved history")
-    if data is None:
-        return
-    refused = index.offer_history(data)
-    if refused is not None:
-        _say(f"the saved history {HISTORY_FILE} is not used ({refused}); git's history is read again")
+    data = _saved_history(ws)
+    if data is not None:
+        _history_refused(index.offer_history(data))
 
 
 def _say(message: str) -> None:
@@ -161,14 +167,15 @@ def _build(ws: Workspace, rows: list[_core.DirRow], ignore: list[str], prefix: s
     # The core reads the saved index itself, a piece at a time, through its confined layer: the
     # file's bytes are never all held beside the index made from them.
     saved_at = (SAVED_FILE, saved_bytes_cap(sum(r.files for r in rows)))
-    return _adopted(ws, _core.TaskIndex(ws.root, [r.scope for r in rows], ignore, prefix, contextia, saved_at=saved_at))
+    index = _adopted(_core.TaskIndex(ws.root, [r.scope for r in rows], ignore, prefix, contextia, saved_at=saved_at))
+    _offer_history(ws, index)
+    return index
 
 
-def _adopted(ws: Workspace, index: _core.TaskIndex) -> _core.TaskIndex:
-    """A build from the saved file: why the file was not used, if it was not, and the saved history."""
+def _adopted(index: _core.TaskIndex) -> _core.TaskIndex:
+    """A build from the saved file, having said why the file was not used, if it was not."""
     if index.refused is not None:
         _say(f"the saved task index {SAVED_FILE} is not used ({index.refused}); the index was built again")
-    _offer_history(ws, index)
     return index
 
 
@@ -208,14 +215,17 @@ def _made(ws: Workspace) -> _core.TaskIndex:
 
 def _cold(ws: Workspace, cfg: ScanConfig, prefix: str, contextia: str | None) -> _core.TaskIndex:
     """The build of a process that keeps nothing: the saved index is read in a thread while the
-    walk runs (both are the core's, without the GIL), then brought up to date with the walk's
-    directories. Its cap is the walk's count of files, so only a file within EARLY_SAVED_BYTES
-    is read before the count is known; a larger one waits for it (and is refused unread past it)."""
+    walk runs and git's history is made after it (all the core's, without the GIL), then the
+    index is brought up to date with the walk's directories and takes the history. Its cap is the
+    walk's count of files, so only a file within EARLY_SAVED_BYTES is read before the count is
+    known; a larger one waits for it (and is refused unread past it)."""
     loading = _InThread(_core.TaskIndex.load, LOAD_THREAD, ws.root, list(cfg.ignore), prefix, contextia,
                         (SAVED_FILE, EARLY_SAVED_BYTES))
     rows = tables.scan(ws, cfg).rows
-    index = loading.result().settle([r.scope for r in rows], saved_bytes_cap(sum(r.files for r in rows)))
-    return _adopted(ws, index)
+    history = _core.TaskHistory(ws.root, _saved_history(ws))
+    _history_refused(history.refused)
+    index = loading.result().settle([r.scope for r in rows], saved_bytes_cap(sum(r.files for r in rows)), history)
+    return _adopted(index)
 
 
 def warm(ws: Workspace) -> None:
