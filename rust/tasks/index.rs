@@ -1263,6 +1263,18 @@ mod tests {
         }
     }
 
+    /// This thread's clock pinned past the racy window of the files just written, so a save
+    /// holds them.
+    fn clock_past_racy(t: &TempTree, files: &[&str]) {
+        let last = files
+            .iter()
+            .map(|p| StatKey::lstat(&t.path().join(p)).unwrap())
+            .map(|k| k.mtime.max(k.ctime))
+            .max()
+            .unwrap();
+        crate::tree::os::pin_clock(Some(last + crate::tree::os::RACY_NS + 1));
+    }
+
     #[test]
     fn builds_resolves_and_follows_edits() {
         let t = TempTree::with(
@@ -1563,13 +1575,7 @@ mod tests {
             ],
         );
         let dirs: Vec<String> = [".", "app"].iter().map(|s| s.to_string()).collect();
-        let last = ["app/orders.py", "app/tax.py"]
-            .iter()
-            .map(|p| StatKey::lstat(&t.path().join(p)).unwrap())
-            .map(|k| k.mtime.max(k.ctime))
-            .max()
-            .unwrap();
-        crate::tree::os::pin_clock(Some(last + crate::tree::os::RACY_NS + 1));
+        clock_past_racy(&t, &["app/orders.py", "app/tax.py"]);
         let bytes = Index::build(t.path(), opts(), &dirs).unwrap().save();
         let len = bytes.len() as u64;
         t.write(".repoctx/task-index.bin", &bytes);
@@ -1616,14 +1622,7 @@ mod tests {
             ],
         );
         let saved_dirs: Vec<String> = [".", "app", "lib"].map(String::from).to_vec();
-        // Past the racy window of the files just written, so the save holds them.
-        let last = ["app/orders.py", "app/tax.py", "lib/round.py"]
-            .iter()
-            .map(|p| StatKey::lstat(&t.path().join(p)).unwrap())
-            .map(|k| k.mtime.max(k.ctime))
-            .max()
-            .unwrap();
-        crate::tree::os::pin_clock(Some(last + crate::tree::os::RACY_NS + 1));
+        clock_past_racy(&t, &["app/orders.py", "app/tax.py", "lib/round.py"]);
         let bytes = Index::build(t.path(), opts(), &saved_dirs).unwrap().save();
         t.write(".repoctx/task-index.bin", &bytes);
         // Since the save: a file edited, a directory gone from the walk, one new.
