@@ -559,6 +559,7 @@ impl Index {
         for list in self.by_dir.values_mut() {
             list.sort_unstable_by(|a, b| path(a).cmp(&path(b)));
         }
+        self.lex.shrink(); // the buffers' room beyond the saved lists
         self.files.len()
     }
 
