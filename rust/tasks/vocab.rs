@@ -1,9 +1,9 @@
-//! The terms of an index by number (tasks/bm25.rs): their names one after another in one
-//! buffer, and a table of the numbers keyed by their names' hashes, so a term costs its bytes
-//! and a dozen more rather than an allocation of its own and a map's key beside it. Terms are
-//! never taken out: a number stays its term's while the index lives.
+//! Strings by number (the terms of tasks/bm25.rs, the defined names of tasks/index.rs): the
+//! strings one after another in one buffer, and a table of the numbers keyed by their hashes,
+//! so a string costs its bytes and a dozen more rather than an allocation of its own and a
+//! map's key beside it. None is taken out: a number stays its string's while the index lives.
 //!
-//! Hashes are foldhash's, seeded per process: terms are a repository's words, and a fixed
+//! Hashes are foldhash's, seeded per process: the strings are a repository's words, and a fixed
 //! hasher would let a repository choose words that collide.
 
 use foldhash::fast::RandomState;
