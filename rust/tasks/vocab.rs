@@ -96,4 +96,14 @@ mod tests {
         assert_eq!(v.push(""), 5000);
         assert_eq!(v.get(""), Some(5000));
     }
+
+    /// Seeded, not fixed: two tables hash the same word apart (a fixed hasher's collisions
+    /// could be chosen by a repository once and would hold in every process).
+    #[test]
+    fn each_table_has_its_own_seed() {
+        let hashes: std::collections::HashSet<u64> = (0..8)
+            .map(|_| Vocab::default().keys.hash_one("word"))
+            .collect();
+        assert!(hashes.len() > 1);
+    }
 }
