@@ -3,7 +3,9 @@
 //! edited file is re-counted alone (the files of a tree; the notes of its written context). A
 //! file's regions are scored with the same `tf_weight` and the file index's IDF (tasks/rank.rs).
 
+use super::arena::Arena;
 use super::varint::{get, put, put_rising, rising};
+use super::vocab::Vocab;
 use std::collections::HashMap;
 
 pub const K1: f32 = 1.2;
@@ -33,21 +35,24 @@ fn tf_weight_k1(tf: f32, len: f32, avg: f32, k1: f32) -> f32 {
 /// are the posting lists' alone). A posting takes 2 to 4 bytes rather than the 6 of a
 /// (u32, u16), and a file's term 1 to 3 rather than a u32 beside it. Documents are numbered by
 /// the caller: one numbered past every other in a list is appended to it (a build), any other
-/// goes in or out by decoding the list up to its place (an edit).
+/// goes in or out by decoding the list up to its place (an edit). The lists lie in two
+/// buffers (tasks/arena.rs), the terms' names in a third (tasks/vocab.rs).
 #[derive(Default)]
 pub struct Inverted {
-    vocab: HashMap<Box<str>, u32>,
-    lists: Vec<List>,
-    forward: Vec<Box<[u8]>>,
+    vocab: Vocab,
+    /// Each term's posting list, by term id.
+    lists: Arena,
+    terms: Vec<Term>,
+    /// Each document's terms, by document number.
+    forward: Arena,
     lens: Vec<u32>,
     pub docs: u32,
     total_len: u64,
 }
 
-/// One term's posting list.
-#[derive(Default)]
-struct List {
-    bytes: Vec<u8>,
+/// What one term's posting list holds beyond its bytes.
+#[derive(Clone, Copy, Default)]
+struct Term {
     df: u32,
     /// The last document of the list (when `df` > 0), so a build appends without decoding.
     last: u32,
@@ -94,18 +99,17 @@ fn seek(b: &[u8], doc: u32) -> (usize, u32, Option<u32>) {
 impl Inverted {
     /// The id of a term, if any document ever held it.
     pub fn id(&self, term: &str) -> Option<u32> {
-        self.vocab.get(term).copied()
+        self.vocab.get(term)
     }
 
     /// The id of a term, made if no document held it yet.
     pub fn intern(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.vocab.get(term) {
+        if let Some(id) = self.vocab.get(term) {
             return id;
         }
-        let id = self.lists.len() as u32;
-        self.vocab.insert(term.into(), id);
-        self.lists.push(List::default());
-        id
+        self.lists.push(&[]);
+        self.terms.push(Term::default());
+        self.vocab.push(term)
     }
 
     /// Put document `doc` (not held) in with its (term, count) pairs and length.
@@ -126,65 +130,69 @@ impl Inverted {
         sorted.sort_unstable();
         let mut fwd = Vec::with_capacity(sorted.len() * 3);
         put_rising(&mut fwd, sorted.iter().map(|&(id, _)| id));
+        let mut new = Vec::with_capacity(15);
         for &(id, tf) in &sorted {
-            let list = &mut self.lists[id as usize];
-            if list.df == 0 || doc > list.last {
-                put(
-                    &mut list.bytes,
-                    doc - if list.df == 0 { 0 } else { list.last },
-                );
-                put(&mut list.bytes, tf);
-                list.last = doc;
+            let (i, term) = (id as usize, &mut self.terms[id as usize]);
+            new.clear();
+            if term.df == 0 || doc > term.last {
+                put(&mut new, doc - if term.df == 0 { 0 } else { term.last });
+                put(&mut new, tf);
+                self.lists.extend(i, &new);
+                term.last = doc;
             } else {
                 // Before the posting of `next`: its gap is now from `doc`.
-                let (at, before, next) = seek(&list.bytes, doc);
+                let list = self.lists.get(i);
+                let (at, before, next) = seek(list, doc);
                 let next = next.expect("a document below the last has a posting after it");
                 let mut end = at;
-                get(&list.bytes, &mut end);
-                let mut new = Vec::with_capacity(12);
+                get(list, &mut end);
                 put(&mut new, doc - before);
                 put(&mut new, tf);
                 put(&mut new, next - doc);
-                list.bytes.splice(at..end, new);
+                self.lists.splice(i, at..end, &new);
             }
-            list.df += 1;
+            term.df += 1;
         }
         if self.lens.len() <= doc as usize {
             self.lens.resize(doc as usize + 1, 0);
-            self.forward.resize_with(doc as usize + 1, Default::default);
+            self.forward.grow_to(doc as usize + 1);
         }
         self.lens[doc as usize] = len;
-        self.forward[doc as usize] = fwd.into_boxed_slice();
+        self.forward.set(doc as usize, &fwd);
         self.docs += 1;
         self.total_len += len as u64;
     }
 
     /// Take document `doc` out.
     pub fn remove(&mut self, doc: u32) {
-        let Some(fwd) = self.forward.get_mut(doc as usize).map(std::mem::take) else {
+        if doc as usize >= self.forward.len() {
             return;
-        };
-        for id in rising(&fwd) {
-            let list = &mut self.lists[id as usize];
-            let (at, before, found) = seek(&list.bytes, doc);
+        }
+        let fwd: Vec<u32> = rising(self.forward.get(doc as usize)).collect();
+        self.forward.clear(doc as usize);
+        let mut new = Vec::with_capacity(5);
+        for id in fwd {
+            let (i, term) = (id as usize, &mut self.terms[id as usize]);
+            let list = self.lists.get(i);
+            let (at, before, found) = seek(list, doc);
             if found != Some(doc) {
                 continue;
             }
             let mut end = at;
-            get(&list.bytes, &mut end);
-            get(&list.bytes, &mut end);
-            if end == list.bytes.len() {
-                list.bytes.truncate(at);
-                list.last = before;
+            get(list, &mut end);
+            get(list, &mut end);
+            if end == list.len() {
+                self.lists.splice(i, at..end, &[]);
+                term.last = before;
             } else {
                 // The next posting's gap is now from `before`.
                 let mut after = end;
-                let gap = get(&list.bytes, &mut after);
-                let mut new = Vec::with_capacity(5);
+                let gap = get(list, &mut after);
+                new.clear();
                 put(&mut new, doc - before + gap);
-                list.bytes.splice(at..after, new);
+                self.lists.splice(i, at..after, &new);
             }
-            list.df -= 1;
+            term.df -= 1;
         }
         if let Some(len) = self.lens.get_mut(doc as usize) {
             self.total_len -= *len as u64;
@@ -198,24 +206,22 @@ impl Inverted {
     /// rising and below the documents', and the forward lists saying the same postings).
     pub fn adopting(terms: usize) -> Inverted {
         Inverted {
-            vocab: HashMap::with_capacity(terms),
-            lists: Vec::with_capacity(terms),
-            forward: Vec::new(),
-            lens: Vec::new(),
-            docs: 0,
-            total_len: 0,
+            vocab: Vocab::with_capacity(terms),
+            lists: Arena::with_capacity(terms),
+            terms: Vec::with_capacity(terms),
+            ..Inverted::default()
         }
     }
 
     /// Room for the `docs` documents to adopt.
     pub fn adopting_docs(&mut self, docs: usize) {
-        self.forward.reserve_exact(docs);
+        self.forward = Arena::with_capacity(docs);
         self.lens.reserve_exact(docs);
     }
 
     /// Adopt the next document (numbered from 0 in order): its forward list as kept, its length.
     pub fn adopt_doc(&mut self, forward: &[u8], len: u32) {
-        self.forward.push(forward.into());
+        self.forward.push(forward);
         self.lens.push(len);
         self.docs += 1;
         self.total_len += len as u64;
@@ -224,12 +230,9 @@ impl Inverted {
     /// Adopt the next term (numbered from 0 in order): its posting list as kept, how many
     /// documents hold it and the last of them.
     pub fn adopt_term(&mut self, term: &str, postings: &[u8], df: u32, last: u32) {
-        self.vocab.insert(term.into(), self.lists.len() as u32);
-        self.lists.push(List {
-            bytes: postings.to_vec(),
-            df,
-            last,
-        });
+        self.vocab.push(term);
+        self.lists.push(postings);
+        self.terms.push(Term { df, last });
     }
 
     /// Take the postings of many documents out in one pass over the lists they are in (each
@@ -238,23 +241,22 @@ impl Inverted {
         let gone: std::collections::HashSet<u32> = docs.iter().copied().collect();
         let mut terms: Vec<u32> = Vec::new();
         for &d in docs {
-            if let Some(f) = self.forward.get_mut(d as usize) {
-                terms.extend(rising(f));
-                *f = Box::default();
+            if (d as usize) < self.forward.len() {
+                terms.extend(rising(self.forward.get(d as usize)));
+                self.forward.clear(d as usize);
             }
         }
         terms.sort_unstable();
         terms.dedup();
+        let mut bytes = Vec::new();
         for t in terms {
-            let list = &mut self.lists[t as usize];
-            let kept: Vec<(u32, u32)> = pairs(&list.bytes)
+            let kept: Vec<(u32, u32)> = pairs(self.lists.get(t as usize))
                 .filter(|(d, _)| !gone.contains(d))
                 .collect();
-            let mut bytes = Vec::with_capacity(list.bytes.len());
+            bytes.clear();
             put_pairs(&mut bytes, kept.iter().copied());
-            bytes.shrink_to_fit();
-            *list = List {
-                bytes,
+            self.lists.set(t as usize, &bytes);
+            self.terms[t as usize] = Term {
                 df: kept.len() as u32,
                 last: kept.last().map_or(0, |p| p.0),
             };
@@ -263,21 +265,24 @@ impl Inverted {
 
     /// The posting list of term `id` as it is kept: (file gap, count) varints.
     pub fn list_bytes(&self, id: u32) -> &[u8] {
-        &self.lists[id as usize].bytes
+        self.lists.get(id as usize)
     }
 
     /// Every term by its id (the index of the vector).
     pub fn term_names(&self) -> Vec<&str> {
-        let mut out = vec![""; self.lists.len()];
-        for (t, &id) in &self.vocab {
-            out[id as usize] = t;
-        }
-        out
+        (0..self.vocab.len() as u32)
+            .map(|id| self.vocab.name(id))
+            .collect()
     }
 
     /// The term ids of `doc`, rising (none for a number not in use).
     pub fn terms_of(&self, doc: u32) -> impl Iterator<Item = u32> + '_ {
-        rising(self.forward.get(doc as usize).map_or(&[][..], |f| &f[..]))
+        let doc = doc as usize;
+        rising(if doc < self.forward.len() {
+            self.forward.get(doc)
+        } else {
+            &[]
+        })
     }
 
     /// The number of terms counted in `doc` (0 for a number not in use).
@@ -286,7 +291,7 @@ impl Inverted {
     }
 
     pub fn df(&self, id: u32) -> u32 {
-        self.lists[id as usize].df
+        self.terms[id as usize].df
     }
 
     pub fn idf(&self, id: u32) -> f32 {
@@ -308,7 +313,7 @@ impl Inverted {
 
     /// The (document, count) postings of term `id`, documents rising.
     pub fn postings(&self, id: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        pairs(&self.lists[id as usize].bytes)
+        pairs(self.lists.get(id as usize))
     }
 
     /// BM25 of every document for the query terms (id, weight of the term in the query),
@@ -335,11 +340,10 @@ impl Inverted {
 
     /// Give back the spare capacity of the posting lists (after a bulk build).
     pub fn shrink(&mut self) {
-        for l in &mut self.lists {
-            l.bytes.shrink_to_fit();
-        }
-        self.lists.shrink_to_fit();
-        self.forward.shrink_to_fit();
+        self.lists.shrink();
+        self.terms.shrink_to_fit();
+        self.forward.shrink();
+        self.vocab.shrink();
         self.lens.shrink_to_fit();
     }
 
@@ -351,16 +355,15 @@ impl Inverted {
     /// `heap_bytes` by part: the posting lists, the forward index, the term dictionary, the
     /// documents' lengths.
     pub fn heap_parts(&self) -> [(&'static str, usize); 4] {
-        let postings: usize = self.lists.capacity() * std::mem::size_of::<List>()
-            + self.lists.iter().map(|l| l.bytes.capacity()).sum::<usize>();
-        let forward: usize = self.forward.capacity() * std::mem::size_of::<Box<[u8]>>()
-            + self.forward.iter().map(|f| f.len()).sum::<usize>();
-        // A key's bytes, its box, its id, hashbrown's control byte and slack.
-        let vocab: usize = self.vocab.keys().map(|k| k.len() + 16 + 4 + 8).sum();
+        let postings =
+            self.lists.heap_bytes() + self.terms.capacity() * std::mem::size_of::<Term>();
         [
             ("postings", postings),
-            ("forward index (each file's terms)", forward),
-            ("term dictionary", vocab),
+            (
+                "forward index (each file's terms)",
+                self.forward.heap_bytes(),
+            ),
+            ("term dictionary", self.vocab.heap_bytes()),
             ("document lengths", self.lens.capacity() * 4),
         ]
     }
@@ -539,14 +542,14 @@ mod tests {
         one.add(3, &c, len);
         batch.add(3, &c, len);
         assert_eq!(one.docs, batch.docs);
-        for t in 0..one.lists.len() as u32 {
+        for t in 0..one.terms.len() as u32 {
             assert_eq!(
                 one.postings(t).collect::<Vec<_>>(),
                 batch.postings(t).collect::<Vec<_>>()
             );
             assert_eq!(one.df(t), batch.df(t));
         }
-        let q: Vec<(u32, f32)> = (0..one.lists.len() as u32).map(|t| (t, 1.0)).collect();
+        let q: Vec<(u32, f32)> = (0..one.terms.len() as u32).map(|t| (t, 1.0)).collect();
         assert_eq!(one.score(&q, 200, K1), batch.score(&q, 200, K1));
     }
 }

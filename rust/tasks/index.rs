@@ -26,6 +26,7 @@ use super::paths::PathTable;
 use super::recent::Recent;
 use super::store::{self, SavedFile, SavedTerm};
 use super::varint;
+use super::vocab::Vocab;
 use super::written::Written;
 use crate::artifacts::annotate;
 use crate::lang::imports::Import;
@@ -127,7 +128,7 @@ pub struct Index {
     pub lex: Inverted,
     /// Defined names by number, and the files defining each (a name defined in more than
     /// `COMMON` files is only counted from then on: it says nothing of a task).
-    def_ids: HashMap<Box<str>, u32>,
+    def_ids: Vocab,
     defined: Vec<Defined>,
     /// Common names whose count fell back to `COMMON` or below: their files are found again by
     /// `prepare`, so the index holds what a build of the same files holds.
@@ -194,14 +195,14 @@ struct Defined {
 /// as each file comes, the posting lists as each term does.
 impl store::Sink for Index {
     fn start(&mut self, resolved: bool, names: usize, terms: usize) {
-        self.def_ids = HashMap::with_capacity(names);
+        self.def_ids = Vocab::with_capacity(names);
         self.defined = Vec::with_capacity(names);
         self.lex = Inverted::adopting(terms);
         self.resolve_all = !resolved;
     }
 
-    fn name(&mut self, id: u32, name: &str) {
-        self.def_ids.insert(name.into(), id);
+    fn name(&mut self, _: u32, name: &str) {
+        self.def_ids.push(name); // numbered in order, as saved
         self.defined.push(Defined::default());
     }
 
@@ -531,7 +532,7 @@ impl Index {
             by_dir: HashMap::new(),
             dirs: HashSet::new(),
             lex: Inverted::default(),
-            def_ids: HashMap::new(),
+            def_ids: Vocab::default(),
             defined: Vec::new(),
             recount: HashSet::new(),
             annotated: HashMap::new(),
@@ -571,6 +572,7 @@ impl Index {
         for list in self.by_dir.values_mut() {
             list.sort_unstable_by(|a, b| path(a).cmp(&path(b)));
         }
+        self.lex.shrink(); // the buffers' room beyond the saved lists
         self.files.len()
     }
 
@@ -742,12 +744,10 @@ impl Index {
     /// The number of a defined name, made if no file defined it yet.
     fn def_number(&mut self, name: &str) -> u32 {
         match self.def_ids.get(name) {
-            Some(&n) => n,
+            Some(n) => n,
             None => {
                 self.defined.push(Defined::default());
-                let n = self.defined.len() as u32 - 1;
-                self.def_ids.insert(name.into(), n);
-                n
+                self.def_ids.push(name)
             }
         }
     }
@@ -962,7 +962,7 @@ impl Index {
 
     /// The files defining `name`; None when none does or too many do (`COMMON`).
     pub fn definers(&self, name: &str) -> Option<&[u32]> {
-        let e = &self.defined[*self.def_ids.get(name)? as usize];
+        let e = &self.defined[self.def_ids.get(name)? as usize];
         (!e.common && !e.files.is_empty()).then_some(e.files.as_slice())
     }
 
@@ -1086,11 +1086,9 @@ impl Index {
             .iter()
             .map(|(t, p)| (names[*t as usize], &p[..]))
             .collect();
-        let mut defined: Vec<(&str, u32)> = self
-            .def_ids
-            .iter()
-            .filter(|(_, &n)| self.defined[n as usize].count > 0)
-            .map(|(k, &n)| (&**k, n))
+        let mut defined: Vec<(&str, u32)> = (0..self.def_ids.len() as u32)
+            .filter(|&n| self.defined[n as usize].count > 0)
+            .map(|n| (self.def_ids.name(n), n))
             .collect();
         defined.sort_unstable();
         let mut name_at = vec![u32::MAX; self.defined.len()];
@@ -1201,11 +1199,7 @@ impl Index {
             (
                 "names defined",
                 live().map(|f| f.defs.0.len()).sum::<usize>()
-                    + self
-                        .def_ids
-                        .keys()
-                        .map(|k| k.len() + 16 + 4 + 8)
-                        .sum::<usize>()
+                    + self.def_ids.heap_bytes()
                     + self
                         .defined
                         .iter()

@@ -10,6 +10,7 @@
 //! `rank` answers a question (on `scores`, one value a file; `recent` tells which lines of its top files changed lately), `bundle` cuts its text to the budget and `outlines` gives the
 //! ranked files' outlines when asked.
 
+pub mod arena;
 pub mod bm25;
 pub mod bundle;
 pub mod cuts;
@@ -29,6 +30,7 @@ pub mod scores;
 pub mod store;
 pub mod terms;
 pub mod varint;
+pub mod vocab;
 pub mod written;
 
 /// The answer to one question (`rank::Answer`), the index made current first; Err for a
