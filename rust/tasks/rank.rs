@@ -387,8 +387,11 @@ const W_PATH_WORDS: f32 = 0.6;
 
 /// Path words apart from the body: among the `PATH_POOL` best files, the task's words in a
 /// file's path (its directories and name, plumbing left out), each ÷ √(files of the pool whose
-/// path holds it), × W_PATH_WORDS ÷ the path's word count. `examples/form/src/main.rs` for
+/// path holds it), × W_PATH_WORDS ÷ √(the path's word count). `examples/form/src/main.rs` for
 /// "fix the form example"; a word many paths hold (`flag` in `flag_*.go`) chooses little.
+/// The root, not the count: a name that qualifies the word (`cursed_renderer.go`, the
+/// renderer that does the work) is not half as much about it as the bare `renderer.go` that
+/// declares it.
 fn path_signal(ix: &Index, q: &Query, sc: &mut Scores) {
     let said: HashSet<&str> = q.known.iter().map(|k| k.2.as_str()).collect();
     if said.is_empty() {
@@ -425,7 +428,7 @@ fn path_signal(ix: &Index, q: &Query, sc: &mut Scores) {
             .map(|t| 1.0 / (holders[t] as f32).sqrt())
             .sum::<f32>()
             * W_PATH_WORDS
-            / n as f32;
+            / (n as f32).sqrt();
         let shown: Vec<&str> = met
             .iter()
             .map(|t| q.shown.get(t).map_or(t.as_str(), String::as_str))
@@ -1396,6 +1399,39 @@ mod tests {
             1,
             "one plain word counts: {}",
             big.why
+        );
+    }
+
+    #[test]
+    fn a_name_that_qualifies_a_path_word_keeps_more_than_half_its_share() {
+        // Both names hold the task's `render`; the one that says more (`ansi_render`) is not
+        // half as much about it, but 1 ÷ √2 as much.
+        let t = TempTree::with(
+            "task-path-words",
+            &[
+                ("render.py", "class Renderer:\n    pass\n"),
+                ("ansi_render.py", "class AnsiRenderer:\n    pass\n"),
+                ("other.py", "def unrelated():\n    pass\n"),
+            ],
+        );
+        let ix = index_of(&t, &["."]);
+        let q = Query::new(&ix, "render the frame");
+        let mut sc = Scores::new(ix.files.len());
+        lexical_signal(&ix, &q, &mut sc);
+        path_signal(&ix, &q, &mut sc);
+        let share = |path: &str| -> f32 {
+            sc.contributions
+                .iter()
+                .filter(|c| ix.file(c.0).is_some_and(|f| f.path == path))
+                .filter(|c| sc.reasons[c.2 as usize] == "its path: render")
+                .map(|c| c.1)
+                .sum()
+        };
+        let (bare, qualified) = (share("render.py"), share("ansi_render.py"));
+        assert!(qualified > 0.0, "{bare} {qualified}");
+        assert!(
+            (bare / qualified - 2f32.sqrt()).abs() < 1e-4,
+            "{bare} {qualified}"
         );
     }
 

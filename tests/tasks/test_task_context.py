@@ -447,6 +447,29 @@ def test_a_file_whose_path_the_task_names_in_words_comes_before_one_its_words_fi
     assert "its path: example, backoff" in files[0]["why"]
 
 
+def test_a_name_that_qualifies_the_task_s_word_is_not_half_about_it(tmp_path):
+    """Through the CLI: "render: keep the frame when resized" is about `ansi_render.py`, the
+    renderer that keeps the frame, not `render.py`, the bare interface. Both paths hold `render`;
+    a name of two words earns 1 ÷ √2 of the bare name's path share, not half of it, so the file
+    saying more of the task comes first (with half, the interface did)."""
+    repo = tmp_path / "repo"
+    write(repo, "render.py", '"""The render step: what every renderer provides to keep its output."""\n\n\n'
+          "class Renderer:\n    def resize(self, width, height):\n        raise NotImplementedError\n\n"
+          "    def flush(self):\n        raise NotImplementedError\n")
+    write(repo, "ansi_render.py", '"""Draws frames on the terminal screen."""\n\nfrom render import Renderer\n\n\n'
+          "class ScreenRenderer(Renderer):\n    def __init__(self):\n        self.width = 0\n"
+          "        self.height = 0\n        self.lines = []\n\n    def resize(self, width, height):\n"
+          "        # a resized frame keeps its lines; only the size changes\n        self.width = width\n"
+          "        self.height = height\n\n    def flush(self):\n        for line in self.lines[: self.height]:\n"
+          "            print(line[: self.width])\n        self.lines = []\n")
+    for i in range(1, 7):
+        write(repo, f"util_{i}.py", f"def helper_{i}(x):\n    return x + {i}\n")
+    files = json.loads(run_cli("context", "render: keep the frame when resized", "--json", "--root", str(repo),
+                               check=True).stdout)["files"]
+    assert [f["path"] for f in files[:2]] == ["ansi_render.py", "render.py"], files
+    assert "its path: render" in files[0]["why"]
+
+
 def test_the_best_function_brings_what_it_calls_before_what_calls_it(tmp_path):
     """Through the CLI: the task is about `settle`, which calls `round_cents` and which
     `checkout` calls; no word of the task is in either. With room for one of them beside
