@@ -17,7 +17,7 @@ from conftest import write
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from benches import quality, quality_history, quality_rankers, quality_where  # noqa: E402
+from benches import quality, quality_big, quality_history, quality_rankers, quality_where  # noqa: E402
 
 GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Ann",
            "GIT_AUTHOR_EMAIL": "ann@example.com", "GIT_COMMITTER_NAME": "Ann", "GIT_COMMITTER_EMAIL": "ann@example.com"}
@@ -218,6 +218,30 @@ def test_path_ranker_end_to_end_and_the_repository_unchanged(history, tmp_path):
     for report in reports:
         mine = [r["rankers"]["path"] for r in report["commits"]]
         assert report["rankers"]["path"]["mrr"] == pytest.approx(sum(r["rr"] for r in mine) / len(mine))
+
+
+def test_where_the_lines_not_shown_in_a_large_file_sit(tmp_path):
+    # big.py is over the 10-token budget: line 1 is shown, 4 is in f1 (partly shown), 10 in f2
+    # (nothing of it shown), 15 outside both. small.py fits the budget: its line counts in the
+    # task's total, not in a place.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    big = ("def f1(x):\n    a = 1\n    b = 2\n    c = 3\n    d = 4\n    return x\n\n"
+           "def f2(y):\n    e = 5\n    f = 6\n    g = 7\n    h = 8\n    return y\n\nX = 1\n")
+    write(repo, "big.py", big)
+    write(repo, "small.py", "Y = 2\n")
+    sha = _commit(repo, 1, "two files")
+    gold = {"big.py": [[1, 1], [4, 4], [10, 10], [15, 15]], "small.py": [[1, 1]]}
+    row = {"top10": ["big.py", "small.py"], "shown": [["big.py", 1, 2], ["small.py", 1, 1]]}
+    report = {"repo": str(repo), "budgets": [10, 40],
+              "commits": [{"parent": sha, "gold": gold, "rankers": {"task_context": row}}]}
+    got = quality_big.summary(report, "task_context")
+    assert got["tasks"] == 1
+    assert got["ranks"]["1"] == pytest.approx({
+        "held": 4 / 5, "shown": 1 / 5, "in a definition partly shown": 1 / 5,
+        "in a definition not shown": 1 / 5, "outside definitions": 1 / 5})
+    assert got["ranks"]["2-10"] == dict.fromkeys(quality_big.PLACES, 0.0)
 
 
 def test_where_the_lines_not_shown_went():
