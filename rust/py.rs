@@ -148,7 +148,7 @@ fn left_out<'a>(
 /// The directory table of a tree: a cold walk's, or a live index's as of its last refresh.
 #[pyclass(frozen, get_all, module = "repoctx._core")]
 pub struct Table {
-    /// Sorted by the scope's bytes.
+    /// The scopes' rows, sorted by the scope's bytes.
     pub rows: Py<PyList>,
     /// Included directories under the `min_tokens` threshold.
     pub skipped: usize,
@@ -157,13 +157,20 @@ pub struct Table {
     pub generation: u64,
     /// A live index's generation at which each row (beside `rows`) last changed; None for a walk.
     pub changed_at: Option<Py<PyList>>,
+    /// The rows of the directories that are no scope (hidden, `build`, or beneath one), whose
+    /// files only task context reads; sorted by their bytes.
+    pub unscoped: Py<PyList>,
+    /// As `changed_at`, beside `unscoped`.
+    pub unscoped_changed_at: Option<Py<PyList>>,
 }
 
 impl Table {
     pub fn walked(py: Python<'_>, t: &walk::Table) -> PyResult<Table> {
         let rows: PyResult<Vec<Py<DirRow>>> = t.rows.iter().map(|r| DirRow::of(py, r)).collect();
+        let all = PyList::new(py, rows?)?;
+        let k = walk::scoped(&t.rows);
         Ok(Table {
-            rows: PyList::new(py, rows?)?.unbind(),
+            rows: all.get_slice(0, k).unbind(),
             skipped: t.skipped,
             left_out: left_out(
                 py,
@@ -171,6 +178,8 @@ impl Table {
             )?,
             generation: 0,
             changed_at: None,
+            unscoped: all.get_slice(k, all.len()).unbind(),
+            unscoped_changed_at: None,
         })
     }
 }
@@ -234,7 +243,8 @@ pub fn live_table(
                     }
                     (old_rows, old_at)
                 }
-                // Rows came or went: an unchanged row is found by its scope (both in byte order).
+                // Rows came or went: an unchanged row is found by its scope (both in the
+                // table's order).
                 None => {
                     let mut old = old_rows.iter().peekable();
                     let mut rows = Vec::with_capacity(now.len());
@@ -242,13 +252,9 @@ pub fn live_table(
                         let mut kept = None;
                         while let Some(o) = old.peek().filter(|_| at <= since) {
                             let o = o.cast::<DirRow>()?.clone();
-                            let order = o
-                                .get()
-                                .scope
-                                .bind(py)
-                                .to_str()?
-                                .as_bytes()
-                                .cmp(r.scope.as_bytes());
+                            let scope = o.get().scope.bind(py).to_str()?;
+                            let order = walk::order_key(walk::is_unscoped(scope), scope)
+                                .cmp(&r.order_key());
                             if order == Ordering::Greater {
                                 break;
                             }
@@ -271,12 +277,15 @@ pub fn live_table(
             }
         }
     };
+    let k = walk::scoped(now);
     let table = Table {
-        rows: rows.get_slice(0, rows.len()).unbind(),
+        rows: rows.get_slice(0, k).unbind(),
         skipped,
         left_out: left_out(py, unreadable.iter().map(|(p, w)| (p.as_str(), w.as_str())))?,
         generation: index.generation,
-        changed_at: Some(at.get_slice(0, at.len()).unbind()),
+        changed_at: Some(at.get_slice(0, k).unbind()),
+        unscoped: rows.get_slice(k, rows.len()).unbind(),
+        unscoped_changed_at: Some(at.get_slice(k, at.len()).unbind()),
     };
     let table = Py::new(py, table)?;
     *shown = Some(Shown {

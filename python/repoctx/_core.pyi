@@ -76,7 +76,7 @@ class Table:
 
     @property
     def rows(self) -> list[DirRow]:
-        """Sorted by the scope's bytes."""
+        """The scopes' rows, sorted by the scope's bytes."""
     @property
     def skipped(self) -> int:
         """Included directories under the `min_tokens` threshold."""
@@ -90,6 +90,13 @@ class Table:
     @property
     def changed_at(self) -> list[int] | None:
         """A live index's generation at which each row (beside `rows`) last changed; None for a walk."""
+    @property
+    def unscoped(self) -> list[DirRow]:
+        """The rows of the directories that are no scope (hidden, `build`, or beneath one), whose
+        files only task context reads; sorted by their bytes."""
+    @property
+    def unscoped_changed_at(self) -> list[int] | None:
+        """As `changed_at`, beside `unscoped`."""
 
 def walk(root: str, extra_ignore: list[str], max_depth: int, min_tokens: int) -> Table:
     """Scan `root` in parallel into its directory table. Raises OSError when the root cannot be read."""

@@ -70,10 +70,11 @@ impl Ignore {
     }
 }
 
-/// Whether a file name is one the index reads.
+/// Whether a file name is one the index reads: dotcontext's source files, and the files the
+/// core reads a language of (`vitest.config.mts` is TypeScript, though not dotcontext's source).
 pub fn wanted(name: &str) -> bool {
     !name.starts_with('.')
-        && is_source_file(name)
+        && (is_source_file(name) || lang_of(name).is_some())
         && !SKIP_NAMES.contains(&name)
         && !name.ends_with(".min.js")
 }

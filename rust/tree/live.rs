@@ -182,7 +182,7 @@ impl LiveIndex {
                 self.unreadable.extend(left_out);
             }
         }
-        rows.sort_unstable_by(|a, b| a.0.scope.as_bytes().cmp(b.0.scope.as_bytes()));
+        rows.sort_unstable_by(|a, b| a.0.order_key().cmp(&b.0.order_key()));
         (self.rows, self.changed_at) = rows.into_iter().unzip();
         self.unreadable.sort();
         self.reposition(generation);
@@ -356,7 +356,7 @@ impl Watcher {
                 };
                 // A directory's own mtime never matters; being made, removed, moved or
                 // given a new mode (it may become readable) changes its subtree.
-                if !walk::is_skipped_dir(name) {
+                if !walk::is_unwalked_dir(name) {
                     reshaped.insert(walk::child_scope(scope, name));
                 }
                 return Continue(());

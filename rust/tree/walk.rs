@@ -1,10 +1,13 @@
 //! The parallel scan of a tree into one compact table of directories.
 //!
 //! Directories are pruned by gitignore rules (nested `.gitignore`,
-//! `.git/info/exclude`, `.contextignore`, config patterns), dotcontext's fixed
-//! skip list and hidden names; symlinks are never followed. Each directory row
-//! carries its stat fingerprint and the byte size of its source files, and the
-//! dotcontext rules for which directories are scopes are applied bottom-up.
+//! `.git/info/exclude`, `.contextignore`, config patterns) and by the tool and
+//! vendored directories nobody edits by hand (`is_unwalked_dir`); symlinks are
+//! never followed. Each directory row carries its stat fingerprint and the byte
+//! size of its source files, and the dotcontext rules for which directories are
+//! scopes are applied bottom-up. Hidden and `build` directories (dotcontext's
+//! skip list) are walked for task context but are no scope: their rows (and those
+//! beneath them) are `unscoped` and sort after every scope's row.
 
 use crate::tree::fingerprint::{digest, entry_line};
 use crate::tree::ignore::{self, Budget, Rules};
@@ -129,6 +132,29 @@ pub fn is_skipped_dir(name: &str) -> bool {
     name.starts_with('.') || SKIP_DIRS.contains(&name)
 }
 
+/// Hidden directories of version control, of this tool and of editors, which no walk enters.
+const TOOL_DIRS: &[&str] = &[
+    ".hg", ".svn", ".jj", ".repoctx", ".idea", ".vscode", ".yarn",
+];
+
+/// Whether no walk enters a directory name: dotcontext's skip list (what package managers,
+/// virtualenvs and caches write) and `TOOL_DIRS`, but not `build`: an output `build/` is
+/// ignored by `.gitignore`, and a tracked one holds sources (a Cargo build script's modules).
+pub fn is_unwalked_dir(name: &str) -> bool {
+    (name != "build" && SKIP_DIRS.contains(&name)) || TOOL_DIRS.contains(&name)
+}
+
+/// Whether directory `scope` is no scope: it or a directory above it is hidden or skipped.
+pub fn is_unscoped(scope: &str) -> bool {
+    scope != "." && scope.split('/').any(is_skipped_dir)
+}
+
+/// The table's order, by this key: the scopes' rows by their bytes, then the unscoped rows by
+/// theirs (so the scopes' table is a prefix, as it was before unscoped rows were walked).
+pub fn order_key(unscoped: bool, scope: &str) -> (bool, &[u8]) {
+    (unscoped, scope.as_bytes())
+}
+
 #[derive(Clone)]
 pub struct Options {
     pub extra_ignore: Vec<String>,
@@ -150,6 +176,14 @@ pub struct DirRow {
     pub included: bool,
     /// Included and over the `min_tokens` threshold (or an ancestor of one, or the root).
     pub eligible: bool,
+    /// No scope (`is_unscoped`): only task context reads its files.
+    pub unscoped: bool,
+}
+
+impl DirRow {
+    pub fn order_key(&self) -> (bool, &[u8]) {
+        order_key(self.unscoped, &self.scope)
+    }
 }
 
 /// A directory the scan had to leave out: its path (bytes that are not UTF-8 written
@@ -195,6 +229,7 @@ fn read_listing(abs: &Path, scope: &str) -> std::io::Result<Listing> {
         context_stat: (0, 0),
         included: false,
         eligible: false,
+        unscoped: is_unscoped(scope),
     };
     let mut has_gitignore = false;
     let mut children = Vec::new();
@@ -216,7 +251,7 @@ fn read_listing(abs: &Path, scope: &str) -> std::io::Result<Listing> {
                 row.source_files += 1;
                 row.source_bytes += meta.len();
             }
-        } else if ft.is_dir() && !is_skipped_dir(&name) {
+        } else if ft.is_dir() && !is_unwalked_dir(&name) {
             children.push(entry.file_name());
         }
     }
@@ -316,14 +351,22 @@ fn scan_dir(
     }
 }
 
+/// How many rows of a table in `order_key`'s order are the scopes' (the rest are unscoped).
+pub fn scoped(rows: &[DirRow]) -> usize {
+    rows.partition_point(|r| !r.unscoped)
+}
+
 pub fn parent_scope(scope: &str) -> &str {
     scope.rsplit_once('/').map_or(".", |(p, _)| p)
 }
 
-/// dotcontext's rules over a table sorted by scope bytes: a directory is included
+/// dotcontext's rules over a table in `order_key`'s order: a directory is included
 /// when it has source files or an included child, and eligible (kept) when it
-/// is the root, meets `min_tokens`, or has a kept child. Returns the skipped count.
+/// is the root, meets `min_tokens`, or has a kept child; an unscoped one is neither.
+/// Returns the skipped count.
 pub fn apply_rules(rows: &mut [DirRow], min_tokens: i64) -> usize {
+    let n = scoped(rows);
+    let rows = &mut rows[..n];
     let index: HashMap<&str, usize> = rows
         .iter()
         .enumerate()
@@ -361,7 +404,7 @@ fn root_rules(root: &Path, opts: &Options, budget: &Budget) -> (Option<Arc<Rules
     (rules.priority, rules.exclude.into_iter().collect())
 }
 
-/// Scan `root` into a table sorted by scope bytes.
+/// Scan `root` into a table in `order_key`'s order.
 pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Result<Table> {
     fs::read_dir(root)?; // the root itself must be readable: that failure is global
     let budget = Budget::new();
@@ -374,7 +417,7 @@ pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Resu
     };
     let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
     scan_dir(&ctx, root, ".", 0, &base, &mut rows, &mut unreadable);
-    rows.sort_unstable_by(|a, b| a.scope.as_bytes().cmp(b.scope.as_bytes()));
+    rows.sort_unstable_by(|a, b| a.order_key().cmp(&b.order_key()));
     let skipped = apply_rules(&mut rows, opts.min_tokens);
     unreadable.sort();
     Ok(Table {
@@ -386,7 +429,7 @@ pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Resu
 
 /// The rows (unsorted, before `apply_rules`) and left-outs of directory `scope` and its
 /// subtree, as `walk` would find them given that `scope`'s parent is in its table; empty
-/// when `walk` would not reach `scope` (gone, a link, ignored, skipped or too deep).
+/// when `walk` would not reach `scope` (gone, a link, ignored, unwalked or too deep).
 pub fn walk_subtree(
     root: &Path,
     opts: &Options,
@@ -398,7 +441,7 @@ pub fn walk_subtree(
     let depth = scope.split('/').count();
     let name = scope.rsplit('/').next().unwrap_or(scope);
     let is_dir = fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir());
-    if !is_dir || depth > opts.max_depth || is_skipped_dir(name) {
+    if !is_dir || depth > opts.max_depth || is_unwalked_dir(name) {
         return (rows, unreadable);
     }
     let budget = Budget::new();
@@ -455,6 +498,43 @@ mod tests {
         assert_eq!(
             table.unreadable,
             [("a/x\\xe9".to_string(), NOT_UTF8.to_string())]
+        );
+    }
+    #[test]
+    fn hidden_and_build_directories_are_walked_unscoped_after_the_scopes() {
+        let root = TempTree::with(
+            "walk",
+            &[
+                ("src/a.rs", "x"),
+                ("docs/.vitepress/config/zh.ts", "x"),
+                ("build/mapping.rs", "x"),
+                (".git/hooks/h.py", "x"),
+                (".idea/w.py", "x"),
+                ("node_modules/p/i.js", "x"),
+            ],
+        );
+        let opts = Options {
+            extra_ignore: vec![],
+            max_depth: 10,
+            min_tokens: 0,
+        };
+        let table = walk(&root, &opts, None).unwrap();
+        let rows: Vec<(&str, bool, bool)> = table
+            .rows
+            .iter()
+            .map(|r| (r.scope.as_str(), r.unscoped, r.included))
+            .collect();
+        // `docs` holds only a hidden directory: its source makes no scope of it.
+        assert_eq!(
+            rows,
+            [
+                (".", false, true),
+                ("docs", false, false),
+                ("src", false, true),
+                ("build", true, false),
+                ("docs/.vitepress", true, false),
+                ("docs/.vitepress/config", true, false),
+            ]
         );
     }
 }

@@ -21,7 +21,7 @@ from repoctx.base.workspace import Workspace
 from repoctx.scopes import read as scopes
 from sample_repo import write_context
 
-DIRS = ["", "a", "a/b", "a/b/c", "d", "d/e", "gen", "node_modules", ".hid"]
+DIRS = ["", "a", "a/b", "a/b/c", "d", "d/e", "gen", "node_modules", ".hid", ".hid/f", "build", ".git/x"]
 NAMES = ["m.py", "n.rs", "o.md", "p.bin", ".context.yaml", ".gitignore"]
 
 ops = st.one_of(
@@ -43,7 +43,7 @@ needs_events = pytest.mark.skipif(sys.platform not in OS_EVENTS, reason="this OS
 
 def shape(table: _core.Table) -> tuple:
     """What a live table and a cold walk must agree on."""
-    return table.rows, table.skipped, table.left_out
+    return table.rows, table.skipped, table.left_out, table.unscoped
 
 
 def apply(root: Path, op) -> None:

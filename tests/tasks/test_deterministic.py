@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from repoctx import _core
 
 GO_FILES = [f"svc/api/{c}.go" for c in "abcdefgh"]
-PY_FILES = ["app/m.py", "app/n.py", "app/o.py", "lib/util.py", "lib/extra.py"]
+PY_FILES = ["app/m.py", "app/n.py", "app/o.py", "lib/util.py", "lib/extra.py", "app/.hidden/p.py", "build/q.py"]
 PATHS = GO_FILES + ["svc/db/main.go", "svc/web/x.go"] + PY_FILES
 COMMON_NAME = "shared_helper"  # defined by up to 70 files of gen/: past the index's COMMON (64)
 
@@ -79,7 +79,9 @@ class Tree:
                     self.remove(f"gen/g{i:02}.py")
 
     def scopes(self) -> list[str]:
-        return [r.scope for r in _core.walk(str(self.root), [], 10, 0).rows]
+        """The directories the index reads: the scopes' and the unscoped (hidden, `build`)."""
+        table = _core.walk(str(self.root), [], 10, 0)
+        return [r.scope for r in [*table.rows, *table.unscoped]]
 
 
 def answers(index: _core.TaskIndex) -> list[str]:

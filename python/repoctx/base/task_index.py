@@ -1,6 +1,7 @@
 """The task index of a tree (the core's `TaskIndex`, rust/tasks/): made for `task_context` from
-the walk of the scopes table (the same ignore policy and depth), kept by a serving process,
-loaded from and saved to `.repoctx/` by the others.
+the walk of the scopes table (the same ignore policy and depth), its scopes' rows and the
+unscoped ones (hidden and `build` directories), kept by a serving process, loaded from and saved
+to `.repoctx/` by the others.
 
 A serving process keeps it and follows the live index's change feed: a directory whose row
 changed is listed again and only its files whose stat changed are read again, so an edit
@@ -201,16 +202,23 @@ def _made(ws: Workspace) -> _core.TaskIndex:
     with _lock:
         had = _held.get(ws.root)
         if had is None or had[0] != made_with:
-            held = _Held(_build(ws, table.rows, list(cfg.ignore), made_with[2], contextia), table.generation)
+            held = _Held(_build(ws, _dirs(table), list(cfg.ignore), made_with[2], contextia), table.generation)
             _held[ws.root] = (made_with, held)
             tables.release_free_memory()
             return held.index
         held = had[1]
         if table.generation != held.generation:
-            changed = [r.scope for r, at in zip(table.rows, table.changed_at) if at > held.generation]
-            held.index.update(changed, [r.scope for r in table.rows])
+            assert table.changed_at is not None and table.unscoped_changed_at is not None  # a live table
+            changed = [r.scope for r, at in zip(_dirs(table), [*table.changed_at, *table.unscoped_changed_at])
+                       if at > held.generation]
+            held.index.update(changed, [r.scope for r in _dirs(table)])
             held.generation = table.generation
         return held.index
+
+
+def _dirs(table: tables.Table) -> list[_core.DirRow]:
+    """The directories whose files the index reads: the scopes' and the unscoped (hidden, `build`)."""
+    return [*table.rows, *table.unscoped]
 
 
 def _cold(ws: Workspace, cfg: ScanConfig, prefix: str, contextia: str | None) -> _core.TaskIndex:
@@ -221,7 +229,7 @@ def _cold(ws: Workspace, cfg: ScanConfig, prefix: str, contextia: str | None) ->
     known; a larger one waits for it (and is refused unread past it)."""
     loading = _InThread(_core.TaskIndex.load, LOAD_THREAD, ws.root, list(cfg.ignore), prefix, contextia,
                         (SAVED_FILE, EARLY_SAVED_BYTES))
-    rows = tables.scan(ws, cfg).rows
+    rows = _dirs(tables.scan(ws, cfg))
     history = _core.TaskHistory(ws.root, _saved_history(ws))
     _history_refused(history.refused)
     index = loading.result().settle([r.scope for r in rows], saved_bytes_cap(sum(r.files for r in rows)), history)
