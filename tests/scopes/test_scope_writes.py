@@ -15,6 +15,7 @@ import yaml
 
 from conftest import mcp_client, run_cli, shared_path, write
 from repoctx.base.workspace import Workspace
+from repoctx.formats import bounded
 from repoctx.formats import context_file as cf
 from repoctx.registry.catalog import by_tool_name
 from repoctx.scopes import generate
@@ -152,12 +153,14 @@ def test_regen_refreshes_derived_fields_and_keeps_what_people_wrote(repo):
     assert "maintenance" in data["derived_fields"]
     data.update(human)
     data["files"][1]["purpose"] = "Hand-written purpose"  # still listed in derived_fields: machine-owned
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    # Written as repoctx writes it: PyYAML's own dumper leaves a fingerprint such as `123456e7`
+    # bare, which YAML 1.2 (and the schema's reader) reads as a number (the test failed so).
+    path.write_text(bounded.dump_yaml(data, sort_keys=False))
     web = repo / "web/src/.context.yaml"
     wdata = yaml.safe_load(web.read_text())
     wdata["exports"] = ["mount — hand-curated"]
     wdata["derived_fields"].remove("exports")  # taken over by a person
-    web.write_text(yaml.safe_dump(wdata, sort_keys=False))
+    web.write_text(bounded.dump_yaml(wdata, sort_keys=False))
 
     write(repo, "src/poly/extra.py", '"""More jobs."""\n\n\ndef more():\n    pass\n')
     write(repo, "web/src/more.ts", "export function later(): void {}\n")
