@@ -132,16 +132,50 @@ pub fn is_skipped_dir(name: &str) -> bool {
     name.starts_with('.') || SKIP_DIRS.contains(&name)
 }
 
-/// Hidden directories of version control, of this tool and of editors, which no walk enters.
+/// Hidden directories of version control, of this tool, of editors and of the caches and
+/// environments build tools keep in a project, which no walk enters: a repository without a
+/// `.gitignore` for them would otherwise have thousands of generated files read for a task.
 const TOOL_DIRS: &[&str] = &[
-    ".hg", ".svn", ".jj", ".repoctx", ".idea", ".vscode", ".yarn",
+    ".hg",
+    ".svn",
+    ".jj",
+    ".repoctx",
+    ".idea",
+    ".vscode",
+    ".yarn",
+    ".gradle",
+    ".m2",
+    ".npm",
+    ".pnpm-store",
+    ".parcel-cache",
+    ".angular",
+    ".docusaurus",
+    ".expo",
+    ".serverless",
+    ".terraform",
+    ".direnv",
+    ".nox",
+    ".eggs",
+    ".hypothesis",
+    ".ruff_cache",
+    ".ipynb_checkpoints",
+    ".dart_tool",
+    ".stack-work",
+    ".sass-cache",
 ];
 
 /// Whether no walk enters a directory name: dotcontext's skip list (what package managers,
 /// virtualenvs and caches write) and `TOOL_DIRS`, but not `build`: an output `build/` is
 /// ignored by `.gitignore`, and a tracked one holds sources (a Cargo build script's modules).
 pub fn is_unwalked_dir(name: &str) -> bool {
-    (name != "build" && SKIP_DIRS.contains(&name)) || TOOL_DIRS.contains(&name)
+    (name != "build" && SKIP_DIRS.contains(&name)) || TOOL_DIRS.contains(&name) || is_git_dir(name)
+}
+
+/// Whether a name opens git's directory on some OS: `.git` in any case (APFS and NTFS ignore
+/// case), with the trailing dots and spaces Windows drops, or its 8.3 name `GIT~1`.
+fn is_git_dir(name: &str) -> bool {
+    let name = name.trim_end_matches(['.', ' ']);
+    name.eq_ignore_ascii_case(".git") || name.eq_ignore_ascii_case("git~1")
 }
 
 /// Whether directory `scope` is no scope: it or a directory above it is hidden or skipped.
@@ -510,6 +544,7 @@ mod tests {
                 ("build/mapping.rs", "x"),
                 (".git/hooks/h.py", "x"),
                 (".idea/w.py", "x"),
+                (".gradle/caches/k.java", "x"),
                 ("node_modules/p/i.js", "x"),
             ],
         );
@@ -536,5 +571,22 @@ mod tests {
                 ("docs/.vitepress/config", true, false),
             ]
         );
+    }
+
+    #[test]
+    fn git_s_directory_is_never_walked_under_any_name_an_os_opens_it_by() {
+        for name in [".git", ".GIT", ".Git", ".git.", ".git ", "GIT~1", "git~1"] {
+            assert!(is_unwalked_dir(name), "{name}");
+        }
+        for name in [
+            ".github",
+            ".gitlab",
+            "git",
+            ".git-hooks",
+            ".vitepress",
+            "build",
+        ] {
+            assert!(!is_unwalked_dir(name), "{name}");
+        }
     }
 }
