@@ -209,9 +209,10 @@ def _made(ws: Workspace) -> _core.TaskIndex:
         held = had[1]
         if table.generation != held.generation:
             assert table.changed_at is not None and table.unscoped_changed_at is not None  # a live table
-            changed = [r.scope for r, at in zip(_dirs(table), [*table.changed_at, *table.unscoped_changed_at])
+            dirs = _dirs(table)
+            changed = [r.scope for r, at in zip(dirs, [*table.changed_at, *table.unscoped_changed_at])
                        if at > held.generation]
-            held.index.update(changed, [r.scope for r in _dirs(table)])
+            held.index.update(changed, [r.scope for r in dirs])
             held.generation = table.generation
         return held.index
 
