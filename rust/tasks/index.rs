@@ -600,7 +600,6 @@ impl Index {
         }
         dirs.sort_unstable();
         dirs.dedup();
-        let root = self.root.clone();
         let listed = self.listing(&ignore, &dirs);
         // Files of directories gone, files gone, and files whose stat key changed (with
         // whether they changed within the racy window of the listing that found them).
@@ -682,7 +681,7 @@ impl Index {
             }
         }
         for dir in &dirs {
-            self.written.scope(&root, &confined, dir);
+            self.written.scope(&confined, dir);
         }
         same
     }

@@ -88,6 +88,16 @@ fn field_text(v: &Value, fields: &[&str]) -> String {
     out
 }
 
+/// The stat key of the regular file `rel`, stat'ed through the confined root (a directory on
+/// the way that leaves the root, or a link at `rel`, is no file); None when there is none.
+fn file_key(root: &Root, rel: &str) -> Option<StatKey> {
+    root.stat(Path::new(rel), false)
+        .ok()
+        .flatten()
+        .filter(|m| m.is_file())
+        .map(|m| stat_key(&m))
+}
+
 fn parse_yaml(bytes: &[u8]) -> Option<Value> {
     serde_json::from_str(&yamlread::to_json(bytes).ok()?).ok()
 }
@@ -119,16 +129,13 @@ impl Written {
     }
 
     /// Read (or drop) the context file of `dir` when its stat changed since it was read.
-    pub fn scope(&mut self, base: &Path, root: &Root, dir: &str) {
+    pub fn scope(&mut self, root: &Root, dir: &str) {
         let rel = if dir == "." {
             CONTEXT_FILE.to_string()
         } else {
             format!("{dir}/{CONTEXT_FILE}")
         };
-        let key = std::fs::symlink_metadata(base.join(&rel))
-            .ok()
-            .filter(|m| m.is_file())
-            .map(|m| stat_key(&m));
+        let key = file_key(root, &rel);
         match (key, self.scopes.get(dir)) {
             (Some(k), Some((had, _))) if *had == k => return,
             (None, None) => return,
@@ -189,11 +196,8 @@ impl Written {
 
     /// Re-read project.yaml when its stat changed.
     pub fn project(&mut self, root: &Path) {
-        let abs = root.join(PROJECT_FILE);
-        let key = std::fs::symlink_metadata(&abs)
-            .ok()
-            .filter(|m| m.is_file())
-            .map(|m| stat_key(&m));
+        let confined = Root::open(root).ok();
+        let key = confined.as_ref().and_then(|r| file_key(r, PROJECT_FILE));
         if key == self.project.as_ref().map(|p| p.0) {
             return;
         }
@@ -202,7 +206,6 @@ impl Written {
         }
         let Some(key) = key else { return };
         let mut ids = Vec::new();
-        let confined = Root::open(root).ok();
         let data = confined
             .and_then(|r| r.read(Path::new(PROJECT_FILE), MAX_NOTE_FILE).ok())
             .and_then(|b| parse_yaml(&b));
@@ -408,7 +411,7 @@ mod tests {
         );
         let root = crate::tree::fs::Root::open(t.path()).unwrap();
         let mut w = Written::default();
-        w.scope(t.path(), &root, "src/auth");
+        w.scope(&root, "src/auth");
         w.project(t.path());
         w.artifacts(Some(&t.path().join(".contextia")));
         fn labels(w: &Written, q: &str) -> Vec<(String, String)> {
@@ -456,7 +459,7 @@ mod tests {
         assert!((spec.1 - 0.25).abs() < 1e-6, "{}", spec.1);
         // A change is seen; a removed file takes its notes with it.
         std::fs::remove_file(t.path().join("src/auth/.context.yaml")).unwrap();
-        w.scope(t.path(), &root, "src/auth");
+        w.scope(&root, "src/auth");
         assert!(labels(&w, "refresh token")
             .iter()
             .all(|(l, _)| !l.starts_with("scope")));
@@ -467,6 +470,28 @@ mod tests {
         .unwrap();
         w.artifacts(Some(&t.path().join(".contextia")));
         assert!(labels(&w, "refresh token").is_empty());
+    }
+
+    #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "wine 8 makes no link: CreateSymbolicLinkW is a stub that returns success"
+    )]
+    fn a_scope_behind_a_link_out_of_the_root_is_not_stat_ed() {
+        let t = TempTree::with(
+            "task-written-link",
+            &[("out/.context.yaml", "version: 1\nsummary: \"Secret.\"\n")],
+        );
+        t.mkdir("root");
+        crate::tree::os::symlink(t.join("out"), t.join("root/away")).unwrap();
+        crate::tree::os::symlink("../out/.context.yaml", t.join("root/.context.yaml")).unwrap();
+        let root = Root::open(&t.join("root")).unwrap();
+        let mut w = Written::default();
+        w.scope(&root, "away");
+        w.scope(&root, ".");
+        // Nothing outside the root is stat'ed, so no key is kept to be compared later.
+        assert!(w.scopes.is_empty(), "{:?}", w.scopes.keys());
+        assert!(w.matches(&terms::terms("secret")).is_empty());
     }
 
     #[test]
