@@ -50,6 +50,11 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
     if lang != Lang::Java && !member && !DEF_STARTS.iter().any(|d| d.as_bytes() == word) {
         return None;
     }
+    // A Java comment's line (`* Returns the name(s)`, `// see get(i)`) names no definition: a
+    // Java definition has no keyword to start with, so prose ending in `)` would read as one.
+    if lang == Lang::Java && matches!(rest.first(), Some(b'*' | b'/')) {
+        return None;
+    }
     let t = tokens(rest);
     match lang {
         Lang::Python => python_def(&t),
@@ -333,9 +338,8 @@ const JAVA_KEYWORDS: &[&str] = &[
 ];
 
 /// A Java type (class, record, interface, annotation type, enum) or, `in_type`, a method or
-/// constructor: modifiers and annotations, then `[<T>] [Type] name(` with the line ending
-/// its signature (`{`, `;` after `)`) or leaving it open; not a field set by a call, not an
-/// enum constant.
+/// constructor: modifiers and annotations, then `[<T>] [Type] name(` with the line leaving its
+/// parameters open or ending them (below); not a field set by a call, not an enum constant.
 pub(super) fn java_def(t: &[&str], in_type: bool) -> Option<(&'static str, String)> {
     let mut i = 0;
     loop {
@@ -380,11 +384,28 @@ pub(super) fn java_def(t: &[&str], in_type: bool) -> Option<(&'static str, Strin
     if !typed && !name.starts_with(|c: char| c.is_ascii_uppercase()) {
         return None;
     }
-    let open = !t[paren..].contains(&")");
-    let ends = match t.last().copied() {
-        Some("{") => true,
-        Some(";") => typed && t.len() >= 2 && t[t.len() - 2] == ")",
-        _ => false,
+    // The parameters' closing `)` (an annotation in them has its own parentheses).
+    let mut depth = 0usize;
+    let close = t[paren..].iter().position(|x| {
+        match *x {
+            "(" => depth += 1,
+            ")" => depth -= 1,
+            _ => {}
+        }
+        depth == 0
+    });
+    let Some(close) = close else {
+        return Some(("function", name)); // the parameters go on below
     };
-    (open || ends).then_some(("function", name))
+    // What follows them: a body opened here, even closed here (`int size() { return n; }`),
+    // a `throws` clause, or nothing when the body opens on a later line (jackson-core writes
+    // every method so); then only after a type or a modifier, as an enum constant `FAST("f")`
+    // has neither. A body-less method ends with `;`.
+    let ends = match t.get(paren + close + 1).copied() {
+        None => typed || i > 0,
+        Some("{" | "throws") => true,
+        Some(";") => typed,
+        _ => t.last() == Some(&"{"),
+    };
+    ends.then_some(("function", name))
 }

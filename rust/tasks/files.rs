@@ -284,6 +284,15 @@ mod tests {
     }
 
     #[test]
+    fn java_definitions_whose_body_opens_below_and_no_comment_s_words() {
+        let src = "class Reader {\n    /**\n     * Reads the name(s)\n     */\n    public Token next()\n        throws IOException\n    {\n        // see close(x)\n        return read(0);\n    }\n\n    int size() { return n; }\n}\n";
+        assert_eq!(
+            definitions("io/Reader.java", src),
+            ["Reader", "next", "size"]
+        );
+    }
+
+    #[test]
     fn listing_skips_links_hidden_ignored_large_and_lock_files() {
         let t = TempTree::with(
             "task-files",

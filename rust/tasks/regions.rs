@@ -327,6 +327,22 @@ mod tests {
     }
 
     #[test]
+    fn a_long_java_class_cut_at_methods_whose_body_opens_below() {
+        let step = "        step();\n";
+        let src = format!(
+            "public class Parser {{\n    public Token next()\n        throws IOException\n    {{\n{}    }}\n\n    int size() {{ return n; }}\n\n    void close() throws IOException\n    {{\n{}    }}\n}}\n",
+            step.repeat(60),
+            step.repeat(30)
+        );
+        let got = shape("a/Parser.java", &src);
+        assert_eq!(got[0], r(1, 1, "Parser", "class"));
+        assert_eq!(got[1], r(2, 65, "next", "function"));
+        assert_eq!(got[3], r(67, 67, "size", "function"));
+        assert_eq!(got[5], r(69, 101, "close", "function"));
+        covers_every_line_once("a/Parser.java", &src);
+    }
+
+    #[test]
     fn go_and_typescript_definitions() {
         let go = "package x\n\n// Run runs.\nfunc Run() {\n}\n\ntype S struct {\n\tA int\n}\n";
         assert_eq!(

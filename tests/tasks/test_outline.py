@@ -343,3 +343,50 @@ def test_bodies_after_braces_in_parameters_private_methods_and_property_function
     answer, code = outline_cli(tmp_path, path)
     assert code == 0, answer
     assert answer["definitions"] == definitions
+
+
+WRAPPED_JAVA = """\
+package io;
+
+public class Reader {
+    public Token next()
+        throws IOException
+    {
+        return read(0);
+    }
+
+    @Override
+    protected Reader(int size) throws IOException
+    {
+        this.size = size;
+    }
+
+    void close() throws IOException,
+        InterruptedException {
+        done = true;
+    }
+
+    enum Mode {
+        FAST("f"),
+        SLOW("s")
+        ;
+        Mode(String s) {
+        }
+    }
+}
+"""
+
+
+def test_java_signatures_whose_body_opens_below_are_definitions(tmp_path):
+    """A `throws` clause wrapped, or the `{` on a line of its own: the method is still one
+    (not an enum constant ending its line with `)`)."""
+    repo = tmp_path / "repo"
+    write(repo, "io/Reader.java", WRAPPED_JAVA)
+    answer, code = outline_cli(repo, "io/Reader.java")
+    assert code == 0, answer
+    assert answer["definitions"] == [d("class", "Reader", 3, 28, "public class Reader {", [
+        m("function", "next", 4, 8, "public Token next()"),
+        m("function", "Reader", 11, 14, "protected Reader(int size) throws IOException"),
+        m("function", "close", 16, 19, "void close() throws IOException,"),
+        m("enum", "Mode", 21, 27, "enum Mode {"),
+    ])]
