@@ -535,7 +535,7 @@ async def _exit_when_done():
 
 def serve(ws: Workspace, watch: bool = True) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="repoctx: %(message)s")
-    warm.start(ws, watch)  # (the CLI started it before importing this module and the SDK)
+    tools = warm.start(ws, watch)  # (the CLI started it before importing this module and the SDK)
     try:
         server, changes_listed = build_server(ws)
     except AllowlistError as exc:
@@ -549,5 +549,22 @@ def serve(ws: Workspace, watch: bool = True) -> int:
         file=sys.stderr,
         flush=True,
     )
-    anyio.run(_serve_stdio, server, changes_listed)
+    hooks = _relay(ws) if "task_context" in tools else None
+    try:
+        anyio.run(_serve_stdio, server, changes_listed)
+    finally:
+        if hooks is not None:
+            hooks.close()
     return 0
+
+
+def _relay(ws: Workspace):
+    """The prompt hook's relay (views/relay_server.py), or None: another server answers the
+    hooks of this root, or the per-user place is unusable (the hooks then answer in process)."""
+    from repoctx.views import relay_server
+
+    try:
+        return relay_server.start(ws)
+    except OSError as exc:
+        log.warning("the prompt hook's relay is off: %s", exc)
+        return None
