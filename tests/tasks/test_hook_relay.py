@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import anyio
@@ -130,6 +132,7 @@ def test_a_stale_endpoint_or_a_wrong_key_is_answered_in_process(shop, env):
     try:
         assert until_relayed(shop, env) == (alone, True)
         assert endpoint_text(env) != kept
+        assert not os.path.exists(json.loads(kept)["address"])  # the dead one's socket went with it
     finally:
         stop(server)
     assert endpoint(env) == []
@@ -143,14 +146,24 @@ def test_a_second_server_on_the_root_leaves_the_first_serving(shop, env):
         kept = endpoint_text(env)
         second = serve(shop, env)
         assert second.stderr is not None
-        assert "serving" in second.stderr.readline()  # it is up, past where it would start its relay
-        time.sleep(0.5)
+        assert "serving" in second.stderr.readline()  # it is up, its relay started or not
         assert endpoint_text(env) == kept
         stop(second)
         assert endpoint_text(env) == kept  # its exit did not remove the first's
         assert hook(shop, env, TASK) == (alone, True)
     finally:
         stop(first)
+
+
+def handshake(address: str):
+    """A connection to a server's relay past its first step, with both nonces."""
+    from repoctx.views import relay, relay_place
+
+    sock = relay_place.connect(address, 5)
+    sock.settimeout(30)
+    ours = os.urandom(relay.NONCE)
+    sock.sendall(ours)
+    return sock, ours, relay.recv_exact(sock, relay.NONCE + relay.MAC)[:relay.NONCE]
 
 
 def test_the_server_answers_only_its_root_and_reads_a_frame_only_within_its_cap(shop, env, tmp_path, monkeypatch):
@@ -166,16 +179,89 @@ def test_the_server_answers_only_its_root_and_reads_a_frame_only_within_its_cap(
         path = relay_place.endpoint_path(str(shop))
         monkeypatch.setattr(relay_place, "endpoint_path", lambda root: path)
         assert relay.ask(str(other), TASK, 2000, 8) is None  # refused: not its root
-        address, _ = relay_place.read_endpoint(path or "")
-        with relay_place.connect(address, 5) as sock:  # a frame announced past the cap is not read
-            sock.settimeout(5)
-            sock.sendall(os.urandom(relay.NONCE))
-            relay.recv_exact(sock, relay.NONCE + relay.MAC)
-            sock.sendall((relay.MAX_REQUEST + 1).to_bytes(4, "big"))
+        address, key = relay_place.read_endpoint(path or "")
+        question = {"root": str(shop), "prompt": TASK, "budget": 2000, "limit": 8}
+        sock, _, _ = handshake(address)
+        with sock:  # a request with a wrong tag is not answered
+            relay.send_frame(sock, json.dumps(question).encode(), os.urandom(relay.MAC))
             assert sock.recv(1) == b""
+        sock, ours, theirs = handshake(address)
+        with sock:  # nor one announced past the cap (it is not read)
+            request = json.dumps({**question, "prompt": TASK + " " * relay.MAX_REQUEST}).encode()
+            try:
+                relay.send_frame(sock, request, relay.mac(key, b"hook", ours, theirs, request))
+                answered = sock.recv(1)
+            except (BrokenPipeError, ConnectionResetError):
+                answered = b""
+            assert answered == b""
         assert hook(shop, env, TASK) == (alone, True)
     finally:
         stop(server)
+
+
+def test_a_server_not_warm_yet_leaves_the_hook_in_process_and_warms_up(shop, env):
+    server = serve(shop, env)  # no saved index yet: its warm-up builds nothing
+    try:
+        assert server.stderr is not None and "serving" in server.stderr.readline()
+        assert endpoint(env)
+        first, relayed = hook(shop, env, TASK)
+        assert not relayed and "1. shop/orders.py" in first
+        assert until_relayed(shop, env) == (first, True)
+    finally:
+        stop(server)
+
+
+def test_an_answer_from_a_listener_without_the_key_is_not_taken(shop, env):
+    from repoctx.views import relay, relay_place
+
+    alone, _ = hook(shop, env, TASK)
+    place = os.path.join(env["XDG_RUNTIME_DIR"], "repoctx-relay")
+    os.mkdir(place, 0o700)
+    stem = os.path.join(place, relay_place.name(str(shop)))
+    listener, address = relay_place.listen(stem)
+    relay_place.write_endpoint(stem + ".json", address, os.urandom(32))
+
+    def impostor() -> None:  # it answers every question, without knowing the key
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                try:
+                    relay.recv_exact(conn, relay.NONCE)
+                    conn.sendall(os.urandom(relay.NONCE + relay.MAC))
+                    relay.recv_frame(conn, relay.MAX_REQUEST)
+                    relay.send_frame(conn, b'{"text": "not from repoctx"}', os.urandom(relay.MAC))
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=impostor, daemon=True)
+    thread.start()
+    try:
+        assert hook(shop, env, TASK) == (alone, False)
+    finally:
+        listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
+        thread.join()
+
+
+def test_a_place_others_may_enter_or_a_link_is_not_used(tmp_path, monkeypatch):
+    from repoctx.views import relay_place
+
+    if sys.platform == "win32":
+        pytest.skip("the profile's permissions keep %LOCALAPPDATA% to the user")
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    (runtime / "repoctx-relay").mkdir(mode=0o755)
+    os.chmod(runtime / "repoctx-relay", 0o755)
+    assert relay_place.endpoint_path("/r", make=True) is None
+    os.chmod(runtime / "repoctx-relay", 0o700)
+    assert relay_place.endpoint_path("/r", make=True) is not None
+    os.rename(runtime / "repoctx-relay", runtime / "elsewhere")
+    os.symlink(runtime / "elsewhere", runtime / "repoctx-relay")
+    assert relay_place.endpoint_path("/r", make=True) is None
 
 
 def test_a_socket_path_past_what_macos_holds_is_refused(tmp_path):

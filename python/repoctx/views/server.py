@@ -541,6 +541,7 @@ def serve(ws: Workspace, watch: bool = True) -> int:
     except AllowlistError as exc:
         print(f"repoctx: {exc}", file=sys.stderr)
         return 2
+    hooks = _relay(ws) if "task_context" in tools else None
     serve_line = shlex.join([*launcher.command(), "serve", "--root", ws.root])
     print(
         f"repoctx {__version__}: serving {ws.root} ({ws.root_reason}) over MCP on stdio"
@@ -549,7 +550,6 @@ def serve(ws: Workspace, watch: bool = True) -> int:
         file=sys.stderr,
         flush=True,
     )
-    hooks = _relay(ws) if "task_context" in tools else None
     try:
         anyio.run(_serve_stdio, server, changes_listed)
     finally:
