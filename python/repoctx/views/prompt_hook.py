@@ -10,6 +10,9 @@ command, a shell (`!`) or memory (`#`) line, fewer than MIN_WORDS words that are
 it (the ranking then offers only the files changed lately, not worth the agent's reading).
 A hook that fails must never stop the prompt, so every failure is silent on stdout too (one
 line on stderr).
+
+When a `repoctx serve` of the same repository runs, the hook asks it (views/relay.py): it holds
+the index warm and answers with the same text (`ranked`); any failure there is answered here.
 """
 
 from __future__ import annotations
