@@ -35,12 +35,20 @@ def shop(repo):  # noqa: F811 - test_prompt_hook's, its real path
 
 
 @pytest.fixture
-def env(tmp_path):
-    """A per-user place of the test's own (short: a socket's path is capped), for the hooks and
-    the servers alike."""
+def env(tmp_path, monkeypatch):
+    """A per-user place of the test's own (short: a socket's path is capped), for the hooks, the
+    servers and this process alike."""
     runtime = tempfile.mkdtemp(prefix="rr")
-    yield {**os.environ, "XDG_RUNTIME_DIR": runtime, "REPOCTX_CEILING_DIRECTORIES": str(tmp_path.resolve())}
+    monkeypatch.setenv("XDG_RUNTIME_DIR", runtime)
+    monkeypatch.setenv("LOCALAPPDATA", runtime)
+    yield {**os.environ, "REPOCTX_CEILING_DIRECTORIES": str(tmp_path.resolve())}
     shutil.rmtree(runtime, ignore_errors=True)
+
+
+def place() -> str:
+    from repoctx.views import relay_place
+
+    return os.path.dirname(relay_place.endpoint_path("/", make=True) or "")
 
 
 def hook(root, env, prompt: str) -> tuple[str, bool]:
@@ -54,14 +62,13 @@ def hook(root, env, prompt: str) -> tuple[str, bool]:
     return done.stdout, not in_process
 
 
-def endpoint(env) -> list[str]:
-    place = os.path.join(env["XDG_RUNTIME_DIR"], "repoctx-relay")
-    return sorted(n for n in os.listdir(place) if n.endswith(".json")) if os.path.isdir(place) else []
+def endpoint() -> list[str]:
+    return sorted(n for n in os.listdir(place()) if n.endswith(".json"))
 
 
-def endpoint_text(env) -> str:
-    (name,) = endpoint(env)
-    with open(os.path.join(env["XDG_RUNTIME_DIR"], "repoctx-relay", name)) as f:
+def endpoint_text() -> str:
+    (name,) = endpoint()
+    with open(os.path.join(place(), name)) as f:
         return f.read()
 
 
@@ -94,7 +101,7 @@ async def test_the_server_answers_the_hook_as_the_hook_would(shop, env):
     alone = {p: hook(shop, env, p) for p in PROMPTS}  # no server: in process (this writes the saved index)
     assert not any(relayed for _, relayed in alone.values())
     assert "1. shop/orders.py" in alone[TASK][0] and alone[PROMPTS[-1]][0] == ""
-    async with mcp_client("--root", str(shop), env={"XDG_RUNTIME_DIR": env["XDG_RUNTIME_DIR"]}) as client:
+    async with mcp_client("--root", str(shop)) as client:
         assert not (await client.call_tool("task_context", {"task": TASK})).is_error
         out, relayed = await anyio.to_thread.run_sync(until_relayed, shop, env)
         assert relayed and out == alone[TASK][0]
@@ -104,7 +111,7 @@ async def test_the_server_answers_the_hook_as_the_hook_would(shop, env):
         write(shop, "shop/refunds.py", "def refund_voucher(order):\n    return order.total\n")
         out, relayed = hook(shop, env, "refund_voucher returns the whole total")
         assert relayed and "1. shop/refunds.py" in out
-    assert endpoint(env) == []  # a clean exit removes it
+    assert endpoint() == []  # a clean exit removes it
     assert hook(shop, env, "refund_voucher returns the whole total") == (out, False)
 
 
@@ -113,8 +120,8 @@ def test_a_stale_endpoint_or_a_wrong_key_is_answered_in_process(shop, env):
     server = serve(shop, env)
     try:
         assert until_relayed(shop, env) == (alone, True)
-        path = os.path.join(env["XDG_RUNTIME_DIR"], "repoctx-relay", endpoint(env)[0])
-        kept = endpoint_text(env)
+        path = os.path.join(place(), endpoint()[0])
+        kept = endpoint_text()
         with open(path, "w") as f:
             f.write(json.dumps({**json.loads(kept), "key": "00" * 32}))
         assert hook(shop, env, TASK) == (alone, False)  # the server did not prove the key
@@ -124,18 +131,18 @@ def test_a_stale_endpoint_or_a_wrong_key_is_answered_in_process(shop, env):
     finally:
         server.kill()
         server.wait()
-    assert endpoint_text(env) == kept  # a server killed leaves its endpoint behind
+    assert endpoint_text() == kept  # a server killed leaves its endpoint behind
     started = time.monotonic()
     assert hook(shop, env, TASK) == (alone, False)
     assert time.monotonic() - started < 30
     server = serve(shop, env)  # the next server replaces it
     try:
         assert until_relayed(shop, env) == (alone, True)
-        assert endpoint_text(env) != kept
+        assert endpoint_text() != kept
         assert not os.path.exists(json.loads(kept)["address"])  # the dead one's socket went with it
     finally:
         stop(server)
-    assert endpoint(env) == []
+    assert endpoint() == []
 
 
 def test_a_second_server_on_the_root_leaves_the_first_serving(shop, env):
@@ -143,13 +150,13 @@ def test_a_second_server_on_the_root_leaves_the_first_serving(shop, env):
     first = serve(shop, env)
     try:
         assert until_relayed(shop, env) == (alone, True)
-        kept = endpoint_text(env)
+        kept = endpoint_text()
         second = serve(shop, env)
         assert second.stderr is not None
         assert "serving" in second.stderr.readline()  # it is up, its relay started or not
-        assert endpoint_text(env) == kept
+        assert endpoint_text() == kept
         stop(second)
-        assert endpoint_text(env) == kept  # its exit did not remove the first's
+        assert endpoint_text() == kept  # its exit did not remove the first's
         assert hook(shop, env, TASK) == (alone, True)
     finally:
         stop(first)
@@ -169,7 +176,6 @@ def handshake(address: str):
 def test_the_server_answers_only_its_root_and_reads_a_frame_only_within_its_cap(shop, env, tmp_path, monkeypatch):
     from repoctx.views import relay, relay_place
 
-    monkeypatch.setenv("XDG_RUNTIME_DIR", env["XDG_RUNTIME_DIR"])
     alone, _ = hook(shop, env, TASK)
     server = serve(shop, env)
     try:
@@ -203,7 +209,7 @@ def test_a_server_not_warm_yet_leaves_the_hook_in_process_and_warms_up(shop, env
     server = serve(shop, env)  # no saved index yet: its warm-up builds nothing
     try:
         assert server.stderr is not None and "serving" in server.stderr.readline()
-        assert endpoint(env)
+        assert endpoint()
         first, relayed = hook(shop, env, TASK)
         assert not relayed and "1. shop/orders.py" in first
         assert until_relayed(shop, env) == (first, True)
@@ -215,9 +221,7 @@ def test_an_answer_from_a_listener_without_the_key_is_not_taken(shop, env):
     from repoctx.views import relay, relay_place
 
     alone, _ = hook(shop, env, TASK)
-    place = os.path.join(env["XDG_RUNTIME_DIR"], "repoctx-relay")
-    os.mkdir(place, 0o700)
-    stem = os.path.join(place, relay_place.name(str(shop)))
+    stem = os.path.join(place(), relay_place.name(str(shop)))
     listener, address = relay_place.listen(stem)
     relay_place.write_endpoint(stem + ".json", address, os.urandom(32))
 

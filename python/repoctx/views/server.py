@@ -565,6 +565,6 @@ def _relay(ws: Workspace):
 
     try:
         return relay_server.start(ws)
-    except OSError as exc:
+    except Exception as exc:  # the server serves on; its hooks answer in process
         log.warning("the prompt hook's relay is off: %s", exc)
         return None
