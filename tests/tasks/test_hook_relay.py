@@ -17,6 +17,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import closing
 
 import anyio
 import pytest
@@ -188,11 +189,11 @@ def test_the_server_answers_only_its_root_and_reads_a_frame_only_within_its_cap(
         address, key = relay_place.read_endpoint(path or "")
         question = {"root": str(shop), "prompt": TASK, "budget": 2000, "limit": 8}
         sock, _, _ = handshake(address)
-        with sock:  # a request with a wrong tag is not answered
+        with closing(sock):  # a request with a wrong tag is not answered
             relay.send_frame(sock, json.dumps(question).encode(), os.urandom(relay.MAC))
             assert sock.recv(1) == b""
         sock, ours, theirs = handshake(address)
-        with sock:  # nor one announced past the cap (it is not read)
+        with closing(sock):  # nor one announced past the cap (it is not read)
             request = json.dumps({**question, "prompt": TASK + " " * relay.MAX_REQUEST}).encode()
             try:
                 relay.send_frame(sock, request, relay.mac(key, b"hook", ours, theirs, request))

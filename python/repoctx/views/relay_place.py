@@ -16,11 +16,19 @@ user can reach, but none passes the challenge without the key (views/relay.py)."
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import socket
 import sys
+
+# The C modules behind hashlib's BLAKE2 and socket: the hook connects on every prompt, and their
+# Python fronts cost it about 10 ms of CPU (hashlib loads OpenSSL; socket makes its enums).
+from _blake2 import blake2b
+from _socket import SOCK_STREAM
+from _socket import socket as Socket
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import socket
 
 # A socket's path is refused past this (macOS's sun_path holds 104 bytes with its NUL).
 MAX_SOCKET_PATH = 103
@@ -31,7 +39,7 @@ def name(root: str) -> str:
     """The name of a repository's files in the place: its real path hashed (case folded where
     the file system folds it), so every spelling of the root meets the same server."""
     real = os.path.normcase(os.path.realpath(root))
-    return hashlib.blake2b(os.fsencode(real), digest_size=10).hexdigest()
+    return blake2b(os.fsencode(real), digest_size=10).hexdigest()
 
 
 def endpoint_path(root: str, make: bool = False) -> str | None:
@@ -59,6 +67,18 @@ def write_endpoint(path: str, address: str, key: bytes) -> None:
     os.replace(tmp, path)
 
 
+def connect(address: str, timeout: float) -> Socket:
+    """A connection to a server's socket (closed by the caller)."""
+    sock = Socket(FAMILY, SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(_sockaddr(address))  # a server gone leaves a path nothing listens on: refused at once
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
 def remove(path: str) -> None:
     try:
         os.unlink(path)
@@ -68,6 +88,7 @@ def remove(path: str) -> None:
 
 if sys.platform == "win32":
     import msvcrt
+    from _socket import AF_INET as FAMILY
 
     def _place(make: bool) -> str | None:
         base = os.environ.get("LOCALAPPDATA")
@@ -90,17 +111,19 @@ if sys.platform == "win32":
 
     def listen(stem: str) -> tuple[socket.socket, str]:
         """A listening socket for a server and its address, as `connect` takes it."""
+        import socket
+
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
         sock.bind(("127.0.0.1", 0))
         sock.listen(8)
         return sock, f"127.0.0.1:{sock.getsockname()[1]}"
 
-    def connect(address: str, timeout: float) -> socket.socket:
+    def _sockaddr(address: str) -> tuple[str, int]:
         host, _, port = address.rpartition(":")
         if host != "127.0.0.1":  # the file is the user's, but a hook never leaves the machine
             raise ValueError("not a loopback address")
-        return socket.create_connection((host, int(port)), timeout=timeout)
+        return host, int(port)
 
     def unlisten(address: str) -> None:
         pass  # a port is freed with its socket
@@ -108,6 +131,7 @@ if sys.platform == "win32":
 else:
     import fcntl
     import stat
+    from _socket import AF_UNIX as FAMILY
 
     def _place(make: bool) -> str | None:
         runtime = os.environ.get("XDG_RUNTIME_DIR")
@@ -142,6 +166,8 @@ else:
     def listen(stem: str) -> tuple[socket.socket, str]:
         """A listening socket for a server and its address, as `connect` takes it: a fresh name
         beside `stem` (the endpoint's path without its suffix)."""
+        import socket
+
         path = f"{stem}-{os.urandom(4).hex()}.sock"
         if len(os.fsencode(path)) > MAX_SOCKET_PATH:
             raise OSError(f"the socket's path is over {MAX_SOCKET_PATH} bytes: {path}")
@@ -154,15 +180,8 @@ else:
             raise
         return sock, path
 
-    def connect(address: str, timeout: float) -> socket.socket:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(timeout)
-        try:
-            sock.connect(address)  # a server gone leaves a path nothing listens on: refused at once
-        except BaseException:
-            sock.close()
-            raise
-        return sock
+    def _sockaddr(address: str) -> str:
+        return address
 
     def unlisten(address: str) -> None:
         remove(address)
