@@ -81,7 +81,7 @@ def ask(root: str, prompt: str, budget: int, limit: int) -> str | None:
             ours = os.urandom(NONCE)
             sock.sendall(ours)
             theirs = recv_exact(sock, NONCE)
-            # Compared with ==, not in constant time (hmac's import costs the hook ~2 ms): what a
+            # Compared with ==, not in constant time (hmac loads OpenSSL: ~4 ms of the hook): what a
             # timing could tell of a tag is of this connection's nonces only, and it gets one try.
             if recv_exact(sock, MAC) != mac(key, b"server", ours, theirs):
                 return None  # not the server that wrote the endpoint
