@@ -119,17 +119,16 @@ def start(ws: Workspace) -> Relay | None:
     lock = relay_place.take_lock(stem + ".lock")
     if lock is None:
         return None
+    found = None
     try:
         _clear(endpoint)
-        listener, address = relay_place.listen(stem)
-    except BaseException:
-        os.close(lock)
-        raise
-    found = Relay(ws, lock, endpoint, listener, address)
-    try:
+        found = Relay(ws, lock, endpoint, *relay_place.listen(stem))
         found.serve()
     except BaseException:
-        found.close()
+        if found is None:
+            os.close(lock)
+        else:
+            found.close()
         raise
     return found
 
