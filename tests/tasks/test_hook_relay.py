@@ -278,3 +278,14 @@ def test_a_socket_path_past_what_macos_holds_is_refused(tmp_path):
     stem += "x" * (105 - len(stem) - len("-01234567.sock"))  # 105 bytes: Linux would bind it
     with pytest.raises(OSError, match="over 103 bytes"):
         relay_place.listen(stem)
+
+
+@pytest.mark.skipif(sys.platform != "win32", reason="Windows' per-user place")
+def test_a_server_started_without_localappdata_meets_the_hook_in_the_profiles_place(tmp_path, monkeypatch):
+    from repoctx.views import relay_place
+
+    monkeypatch.setenv("USERPROFILE", str(tmp_path))
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "AppData" / "Local"))
+    hooks = relay_place.endpoint_path("C:\\r", make=True)
+    monkeypatch.delenv("LOCALAPPDATA")
+    assert hooks is not None and relay_place.endpoint_path("C:\\r", make=True) == hooks

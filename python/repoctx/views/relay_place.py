@@ -91,7 +91,10 @@ if sys.platform == "win32":
     from _socket import AF_INET as FAMILY
 
     def _place(make: bool) -> str | None:
-        base = os.environ.get("LOCALAPPDATA")
+        # Some hosts start MCP servers with a short list of variables that can lack LOCALAPPDATA:
+        # the profile's default place then, where the hook, which has it, finds the same.
+        profile = os.environ.get("USERPROFILE")
+        base = os.environ.get("LOCALAPPDATA") or (os.path.join(profile, "AppData", "Local") if profile else None)
         if not base:
             return None
         place = os.path.join(base, "repoctx", "relay")
