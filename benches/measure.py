@@ -42,7 +42,9 @@ def command(name: str, argv: list[str], cwd: str, repeat: int = 5, warmup: int =
         "runs": repeat,
         "wall_s": statistics.median(r["wall_s"] for r in runs),
         "wall_min_s": min(r["wall_s"] for r in runs),
+        "wall_p95_s": percentiles([r["wall_s"] for r in runs])["p95"],
         "cpu_s": statistics.median(r["cpu_s"] for r in runs),
+        "cpu_p95_s": percentiles([r["cpu_s"] for r in runs])["p95"],
         "peak_rss_mib": max(r["peak_rss_mib"] for r in runs),
         "exit_codes": sorted({r["exit"] for r in runs}),
     }

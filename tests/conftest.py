@@ -76,6 +76,20 @@ def _private_cache_home(tmp_path_factory):
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_relay_place():
+    """Every server a test starts offers the prompt hook's relay in the user's per-user place
+    (views/relay_place.py): on POSIX tests use one of their own, short (a socket's path is
+    capped), and remove it. (Windows' is LOCALAPPDATA, which node's tools read too: left as it is.)"""
+    import shutil
+    import tempfile
+
+    place = tempfile.mkdtemp(prefix="rr")
+    os.environ["XDG_RUNTIME_DIR"] = place
+    yield
+    shutil.rmtree(place, ignore_errors=True)
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ../shared, or skip the test when ../shared is not beside the clone."""
     path = SHARED.joinpath(*parts)

@@ -217,6 +217,11 @@ def _made(ws: Workspace) -> _core.TaskIndex:
         return held.index
 
 
+def is_warm(ws: Workspace) -> bool:
+    """Whether this serving process holds `ws.root`'s index: a question is answered without a build."""
+    return ws.root in _held
+
+
 def _dirs(table: tables.Table) -> list[_core.DirRow]:
     """The directories whose files the index reads: the scopes' and the unscoped (hidden, `build`)."""
     return [*table.rows, *table.unscoped]

@@ -10,6 +10,9 @@ command, a shell (`!`) or memory (`#`) line, fewer than MIN_WORDS words that are
 it (the ranking then offers only the files changed lately, not worth the agent's reading).
 A hook that fails must never stop the prompt, so every failure is silent on stdout too (one
 line on stderr).
+
+When a `repoctx serve` of the same repository runs, the hook asks it (views/relay.py): it holds
+the index warm and answers with the same text (`ranked`); any failure there is answered here.
 """
 
 from __future__ import annotations
@@ -86,16 +89,29 @@ def answer(raw: bytes, budget: int, limit: int) -> str | None:
         return None
     cwd = event.get("cwd")
     from repoctx.base import rootfind
-    from repoctx.base.task_index import build_ahead
-    from repoctx.base.workspace import Workspace
 
     choice = rootfind.find_root(cwd if isinstance(cwd, str) and os.path.isdir(cwd) else os.getcwd())
     if choice.marker is None:  # not in a repository (a home directory): nothing to rank, and no walk of it
         return None
+    # The server of this repository, when one runs, holds the index warm (views/relay.py).
+    from repoctx.views import relay
+
+    relayed = relay.ask(choice.root, prompt, budget, limit)
+    if relayed is not None:
+        return relayed
+    from repoctx.base.task_index import build_ahead
+    from repoctx.base.workspace import Workspace
+
     ws = Workspace.open(choice.root, root_reason=choice.reason)
     # The walk and the load of the saved index are the core's, without the GIL: they run on
     # another core while the command (msgspec, the registry) is imported, and `context` takes them.
     build_ahead(ws)
+    return ranked(ws, prompt, budget, limit)
+
+
+def ranked(ws, prompt: str, budget: int, limit: int) -> str | None:
+    """The hook's text for a task prompt in `ws`, or None to stay silent: made here or, through
+    the relay, by the server (the same text either way)."""
     from repoctx.registry.catalog import cli_commands
 
     (context,) = cli_commands("context") or ()

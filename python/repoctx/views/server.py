@@ -535,12 +535,13 @@ async def _exit_when_done():
 
 def serve(ws: Workspace, watch: bool = True) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="repoctx: %(message)s")
-    warm.start(ws, watch)  # (the CLI started it before importing this module and the SDK)
+    tools = warm.start(ws, watch)  # (the CLI started it before importing this module and the SDK)
     try:
         server, changes_listed = build_server(ws)
     except AllowlistError as exc:
         print(f"repoctx: {exc}", file=sys.stderr)
         return 2
+    hooks = _relay(ws) if "task_context" in tools else None
     serve_line = shlex.join([*launcher.command(), "serve", "--root", ws.root])
     print(
         f"repoctx {__version__}: serving {ws.root} ({ws.root_reason}) over MCP on stdio"
@@ -549,5 +550,21 @@ def serve(ws: Workspace, watch: bool = True) -> int:
         file=sys.stderr,
         flush=True,
     )
-    anyio.run(_serve_stdio, server, changes_listed)
+    try:
+        anyio.run(_serve_stdio, server, changes_listed)
+    finally:
+        if hooks is not None:
+            hooks.close()
     return 0
+
+
+def _relay(ws: Workspace):
+    """The prompt hook's relay (views/relay_server.py), or None: another server answers the
+    hooks of this root, or the per-user place is unusable (the hooks then answer in process)."""
+    from repoctx.views import relay_server
+
+    try:
+        return relay_server.start(ws)
+    except Exception as exc:  # the server serves on; its hooks answer in process
+        log.warning("the prompt hook's relay is off: %s", exc)
+        return None

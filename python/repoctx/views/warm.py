@@ -14,20 +14,22 @@ from repoctx.registry.allowlist import AllowlistError
 from repoctx.registry.catalog import listed, warm_up
 
 log = logging.getLogger("repoctx")
-_started: set[str] = set()  # roots warmed in this process
+_started: dict[str, frozenset[str]] = {}  # roots warmed in this process -> the tools listed
 
 
-def start(ws: Workspace, watch: bool) -> None:
+def start(ws: Workspace, watch: bool) -> frozenset[str]:
     """Keep tables live for the rest of this process, and build them in the background (once
-    per root); a server whose allowlist is refused warms nothing (it reports the refusal)."""
+    per root); a server whose allowlist is refused warms nothing (it reports the refusal).
+    Returns the names of the tools listed (none when refused)."""
     if ws.root in _started:
-        return
-    _started.add(ws.root)
+        return _started[ws.root]
+    _started[ws.root] = frozenset()
     index.serve_live(watch)
     try:
         tools = {c.tool: c for c in listed(ws).commands}  # the surfaces with data
     except AllowlistError:
-        return
+        return frozenset()
+    _started[ws.root] = frozenset(tools)
 
     def warm() -> None:
         try:
@@ -36,3 +38,4 @@ def start(ws: Workspace, watch: bool) -> None:
             log.exception("warming up failed")
 
     threading.Thread(target=warm, name="repoctx-warm-up", daemon=True).start()
+    return _started[ws.root]
