@@ -22,6 +22,9 @@ from __future__ import annotations
 import json
 import os
 
+# hmac.compare_digest's C function: constant time without hmac's import (it loads OpenSSL, ~4 ms).
+from _operator import _compare_digest
+
 from repoctx.views import relay_place
 from repoctx.views.relay_place import Socket, blake2b
 
@@ -81,16 +84,14 @@ def ask(root: str, prompt: str, budget: int, limit: int) -> str | None:
             ours = os.urandom(NONCE)
             sock.sendall(ours)
             theirs = recv_exact(sock, NONCE)
-            # Compared with ==, not in constant time (hmac loads OpenSSL: ~4 ms of the hook): what a
-            # timing could tell of a tag is of this connection's nonces only, and it gets one try.
-            if recv_exact(sock, MAC) != mac(key, b"server", ours, theirs):
+            if not _compare_digest(recv_exact(sock, MAC), mac(key, b"server", ours, theirs)):
                 return None  # not the server that wrote the endpoint
             request = json.dumps({"root": root, "prompt": prompt, "budget": budget, "limit": limit},
                                  ensure_ascii=False).encode()
             send_frame(sock, request, mac(key, b"hook", ours, theirs, request))
             sock.settimeout(ANSWER_SECONDS)
             reply, tag = recv_frame(sock, MAX_REPLY)
-            if tag != mac(key, b"reply", ours, theirs, reply):
+            if not _compare_digest(tag, mac(key, b"reply", ours, theirs, reply)):
                 return None
         finally:
             sock.close()
