@@ -681,9 +681,7 @@ impl Index {
                 d.files.shrink_to_fit();
             }
         }
-        for dir in &dirs {
-            self.written.scope(&root, &confined, dir);
-        }
+        self.written.scopes(&root, &confined, &dirs);
         same
     }
 
