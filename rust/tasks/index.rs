@@ -214,15 +214,16 @@ impl store::Sink for Index {
 
     fn files(&mut self, files: usize) {
         self.files.reserve_exact(files);
+        self.by_path.reserve(files, |i| path_of(&self.files, i));
         self.modules.reserve(files, |i| path_of(&self.files, i));
         self.lex.adopting_docs(files);
     }
 
     fn file(&mut self, id: u32, f: SavedFile<'_>) -> bool {
-        if self
+        // Numbered before its record is pushed: only the files before it are read.
+        if !self
             .by_path
-            .get(f.path, |i| path_of(&self.files, i))
-            .is_some()
+            .insert_new(f.path, id, |i| path_of(&self.files, i))
         {
             return false;
         }
@@ -253,7 +254,6 @@ impl store::Sink for Index {
             defs,
             links: links(f.imports, f.out, f.annotations),
         }));
-        self.by_path.insert(f.path, id, |i| path_of(&self.files, i));
         true
     }
 

@@ -2,10 +2,14 @@
 //! path is read from the file's record (tasks/index.rs), so each path is kept once rather than
 //! again as a map's key (about 60 bytes a file, and one allocation, at 100,000 files).
 //!
-//! Hashes are keyed per process (`RandomState`): a repository cannot choose paths that collide.
+//! Hashes are foldhash's, seeded per process: a repository cannot choose paths that collide, and
+//! a load hashes every path of the tree once (SipHash's rounds were a tenth of a load's check
+//! of the saved files).
 
+use foldhash::fast::RandomState;
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
 
 #[derive(Default)]
 pub struct PathTable {
@@ -26,6 +30,35 @@ impl PathTable {
         let keys = &self.keys;
         self.ids
             .insert_unique(hash, id, |&held| keys.hash_one(path_of(held)));
+    }
+
+    /// Hold `id` for `path` unless a number is held for it already (then false), hashing the
+    /// path once; `path_of` is asked only for the numbers held before.
+    pub fn insert_new<'p>(
+        &mut self,
+        path: &str,
+        id: u32,
+        path_of: impl Fn(u32) -> &'p str,
+    ) -> bool {
+        let hash = self.keys.hash_one(path);
+        let keys = &self.keys;
+        match self.ids.entry(
+            hash,
+            |&held| path_of(held) == path,
+            |&held| keys.hash_one(path_of(held)),
+        ) {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(v) => {
+                v.insert(id);
+                true
+            }
+        }
+    }
+
+    /// Room for `n` more paths.
+    pub fn reserve<'p>(&mut self, n: usize, path_of: impl Fn(u32) -> &'p str) {
+        let keys = &self.keys;
+        self.ids.reserve(n, |&held| keys.hash_one(path_of(held)));
     }
 
     /// Let go of `id`, held for `path`.
