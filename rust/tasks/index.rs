@@ -12,7 +12,8 @@
 //! `save` writes the index's own structures for a later process and `build_from` adopts them
 //! part by part as tasks/store.rs checks the bytes: the posting lists, forward lists, names
 //! defined and resolved imports are taken as they are, the tables over them made again, and
-//! then every directory is listed as an update lists it (on a thread of its own while the terms
+//! then every directory is listed as an update lists it (on a thread of its own: from the moment
+//! the saved file's header passes when the walk's directories are known, else while the terms
 //! are adopted): files whose stat key changed since are taken out and read again, files gone
 //! are dropped, files new are read.
 
