@@ -404,6 +404,9 @@ fn list_raw(top: &PlainDir, root: &Path, dir: &str, ignore: &Ignore) -> RawDir {
         raw.names.push_str(&p[skip..]);
         raw.files.push((raw.names.len() as u32, k));
     });
+    // Held beside the whole index by a load: not with the room its growth left.
+    raw.names.shrink_to_fit();
+    raw.files.shrink_to_fit();
     raw
 }
 
