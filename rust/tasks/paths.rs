@@ -2,14 +2,11 @@
 //! path is read from the file's record (tasks/index.rs), so each path is kept once rather than
 //! again as a map's key (about 60 bytes a file, and one allocation, at 100,000 files).
 //!
-//! Hashes are foldhash's, seeded per process: a repository cannot choose paths that collide, and
-//! a load hashes every path of the tree once (SipHash's rounds were a tenth of a load's check
-//! of the saved files).
+//! Hashes are keyed per process (`RandomState`): a repository cannot choose paths that collide.
 
-use foldhash::fast::RandomState;
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, RandomState};
 
 #[derive(Default)]
 pub struct PathTable {
