@@ -13,8 +13,9 @@
 //! the repository resolve to nothing.
 
 use crate::lang::imports::Import;
+use foldhash::fast::RandomState;
 use hashbrown::HashTable;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
 
 /// The module path of a file, as imports name it; empty when no import can name it.
 pub fn module_path(path: &str) -> Vec<&str> {
@@ -63,7 +64,7 @@ fn module_path_into<'a>(path: &'a str, parts: &mut Vec<&'a str>) {
 /// from each segment to a list of files held a copy of the segment and a list of its own for
 /// nearly every file (two allocations, about 100 bytes a file on the synthetic tree).
 ///
-/// Hashes are keyed per process (`RandomState`): a repository cannot choose names that collide.
+/// Hashes are foldhash's, seeded per process: a repository cannot choose names that collide.
 #[derive(Default)]
 pub struct Modules {
     ids: HashTable<u32>,

@@ -12,7 +12,8 @@
 //! `save` writes the index's own structures for a later process and `build_from` adopts them
 //! part by part as tasks/store.rs checks the bytes: the posting lists, forward lists, names
 //! defined and resolved imports are taken as they are, the tables over them made again, and
-//! then every directory is listed as an update lists it (on a thread of its own while the terms
+//! then every directory is listed as an update lists it (on a thread of its own: from the moment
+//! the saved file's header passes when the walk's directories are known, else while the terms
 //! are adopted): files whose stat key changed since are taken out and read again, files gone
 //! are dropped, files new are read.
 
@@ -165,10 +166,11 @@ pub struct Index {
     /// How many files differ from the last saved bytes (read, dropped, or saved but gone or
     /// changed); every file held after a build from nothing. `save` makes it 0.
     pub changed: usize,
-    /// The directories a load lists on a thread of its own while it adopts the terms (the
-    /// listing compares with the files, all adopted by then), when it knows the walk's, and
-    /// that listing.
+    /// The directories a load lists when it knows the walk's (`load`'s `ahead`); their
+    /// listing, under way on a thread of its own from the moment the saved file is open; and
+    /// that listing compared with the files (on another thread while the terms are adopted).
     to_list: Option<Vec<String>>,
+    ahead: Option<Ahead>,
     listed: Option<Listing>,
 }
 
@@ -194,7 +196,12 @@ struct Defined {
 /// numbered as there, its lists as they are): the files' records and the tables over them made
 /// as each file comes, the posting lists as each term does.
 impl store::Sink for Index {
+    /// The header passed (a file saved by this build for this root): the walk's directories,
+    /// when the load was given them, are listed from now on.
     fn start(&mut self, resolved: bool, names: usize, terms: usize) {
+        if let Some(dirs) = self.to_list.take() {
+            self.ahead = Some(Ahead::start(&self.root, &self.opts, dirs));
+        }
         self.def_ids = Vocab::with_capacity(names);
         self.defined = Vec::with_capacity(names);
         self.lex = Inverted::adopting(terms);
@@ -208,15 +215,16 @@ impl store::Sink for Index {
 
     fn files(&mut self, files: usize) {
         self.files.reserve_exact(files);
+        self.by_path.reserve(files, |i| path_of(&self.files, i));
         self.modules.reserve(files, |i| path_of(&self.files, i));
         self.lex.adopting_docs(files);
     }
 
     fn file(&mut self, id: u32, f: SavedFile<'_>) -> bool {
-        if self
+        // Numbered before its record is pushed: only the files before it are read.
+        if !self
             .by_path
-            .get(f.path, |i| path_of(&self.files, i))
-            .is_some()
+            .insert_new(f.path, id, |i| path_of(&self.files, i))
         {
             return false;
         }
@@ -247,7 +255,6 @@ impl store::Sink for Index {
             defs,
             links: links(f.imports, f.out, f.annotations),
         }));
-        self.by_path.insert(f.path, id, |i| path_of(&self.files, i));
         true
     }
 
@@ -255,29 +262,35 @@ impl store::Sink for Index {
         self.lex.adopt_term(t.term, t.postings, t.df, t.last);
     }
 
-    /// The terms go to the posting lists while another thread lists the tree's directories and
-    /// compares them with the files (which the terms do not change): the listing's system
-    /// calls and the check's reads on two cores at once.
-    ///
-    /// The directories are the walk's when the load was given them, else the saved files'
-    /// (a load that runs beside the walk): `update_from` lists only those the walk adds.
+    /// The terms go to the posting lists while another thread compares the tree's listing
+    /// with the files (which the terms do not change): the listing made ahead, when the load
+    /// was given the walk's directories (`list_ahead`), else the saved files' directories
+    /// listed now (a load that runs beside the walk: `update_from` lists only those the walk
+    /// adds).
     fn beside_terms(&mut self, adopt: store::AdoptTerms<'_>) -> Result<(), String> {
-        let dirs = self.to_list.take().unwrap_or_else(|| {
-            let mut dirs: Vec<String> = self.by_dir.keys().cloned().collect();
-            dirs.sort_unstable();
-            dirs
-        });
+        let ahead = self.ahead.take();
+        let dirs = match ahead {
+            Some(_) => Vec::new(),
+            None => {
+                let mut dirs: Vec<String> = self.by_dir.keys().cloned().collect();
+                dirs.sort_unstable();
+                dirs
+            }
+        };
         let ignore = Ignore::new(&self.root, &self.opts.extra_ignore);
         let (root, lex) = (&self.root, &mut self.lex);
         let held = (&self.by_path, &self.files[..], &self.by_dir);
         let at = now_ns(); // on this thread: a test's pinned clock is this thread's
         let (adopted, listing) = std::thread::scope(|s| {
-            let lister = s.spawn(|| {
-                let listed = list_dirs(root, &ignore, &dirs, at, held);
-                Listing { dirs, listed }
+            let lister = s.spawn(move || match ahead {
+                Some(a) => a.compare(held),
+                None => {
+                    let listed = list_dirs(root, &ignore, &dirs, at, held);
+                    Some(Listing { dirs, listed })
+                }
             });
             let adopted = adopt(&mut |_, t| lex.adopt_term(t.term, t.postings, t.df, t.last));
-            (adopted, lister.join().ok())
+            (adopted, lister.join().ok().flatten())
         });
         self.listed = listing;
         adopted
@@ -367,61 +380,141 @@ fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or(".", |(d, _)| d)
 }
 
-/// Each directory of `dirs` listed and compared with the files `held` (the path table, the
-/// records, the files by directory) where it is listed, in parallel, so only what differs is
-/// kept: not a record of every file of the tree at once beside the index (nor, on a load,
-/// beside the saved bytes).
+/// The path table, the records and the files by directory, which a listing is compared with.
+type Held<'a> = (
+    &'a PathTable,
+    &'a [Option<File>],
+    &'a HashMap<String, Vec<u32>>,
+);
+
+/// The files of one directory as listed, before they are compared with the index: their names
+/// one after another, and where each ends with its stat key (not a path allocated a file: a
+/// load holds every directory's listing at once).
+#[derive(Default)]
+struct RawDir {
+    names: String,
+    files: Vec<(u32, StatKey)>,
+}
+
+/// Directory `dir` listed (`files::list`).
+fn list_raw(top: &PlainDir, root: &Path, dir: &str, ignore: &Ignore) -> RawDir {
+    let skip = if dir == "." { 0 } else { dir.len() + 1 };
+    let mut raw = RawDir::default();
+    files::list(top, root, dir, ignore, |p, k| {
+        raw.names.push_str(&p[skip..]);
+        raw.files.push((raw.names.len() as u32, k));
+    });
+    // Held beside the whole index by a load: not with the room its growth left.
+    raw.names.shrink_to_fit();
+    raw.files.shrink_to_fit();
+    raw
+}
+
+/// Directory `d`'s listing (`raw`, begun at `at`) compared with the files `held`, so only what
+/// differs is kept.
+fn compare(d: &str, raw: &RawDir, at: i64, (by_path, held, by_dir): Held<'_>) -> Listed {
+    let mut l = Listed {
+        at,
+        ..Listed::default()
+    };
+    // Files held that the listing found (changed or not): the rest are gone.
+    let mut found: Vec<u32> = Vec::new();
+    let mut p = String::new();
+    let mut start = 0;
+    for &(end, k) in &raw.files {
+        p.clear();
+        if d != "." {
+            p.push_str(d);
+            p.push('/');
+        }
+        p.push_str(&raw.names[start..end as usize]);
+        start = end as usize;
+        let id = by_path.get(&p, |i| path_of(held, i));
+        match id.and_then(|id| held.get(id as usize)?.as_ref().map(|f| (id, f))) {
+            Some((id, f)) if f.key == k => {
+                l.same += 1;
+                found.push(id);
+            }
+            Some((id, _)) => {
+                l.out.push(id);
+                found.push(id);
+                l.to_read.push((p.clone(), k));
+            }
+            None => l.to_read.push((p.clone(), k)),
+        }
+    }
+    let had = by_dir.get(d).map_or(&[][..], Vec::as_slice);
+    if found.len() < had.len() {
+        found.sort_unstable();
+        l.vanished = had
+            .iter()
+            .copied()
+            .filter(|id| found.binary_search(id).is_err())
+            .collect();
+        l.vanished
+            .sort_unstable_by(|&a, &b| path_of(held, a).cmp(path_of(held, b)));
+    }
+    // In path order, as the directory's files are kept.
+    l.to_read.sort_unstable();
+    l.out
+        .sort_unstable_by(|&a, &b| path_of(held, a).cmp(path_of(held, b)));
+    l
+}
+
+/// Each directory of `dirs` listed and compared with the files `held` where it is listed, in
+/// parallel, so only what differs is kept: not a record of every file of the tree at once
+/// beside the index.
 fn list_dirs(
     root: &Path,
     ignore: &Ignore,
     dirs: &[String],
     at: i64,
-    (by_path, held, by_dir): (&PathTable, &[Option<File>], &HashMap<String, Vec<u32>>),
+    held: Held<'_>,
 ) -> Vec<Listed> {
     let Some(top) = PlainDir::top(root) else {
         return Vec::new();
     };
     dirs.par_iter()
-        .map(|d| {
-            let mut l = Listed {
-                at,
-                ..Listed::default()
-            };
-            // Files held that the listing found (changed or not): the rest are gone.
-            let mut found: Vec<u32> = Vec::new();
-            files::list(&top, root, d, ignore, |p, k| {
-                let id = by_path.get(p, |i| path_of(held, i));
-                match id.and_then(|id| held.get(id as usize)?.as_ref().map(|f| (id, f))) {
-                    Some((id, f)) if f.key == k => {
-                        l.same += 1;
-                        found.push(id);
-                    }
-                    Some((id, _)) => {
-                        l.out.push(id);
-                        found.push(id);
-                        l.to_read.push((p.to_string(), k));
-                    }
-                    None => l.to_read.push((p.to_string(), k)),
-                }
-            });
-            let had = by_dir.get(d).map_or(&[][..], Vec::as_slice);
-            if found.len() < had.len() {
-                found.sort_unstable();
-                l.vanished = had
-                    .iter()
-                    .copied()
-                    .filter(|id| found.binary_search(id).is_err())
-                    .collect();
-                l.vanished
-                    .sort_unstable_by(|&a, &b| path_of(held, a).cmp(path_of(held, b)));
-            }
-            // In path order, as the directory's files are kept.
-            l.to_read.sort_unstable();
-            l.out
-                .sort_unstable_by(|&a, &b| path_of(held, a).cmp(path_of(held, b)));
-            l
-        })
+        .map(|d| compare(d, &list_raw(&top, root, d, ignore), at, held))
         .collect()
+}
+
+/// The walk's directories listed (sorted, `raw` in their order) on a thread of their own
+/// beside a load's check of the saved files, from `at`: the kernel's listing and stat of every
+/// file, most of a cold call's system time, on the other core while this one checks the bytes.
+struct Ahead {
+    at: i64,
+    raw: std::thread::JoinHandle<(Vec<String>, Vec<RawDir>)>,
+}
+
+impl Ahead {
+    fn start(root: &Path, opts: &Options, dirs: Vec<String>) -> Ahead {
+        let (root, extra) = (root.to_path_buf(), opts.extra_ignore.clone());
+        let at = now_ns(); // on this thread: a test's pinned clock is this thread's
+        let raw = std::thread::spawn(move || {
+            let ignore = Ignore::new(&root, &extra);
+            let raw = match PlainDir::top(&root) {
+                Some(top) => dirs
+                    .par_iter()
+                    .map(|d| list_raw(&top, &root, d, &ignore))
+                    .collect(),
+                None => Vec::new(),
+            };
+            (dirs, raw)
+        });
+        Ahead { at, raw }
+    }
+
+    /// The listing, once done, compared with the files `held` (all adopted by then).
+    fn compare(self, held: Held<'_>) -> Option<Listing> {
+        let (dirs, raw) = self.raw.join().ok()?;
+        let listed = dirs
+            .par_iter()
+            .zip(&raw)
+            .map(|(d, r)| compare(d, r, self.at, held))
+            .collect();
+        Some(Listing { dirs, listed })
+    }
 }
 
 /// The listing of `list_dirs` made ahead (while a load adopted the terms), for `update_from`.
@@ -458,8 +551,8 @@ impl Index {
     /// The first half of `build_from`, before the tree is listed (so it can run beside the walk
     /// that finds `dirs`): the saved index adopted. A saved file larger than its cap is left for
     /// `settle`, which is given the tree's. `ahead`: the directories `settle` will list, when
-    /// they are known already, listed while the terms are adopted (without them, the saved
-    /// files' directories are).
+    /// they are known already, listed while the saved file is checked (without them, the saved
+    /// files' directories are listed while the terms are adopted).
     pub fn load(
         root: &Path,
         opts: Options,
@@ -514,6 +607,9 @@ impl Index {
     }
 
     fn refuse(&mut self, why: String) -> usize {
+        if let Some(a) = self.ahead.take() {
+            let _ = a.raw.join(); // not left listing beside the build that follows
+        }
         *self = Index::empty(&self.root.clone(), self.opts.clone());
         self.refused = Some(why);
         0
@@ -553,6 +649,7 @@ impl Index {
             racy: HashSet::new(),
             changed: 0,
             to_list: None,
+            ahead: None,
             listed: None,
         }
     }
@@ -680,9 +777,7 @@ impl Index {
                 d.files.shrink_to_fit();
             }
         }
-        for dir in &dirs {
-            self.written.scope(&confined, dir);
-        }
+        self.written.scopes(&confined, &dirs);
         same
     }
 
@@ -706,7 +801,7 @@ impl Index {
                 }
             }
         }
-        let held = (&self.by_path, &self.files[..], &self.by_dir);
+        let held: Held<'_> = (&self.by_path, &self.files[..], &self.by_dir);
         let mut now = list_dirs(&self.root, ignore, &rest, now_ns(), held).into_iter();
         mine.into_iter()
             .map(|l| l.or_else(|| now.next()).unwrap_or_default())

@@ -4,6 +4,7 @@
 //!
 //! Hashes are keyed per process (`RandomState`): a repository cannot choose paths that collide.
 
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use std::hash::{BuildHasher, RandomState};
 
@@ -26,6 +27,35 @@ impl PathTable {
         let keys = &self.keys;
         self.ids
             .insert_unique(hash, id, |&held| keys.hash_one(path_of(held)));
+    }
+
+    /// Hold `id` for `path` unless a number is held for it already (then false), hashing the
+    /// path once; `path_of` is asked only for the numbers held before.
+    pub fn insert_new<'p>(
+        &mut self,
+        path: &str,
+        id: u32,
+        path_of: impl Fn(u32) -> &'p str,
+    ) -> bool {
+        let hash = self.keys.hash_one(path);
+        let keys = &self.keys;
+        match self.ids.entry(
+            hash,
+            |&held| path_of(held) == path,
+            |&held| keys.hash_one(path_of(held)),
+        ) {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(v) => {
+                v.insert(id);
+                true
+            }
+        }
+    }
+
+    /// Room for `n` more paths.
+    pub fn reserve<'p>(&mut self, n: usize, path_of: impl Fn(u32) -> &'p str) {
+        let keys = &self.keys;
+        self.ids.reserve(n, |&held| keys.hash_one(path_of(held)));
     }
 
     /// Let go of `id`, held for `path`.
