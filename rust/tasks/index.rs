@@ -269,22 +269,17 @@ impl store::Sink for Index {
     /// adds).
     fn beside_terms(&mut self, adopt: store::AdoptTerms<'_>) -> Result<(), String> {
         let ahead = self.ahead.take();
-        let dirs = match ahead {
-            Some(_) => Vec::new(),
-            None => {
-                let mut dirs: Vec<String> = self.by_dir.keys().cloned().collect();
-                dirs.sort_unstable();
-                dirs
-            }
-        };
-        let ignore = Ignore::new(&self.root, &self.opts.extra_ignore);
-        let (root, lex) = (&self.root, &mut self.lex);
-        let held = (&self.by_path, &self.files[..], &self.by_dir);
+        let (root, opts, lex) = (&self.root, &self.opts, &mut self.lex);
+        let held: Held<'_> = (&self.by_path, &self.files[..], &self.by_dir);
         let at = now_ns(); // on this thread: a test's pinned clock is this thread's
         let (adopted, listing) = std::thread::scope(|s| {
             let lister = s.spawn(move || match ahead {
                 Some(a) => a.compare(held),
+                // Nothing listed ahead: the saved files' directories, listed now.
                 None => {
+                    let mut dirs: Vec<String> = held.2.keys().cloned().collect();
+                    dirs.sort_unstable();
+                    let ignore = Ignore::new(root, &opts.extra_ignore);
                     let listed = list_dirs(root, &ignore, &dirs, at, held);
                     Some(Listing { dirs, listed })
                 }

@@ -128,11 +128,7 @@ enum ScopeRead {
 
 /// The context file of `dir`, read and made into notes unless its stat key is `had`.
 fn scope_notes(root: &Root, dir: &str, had: Option<StatKey>) -> ScopeRead {
-    let rel = if dir == "." {
-        CONTEXT_FILE.to_string()
-    } else {
-        format!("{dir}/{CONTEXT_FILE}")
-    };
+    let rel = crate::tree::walk::child_scope(dir, CONTEXT_FILE);
     let key = file_key(root, &rel);
     let key = match (key, had) {
         (Some(k), Some(had)) if had == k => return ScopeRead::Same,
