@@ -219,10 +219,11 @@ def test_a_server_not_warm_yet_leaves_the_hook_in_process_and_warms_up(shop, env
 
 
 def test_an_answer_from_a_listener_without_the_key_is_not_taken(shop, env):
+    from repoctx.base.root_name import root_name
     from repoctx.views import relay, relay_place
 
     alone, _ = hook(shop, env, TASK)
-    stem = os.path.join(place(), relay_place.name(str(shop)))
+    stem = os.path.join(place(), root_name(str(shop)))
     listener, address = relay_place.listen(stem)
     relay_place.write_endpoint(stem + ".json", address, os.urandom(32))
 

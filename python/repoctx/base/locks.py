@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from repoctx.base import fs
+from repoctx.base.root_name import root_name
 
 _held = threading.local()  # the directories this thread holds the lock of
 
@@ -45,12 +46,9 @@ def lock_file(directory: str) -> str:
     """The file Windows locks for `directory`: one per directory however it is spelled (its
     real path, case folded as NTFS folds it), in the temporary directory every process of the
     user shares, outside the repository."""
-    import hashlib  # here, not at the top: Windows only, and a prompt hook's start pays for each import
-    import tempfile
+    import tempfile  # here, not at the top: Windows only, and a prompt hook's start pays for each import
 
-    real = os.path.normcase(os.path.realpath(directory))
-    key = hashlib.sha256(os.fsencode(real)).hexdigest()[:32]
-    return os.path.join(tempfile.gettempdir(), "repoctx-locks", f"{key}.lock")
+    return os.path.join(tempfile.gettempdir(), "repoctx-locks", f"{root_name(directory)}.lock")
 
 
 if sys.platform == "win32":

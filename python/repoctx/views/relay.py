@@ -22,11 +22,13 @@ from __future__ import annotations
 import json
 import os
 
-# hmac.compare_digest's C function: constant time without hmac's import (it loads OpenSSL, ~4 ms).
+# The C functions behind hashlib's BLAKE2 and hmac.compare_digest: the hook connects on every
+# prompt, and hashlib and hmac load OpenSSL (a few ms each).
+from _blake2 import blake2b
 from _operator import _compare_digest
 
 from repoctx.views import relay_place
-from repoctx.views.relay_place import Socket, blake2b
+from repoctx.views.relay_place import Socket
 
 NONCE = 32
 MAC = 32
@@ -46,6 +48,11 @@ def mac(key: bytes, role: bytes, *parts: bytes) -> bytes:
         h.update(len(part).to_bytes(4, "big"))
         h.update(part)
     return h.digest()
+
+
+def proves(tag: bytes, key: bytes, role: bytes, *parts: bytes) -> bool:
+    """Whether `tag` is the key's mac of the parts, compared in constant time."""
+    return _compare_digest(tag, mac(key, role, *parts))
 
 
 def recv_exact(sock: Socket, n: int) -> bytes:
@@ -84,14 +91,14 @@ def ask(root: str, prompt: str, budget: int, limit: int) -> str | None:
             ours = os.urandom(NONCE)
             sock.sendall(ours)
             theirs = recv_exact(sock, NONCE)
-            if not _compare_digest(recv_exact(sock, MAC), mac(key, b"server", ours, theirs)):
+            if not proves(recv_exact(sock, MAC), key, b"server", ours, theirs):
                 return None  # not the server that wrote the endpoint
             request = json.dumps({"root": root, "prompt": prompt, "budget": budget, "limit": limit},
                                  ensure_ascii=False).encode()
             send_frame(sock, request, mac(key, b"hook", ours, theirs, request))
             sock.settimeout(ANSWER_SECONDS)
             reply, tag = recv_frame(sock, MAX_REPLY)
-            if not _compare_digest(tag, mac(key, b"reply", ours, theirs, reply)):
+            if not proves(tag, key, b"reply", ours, theirs, reply):
                 return None
         finally:
             sock.close()

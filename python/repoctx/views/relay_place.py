@@ -20,12 +20,13 @@ import json
 import os
 import sys
 
-# The C modules behind hashlib's BLAKE2 and socket: the hook connects on every prompt, and their
-# Python fronts cost it about 10 ms of CPU (hashlib loads OpenSSL; socket makes its enums).
-from _blake2 import blake2b
+# The C module behind socket: the hook connects on every prompt, and socket's Python front
+# costs it a few ms of CPU (it makes its enums).
 from _socket import SOCK_STREAM
 from _socket import socket as Socket
 from typing import TYPE_CHECKING
+
+from repoctx.base.root_name import root_name
 
 if TYPE_CHECKING:
     import socket
@@ -35,18 +36,11 @@ MAX_SOCKET_PATH = 103
 MAX_ENDPOINT_BYTES = 4096
 
 
-def name(root: str) -> str:
-    """The name of a repository's files in the place: its real path hashed (case folded where
-    the file system folds it), so every spelling of the root meets the same server."""
-    real = os.path.normcase(os.path.realpath(root))
-    return blake2b(os.fsencode(real), digest_size=10).hexdigest()
-
-
 def endpoint_path(root: str, make: bool = False) -> str | None:
     """The endpoint file of `root` in the place; None when the place is missing (or, with
     `make`, cannot be made) or is not this user's alone."""
     place = _place(make)
-    return None if place is None else os.path.join(place, name(root) + ".json")
+    return None if place is None else os.path.join(place, root_name(root) + ".json")
 
 
 def read_endpoint(path: str) -> tuple[str, bytes]:

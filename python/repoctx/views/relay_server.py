@@ -12,7 +12,6 @@ writes (relay.MAX_REQUEST, relay.MAX_REPLY)."""
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 import os
@@ -22,7 +21,7 @@ import threading
 from repoctx.base import task_index
 from repoctx.base.workspace import Workspace, settle
 from repoctx.views import prompt_hook, relay_place
-from repoctx.views.relay import MAX_REPLY, MAX_REQUEST, NONCE, mac, recv_exact, recv_frame, send_frame
+from repoctx.views.relay import MAX_REPLY, MAX_REQUEST, NONCE, mac, proves, recv_exact, recv_frame, send_frame
 
 log = logging.getLogger("repoctx")
 # How long a connection may take over each step: a hook that stalls cannot hold the relay.
@@ -70,7 +69,7 @@ class Relay:
         theirs, ours = recv_exact(conn, NONCE), os.urandom(NONCE)
         conn.sendall(ours + mac(self.key, b"server", theirs, ours))
         request, tag = recv_frame(conn, MAX_REQUEST)
-        if not hmac.compare_digest(tag, mac(self.key, b"hook", theirs, ours, request)):
+        if not proves(tag, self.key, b"hook", theirs, ours, request):
             return
         reply = json.dumps(self._reply(json.loads(request))).encode()
         if len(reply) > MAX_REPLY:
