@@ -321,6 +321,7 @@ impl PairSet {
         })
     }
 
+    #[inline]
     fn add(&mut self, term: u32, file: u32) {
         let x = u64::from(term) * self.files + u64::from(file);
         let d = self.r + P - x;
@@ -381,10 +382,18 @@ impl<'a> Reader<'a> {
     #[inline]
     fn u(&mut self) -> Res<u64> {
         // Most numbers of a saved index are gaps and counts of one byte.
-        if let Some(&b) = self.b.get(self.at).filter(|b| **b < 0x80) {
-            self.at += 1;
-            return Ok(b as u64);
+        match self.b.get(self.at) {
+            Some(&b) if b < 0x80 => {
+                self.at += 1;
+                Ok(b as u64)
+            }
+            _ => self.u_long(),
         }
+    }
+
+    /// `u` past its one-byte case, out of line so the case is inlined where lists are read.
+    #[inline(never)]
+    fn u_long(&mut self) -> Res<u64> {
         let mut v = 0u64;
         for i in 0..10 {
             let b = self.byte()?;
@@ -400,7 +409,24 @@ impl<'a> Reader<'a> {
     }
 
     /// A varint that fits a u32 in at most five bytes (what tasks/varint.rs `get` reads).
+    #[inline]
     fn u32(&mut self) -> Res<u32> {
+        // Inlined for the lists' gaps and counts: one or two bytes nearly always.
+        match self.b.get(self.at..self.at + 2) {
+            Some(&[b, _]) if b < 0x80 => {
+                self.at += 1;
+                Ok(b as u32)
+            }
+            Some(&[b, c]) if c < 0x80 => {
+                self.at += 2;
+                Ok((b & 0x7f) as u32 | (c as u32) << 7)
+            }
+            _ => self.u32_long(),
+        }
+    }
+
+    #[inline(never)]
+    fn u32_long(&mut self) -> Res<u32> {
         let start = self.at;
         let v = self.u()?;
         if self.at - start > 5 {
@@ -443,20 +469,32 @@ impl<'a> Reader<'a> {
 
     /// The next id of a rising list below `bound`: the first as it is, then each the gap from
     /// the one before, never 0.
+    #[inline]
     fn next_id(&mut self, prev: Option<u32>, bound: usize) -> Res<u32> {
         let d = self.u32()?;
         let id = match prev {
-            None => d,
-            Some(_) if d == 0 => return Err(format!("ids not rising at byte {}", self.pos())),
-            Some(p) => p.checked_add(d).ok_or("an id overflows")?,
+            None => Some(d),
+            Some(p) if d > 0 => p.checked_add(d),
+            Some(_) => None,
         };
-        if id as usize >= bound {
-            return Err(format!(
-                "id {id} outside its table of {bound} at byte {}",
-                self.pos()
-            ));
+        match id {
+            Some(id) if (id as usize) < bound => Ok(id),
+            _ => Err(self.not_next(prev, d, bound)),
         }
-        Ok(id)
+    }
+
+    /// Why gap `d` after `prev` gives no next id below `bound`.
+    #[cold]
+    fn not_next(&self, prev: Option<u32>, d: u32, bound: usize) -> String {
+        match prev.map(|p| (d, p.checked_add(d))) {
+            Some((0, _)) => format!("ids not rising at byte {}", self.pos()),
+            Some((_, None)) => "an id overflows".into(),
+            _ => format!(
+                "id {} outside its table of {bound} at byte {}",
+                prev.unwrap_or(0) + d,
+                self.pos()
+            ),
+        }
     }
 
     fn import(&mut self) -> Res<Import> {
@@ -1250,6 +1288,37 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// A plain reading of a varint that fits a u32 in at most five bytes, and its length.
+    fn plain_u32(b: &[u8]) -> Option<(u32, usize)> {
+        let mut v = 0u64;
+        for (i, &x) in b.iter().enumerate().take(5) {
+            v |= u64::from(x & 0x7f) << (7 * i);
+            if x < 0x80 {
+                return u32::try_from(v).ok().map(|v| (v, i + 1));
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_readers_short_cases_read_as_a_plain_reading() {
+        let mut cases: Vec<Vec<u8>> = (0..=0xffffu32)
+            .flat_map(|x| [vec![x as u8], vec![x as u8, (x >> 8) as u8]])
+            .collect();
+        let bytes = [0x00, 0x01, 0x7f, 0x80, 0x81, 0x8f, 0xff];
+        for len in 3..=6 {
+            for i in 0..bytes.len().pow(len) {
+                let at = |k: u32| bytes[i / bytes.len().pow(k) % bytes.len()];
+                cases.push((0..len).map(at).collect());
+            }
+        }
+        for b in &cases {
+            let mut r = Reader::new(b);
+            let read = r.u32().ok().map(|v| (v, r.at));
+            assert_eq!(read, plain_u32(b), "{b:x?}");
         }
     }
 
