@@ -33,6 +33,7 @@ use crate::artifacts::annotate;
 use crate::lang::imports::Import;
 use crate::tree::fs::{Error as FsError, Root};
 use crate::tree::os::PlainDir;
+use crate::tree::scratch::Spool;
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -172,6 +173,9 @@ pub struct Index {
     to_list: Option<Vec<String>>,
     ahead: Option<Ahead>,
     listed: Option<Listing>,
+    /// Where a load spools the posting and forward lists it adopts, to read them mapped
+    /// (tree/scratch.rs): the saved file's directory, while the load runs.
+    scratch: Option<cap_std::fs::Dir>,
 }
 
 use crate::tree::os::now_ns;
@@ -204,7 +208,7 @@ impl store::Sink for Index {
         }
         self.def_ids = Vocab::with_capacity(names);
         self.defined = Vec::with_capacity(names);
-        self.lex = Inverted::adopting(terms);
+        self.lex = Inverted::adopting(terms, self.spool());
         self.resolve_all = !resolved;
     }
 
@@ -217,7 +221,7 @@ impl store::Sink for Index {
         self.files.reserve_exact(files);
         self.by_path.reserve(files, |i| path_of(&self.files, i));
         self.modules.reserve(files, |i| path_of(&self.files, i));
-        self.lex.adopting_docs(files);
+        self.lex.adopting_docs(files, self.spool());
     }
 
     fn file(&mut self, id: u32, f: SavedFile<'_>) -> bool {
@@ -584,7 +588,11 @@ impl Index {
         match confined.open_read(rel, cap) {
             Ok((file, len)) => {
                 let (root, opts) = (self.root.clone(), self.opts.clone());
+                self.scratch = confined
+                    .open_dir(rel.parent().unwrap_or(Path::new("")))
+                    .ok();
                 let checked = store::decode(file, len, &root, &opts, self);
+                self.scratch = None;
                 Some((self.took(checked), len))
             }
             Err(FsError::TooLarge(..)) => None,
@@ -592,10 +600,11 @@ impl Index {
         }
     }
 
-    /// How many files the saved bytes just decoded gave; none when they were refused (what was
-    /// adopted before the failure is thrown away, `refused` says why).
+    /// How many files the saved bytes just decoded gave, their lists mapped when spooled; none
+    /// when they were refused or their spool failed (what was adopted before the failure is
+    /// thrown away, `refused` says why).
     fn took(&mut self, checked: Result<(), String>) -> usize {
-        match checked {
+        match checked.and_then(|()| self.lex.map()) {
             Ok(()) => self.adopted(),
             Err(why) => self.refuse(why),
         }
@@ -608,6 +617,12 @@ impl Index {
         *self = Index::empty(&self.root.clone(), self.opts.clone());
         self.refused = Some(why);
         0
+    }
+
+    /// A private file for adopted lists, when the load has a directory for it (else they are
+    /// held on the heap).
+    fn spool(&self) -> Option<Spool> {
+        Spool::create(self.scratch.as_ref()?).ok()
     }
 
     /// An index of no file.
@@ -646,6 +661,7 @@ impl Index {
             to_list: None,
             ahead: None,
             listed: None,
+            scratch: None,
         }
     }
 
@@ -1689,7 +1705,8 @@ mod tests {
     }
 
     #[test]
-    fn a_load_not_given_the_walks_directories_lists_the_saved_ones_and_settles_as_a_build() {
+    fn a_load_not_given_the_walks_directories_lists_the_saved_ones_reads_its_lists_mapped_and_settles_as_a_build(
+    ) {
         let t = TempTree::with(
             "task-index-load-saved-dirs",
             &[
@@ -1722,6 +1739,12 @@ mod tests {
         let loaded = Index::load(t.path(), opts(), Some(Saved::File(rel, 1 << 20)), None).unwrap();
         let ahead = loaded.ix.listed.as_ref().map(|l| l.dirs.clone());
         assert_eq!(ahead, Some(["app", "lib"].map(String::from).to_vec()));
+        // The lists read in place from a private copy, which has no name beside the saved file.
+        assert!(loaded.ix.lex.mapped_bytes() > 0);
+        let beside = std::fs::read_dir(t.path().join(".repoctx"))
+            .unwrap()
+            .count();
+        assert_eq!(beside, 1);
         let mut ix = loaded.settle(&dirs, 1 << 20);
         let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
         assert_eq!((ix.loaded, ix.file_count()), (1, 3));
