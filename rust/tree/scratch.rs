@@ -11,6 +11,7 @@
 //! The file lives in the directory given (the one the saved index was read from, so on the
 //! disk that holds it: a tmpfs would only move the bytes to shared memory).
 
+use super::fs::fresh_file;
 use cap_std::fs::{Dir, OpenOptions};
 use std::io::{self, Write};
 use std::ops::Deref;
@@ -119,9 +120,9 @@ fn unlinked_file(dir: &Dir) -> io::Result<std::fs::File> {
         .create_new(true)
         .mode(0o600)
         .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW);
-    let (name, file) = fresh(dir, &opts)?;
+    let (name, file) = fresh_file(dir, &opts)?;
     dir.remove_file(&name)?;
-    Ok(file)
+    Ok(file.into_std())
 }
 
 #[cfg(windows)]
@@ -139,26 +140,7 @@ fn private_file(dir: &Dir) -> io::Result<std::fs::File> {
         .share_mode(FILE_SHARE_READ)
         .custom_flags(FILE_FLAG_DELETE_ON_CLOSE)
         .attributes(FILE_ATTRIBUTE_TEMPORARY);
-    Ok(fresh(dir, &opts)?.1)
-}
-
-/// A file made under a name no other opener picks (`create_new` refuses one taken).
-fn fresh(dir: &Dir, opts: &OpenOptions) -> io::Result<(String, std::fs::File)> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    loop {
-        let name = format!(
-            ".repoctx-scratch-{}-{}-{:x}",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed),
-            super::os::now_ns()
-        );
-        match dir.open_with(&name, opts) {
-            Ok(f) => return Ok((name, f.into_std())),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
+    Ok(fresh_file(dir, &opts)?.1.into_std())
 }
 
 #[cfg(test)]
