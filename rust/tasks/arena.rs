@@ -6,15 +6,27 @@
 //! the buffer is compacted in place when garbage passes half of it, so an index edited for days
 //! stays within a few times the size of its lists and an edit stays a copy of the lists it
 //! touches.
+//!
+//! A load may spool the lists it adopts to a private file instead (tree/scratch.rs) and map
+//! it once the saved index passed its checks (`map`): the lists then lie in that mapping,
+//! which pages are resident only while read, and the buffer holds only the lists edited since
+//! (a list in the mapping is never written: an edit moves it to the buffer first). Spans number
+//! the mapping's bytes first and the buffer's after them. The mapping's bytes left behind by a
+//! list that moved are not reclaimed: they cost disk, not memory.
 
+use crate::tree::scratch::{Mapped, Spool};
 use std::ops::Range;
 
 #[derive(Default)]
 pub struct Arena {
+    /// The lists adopted from a saved index, when spooled and mapped.
+    base: Mapped,
     bytes: Vec<u8>,
     spans: Vec<Span>,
     /// Bytes of `bytes` in no span.
     garbage: usize,
+    /// Where adopted lists go until `map`.
+    spool: Option<Spool>,
 }
 
 /// Where a list is: `len` bytes from `at`, with room for `cap`.
@@ -33,32 +45,66 @@ fn u32_len(n: usize) -> u32 {
 }
 
 impl Arena {
-    /// Room for `lists` lists.
-    pub fn with_capacity(lists: usize) -> Arena {
+    /// Room for `lists` lists; those pushed go to `spool` when given, until `map`.
+    pub fn with_capacity(lists: usize, spool: Option<Spool>) -> Arena {
         Arena {
             spans: Vec::with_capacity(lists),
+            spool,
             ..Arena::default()
         }
+    }
+
+    /// The lists pushed to the spool read from its file, mapped, from now on.
+    pub fn map(&mut self) -> Result<(), String> {
+        if let Some(spool) = self.spool.take() {
+            self.base = spool
+                .map()
+                .map_err(|e| format!("the lists' private file: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Where the buffer's bytes start among the spans' numbers.
+    fn heap(&self) -> usize {
+        self.base.len()
+    }
+
+    /// One past the last byte of the buffer, as spans number it.
+    fn end(&self) -> usize {
+        self.heap() + self.bytes.len()
     }
 
     pub fn len(&self) -> usize {
         self.spans.len()
     }
 
-    /// List `i`.
+    /// List `i` (none is read while lists are spooled).
     pub fn get(&self, i: usize) -> &[u8] {
         let s = self.spans[i];
-        &self.bytes[s.at..s.at + s.len as usize]
+        let (heap, len) = (self.heap(), s.len as usize);
+        if s.at < heap {
+            &self.base[s.at..s.at + len]
+        } else {
+            &self.bytes[s.at - heap..s.at - heap + len]
+        }
     }
 
     /// A new last list holding `b` and no room beyond it.
     pub fn push(&mut self, b: &[u8]) {
-        self.spans.push(Span {
-            at: self.bytes.len(),
-            len: u32_len(b.len()),
-            cap: u32_len(b.len()),
-        });
-        self.bytes.extend_from_slice(b);
+        let at = match &mut self.spool {
+            Some(spool) => {
+                let at = spool.len() as usize;
+                spool.push(b);
+                at
+            }
+            None => {
+                let at = self.end();
+                self.bytes.extend_from_slice(b);
+                at
+            }
+        };
+        let len = u32_len(b.len());
+        self.spans.push(Span { at, len, cap: len });
     }
 
     /// Empty lists up to `n` (none taken away).
@@ -70,13 +116,17 @@ impl Arena {
 
     /// Replace bytes `range` of list `i` with `new`.
     pub fn splice(&mut self, i: usize, range: Range<usize>, new: &[u8]) {
+        if range.is_empty() && new.is_empty() {
+            return; // nothing changes (a list in the mapping stays there)
+        }
         let old = self.spans[i].len as usize;
         let len = old - range.len() + new.len();
-        if len > self.spans[i].cap as usize {
+        if len > self.spans[i].cap as usize || self.spans[i].at < self.heap() {
             self.make_room(i, len);
         }
         let s = self.spans[i];
-        let b = &mut self.bytes[s.at..s.at + s.cap as usize];
+        let at = s.at - self.heap();
+        let b = &mut self.bytes[at..at + s.cap as usize];
         b.copy_within(range.end..old, range.start + new.len());
         b[range.start..range.start + new.len()].copy_from_slice(new);
         self.spans[i].len = u32_len(len);
@@ -99,14 +149,18 @@ impl Arena {
 
     /// List `i` empty, its span given up.
     pub fn clear(&mut self, i: usize) {
-        let cap = self.spans[i].cap as usize;
+        let s = self.spans[i];
         self.spans[i] = Span::default();
-        self.give_up(cap);
+        self.give_up(s);
     }
 
-    /// `n` more bytes of garbage: compacted when it passes half of the buffer.
-    fn give_up(&mut self, n: usize) {
-        self.garbage += n;
+    /// The bytes of span `s` are garbage (the buffer's: the mapping's stay as they are), and
+    /// the buffer is compacted when garbage passes half of it.
+    fn give_up(&mut self, s: Span) {
+        if s.at < self.heap() {
+            return;
+        }
+        self.garbage += s.cap as usize;
         if 2 * self.garbage > self.bytes.len() {
             self.compact();
         }
@@ -115,36 +169,45 @@ impl Arena {
     /// List `i` moved to the end (or grown there, if it is the last span) with room for `len`
     /// bytes and as many again as it had.
     fn make_room(&mut self, i: usize, len: usize) {
-        let s = self.spans[i];
+        let (s, heap) = (self.spans[i], self.heap());
         let cap = len.max(2 * s.cap as usize).max(MIN_CAP);
-        if s.at + s.cap as usize == self.bytes.len() && s.cap > 0 {
-            self.bytes.resize(s.at + cap, 0);
+        if s.at >= heap && s.at + s.cap as usize == self.end() && s.cap > 0 {
+            self.bytes.resize(s.at - heap + cap, 0);
             self.spans[i].cap = u32_len(cap);
         } else {
             let at = self.bytes.len();
-            self.bytes.extend_from_within(s.at..s.at + s.len as usize);
+            if s.at < heap {
+                self.bytes
+                    .extend_from_slice(&self.base[s.at..s.at + s.len as usize]);
+            } else {
+                self.bytes
+                    .extend_from_within(s.at - heap..s.at - heap + s.len as usize);
+            }
             self.bytes.resize(at + cap, 0);
             self.spans[i] = Span {
-                at,
+                at: heap + at,
                 len: s.len,
                 cap: u32_len(cap),
             };
-            self.give_up(s.cap as usize);
+            self.give_up(s);
         }
     }
 
-    /// The lists moved down over the garbage, in the order they lie, each keeping its room.
+    /// The buffer's lists moved down over the garbage, in the order they lie, each keeping its
+    /// room.
     fn compact(&mut self) {
+        let heap = self.heap();
         let mut order: Vec<u32> = (0..self.spans.len() as u32)
-            .filter(|&i| self.spans[i as usize].cap > 0)
+            .filter(|&i| self.spans[i as usize].cap > 0 && self.spans[i as usize].at >= heap)
             .collect();
         order.sort_unstable_by_key(|&i| self.spans[i as usize].at);
         let mut to = 0;
         for i in order {
             let s = &mut self.spans[i as usize];
-            if s.at != to {
-                self.bytes.copy_within(s.at..s.at + s.len as usize, to);
-                s.at = to;
+            let from = s.at - heap;
+            if from != to {
+                self.bytes.copy_within(from..from + s.len as usize, to);
+                s.at = heap + to;
             }
             to += s.cap as usize;
         }
@@ -155,7 +218,8 @@ impl Arena {
     /// Every list with no room beyond its bytes, and the spare capacity given back (after a
     /// bulk build).
     pub fn shrink(&mut self) {
-        for s in &mut self.spans {
+        let heap = self.heap();
+        for s in self.spans.iter_mut().filter(|s| s.at >= heap) {
             self.garbage += (s.cap - s.len) as usize;
             s.cap = s.len;
         }
@@ -166,7 +230,13 @@ impl Arena {
         self.spans.shrink_to_fit();
     }
 
-    /// Bytes held: the buffer's and the spans'.
+    /// Bytes of the lists read in place from a private file.
+    #[cfg(test)]
+    pub fn mapped_bytes(&self) -> usize {
+        self.base.len()
+    }
+
+    /// Bytes held on the heap: the buffer's and the spans' (not the mapping's).
     pub fn heap_bytes(&self) -> usize {
         self.bytes.capacity() + self.spans.capacity() * std::mem::size_of::<Span>()
     }
@@ -175,14 +245,12 @@ impl Arena {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::TempTree;
 
     /// Lists spliced, set, cleared and appended to in a random order say what plain vectors
     /// given the same edits say, and the buffer stays within a bound of the bytes held.
-    #[test]
-    fn lists_follow_vectors_through_any_edits_and_garbage_stays_bounded() {
+    fn follow_vectors(mut arena: Arena, mut model: Vec<Vec<u8>>) {
         let mut below = crate::testing::numbers(7);
-        let mut arena = Arena::default();
-        let mut model: Vec<Vec<u8>> = Vec::new();
         for step in 0..20_000u32 {
             let i = below(40) as usize;
             if i >= arena.len() {
@@ -214,7 +282,11 @@ mod tests {
             if step == 10_000 {
                 arena.shrink();
             }
-            let spans: usize = arena.spans.iter().map(|s| s.cap as usize).sum();
+            let heap = arena.heap();
+            let spans: usize = (arena.spans.iter())
+                .filter(|s| s.at >= heap)
+                .map(|s| s.cap as usize)
+                .sum();
             assert_eq!(spans + arena.garbage, arena.bytes.len(), "step {step}");
             assert!(2 * arena.garbage <= arena.bytes.len(), "step {step}");
             if step % 97 == 0 {
@@ -223,5 +295,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn lists_follow_vectors_through_any_edits_and_garbage_stays_bounded() {
+        follow_vectors(Arena::default(), Vec::new());
+    }
+
+    /// The same with lists adopted through a private file and mapped: each reads back, and
+    /// edits move them to the buffer as they come.
+    #[test]
+    fn mapped_lists_follow_vectors_through_any_edits() {
+        let t = TempTree::new("arena");
+        let dir = cap_std::fs::Dir::open_ambient_dir(t.path(), cap_std::ambient_authority());
+        let spool = Spool::create(&dir.unwrap()).unwrap();
+        let mut arena = Arena::with_capacity(30, Some(spool));
+        let model: Vec<Vec<u8>> = (0..30u8).map(|i| vec![i; i as usize % 7]).collect();
+        for m in &model {
+            arena.push(m);
+        }
+        arena.map().unwrap();
+        assert_eq!((arena.heap(), arena.bytes.len()), (model.concat().len(), 0));
+        for (k, m) in model.iter().enumerate() {
+            assert_eq!(arena.get(k), &m[..]);
+        }
+        follow_vectors(arena, model);
     }
 }

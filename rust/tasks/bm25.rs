@@ -6,6 +6,7 @@
 use super::arena::Arena;
 use super::varint::{get, put, put_rising, rising};
 use super::vocab::Vocab;
+use crate::tree::scratch::Spool;
 use std::collections::HashMap;
 
 pub const K1: f32 = 1.2;
@@ -203,20 +204,35 @@ impl Inverted {
 
     /// An empty index to adopt `terms` terms' saved lists into (`adopting_docs`, `adopt_doc`,
     /// `adopt_term`; tasks/store.rs checked them: each posting list's documents
-    /// rising and below the documents', and the forward lists saying the same postings).
-    pub fn adopting(terms: usize) -> Inverted {
+    /// rising and below the documents', and the forward lists saying the same postings). The
+    /// posting lists go to `spool` when given, the forward lists to `adopting_docs`'s, until
+    /// `map`.
+    pub fn adopting(terms: usize, spool: Option<Spool>) -> Inverted {
         Inverted {
             vocab: Vocab::with_capacity(terms),
-            lists: Arena::with_capacity(terms),
+            lists: Arena::with_capacity(terms, spool),
             terms: Vec::with_capacity(terms),
             ..Inverted::default()
         }
     }
 
     /// Room for the `docs` documents to adopt.
-    pub fn adopting_docs(&mut self, docs: usize) {
-        self.forward = Arena::with_capacity(docs);
+    pub fn adopting_docs(&mut self, docs: usize, spool: Option<Spool>) {
+        self.forward = Arena::with_capacity(docs, spool);
         self.lens.reserve_exact(docs);
+    }
+
+    /// The adopted lists read in place from their spools' files from now on (the saved index
+    /// passed every check).
+    pub fn map(&mut self) -> Result<(), String> {
+        self.lists.map()?;
+        self.forward.map()
+    }
+
+    /// Bytes of the posting and forward lists read in place from private files.
+    #[cfg(test)]
+    pub fn mapped_bytes(&self) -> usize {
+        self.lists.mapped_bytes() + self.forward.mapped_bytes()
     }
 
     /// Adopt the next document (numbered from 0 in order): its forward list as kept, its length.

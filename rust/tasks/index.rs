@@ -17,6 +17,7 @@
 //! are adopted): files whose stat key changed since are taken out and read again, files gone
 //! are dropped, files new are read.
 
+use super::arena::Arena;
 use super::bm25::{self, Inverted};
 use super::cuts::{Cut, Cuts};
 use super::files::{self, Facts, Ignore, StatKey};
@@ -33,6 +34,7 @@ use crate::artifacts::annotate;
 use crate::lang::imports::Import;
 use crate::tree::fs::{Error as FsError, Root};
 use crate::tree::os::PlainDir;
+use crate::tree::scratch::Spool;
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -45,8 +47,6 @@ pub struct File {
     /// Code and not a test (files::is_code_not_test).
     pub code: bool,
     pub key: StatKey,
-    /// The names it defines, by their numbers in `Index::def_ids`.
-    defs: PackedIds,
     /// None for a file with no imports and no annotations (docs, data, most tests): one
     /// pointer in every record rather than three slices (48 bytes a file).
     links: Option<Box<Links>>,
@@ -90,28 +90,14 @@ fn links(
     })
 }
 
-/// A set of numbers as a file keeps them (the names it defines): rising, each the varint of
-/// its gap from the one before, in one boxed buffer (1 or 2 bytes a name rather than 4).
-#[derive(Default)]
-struct PackedIds(Box<[u8]>);
-
-impl PackedIds {
-    fn new(mut ids: Vec<u32>) -> PackedIds {
-        ids.sort_unstable();
-        ids.dedup();
-        let mut out = Vec::with_capacity(ids.len() * 2);
-        varint::put_rising(&mut out, ids);
-        PackedIds(out.into_boxed_slice())
-    }
-
-    fn len(&self) -> usize {
-        varint::count(&self.0)
-    }
-
-    /// The numbers, rising.
-    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        varint::rising(&self.0)
-    }
+/// A set of numbers as a file keeps them (the names it defines, `Index::defs`): rising, each
+/// the varint of its gap from the one before (1 or 2 bytes a name rather than 4).
+fn packed_ids(mut ids: Vec<u32>) -> Vec<u8> {
+    ids.sort_unstable();
+    ids.dedup();
+    let mut out = Vec::with_capacity(ids.len() * 2);
+    varint::put_rising(&mut out, ids);
+    out
 }
 
 pub struct Index {
@@ -131,6 +117,9 @@ pub struct Index {
     /// `COMMON` files is only counted from then on: it says nothing of a task).
     def_ids: Vocab,
     defined: Vec<Defined>,
+    /// The names each file defines by their numbers (`packed_ids`), by file number: one
+    /// buffer, read from a private mapped file after a load as the lists are.
+    defs: Arena,
     /// Common names whose count fell back to `COMMON` or below: their files are found again by
     /// `prepare`, so the index holds what a build of the same files holds.
     recount: HashSet<u32>,
@@ -172,6 +161,9 @@ pub struct Index {
     to_list: Option<Vec<String>>,
     ahead: Option<Ahead>,
     listed: Option<Listing>,
+    /// Where a load spools the posting and forward lists it adopts, to read them mapped
+    /// (tree/scratch.rs): the saved file's directory, while the load runs.
+    scratch: Option<cap_std::fs::Dir>,
 }
 
 use crate::tree::os::now_ns;
@@ -204,7 +196,7 @@ impl store::Sink for Index {
         }
         self.def_ids = Vocab::with_capacity(names);
         self.defined = Vec::with_capacity(names);
-        self.lex = Inverted::adopting(terms);
+        self.lex = Inverted::adopting(terms, self.spool());
         self.resolve_all = !resolved;
     }
 
@@ -217,7 +209,8 @@ impl store::Sink for Index {
         self.files.reserve_exact(files);
         self.by_path.reserve(files, |i| path_of(&self.files, i));
         self.modules.reserve(files, |i| path_of(&self.files, i));
-        self.lex.adopting_docs(files);
+        self.lex.adopting_docs(files, self.spool());
+        self.defs = Arena::with_capacity(files, self.spool());
     }
 
     fn file(&mut self, id: u32, f: SavedFile<'_>) -> bool {
@@ -229,8 +222,8 @@ impl store::Sink for Index {
             return false;
         }
         self.lex.adopt_doc(f.forward, f.len);
-        let defs = PackedIds(f.defs.into());
-        self.count_defs(id, defs.iter());
+        self.count_defs(id, varint::rising(f.defs));
+        self.defs.push(f.defs);
         for (line, target) in &f.annotations {
             self.annotated
                 .entry(target.clone())
@@ -252,7 +245,6 @@ impl store::Sink for Index {
             code: files::is_code_not_test(f.path),
             path: f.path.to_string(),
             key: f.key,
-            defs,
             links: links(f.imports, f.out, f.annotations),
         }));
         true
@@ -584,7 +576,11 @@ impl Index {
         match confined.open_read(rel, cap) {
             Ok((file, len)) => {
                 let (root, opts) = (self.root.clone(), self.opts.clone());
+                self.scratch = confined
+                    .open_dir(rel.parent().unwrap_or(Path::new("")))
+                    .ok();
                 let checked = store::decode(file, len, &root, &opts, self);
+                self.scratch = None;
                 Some((self.took(checked), len))
             }
             Err(FsError::TooLarge(..)) => None,
@@ -592,10 +588,11 @@ impl Index {
         }
     }
 
-    /// How many files the saved bytes just decoded gave; none when they were refused (what was
-    /// adopted before the failure is thrown away, `refused` says why).
+    /// How many files the saved bytes just decoded gave, their lists mapped when spooled; none
+    /// when they were refused or their spool failed (what was adopted before the failure is
+    /// thrown away, `refused` says why).
     fn took(&mut self, checked: Result<(), String>) -> usize {
-        match checked {
+        match (checked.and_then(|()| self.lex.map())).and_then(|()| self.defs.map()) {
             Ok(()) => self.adopted(),
             Err(why) => self.refuse(why),
         }
@@ -608,6 +605,12 @@ impl Index {
         *self = Index::empty(&self.root.clone(), self.opts.clone());
         self.refused = Some(why);
         0
+    }
+
+    /// A private file for adopted lists, when the load has a directory for it (else they are
+    /// held on the heap).
+    fn spool(&self) -> Option<Spool> {
+        Spool::create(self.scratch.as_ref()?).ok()
     }
 
     /// An index of no file.
@@ -625,6 +628,7 @@ impl Index {
             lex: Inverted::default(),
             def_ids: Vocab::default(),
             defined: Vec::new(),
+            defs: Arena::default(),
             recount: HashSet::new(),
             annotated: HashMap::new(),
             modules: Modules::default(),
@@ -646,6 +650,7 @@ impl Index {
             to_list: None,
             ahead: None,
             listed: None,
+            scratch: None,
         }
     }
 
@@ -863,6 +868,8 @@ impl Index {
         };
         self.lex.add_ids(id, counts, len);
         self.count_defs(id, def_numbers.iter().copied());
+        self.defs.grow_to(id as usize + 1);
+        self.defs.set(id as usize, &packed_ids(def_numbers));
         for (line, target) in &annotations {
             self.annotated
                 .entry(target.clone())
@@ -883,7 +890,6 @@ impl Index {
             code: files::is_code_not_test(&path),
             path,
             key,
-            defs: PackedIds::new(def_numbers),
             links: links(imports, Vec::new(), annotations),
         });
         // A new module may answer imports of other files.
@@ -915,7 +921,7 @@ impl Index {
         };
         self.changed += reshaped as usize;
         self.lex.remove(id);
-        for d in f.defs.iter() {
+        for d in varint::rising(self.defs.get(id as usize)) {
             let e = &mut self.defined[d as usize];
             e.count -= 1;
             e.files.retain(|&x| x != id);
@@ -923,6 +929,7 @@ impl Index {
                 self.recount.insert(d);
             }
         }
+        self.defs.clear(id as usize);
         for (_, t) in f.annotations() {
             if let Some(list) = self.annotated.get_mut(t) {
                 list.retain(|&(x, _)| x != id);
@@ -1035,8 +1042,8 @@ impl Index {
             e.files.clear();
         }
         let wanted: HashSet<u32> = names.into_iter().collect();
-        for (id, f) in self.files.iter().enumerate() {
-            for d in f.iter().flat_map(|f| f.defs.iter()) {
+        for id in (0..self.files.len()).filter(|&i| self.files[i].is_some()) {
+            for d in varint::rising(self.defs.get(id)) {
                 if wanted.contains(&d) {
                     self.defined[d as usize].files.push(id as u32);
                 }
@@ -1057,17 +1064,16 @@ impl Index {
 
     /// How many names file `id` defines.
     pub fn defined_count(&self, id: u32) -> usize {
-        self.file(id).map_or(0, |f| f.defs.len())
+        self.file(id)
+            .map_or(0, |_| varint::count(self.defs.get(id as usize)))
     }
 
     /// The median of `defined_count` over the files defining any name (1 when none does).
     pub fn defines_median(&self) -> usize {
         *self.defines_median.get_or_init(|| {
-            let mut counts: Vec<usize> = self
-                .files
-                .iter()
-                .flatten()
-                .map(|f| f.defs.len())
+            let mut counts: Vec<usize> = (0..self.files.len())
+                .filter(|&i| self.files[i].is_some())
+                .map(|i| varint::count(self.defs.get(i)))
                 .filter(|&n| n > 0)
                 .collect();
             if counts.is_empty() {
@@ -1198,7 +1204,8 @@ impl Index {
                     ts.sort_unstable();
                     forward.clear();
                     varint::put_rising(&mut forward, ts.iter().copied());
-                    let defs = PackedIds::new(f.defs.iter().map(|d| name_at[d as usize]).collect());
+                    let defs = varint::rising(self.defs.get(doc as usize));
+                    let defs = packed_ids(defs.map(|d| name_at[d as usize]).collect());
                     os.clear();
                     os.extend(
                         f.out()
@@ -1214,7 +1221,7 @@ impl Index {
                             key: f.key,
                             len: self.lex.doc_len(doc),
                             forward: &forward,
-                            defs: &defs.0,
+                            defs: &defs,
                             out: &os,
                             imports: f.imports(),
                             annotations: f.annotations(),
@@ -1287,7 +1294,7 @@ impl Index {
         parts.extend([
             (
                 "names defined",
-                live().map(|f| f.defs.0.len()).sum::<usize>()
+                self.defs.heap_bytes()
                     + self.def_ids.heap_bytes()
                     + self
                         .defined
@@ -1412,12 +1419,12 @@ mod tests {
     fn packed_ids_give_back_the_set_rising() {
         let ids = vec![300_000, 0, 5, 127, 128, 5, u32::MAX, 16_384];
         assert_eq!(
-            PackedIds::new(ids).iter().collect::<Vec<_>>(),
+            varint::rising(&packed_ids(ids)).collect::<Vec<_>>(),
             [0, 5, 127, 128, 16_384, 300_000, u32::MAX]
         );
         // Gaps under 128 take one byte each.
-        assert_eq!(PackedIds::new((0..100).collect()).0.len(), 100);
-        assert_eq!(PackedIds::new(Vec::new()).iter().count(), 0);
+        assert_eq!(packed_ids((0..100).collect()).len(), 100);
+        assert!(packed_ids(Vec::new()).is_empty());
     }
 
     fn answer(ix: &mut Index, task: &str) -> crate::tasks::rank::Answer {
@@ -1689,7 +1696,8 @@ mod tests {
     }
 
     #[test]
-    fn a_load_not_given_the_walks_directories_lists_the_saved_ones_and_settles_as_a_build() {
+    fn a_load_not_given_the_walks_directories_lists_the_saved_ones_reads_its_lists_mapped_and_settles_as_a_build(
+    ) {
         let t = TempTree::with(
             "task-index-load-saved-dirs",
             &[
@@ -1722,6 +1730,16 @@ mod tests {
         let loaded = Index::load(t.path(), opts(), Some(Saved::File(rel, 1 << 20)), None).unwrap();
         let ahead = loaded.ix.listed.as_ref().map(|l| l.dirs.clone());
         assert_eq!(ahead, Some(["app", "lib"].map(String::from).to_vec()));
+        // The lists and the names defined read in place from private copies, which have no
+        // name beside the saved file.
+        assert!(loaded.ix.lex.mapped_bytes() > 0 && loaded.ix.defs.mapped_bytes() > 0);
+        #[cfg(unix)] // (Windows removes a file deleted on close when it is closed)
+        assert_eq!(
+            std::fs::read_dir(t.path().join(".repoctx"))
+                .unwrap()
+                .count(),
+            1
+        );
         let mut ix = loaded.settle(&dirs, 1 << 20);
         let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
         assert_eq!((ix.loaded, ix.file_count()), (1, 3));

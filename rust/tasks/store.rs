@@ -26,7 +26,8 @@
 //! file (436 MB at a million files). The checksum is summed as the pieces go and compared at
 //! the end; what was adopted before then is thrown away by the caller when it is not the sum.
 //! The file is read, not mapped: a repository's process can shrink a mapped file under us,
-//! and a read of a page gone is a SIGBUS; a read that comes short is an `Err`.
+//! and a read of a page gone is a SIGBUS; a read that comes short is an `Err`. What the index
+//! reads in place is a private copy of the checked lists instead (tasks/arena.rs).
 //!
 //! Layout: integers are LEB128 varints (signed ones zigzag), strings and byte lists a varint
 //! length and the bytes; the last 8 bytes are a checksum (SipHash, little-endian) of all before

@@ -512,6 +512,12 @@ fn temp_file(dir: &Dir) -> io::Result<(String, File)> {
         use cap_std::fs::OpenOptionsExt;
         opts.mode(0o666).custom_flags(libc::O_CLOEXEC);
     }
+    fresh_file(dir, &opts)
+}
+
+/// A new file in `dir` opened with `opts` (which must say `create_new`), named after this
+/// process, a sequence and the clock, and named again when the name is taken.
+pub fn fresh_file(dir: &Dir, opts: &OpenOptions) -> io::Result<(String, File)> {
     loop {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -521,7 +527,7 @@ fn temp_file(dir: &Dir) -> io::Result<(String, File)> {
             std::process::id(),
             TEMP_SEQ.fetch_add(1, Ordering::Relaxed)
         );
-        match dir.open_with(&name, &opts) {
+        match dir.open_with(&name, opts) {
             Ok(f) => return Ok((name, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),

@@ -13,5 +13,6 @@ pub mod live;
 pub mod names;
 pub mod os;
 pub mod paths;
+pub mod scratch;
 pub mod walk;
 pub mod watch;
