@@ -731,6 +731,11 @@ impl Index {
         // A first build, or many files at once, leaves the posting lists with the spare
         // capacity of their growth (up to half of each list): it is given back after.
         let bulk = to_read.len() > CHUNK || self.by_path.is_empty();
+        // From nothing, the files are numbered in order and none is taken out: the posting
+        // lists are made once all are in, each at its size (bm25's `defer_postings`).
+        if self.files.is_empty() {
+            self.lex.defer_postings();
+        }
         for chunk in to_read.chunks(CHUNK) {
             let (prefix, finder) = (&self.opts.prefix, &self.finder);
             let read: Vec<(&String, StatKey, bool, Option<Facts>)> = chunk
@@ -765,6 +770,7 @@ impl Index {
             // the index's life (a 100,000-file build held 40 MiB more than a load).
             read.into_par_iter().for_each(drop);
         }
+        self.lex.make_postings();
         if bulk {
             self.files.shrink_to_fit();
             self.lex.shrink();
