@@ -254,7 +254,7 @@ pub fn encode(
     resolved: bool,
     names: &[&str],
     count: usize,
-    files: &[Vec<u8>],
+    files: impl IntoIterator<Item = Vec<u8>>,
     terms: &[(&str, &[u8])],
 ) -> Vec<u8> {
     let tables: usize = terms
@@ -262,7 +262,7 @@ pub fn encode(
         .map(|(t, p)| t.len() + p.len() + 4)
         .sum::<usize>()
         + names.iter().map(|n| n.len() + 2).sum::<usize>();
-    let mut out = Vec::with_capacity(256 + tables + files.iter().map(Vec::len).sum::<usize>());
+    let mut out = Vec::with_capacity(256 + tables);
     header(&mut out, root, opts);
     out.push(resolved as u8);
     varint::put(&mut out, terms.len() as u64);
@@ -272,7 +272,7 @@ pub fn encode(
     }
     varint::put(&mut out, count as u64);
     for f in files {
-        out.extend_from_slice(f);
+        out.extend_from_slice(&f);
     }
     for (t, postings) in terms {
         put_s(&mut out, t.as_bytes());
