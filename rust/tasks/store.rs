@@ -912,7 +912,7 @@ mod tests {
             true,
             &["load", "save"],
             2,
-            &[a],
+            [a],
             &terms,
         )
     }
