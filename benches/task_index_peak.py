@@ -56,11 +56,12 @@ def main(argv: list[str]) -> int:
     out |= {"warm_p50_ms": statistics.median(samples) * 1000, "heap_bytes": index.heap_bytes,
             "heap_parts": dict(index.heap_parts)}
     if mode == "build":
-        data = index.save()
-        if inside:
+        if inside:  # as a server saves it: written by the core
             local_state.makedirs(str(root), str(saved_at.resolve().parent.relative_to(root.resolve())))
-        saved_at.write_bytes(data)
-        out["saved_bytes"] = len(data)
+            index.save_to(str(saved_at.resolve().relative_to(root.resolve())), MAX_SAVED_BYTES)
+        else:
+            saved_at.write_bytes(index.save())
+        out["saved_bytes"] = saved_at.stat().st_size
     print(json.dumps(out))
     return 0
 

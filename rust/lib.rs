@@ -766,6 +766,21 @@ mod bindings {
             pyo3::types::PyBytes::new(py, &bytes)
         }
 
+        /// `save()` written to file `rel` beneath the root when it holds at most `most` bytes
+        /// (whether it did): the bytes are never copied into Python's, which held them twice
+        /// beside the index at a build's peak.
+        fn save_to(&self, py: Python<'_>, rel: PathBuf, most: usize) -> PyResult<bool> {
+            let (root, bytes) = py.detach(|| {
+                let mut ix = self.inner.lock().unwrap();
+                (ix.root.clone(), ix.save())
+            });
+            if bytes.len() > most {
+                return Ok(false);
+            }
+            in_root(py, &root, |r| r.write_atomic(&rel, &bytes))?;
+            Ok(true)
+        }
+
         /// Offer the bytes of an earlier `save_history()` (untrusted: checked, and used by the next
         /// question only when HEAD is the commit they were read at); why they cannot be used, or None.
         fn offer_history(&self, py: Python<'_>, saved: &[u8]) -> Option<String> {

@@ -114,6 +114,19 @@ impl Arena {
         }
     }
 
+    /// Every list (all empty) laid out again one after another, list `i` with room for
+    /// exactly `caps[i]` bytes: lists then filled to sizes known ahead never move.
+    pub fn lay_out(&mut self, caps: &[u32]) {
+        debug_assert!(self.spans.iter().all(|s| s.len == 0) && caps.len() == self.spans.len());
+        let mut at = 0;
+        for (s, &cap) in self.spans.iter_mut().zip(caps) {
+            *s = Span { at, len: 0, cap };
+            at += cap as usize;
+        }
+        self.bytes = vec![0; at];
+        self.garbage = 0;
+    }
+
     /// Replace bytes `range` of list `i` with `new`.
     pub fn splice(&mut self, i: usize, range: Range<usize>, new: &[u8]) {
         if range.is_empty() && new.is_empty() {

@@ -49,6 +49,9 @@ pub struct Inverted {
     lens: Vec<u32>,
     pub docs: u32,
     total_len: u64,
+    /// A build from nothing's counts, document by document and each one's terms rising, while
+    /// the posting lists wait for `make_postings` (`defer_postings`).
+    deferred: Option<Vec<u8>>,
 }
 
 /// What one term's posting list holds beyond its bytes.
@@ -132,6 +135,18 @@ impl Inverted {
         let mut fwd = Vec::with_capacity(sorted.len() * 3);
         put_rising(&mut fwd, sorted.iter().map(|&(id, _)| id));
         let mut new = Vec::with_capacity(15);
+        if let Some(counts) = &mut self.deferred {
+            debug_assert_eq!(
+                doc as usize,
+                self.lens.len(),
+                "deferred documents come in order"
+            );
+            for &(id, tf) in &sorted {
+                put(counts, tf);
+                self.terms[id as usize].df += 1;
+            }
+            sorted.clear(); // their postings wait for `make_postings`
+        }
         for &(id, tf) in &sorted {
             let (i, term) = (id as usize, &mut self.terms[id as usize]);
             new.clear();
@@ -162,6 +177,62 @@ impl Inverted {
         self.forward.set(doc as usize, &fwd);
         self.docs += 1;
         self.total_len += len as u64;
+    }
+
+    /// From now on documents go in without their postings (a build from nothing: numbered
+    /// in order from 0, none taken out) until `make_postings`, which lays each list out once at
+    /// its size. Appended to as documents came, the lists moved to the arena's end each time
+    /// they outgrew their room, doubling it: the room and the spans they left were up to three
+    /// times the lists at a build's peak.
+    pub fn defer_postings(&mut self) {
+        debug_assert!(self.docs == 0 && self.lens.is_empty());
+        self.deferred = Some(Vec::new());
+    }
+
+    /// The posting lists of the documents put in since `defer_postings`, made from their
+    /// forward lists and counts: each list's size counted, every list laid out at its size, then
+    /// filled in document order (the bytes a build that appended each posting makes).
+    pub fn make_postings(&mut self) {
+        let Some(counts) = self.deferred.take() else {
+            return;
+        };
+        let mut last = vec![0u32; self.terms.len()];
+        let mut sizes = vec![0u32; self.terms.len()];
+        let mut new = Vec::with_capacity(15);
+        Self::each_posting(&self.forward, &counts, |doc, id, tf| {
+            let t = id as usize;
+            new.clear();
+            put(&mut new, doc - last[t]);
+            put(&mut new, tf);
+            sizes[t] += new.len() as u32;
+            last[t] = doc;
+        });
+        self.lists.lay_out(&sizes);
+        drop(sizes);
+        last.fill(0);
+        let lists = &mut self.lists;
+        Self::each_posting(&self.forward, &counts, |doc, id, tf| {
+            let t = id as usize;
+            new.clear();
+            put(&mut new, doc - last[t]);
+            put(&mut new, tf);
+            lists.extend(t, &new);
+            last[t] = doc;
+        });
+        for (term, last) in self.terms.iter_mut().zip(last) {
+            term.last = last;
+        }
+    }
+
+    /// Each (document, term, count) of the deferred documents, documents rising and each one's
+    /// terms rising.
+    fn each_posting(forward: &Arena, counts: &[u8], mut f: impl FnMut(u32, u32, u32)) {
+        let mut at = 0;
+        for doc in 0..forward.len() {
+            for id in rising(forward.get(doc)) {
+                f(doc as u32, id, get(counts, &mut at));
+            }
+        }
     }
 
     /// Take document `doc` out.
@@ -530,6 +601,63 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A build from nothing whose postings wait (`defer_postings`) holds what appending each
+    /// document's postings holds (the lists' bytes, each term's count and last document, the
+    /// forward lists), and edits after it leave the same in both.
+    #[test]
+    fn deferred_postings_are_the_appended_ones() {
+        let mut next = crate::testing::numbers(11);
+        let mut doc_words = |d: u64| -> Vec<String> {
+            let (n, many) = (next(40), next(2) as usize * 300);
+            // Large gaps and counts too: rare terms, and one word many times.
+            let mut words: Vec<String> = (0..n)
+                .map(|k| {
+                    format!(
+                        "w{}",
+                        (d * 31 + k * next(9)) % [7, 60, 5000][(k % 3) as usize]
+                    )
+                })
+                .collect();
+            words.extend(std::iter::repeat_n("many".to_string(), many));
+            words
+        };
+        let (mut plain, mut deferred) = (Inverted::default(), Inverted::default());
+        deferred.defer_postings();
+        for d in 0..600u32 {
+            let (c, len) = counts(doc_words(d as u64));
+            plain.add(d, &c, len);
+            deferred.add(d, &c, len);
+        }
+        deferred.make_postings();
+        let same = |a: &Inverted, b: &Inverted| {
+            assert_eq!(
+                (a.docs, a.total_len, &a.lens),
+                (b.docs, b.total_len, &b.lens)
+            );
+            assert_eq!(a.terms.len(), b.terms.len());
+            for t in 0..a.terms.len() {
+                assert_eq!(a.list_bytes(t as u32), b.list_bytes(t as u32), "term {t}");
+                assert_eq!(
+                    (a.terms[t].df, a.terms[t].last),
+                    (b.terms[t].df, b.terms[t].last)
+                );
+            }
+            for d in 0..a.lens.len() as u32 {
+                assert!(a.terms_of(d).eq(b.terms_of(d)), "document {d}");
+            }
+        };
+        same(&plain, &deferred);
+        for ix in [&mut plain, &mut deferred] {
+            ix.remove(7);
+            ix.remove(599);
+            let (c, len) = counts(["w1".to_string(), "fresh".to_string()]);
+            ix.add(7, &c, len);
+            ix.add(650, &c, len);
+            ix.shrink();
+        }
+        same(&plain, &deferred);
     }
 
     #[test]

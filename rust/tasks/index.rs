@@ -736,6 +736,11 @@ impl Index {
         // A first build, or many files at once, leaves the posting lists with the spare
         // capacity of their growth (up to half of each list): it is given back after.
         let bulk = to_read.len() > CHUNK || self.by_path.is_empty();
+        // From nothing, the files are numbered in order and none is taken out: the posting
+        // lists are made once all are in, each at its size (bm25's `defer_postings`).
+        if self.files.is_empty() {
+            self.lex.defer_postings();
+        }
         for chunk in to_read.chunks(CHUNK) {
             let (prefix, finder) = (&self.opts.prefix, &self.finder);
             let read: Vec<(&String, StatKey, bool, Option<Facts>)> = chunk
@@ -770,6 +775,7 @@ impl Index {
             // the index's life (a 100,000-file build held 40 MiB more than a load).
             read.into_par_iter().for_each(drop);
         }
+        self.lex.make_postings();
         if bulk {
             self.files.shrink_to_fit();
             self.lex.shrink();
@@ -1192,45 +1198,50 @@ impl Index {
         }
         let defined: Vec<&str> = defined.into_iter().map(|(k, _)| k).collect();
         const PIECE: usize = 1024;
-        let pieces: Vec<Vec<u8>> = kept
-            .par_chunks(PIECE)
-            .map(|chunk| {
-                let mut out = Vec::with_capacity(chunk.len() * 512);
-                let (mut ts, mut forward, mut os) = (Vec::new(), Vec::new(), Vec::new());
-                for &doc in chunk {
-                    let f = self.files[doc as usize].as_ref().expect("a file kept");
-                    ts.clear();
-                    ts.extend(self.lex.terms_of(doc).map(|t| term_at[t as usize]));
-                    ts.sort_unstable();
-                    forward.clear();
-                    varint::put_rising(&mut forward, ts.iter().copied());
-                    let defs = varint::rising(self.defs.get(doc as usize));
-                    let defs = packed_ids(defs.map(|d| name_at[d as usize]).collect());
-                    os.clear();
-                    os.extend(
-                        f.out()
-                            .iter()
-                            .map(|&o| doc_at[o as usize])
-                            .filter(|&o| o != u32::MAX),
-                    );
-                    os.sort_unstable();
-                    store::encode_file(
-                        &mut out,
-                        &store::FileOut {
-                            path: &f.path,
-                            key: f.key,
-                            len: self.lex.doc_len(doc),
-                            forward: &forward,
-                            defs: &defs,
-                            out: &os,
-                            imports: f.imports(),
-                            annotations: f.annotations(),
-                        },
-                    );
-                }
-                out
-            })
-            .collect();
+        // Encoded in parallel a batch of pieces at a time, each batch appended and freed before
+        // the next is made: the save holds its bytes and one batch beside the index, not all
+        // its bytes twice.
+        let pieces = kept.chunks(64 * PIECE).flat_map(|batch| {
+            batch
+                .par_chunks(PIECE)
+                .map(|chunk| {
+                    let mut out = Vec::with_capacity(chunk.len() * 512);
+                    let (mut ts, mut forward, mut os) = (Vec::new(), Vec::new(), Vec::new());
+                    for &doc in chunk {
+                        let f = self.files[doc as usize].as_ref().expect("a file kept");
+                        ts.clear();
+                        ts.extend(self.lex.terms_of(doc).map(|t| term_at[t as usize]));
+                        ts.sort_unstable();
+                        forward.clear();
+                        varint::put_rising(&mut forward, ts.iter().copied());
+                        let defs = varint::rising(self.defs.get(doc as usize));
+                        let defs = packed_ids(defs.map(|d| name_at[d as usize]).collect());
+                        os.clear();
+                        os.extend(
+                            f.out()
+                                .iter()
+                                .map(|&o| doc_at[o as usize])
+                                .filter(|&o| o != u32::MAX),
+                        );
+                        os.sort_unstable();
+                        store::encode_file(
+                            &mut out,
+                            &store::FileOut {
+                                path: &f.path,
+                                key: f.key,
+                                len: self.lex.doc_len(doc),
+                                forward: &forward,
+                                defs: &defs,
+                                out: &os,
+                                imports: f.imports(),
+                                annotations: f.annotations(),
+                            },
+                        );
+                    }
+                    out
+                })
+                .collect::<Vec<Vec<u8>>>()
+        });
         // Racy files left out may answer imports of others: those are resolved again after a load.
         let resolved = !self.resolve_all && self.unresolved.is_empty() && self.racy.is_empty();
         let bytes = store::encode(
@@ -1239,7 +1250,7 @@ impl Index {
             resolved,
             &defined,
             kept.len(),
-            &pieces,
+            pieces,
             &terms,
         );
         self.changed = 0;

@@ -118,7 +118,7 @@ pub struct SavedFile<'b> {
     pub len: u32,
     /// Term id gaps from 0, rising, as tasks/bm25.rs keeps a forward list.
     pub forward: &'b [u8],
-    /// Name id gaps from 0, rising (tasks/index.rs `PackedIds`).
+    /// Name id gaps from 0, rising (tasks/index.rs `packed_ids`).
     pub defs: &'b [u8],
     /// The files its imports resolve to, rising.
     pub out: Vec<u32>,
@@ -255,7 +255,7 @@ pub fn encode(
     resolved: bool,
     names: &[&str],
     count: usize,
-    files: &[Vec<u8>],
+    files: impl IntoIterator<Item = Vec<u8>>,
     terms: &[(&str, &[u8])],
 ) -> Vec<u8> {
     let tables: usize = terms
@@ -263,7 +263,7 @@ pub fn encode(
         .map(|(t, p)| t.len() + p.len() + 4)
         .sum::<usize>()
         + names.iter().map(|n| n.len() + 2).sum::<usize>();
-    let mut out = Vec::with_capacity(256 + tables + files.iter().map(Vec::len).sum::<usize>());
+    let mut out = Vec::with_capacity(256 + tables);
     header(&mut out, root, opts);
     out.push(resolved as u8);
     varint::put(&mut out, terms.len() as u64);
@@ -273,7 +273,7 @@ pub fn encode(
     }
     varint::put(&mut out, count as u64);
     for f in files {
-        out.extend_from_slice(f);
+        out.extend_from_slice(&f);
     }
     for (t, postings) in terms {
         put_s(&mut out, t.as_bytes());
@@ -951,7 +951,7 @@ mod tests {
             true,
             &["load", "save"],
             2,
-            &[a],
+            [a],
             &terms,
         )
     }

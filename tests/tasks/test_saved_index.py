@@ -103,6 +103,9 @@ def test_a_saved_index_of_many_pieces_is_adopted_as_its_bytes_are_and_answers_as
     assert (pieces.refused, pieces.loaded, whole.loaded) == (None, 4000, 4000)
     assert answers(pieces) == answers(whole) == answers(built)
     assert pieces.save() == data, "the same index, saved again byte for byte"
+    (repo / SAVED).unlink()
+    assert not pieces.save_to(SAVED, len(data) - 1) and not (repo / SAVED).exists(), "over its cap: not written"
+    assert pieces.save_to(SAVED, len(data)) and (repo / SAVED).read_bytes() == data, "written by the core as saved"
     refused = index(saved_at=(SAVED, len(data) - 1))
     assert (refused.loaded, refused.refused) == (0, f"larger than {len(data) - 1} bytes; refused unread")
 

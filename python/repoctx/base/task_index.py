@@ -130,16 +130,12 @@ _saving_lock = threading.Lock()
 
 def _save(ws: Workspace, index: _core.TaskIndex, whole: bool) -> None:
     try:
-        writes = []
-        if whole:
-            writes.append((SAVED_FILE, index.save(), MAX_SAVED_BYTES))
-        history = index.save_history()
-        if history is not None:
-            writes.append((HISTORY_FILE, history, MAX_HISTORY_BYTES))
         local_state.makedirs(ws.root, local_state.STATE_DIR)
-        for name, data, most in writes:
-            if len(data) <= most:
-                fs.write_atomic(ws.root, name, data)
+        if whole:  # written by the core: its bytes are not copied into Python's beside the index
+            index.save_to(SAVED_FILE, MAX_SAVED_BYTES)
+        history = index.save_history()
+        if history is not None and len(history) <= MAX_HISTORY_BYTES:
+            fs.write_atomic(ws.root, HISTORY_FILE, history)
     except OSError:
         pass  # a full disk, a read-only file system, `.repoctx` a link out (LinkRefused): built again next time
     finally:
