@@ -8,11 +8,7 @@
 //! that do, when at least `MIN_TOKENS` are left. The budget is never exceeded: `tokens` is
 //! the sum of the pieces' counts, each counted by the configured tokenizer.
 
-/// Lines shown either side of a region: a definition's region holds its doc comment and
-/// attributes already, so one line shows where it starts and ends; two showed the last lines
-/// of the definition before and the first of the one after (over the 72 tuning halves
-/// coverage@8k +0.218 summed with one, ruff 0.288 → 0.322: its pieces are many and short).
-pub const CONTEXT: u32 = 1;
+pub const CONTEXT: u32 = 2;
 pub const MIN_TOKENS: usize = 48;
 /// Offers are ranked by score per token to this power: a longer region holds more of what a
 /// task changes, though far from in proportion. The square root, as first written, filled a
@@ -249,22 +245,22 @@ mod tests {
         ];
         let count: Count = &bytes4;
         let (pieces, total) = cut(&texts, &offers, 100, count);
-        // 9..20 (12 lines, 24 tokens) then 19..30 merged into 9..30 (22 lines, 44 tokens), one line
-        // of context either side; b does not fit whole, and its first lines fill what is left.
+        // 8..21 (14 lines, 28 tokens) then 18..31 merged into 8..31 (24 lines, 48 tokens); b does not
+        // fit whole, and its first lines fill what is left.
         assert_eq!(
             pieces,
             [
                 Piece {
                     file: 0,
-                    start: 9,
-                    end: 30,
-                    tokens: 44
+                    start: 8,
+                    end: 31,
+                    tokens: 48
                 },
                 Piece {
                     file: 1,
                     start: 1,
-                    end: 28,
-                    tokens: 56
+                    end: 26,
+                    tokens: 52
                 }
             ]
         );
@@ -275,11 +271,11 @@ mod tests {
             (
                 vec![Piece {
                     file: 0,
-                    start: 9,
-                    end: 30,
-                    tokens: 44
+                    start: 8,
+                    end: 31,
+                    tokens: 48
                 }],
-                44
+                48
             )
         );
         for budget in [0, 1, 5, 47, 48, 49, 100, 500, 100_000] {
@@ -300,14 +296,14 @@ mod tests {
         let (all, total) = cut(&texts, &offers, 100_000, count);
         assert_eq!(
             total,
-            44 + 44 + 100,
+            48 + 46 + 100,
             "a large budget takes every offer, merged"
         );
         assert_eq!(
             all.iter()
                 .map(|p| (p.file, p.start, p.end))
                 .collect::<Vec<_>>(),
-            [(0, 9, 30), (0, 79, 100), (1, 1, 50)]
+            [(0, 8, 31), (0, 78, 100), (1, 1, 50)]
         );
     }
 

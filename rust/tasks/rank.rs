@@ -1268,7 +1268,7 @@ mod tests {
             a.files[0].why
         );
         assert_eq!(a.files[0].regions[0].symbol, "apply_discount");
-        // The region is chosen, with one line of context on either side, not the head of the file.
+        // The region is chosen, with two lines of context on either side, not the head of the file.
         assert!(
             !a.bundle.iter().any(|p| p.text.contains("def helper_")),
             "{:?}",
@@ -1277,7 +1277,8 @@ mod tests {
         let b = &a.bundle[0];
         assert_eq!(b.path, "shop/orders.py");
         assert!(
-            b.text.starts_with("\ndef apply_discount(order, coupon):\n"),
+            b.text
+                .starts_with("\n\ndef apply_discount(order, coupon):\n"),
             "{b:?}"
         );
         assert!(a.tokens <= 40);
