@@ -115,9 +115,11 @@ impl Arena {
     }
 
     /// Every list (all empty) laid out again one after another, list `i` with room for
-    /// exactly `caps[i]` bytes: lists then filled to sizes known ahead never move.
+    /// exactly `caps[i]` bytes: lists then filled to sizes known ahead never move. A build's
+    /// alone: spans number the buffer from 0 only while nothing is mapped.
     pub fn lay_out(&mut self, caps: &[u32]) {
         debug_assert!(self.spans.iter().all(|s| s.len == 0) && caps.len() == self.spans.len());
+        debug_assert!(self.base.is_empty() && self.spool.is_none());
         let mut at = 0;
         for (s, &cap) in self.spans.iter_mut().zip(caps) {
             *s = Span { at, len: 0, cap };
