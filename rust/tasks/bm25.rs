@@ -198,39 +198,37 @@ impl Inverted {
         };
         let mut last = vec![0u32; self.terms.len()];
         let mut sizes = vec![0u32; self.terms.len()];
-        let mut new = Vec::with_capacity(15);
-        Self::each_posting(&self.forward, &counts, |doc, id, tf| {
-            let t = id as usize;
-            new.clear();
-            put(&mut new, doc - last[t]);
-            put(&mut new, tf);
-            sizes[t] += new.len() as u32;
-            last[t] = doc;
+        Self::each_posting(&self.forward, &counts, &mut last, |t, p| {
+            sizes[t] += p.len() as u32
         });
         self.lists.lay_out(&sizes);
         drop(sizes);
         last.fill(0);
         let lists = &mut self.lists;
-        Self::each_posting(&self.forward, &counts, |doc, id, tf| {
-            let t = id as usize;
-            new.clear();
-            put(&mut new, doc - last[t]);
-            put(&mut new, tf);
-            lists.extend(t, &new);
-            last[t] = doc;
-        });
+        Self::each_posting(&self.forward, &counts, &mut last, |t, p| lists.extend(t, p));
         for (term, last) in self.terms.iter_mut().zip(last) {
             term.last = last;
         }
     }
 
-    /// Each (document, term, count) of the deferred documents, documents rising and each one's
-    /// terms rising.
-    fn each_posting(forward: &Arena, counts: &[u8], mut f: impl FnMut(u32, u32, u32)) {
-        let mut at = 0;
-        for doc in 0..forward.len() {
-            for id in rising(forward.get(doc)) {
-                f(doc as u32, id, get(counts, &mut at));
+    /// Each posting of the deferred documents as its term's list holds it (the gap from the
+    /// term's document in `last`, then the count), documents rising and each one's terms
+    /// rising; `last` is left holding each term's last document.
+    fn each_posting(
+        forward: &Arena,
+        counts: &[u8],
+        last: &mut [u32],
+        mut f: impl FnMut(usize, &[u8]),
+    ) {
+        let (mut at, mut new) = (0, Vec::with_capacity(15));
+        for doc in 0..forward.len() as u32 {
+            for id in rising(forward.get(doc as usize)) {
+                let t = id as usize;
+                new.clear();
+                put(&mut new, doc - last[t]);
+                put(&mut new, get(counts, &mut at));
+                last[t] = doc;
+                f(t, &new);
             }
         }
     }
