@@ -358,6 +358,11 @@ struct Listed {
     same: usize,
 }
 
+/// The ids of the files held (the table's holes are files taken out).
+fn held_ids(files: &[Option<File>]) -> impl Iterator<Item = u32> + '_ {
+    (0..files.len() as u32).filter(|&i| files[i as usize].is_some())
+}
+
 /// The path of file `id` (one the path table holds).
 fn path_of(files: &[Option<File>], id: u32) -> &str {
     files[id as usize].as_ref().map_or("", |f| f.path.as_str())
@@ -962,9 +967,7 @@ impl Index {
         self.recount_common();
         if self.resolve_all || !self.unresolved.is_empty() {
             let ids: Vec<u32> = if self.resolve_all {
-                (0..self.files.len() as u32)
-                    .filter(|&i| self.files[i as usize].is_some())
-                    .collect()
+                held_ids(&self.files).collect()
             } else {
                 self.unresolved.iter().copied().collect()
             };
@@ -1048,10 +1051,10 @@ impl Index {
             e.files.clear();
         }
         let wanted: HashSet<u32> = names.into_iter().collect();
-        for id in (0..self.files.len()).filter(|&i| self.files[i].is_some()) {
-            for d in varint::rising(self.defs.get(id)) {
+        for id in held_ids(&self.files) {
+            for d in varint::rising(self.defs.get(id as usize)) {
                 if wanted.contains(&d) {
-                    self.defined[d as usize].files.push(id as u32);
+                    self.defined[d as usize].files.push(id);
                 }
             }
         }
@@ -1077,9 +1080,8 @@ impl Index {
     /// The median of `defined_count` over the files defining any name (1 when none does).
     pub fn defines_median(&self) -> usize {
         *self.defines_median.get_or_init(|| {
-            let mut counts: Vec<usize> = (0..self.files.len())
-                .filter(|&i| self.files[i].is_some())
-                .map(|i| varint::count(self.defs.get(i)))
+            let mut counts: Vec<usize> = held_ids(&self.files)
+                .map(|i| varint::count(self.defs.get(i as usize)))
                 .filter(|&n| n > 0)
                 .collect();
             if counts.is_empty() {
