@@ -3,8 +3,8 @@
     /usr/bin/time -v python -m benches.task_index_peak build ROOT SAVED   # from nothing; writes SAVED
     /usr/bin/time -v python -m benches.task_index_peak load ROOT SAVED    # from SAVED, as a cold call
 
-Walks ROOT as a cold call does, makes the task index (from nothing, or from the saved bytes at
-SAVED), asks 40 synthetic questions (benches/bench_tasks.py) and prints one JSON line: the walk,
+Walks ROOT as a cold call does (keeping each directory's files, which the index takes rather
+than list the tree again), makes the task index (from nothing, or from the saved bytes at SAVED), asks 40 synthetic questions (benches/bench_tasks.py) and prints one JSON line: the walk,
 the index and the first question in seconds, warm p50, the index's own count by structure
 (`TaskIndex.heap_parts`). `/usr/bin/time -v` gives the process's peak RSS ("Maximum resident
 set size"). SAVED is any path. One inside ROOT (`ROOT/.repoctx/task-index.bin`, where a cold
@@ -33,14 +33,15 @@ def main(argv: list[str]) -> int:
     mode, root, saved_at = argv[0], Path(argv[1]), Path(argv[2])
     cfg = Workspace.open(root).scan_config()
     start = time.perf_counter()
-    table = _core.walk(str(root), list(cfg.ignore), cfg.max_depth, cfg.min_tokens)
+    table = _core.walk(str(root), list(cfg.ignore), cfg.max_depth, cfg.min_tokens, keep_files=True)
     out: dict = {"mode": mode, "walk_s": time.perf_counter() - start}
     inside = saved_at.resolve().is_relative_to(root.resolve())
     piecewise = {"saved_at": (str(saved_at.resolve().relative_to(root.resolve())), MAX_SAVED_BYTES)} if inside else {}
     saved = saved_at.read_bytes() if mode == "load" and not inside else None
     start = time.perf_counter()
     index = _core.TaskIndex(str(root), [r.scope for r in table.rows], list(cfg.ignore), "@",
-                            find_project_dir(str(root)), saved, **(piecewise if mode == "load" else {}))
+                            find_project_dir(str(root)), saved, files=table.files,
+                            **(piecewise if mode == "load" else {}))
     out |= {"index_s": time.perf_counter() - start, "files": index.file_count, "loaded": index.loaded,
             "refused": index.refused, "piecewise": bool(piecewise) and mode == "load"}
     del saved

@@ -40,23 +40,36 @@ mod bindings {
     // --- the tree (tree/): the walk, the live index, fingerprints ----------------------------
 
     #[pyfunction]
-    #[pyo3(name = "walk", signature = (root, extra_ignore, max_depth, min_tokens))]
+    #[pyo3(name = "walk", signature = (root, extra_ignore, max_depth, min_tokens, keep_files=false))]
     fn walk_py(
         py: Python<'_>,
         root: PathBuf,
         extra_ignore: Vec<String>,
         max_depth: usize,
         min_tokens: i64,
+        keep_files: bool,
     ) -> PyResult<py::Table> {
         let opts = walk::Options {
             extra_ignore,
             max_depth,
             min_tokens,
         };
-        let table = py
-            .detach(|| walk::walk(&root, &opts, None))
+        if !keep_files {
+            let table = py
+                .detach(|| walk::walk(&root, &opts, None))
+                .map_err(os_err_at(&root))?;
+            return py::Table::walked(py, &table);
+        }
+        let (table, kept) = py
+            .detach(|| walk::walk_keeping(&root, &opts))
             .map_err(os_err_at(&root))?;
-        py::Table::walked(py, &table)
+        let files = py::WalkFiles {
+            kept: std::sync::Mutex::new(Some(kept)),
+        };
+        Ok(py::Table {
+            files: Some(Py::new(py, files)?),
+            ..py::Table::walked(py, &table)?
+        })
     }
 
     /// The walk table kept in memory and kept true by file-system events (see tree/live.rs),
@@ -704,7 +717,7 @@ mod bindings {
         /// than read.
         #[new]
         #[allow(clippy::too_many_arguments)]
-        #[pyo3(signature = (root, dirs, extra_ignore, prefix="@".to_string(), contextia=None, saved=None, saved_at=None))]
+        #[pyo3(signature = (root, dirs, extra_ignore, prefix="@".to_string(), contextia=None, saved=None, saved_at=None, files=None))]
         fn new(
             py: Python<'_>,
             root: PathBuf,
@@ -714,6 +727,7 @@ mod bindings {
             contextia: Option<PathBuf>,
             saved: Option<&[u8]>,
             saved_at: Option<(PathBuf, u64)>,
+            files: Option<&py::WalkFiles>,
         ) -> PyResult<Self> {
             let opts = tasks::options::Options {
                 extra_ignore,
@@ -725,8 +739,9 @@ mod bindings {
                 (None, Some((rel, cap))) => Some(tasks::index::Saved::File(rel, *cap)),
                 (None, None) => None,
             };
+            let kept = files.and_then(py::WalkFiles::take);
             let index = py
-                .detach(|| tasks::index::Index::build_from(&root, opts, &dirs, saved))
+                .detach(|| tasks::index::Index::build_from(&root, opts, &dirs, saved, kept))
                 .map_err(os_err_at(&root))?;
             Ok(TaskIndexPy {
                 inner: std::sync::Mutex::new(index),
@@ -889,19 +904,21 @@ mod bindings {
         /// The index of `dirs`, brought up to date from what was adopted; `saved_cap` is the
         /// most bytes the saved file may hold for this tree (a larger one is refused); with
         /// `history`, git's history made beside the load, which it takes. Once.
-        #[pyo3(signature = (dirs, saved_cap, history=None))]
+        #[pyo3(signature = (dirs, saved_cap, history=None, files=None))]
         fn settle(
             &self,
             py: Python<'_>,
             dirs: Vec<String>,
             saved_cap: u64,
             history: Option<&TaskHistoryPy>,
+            files: Option<&py::WalkFiles>,
         ) -> PyResult<TaskIndexPy> {
             let loaded = self.inner.lock().unwrap().take();
             let loaded = loaded.ok_or_else(|| PyValueError::new_err("settled already"))?;
             let history = history.and_then(|h| h.inner.lock().unwrap().take());
+            let kept = files.and_then(py::WalkFiles::take);
             let index = py.detach(|| {
-                let mut index = loaded.settle(&dirs, saved_cap);
+                let mut index = loaded.settle(&dirs, saved_cap, kept);
                 if let Some(h) = history {
                     index.history = h;
                 }
@@ -1035,6 +1052,7 @@ mod bindings {
         m.add_class::<GitStatsPy>()?;
         // The named results: their types, for the stub and for isinstance.
         m.add_class::<py::Table>()?;
+        m.add_class::<py::WalkFiles>()?;
         m.add_class::<py::DirRow>()?;
         m.add_class::<py::LeftOut>()?;
         m.add_class::<py::YamlFile>()?;

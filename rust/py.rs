@@ -162,6 +162,22 @@ pub struct Table {
     pub unscoped: Py<PyList>,
     /// As `changed_at`, beside `unscoped`.
     pub unscoped_changed_at: Option<Py<PyList>>,
+    /// Each directory's files as the walk listed them, when it was asked to keep them.
+    pub files: Option<Py<WalkFiles>>,
+}
+
+/// What a walk asked to keep them kept of each directory's files (tree/walk.rs `Kept`), for
+/// the task index to take once rather than list the tree again; opaque to Python.
+#[pyclass(frozen, module = "repoctx._core")]
+pub struct WalkFiles {
+    pub kept: std::sync::Mutex<Option<walk::Kept>>,
+}
+
+impl WalkFiles {
+    /// What was kept, the first time (None after).
+    pub fn take(&self) -> Option<walk::Kept> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
 }
 
 impl Table {
@@ -180,6 +196,7 @@ impl Table {
             changed_at: None,
             unscoped: all.get_slice(k, all.len()).unbind(),
             unscoped_changed_at: None,
+            files: None,
         })
     }
 }
@@ -286,6 +303,7 @@ pub fn live_table(
         changed_at: Some(at.get_slice(0, k).unbind()),
         unscoped: rows.get_slice(k, rows.len()).unbind(),
         unscoped_changed_at: Some(at.get_slice(k, at.len()).unbind()),
+        files: None,
     };
     let table = Py::new(py, table)?;
     *shown = Some(Shown {

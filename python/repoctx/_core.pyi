@@ -95,11 +95,20 @@ class Table:
         """The rows of the directories that are no scope (hidden, `build`, or beneath one), whose
         files only task context reads; sorted by their bytes."""
     @property
+    def files(self) -> WalkFiles | None:
+        """Each directory's files as the walk listed them, when it was asked to keep them."""
+    @property
     def unscoped_changed_at(self) -> list[int] | None:
         """As `changed_at`, beside `unscoped`."""
 
-def walk(root: str, extra_ignore: list[str], max_depth: int, min_tokens: int) -> Table:
-    """Scan `root` in parallel into its directory table. Raises OSError when the root cannot be read."""
+def walk(root: str, extra_ignore: list[str], max_depth: int, min_tokens: int, keep_files: bool = False) -> Table:
+    """Scan `root` in parallel into its directory table; with `keep_files`, keeping each directory's
+    files as it listed them (`Table.files`). Raises OSError when the root cannot be read."""
+
+@final
+class WalkFiles:
+    """What a walk asked to keep them kept of each directory's files, for a task index to take once
+    (`TaskIndexLoad.settle`, `TaskIndex(…, files=…)`) rather than list the tree again."""
 
 @final
 class LiveIndex:
@@ -589,11 +598,14 @@ by how lately they changed."""
 class TaskIndexLoad:
     """A saved task index adopted before the walk (`TaskIndex.load`)."""
 
-    def settle(self, dirs: list[str], saved_cap: int, history: TaskHistory | None = None) -> TaskIndex:
+    def settle(
+        self, dirs: list[str], saved_cap: int, history: TaskHistory | None = None, files: WalkFiles | None = None,
+    ) -> TaskIndex:
         """The index of `dirs`, as `TaskIndex(root, dirs, …, saved_at=(path, saved_cap))` builds it: a
         saved file larger than `saved_cap` is refused (unread, when `load` left it). With `history`,
         git's history made beside the load: the index takes it (its first question does not read
-        it). ValueError the second time."""
+        it). With `files`, the walk's listing of `dirs` (taken: once), which is then not listed
+        again. ValueError the second time."""
 
 @final
 class TaskHistory:
@@ -616,11 +628,12 @@ class TaskIndex:
     through the confined layer (none there, not a regular file or a link out: as none; larger:
     refused unread): the files whose stat key is the one saved are taken from it rather than
     read; bytes that are not a save of this build for this root and these options are ignored
-    (`refused` says why). Raises OSError when the root cannot be read."""
+    (`refused` says why). `files`: the walk's listing of `dirs` (`walk(…, keep_files=True)`,
+    taken: once), which is then not listed again. Raises OSError when the root cannot be read."""
 
     def __new__(
         cls, root: str, dirs: list[str], extra_ignore: list[str], prefix: str = ..., contextia: str | None = None,
-        saved: bytes | None = None, saved_at: tuple[str, int] | None = None,
+        saved: bytes | None = None, saved_at: tuple[str, int] | None = None, files: WalkFiles | None = None,
     ) -> TaskIndex: ...
     @staticmethod
     def load(

@@ -13,7 +13,7 @@ use crate::tree::os::{Kind, PlainDir};
 use crate::tree::walk::is_source_file;
 use aho_corasick::AhoCorasick;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Files larger than this are not read (generated code, data, bundles).
@@ -79,12 +79,48 @@ pub fn wanted(name: &str) -> bool {
         && !name.ends_with(".min.js")
 }
 
+/// Which regular files of one directory (of the walk table) the index reads, past `wanted`:
+/// those not too large and not ignored. The `.gitignore` rules are looked up once, for the
+/// first file asked of.
+pub struct DirFilter<'a> {
+    ignore: &'a Ignore,
+    abs: PathBuf,
+    rules: Option<Vec<Arc<Rules>>>,
+}
+
+impl DirFilter<'_> {
+    pub fn new<'a>(ignore: &'a Ignore, root: &Path, dir: &str) -> DirFilter<'a> {
+        let abs = if dir == "." {
+            root.to_path_buf()
+        } else {
+            root.join(dir)
+        };
+        DirFilter {
+            ignore,
+            abs,
+            rules: None,
+        }
+    }
+
+    /// Whether the index reads regular file `name` (one `wanted`) of `size` bytes.
+    pub fn admits(&mut self, name: &str, size: u64) -> bool {
+        if size > MAX_FILE_BYTES {
+            return false;
+        }
+        let (ignore, abs) = (self.ignore, &mut self.abs);
+        let rules = self.rules.get_or_insert_with(|| ignore.rules_for(abs));
+        abs.push(name);
+        let ignored = ignore.ignores(rules, abs);
+        abs.pop();
+        !ignored
+    }
+}
+
 /// The files of directory `dir` (a scope of the walk table) the index reads, each handed to
-/// `each` as (path, stat key) in the order the directory lists them. The directory is opened
+/// `each` as (name, stat key) in the order the directory lists them. The directory is opened
 /// beneath `top` (the root) and its entries stat-ed relative to it (on Windows read from the
-/// listing itself: `PlainDir::entries_stat`), and the path is written in
-/// one buffer used again for the next file: at a million files the per-file paths and names
-/// the listing allocated were most of a load's frees.
+/// listing itself: `PlainDir::entries_stat`): no path is allocated a file, since at a million
+/// files the per-file paths and names the listing allocated were most of a load's frees.
 pub fn list(
     top: &PlainDir,
     root: &Path,
@@ -92,16 +128,11 @@ pub fn list(
     ignore: &Ignore,
     mut each: impl FnMut(&str, StatKey),
 ) {
-    let (rel, mut abs) = if dir == "." {
-        ("", root.to_path_buf())
-    } else {
-        (dir, root.join(dir))
-    };
+    let rel = if dir == "." { "" } else { dir };
     let Some(handle) = top.open(rel.as_bytes()) else {
         return;
     };
-    let mut dir_rules = None;
-    let mut path = String::new();
+    let mut filter = DirFilter::new(ignore, root, dir);
     handle.entries_stat(|name, kind, stat| {
         if kind.is_some_and(|k| k != Kind::File) {
             return; // links are never followed, directories are rows of their own
@@ -115,23 +146,9 @@ pub fn list(
         let Some(st) = stat() else {
             return;
         };
-        if st.kind() != Kind::File || st.size > MAX_FILE_BYTES {
-            return;
+        if st.kind() == Kind::File && filter.admits(name, st.size) {
+            each(name, st.key());
         }
-        let dir_rules = dir_rules.get_or_insert_with(|| ignore.rules_for(&abs));
-        abs.push(name);
-        let ignored = ignore.ignores(dir_rules, &abs);
-        abs.pop();
-        if ignored {
-            return;
-        }
-        path.clear();
-        if !rel.is_empty() {
-            path.push_str(rel);
-            path.push('/');
-        }
-        path.push_str(name);
-        each(&path, st.key());
     });
 }
 
@@ -323,7 +340,7 @@ mod tests {
         let meta = std::fs::symlink_metadata(t.path().join("a.py")).unwrap();
         assert_eq!(root[0].1, StatKey::of(&meta));
         let sub: Vec<String> = listed("sub", &ig).into_iter().map(|(p, _)| p).collect();
-        assert_eq!(sub, ["sub/c.rs"]);
+        assert_eq!(sub, ["c.rs"]);
         assert!(listed("gone", &ig).is_empty());
         let ig = Ignore::new(t.path(), &["sub/".to_string(), "a.py".to_string()]);
         assert!(

@@ -12,15 +12,15 @@
 //! `save` writes the index's own structures for a later process and `build_from` adopts them
 //! part by part as tasks/store.rs checks the bytes: the posting lists, forward lists, names
 //! defined and resolved imports are taken as they are, the tables over them made again, and
-//! then every directory is listed as an update lists it (on a thread of its own: from the moment
-//! the saved file's header passes when the walk's directories are known, else while the terms
-//! are adopted): files whose stat key changed since are taken out and read again, files gone
-//! are dropped, files new are read.
+//! then every directory's listing is compared with them as an update compares it (the walk's
+//! own listing when it kept one, so a cold call lists the tree once; else listed on a thread of
+//! its own from the moment the saved file's header passes): files whose stat key changed since
+//! are taken out and read again, files gone are dropped, files new are read.
 
 use super::arena::Arena;
 use super::bm25::{self, Inverted};
 use super::cuts::{Cut, Cuts};
-use super::files::{self, Facts, Ignore, StatKey};
+use super::files::{self, DirFilter, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
 use super::options::Options;
@@ -33,8 +33,10 @@ use super::written::Written;
 use crate::artifacts::annotate;
 use crate::lang::imports::Import;
 use crate::tree::fs::{Error as FsError, Root};
+use crate::tree::listing::DirFiles;
 use crate::tree::os::PlainDir;
 use crate::tree::scratch::Spool;
+use crate::tree::walk::Kept;
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -157,7 +159,8 @@ pub struct Index {
     pub changed: usize,
     /// The directories a load lists when it knows the walk's (`load`'s `ahead`); their
     /// listing, under way on a thread of its own from the moment the saved file is open; and
-    /// that listing compared with the files (on another thread while the terms are adopted).
+    /// that listing (or the walk's, `settle`'s `kept`) compared with the files (on another
+    /// thread while the terms are adopted).
     to_list: Option<Vec<String>>,
     ahead: Option<Ahead>,
     listed: Option<Listing>,
@@ -254,28 +257,18 @@ impl store::Sink for Index {
         self.lex.adopt_term(t.term, t.postings, t.df, t.last);
     }
 
-    /// The terms go to the posting lists while another thread compares the tree's listing
-    /// with the files (which the terms do not change): the listing made ahead, when the load
-    /// was given the walk's directories (`list_ahead`), else the saved files' directories
-    /// listed now (a load that runs beside the walk: `update_from` lists only those the walk
-    /// adds).
+    /// The terms go to the posting lists while another thread compares the listing made
+    /// ahead (when the load was given the walk's directories) with the files, which the terms
+    /// do not change. A load that runs beside the walk lists nothing: the walk hands its own
+    /// listing to `settle`.
     fn beside_terms(&mut self, adopt: store::AdoptTerms<'_>) -> Result<(), String> {
-        let ahead = self.ahead.take();
-        let (root, opts, lex) = (&self.root, &self.opts, &mut self.lex);
+        let lex = &mut self.lex;
+        let Some(ahead) = self.ahead.take() else {
+            return adopt(&mut |_, t| lex.adopt_term(t.term, t.postings, t.df, t.last));
+        };
         let held: Held<'_> = (&self.by_path, &self.files[..], &self.by_dir);
-        let at = now_ns(); // on this thread: a test's pinned clock is this thread's
         let (adopted, listing) = std::thread::scope(|s| {
-            let lister = s.spawn(move || match ahead {
-                Some(a) => a.compare(held),
-                // Nothing listed ahead: the saved files' directories, listed now.
-                None => {
-                    let mut dirs: Vec<String> = held.2.keys().cloned().collect();
-                    dirs.sort_unstable();
-                    let ignore = Ignore::new(root, &opts.extra_ignore);
-                    let listed = list_dirs(root, &ignore, &dirs, at, held);
-                    Some(Listing { dirs, listed })
-                }
-            });
+            let lister = s.spawn(move || ahead.compare(held));
             let adopted = adopt(&mut |_, t| lex.adopt_term(t.term, t.postings, t.df, t.last));
             (adopted, lister.join().ok().flatten())
         });
@@ -315,7 +308,8 @@ impl Loaded {
     /// `dirs` (the scopes of the walk table) listed and brought up to date: the files whose
     /// stat key is the one saved are not read. `cap` is the most bytes the saved file may hold
     /// for this tree: a larger one is refused (unread, when `load` left it) and every file read.
-    pub fn settle(self, dirs: &[String], cap: u64) -> Index {
+    /// `kept`: the walk's listing of `dirs` (`walk_keeping`), so they are not listed again.
+    pub fn settle(self, dirs: &[String], cap: u64, kept: Option<Kept>) -> Index {
         let Loaded {
             mut ix,
             mut adopted,
@@ -335,6 +329,9 @@ impl Loaded {
                 };
             }
             _ => {}
+        }
+        if let Some(kept) = kept {
+            ix.listed = Some(ix.compare_kept(kept));
         }
         ix.loaded = ix.update_from(dirs, Some(dirs));
         // Files read (new or changed since) and files saved that were not used (changed or gone).
@@ -379,32 +376,22 @@ type Held<'a> = (
     &'a HashMap<String, Vec<u32>>,
 );
 
-/// The files of one directory as listed, before they are compared with the index: their names
-/// one after another, and where each ends with its stat key (not a path allocated a file: a
-/// load holds every directory's listing at once).
-#[derive(Default)]
-struct RawDir {
-    names: String,
-    files: Vec<(u32, StatKey)>,
-}
-
 /// Directory `dir` listed (`files::list`).
-fn list_raw(top: &PlainDir, root: &Path, dir: &str, ignore: &Ignore) -> RawDir {
-    let skip = if dir == "." { 0 } else { dir.len() + 1 };
-    let mut raw = RawDir::default();
-    files::list(top, root, dir, ignore, |p, k| {
-        raw.names.push_str(&p[skip..]);
-        raw.files.push((raw.names.len() as u32, k));
-    });
-    // Held beside the whole index by a load: not with the room its growth left.
-    raw.names.shrink_to_fit();
-    raw.files.shrink_to_fit();
+fn list_raw(top: &PlainDir, root: &Path, dir: &str, ignore: &Ignore) -> DirFiles {
+    let mut raw = DirFiles::default();
+    files::list(top, root, dir, ignore, |name, k| raw.push(name, k));
+    raw.shrink();
     raw
 }
 
-/// Directory `d`'s listing (`raw`, begun at `at`) compared with the files `held`, so only what
-/// differs is kept.
-fn compare(d: &str, raw: &RawDir, at: i64, (by_path, held, by_dir): Held<'_>) -> Listed {
+/// Directory `d`'s files the index reads, as listed from `at` (`files`: name and stat key),
+/// compared with the files `held`, so only what differs is kept.
+fn compare<'n>(
+    d: &str,
+    files: impl Iterator<Item = (&'n str, StatKey)>,
+    at: i64,
+    (by_path, held, by_dir): Held<'_>,
+) -> Listed {
     let mut l = Listed {
         at,
         ..Listed::default()
@@ -412,15 +399,13 @@ fn compare(d: &str, raw: &RawDir, at: i64, (by_path, held, by_dir): Held<'_>) ->
     // Files held that the listing found (changed or not): the rest are gone.
     let mut found: Vec<u32> = Vec::new();
     let mut p = String::new();
-    let mut start = 0;
-    for &(end, k) in &raw.files {
+    for (name, k) in files {
         p.clear();
         if d != "." {
             p.push_str(d);
             p.push('/');
         }
-        p.push_str(&raw.names[start..end as usize]);
-        start = end as usize;
+        p.push_str(name);
         let id = by_path.get(&p, |i| path_of(held, i));
         match id.and_then(|id| held.get(id as usize)?.as_ref().map(|f| (id, f))) {
             Some((id, f)) if f.key == k => {
@@ -467,7 +452,7 @@ fn list_dirs(
         return Vec::new();
     };
     dirs.par_iter()
-        .map(|d| compare(d, &list_raw(&top, root, d, ignore), at, held))
+        .map(|d| compare(d, list_raw(&top, root, d, ignore).iter(), at, held))
         .collect()
 }
 
@@ -476,7 +461,7 @@ fn list_dirs(
 /// file, most of a cold call's system time, on the other core while this one checks the bytes.
 struct Ahead {
     at: i64,
-    raw: std::thread::JoinHandle<(Vec<String>, Vec<RawDir>)>,
+    raw: std::thread::JoinHandle<(Vec<String>, Vec<DirFiles>)>,
 }
 
 impl Ahead {
@@ -503,13 +488,14 @@ impl Ahead {
         let listed = dirs
             .par_iter()
             .zip(&raw)
-            .map(|(d, r)| compare(d, r, self.at, held))
+            .map(|(d, r)| compare(d, r.iter(), self.at, held))
             .collect();
         Some(Listing { dirs, listed })
     }
 }
 
-/// The listing of `list_dirs` made ahead (while a load adopted the terms), for `update_from`.
+/// The listing of `list_dirs` made ahead (while a load adopted the terms, or by the walk), for
+/// `update_from`.
 struct Listing {
     /// Sorted, as `listed` is.
     dirs: Vec<String>,
@@ -520,31 +506,54 @@ impl Index {
     /// Index the files of `dirs` (the scopes of the walk table) beneath `root`.
     #[cfg(test)]
     pub fn build(root: &Path, opts: Options, dirs: &[String]) -> std::io::Result<Index> {
-        Index::build_from(root, opts, dirs, None)
+        Index::build_from(root, opts, dirs, None, None)
     }
 
     /// `build`, starting from the bytes an earlier `save` wrote (if any): the index saved is
     /// adopted and brought up to date, so the files whose stat key is the one saved are not
     /// read. Bytes that cannot be used (`refused` says why) are as none: the build reads every
     /// file; so is a saved file that cannot be opened as a regular file beneath the root.
+    /// `kept`: the walk's listing of `dirs` (`walk_keeping`), which is then not listed again.
     pub fn build_from(
         root: &Path,
         opts: Options,
         dirs: &[String],
         saved: Option<Saved>,
+        kept: Option<Kept>,
     ) -> std::io::Result<Index> {
         let cap = match saved {
             Some(Saved::File(_, cap)) => cap,
             _ => u64::MAX,
         };
-        Ok(Index::load(root, opts, saved, Some(dirs))?.settle(dirs, cap))
+        let ahead = kept.is_none().then_some(dirs);
+        Ok(Index::load(root, opts, saved, ahead)?.settle(dirs, cap, kept))
+    }
+
+    /// The walk's listing (`walk_keeping`) of the files the index reads compared with the files
+    /// held, in parallel, where a load would list the tree again.
+    fn compare_kept(&self, kept: Kept) -> Listing {
+        let ignore = Ignore::new(&self.root, &self.opts.extra_ignore);
+        let held: Held<'_> = (&self.by_path, &self.files[..], &self.by_dir);
+        let (dirs, listed) = kept
+            .dirs
+            .into_par_iter()
+            .map(|(d, k)| {
+                let mut filter = DirFilter::new(&ignore, &self.root, &d);
+                let files = k.files.iter();
+                let read = files
+                    .filter(|(name, key)| files::wanted(name) && filter.admits(name, key.size));
+                let listed = compare(&d, read, kept.at, held);
+                (d, listed)
+            })
+            .unzip();
+        Listing { dirs, listed }
     }
 
     /// The first half of `build_from`, before the tree is listed (so it can run beside the walk
     /// that finds `dirs`): the saved index adopted. A saved file larger than its cap is left for
     /// `settle`, which is given the tree's. `ahead`: the directories `settle` will list, when
-    /// they are known already, listed while the saved file is checked (without them, the saved
-    /// files' directories are listed while the terms are adopted).
+    /// they are known already, listed while the saved file is checked (without them nothing is
+    /// listed: `settle` takes the walk's listing, or lists what it is not given).
     pub fn load(
         root: &Path,
         opts: Options,
@@ -792,8 +801,8 @@ impl Index {
         same
     }
 
-    /// `dirs` (sorted) listed and compared with the index, in their order: a load listed its
-    /// directories while it adopted the terms (`beside_terms`), so only the others are listed now.
+    /// `dirs` (sorted) listed and compared with the index, in their order: a load compared its
+    /// directories' listing already (made ahead, or the walk's), so only the others are listed now.
     fn listing(&mut self, ignore: &Ignore, dirs: &[String]) -> Vec<Listed> {
         let mut ahead = self.listed.take().map_or_else(Vec::new, |l| {
             l.dirs
@@ -1487,7 +1496,7 @@ mod tests {
         let mut racy = Index::build(t.path(), opts(), &dirs).unwrap();
         let bytes = racy.save();
         assert_eq!(
-            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)))
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)), None)
                 .unwrap()
                 .loaded,
             0
@@ -1500,7 +1509,7 @@ mod tests {
         let task = "save_order persists the order; renderCart total helper entry";
         let fresh = answer(&mut first, task);
         let mut again =
-            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes))).unwrap();
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)), None).unwrap();
         assert_eq!(
             (again.loaded, again.changed, again.refused.as_deref()),
             (6, 0, None)
@@ -1524,7 +1533,7 @@ mod tests {
         );
         settle();
         let mut loaded =
-            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes))).unwrap();
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)), None).unwrap();
         assert_eq!(loaded.loaded, 4);
         assert_eq!(
             loaded.changed,
@@ -1535,8 +1544,14 @@ mod tests {
         let want = answer(&mut built, task);
         assert_eq!(answer(&mut loaded, task), want);
         // Saved again after the edits (numbers with holes closed up), loaded again: the same.
-        let mut twice =
-            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&loaded.save()))).unwrap();
+        let mut twice = Index::build_from(
+            t.path(),
+            opts(),
+            &dirs,
+            Some(Saved::Bytes(&loaded.save())),
+            None,
+        )
+        .unwrap();
         assert_eq!((twice.loaded, twice.refused.as_deref()), (6, None));
         assert_eq!(answer(&mut twice, task), want);
 
@@ -1571,7 +1586,7 @@ mod tests {
             (t.path(), opts(), bytes[..bytes.len() / 2].to_vec()),
             (t.path(), opts(), b"random bytes".to_vec()),
         ] {
-            let ix = Index::build_from(root, o, &dirs, Some(Saved::Bytes(&b))).unwrap();
+            let ix = Index::build_from(root, o, &dirs, Some(Saved::Bytes(&b)), None).unwrap();
             assert!(ix.refused.is_some());
             assert_eq!((ix.loaded, ix.changed), (0, ix.file_count()));
         }
@@ -1607,7 +1622,8 @@ mod tests {
         for (mut bytes, why) in [(twice, "saved twice"), (after, "after the last term")] {
             store::seal(&mut bytes);
             let mut ix =
-                Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes))).unwrap();
+                Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)), None)
+                    .unwrap();
             assert!(
                 ix.refused.as_deref().unwrap().contains(why),
                 "{:?}",
@@ -1652,7 +1668,7 @@ mod tests {
             t.write(format!("a/f{i}.py"), text(i, "new"));
         }
         let mut loaded =
-            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes))).unwrap();
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)), None).unwrap();
         let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
         assert_eq!((loaded.file_count(), loaded.refused.as_deref()), (98, None));
         assert!(loaded.loaded <= 25);
@@ -1685,11 +1701,11 @@ mod tests {
         let rel = Path::new(".repoctx/task-index.bin");
         let task = "the order total forgets the tax rate";
         let mut whole =
-            Index::build_from(t.path(), opts(), &dirs, Some(Saved::File(rel, len))).unwrap();
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::File(rel, len)), None).unwrap();
         let at = |early: u64, cap: u64| {
             let loaded =
                 Index::load(t.path(), opts(), Some(Saved::File(rel, early)), None).unwrap();
-            loaded.settle(&dirs, cap)
+            loaded.settle(&dirs, cap, None)
         };
         // Read before the walk (within the early cap) or after it (past it): the same index.
         for early in [len, len - 1] {
@@ -1709,10 +1725,10 @@ mod tests {
     }
 
     #[test]
-    fn a_load_not_given_the_walks_directories_lists_the_saved_ones_reads_its_lists_mapped_and_settles_as_a_build(
+    fn a_load_beside_the_walk_lists_nothing_reads_its_lists_mapped_and_settles_on_the_walks_listing_as_a_build(
     ) {
         let t = TempTree::with(
-            "task-index-load-saved-dirs",
+            "task-index-load-walks-listing",
             &[
                 (
                     "app/orders.py",
@@ -1729,20 +1745,24 @@ mod tests {
         clock_past_racy(&t, &["app/orders.py", "app/tax.py", "lib/round.py"]);
         let bytes = Index::build(t.path(), opts(), &saved_dirs).unwrap().save();
         t.write(".repoctx/task-index.bin", &bytes);
-        // Since the save: a file edited, a directory gone from the walk, one new.
+        // Since the save: a file edited, a directory gone, one new, and files the walk lists
+        // that the index does not read (ignored, not source, too large).
         t.write(
             "app/tax.py",
             "def rate(order):\n    return 1.25 if order else 1.2\n",
         );
+        std::fs::remove_dir_all(t.path().join("lib")).unwrap();
         t.write(
             "new/discount.py",
             "def discount(total):\n    return total * 0.9\n",
         );
-        let dirs: Vec<String> = [".", "app", "new"].map(String::from).to_vec();
+        t.write(".gitignore", "*.gen.py\n");
+        t.write("app/tax.gen.py", "def rate():\n    return 2\n");
+        t.write("app/Cargo.lock", "x");
+        t.write("new/big.py", vec![b'#'; files::MAX_FILE_BYTES as usize + 1]);
         let rel = Path::new(".repoctx/task-index.bin");
         let loaded = Index::load(t.path(), opts(), Some(Saved::File(rel, 1 << 20)), None).unwrap();
-        let ahead = loaded.ix.listed.as_ref().map(|l| l.dirs.clone());
-        assert_eq!(ahead, Some(["app", "lib"].map(String::from).to_vec()));
+        assert!(loaded.ix.listed.is_none(), "nothing listed beside the walk");
         // The lists and the names defined read in place from private copies, which have no
         // name beside the saved file.
         assert!(loaded.ix.lex.mapped_bytes() > 0 && loaded.ix.defs.mapped_bytes() > 0);
@@ -1753,9 +1773,41 @@ mod tests {
                 .count(),
             1
         );
-        let mut ix = loaded.settle(&dirs, 1 << 20);
+        let walk_opts = crate::tree::walk::Options {
+            extra_ignore: vec![],
+            max_depth: 10,
+            min_tokens: 0,
+        };
+        let (table, kept) = crate::tree::walk::walk_keeping(t.path(), &walk_opts).unwrap();
+        let dirs: Vec<String> = table.rows.iter().map(|r| r.scope.clone()).collect();
+        assert_eq!(dirs, [".", "app", "new"]);
+        // The tree is listed once, by the walk: a file edited after it is the next call's.
+        t.write("app/orders.py", "def total(order):\n    return order\n");
+        let mut ix = loaded.settle(&dirs, 1 << 20, Some(kept));
+        assert_eq!((ix.loaded, ix.changed), (1, 2 + 2), "orders.py as saved");
+        let orders = ix.id_of("app/orders.py").unwrap();
+        assert!(!ix.files[orders as usize]
+            .as_ref()
+            .unwrap()
+            .key
+            .racy(now_ns()));
+        // What the build of the walk's moment holds: the same files, the same answers.
+        t.write(
+            "app/orders.py",
+            "from app.tax import rate\n\ndef total(order):\n    return order * rate()\n",
+        );
+        clock_past_racy(&t, &["app/orders.py"]);
         let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
-        assert_eq!((ix.loaded, ix.file_count()), (1, 3));
+        let paths = |ix: &Index| {
+            let mut p: Vec<String> = ix.files.iter().flatten().map(|f| f.path.clone()).collect();
+            p.sort();
+            p
+        };
+        assert_eq!(
+            paths(&ix),
+            ["app/orders.py", "app/tax.py", "new/discount.py"]
+        );
+        assert_eq!(paths(&ix), paths(&built));
         for task in [
             "the order total forgets the tax rate",
             "a discount on the total",
@@ -1793,7 +1845,9 @@ mod profile {
             .par_iter()
             .flat_map_iter(|d| {
                 let mut out = Vec::new();
-                files::list(&top, &root, d, &ignore, |p, k| out.push((p.to_string(), k)));
+                files::list(&top, &root, d, &ignore, |name, k| {
+                    out.push((crate::tree::walk::child_scope(d, name), k))
+                });
                 out
             })
             .collect();
@@ -1850,8 +1904,14 @@ mod profile {
         let saved = ix.save();
         eprintln!("save {} bytes {:?}", saved.len(), t.elapsed());
         let t = std::time::Instant::now();
-        let from =
-            Index::build_from(&root, ix.opts.clone(), &dirs, Some(Saved::Bytes(&saved))).unwrap();
+        let from = Index::build_from(
+            &root,
+            ix.opts.clone(),
+            &dirs,
+            Some(Saved::Bytes(&saved)),
+            None,
+        )
+        .unwrap();
         eprintln!("build from saved {} loaded {:?}", from.loaded, t.elapsed());
         drop(from);
         let count = crate::tasks::bundle::counter("bytes4").unwrap();

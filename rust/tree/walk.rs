@@ -11,7 +11,9 @@
 
 use crate::tree::fingerprint::{digest, entry_line};
 use crate::tree::ignore::{self, Budget, Rules};
+use crate::tree::listing::DirFiles;
 use crate::tree::names::{CONFIG_FILE, CONTEXT_FILE};
+use crate::tree::os::{now_ns, Key};
 use crate::tree::paths::escape_name;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -245,13 +247,29 @@ struct Listing {
     row: DirRow,
     has_gitignore: bool,
     children: Vec<OsString>,
+    kept: Option<KeptDir>,
+}
+
+/// What a walk asked to keep them (`walk_keeping`) keeps of one directory's files: each
+/// regular file named in UTF-8 with its stat key, and the stat key of its `.context.yaml`.
+#[derive(Default)]
+pub struct KeptDir {
+    pub files: DirFiles,
+    pub context: Option<Key>,
+}
+
+/// Every directory's `KeptDir`, by scope (sorted by its bytes), and when the walk began: its
+/// stat keys are as fresh as a listing begun then (the racy window is counted from `at`).
+pub struct Kept {
+    pub at: i64,
+    pub dirs: Vec<(String, KeptDir)>,
 }
 
 fn mtime_ns(meta: &fs::Metadata) -> i64 {
     crate::tree::os::Meta::stat(meta).mtime_ns()
 }
 
-fn read_listing(abs: &Path, scope: &str) -> std::io::Result<Listing> {
+fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing> {
     let mut lines = Vec::new();
     let mut row = DirRow {
         scope: scope.to_string(),
@@ -267,6 +285,7 @@ fn read_listing(abs: &Path, scope: &str) -> std::io::Result<Listing> {
     };
     let mut has_gitignore = false;
     let mut children = Vec::new();
+    let mut kept = keep.then(KeptDir::default);
     for entry in fs::read_dir(abs)? {
         let Ok(entry) = entry else { continue };
         let Ok(ft) = entry.file_type() else { continue };
@@ -277,7 +296,13 @@ fn read_listing(abs: &Path, scope: &str) -> std::io::Result<Listing> {
             if name == CONTEXT_FILE {
                 row.has_context = true;
                 row.context_stat = (mtime_ns(&meta), meta.len());
+                if let Some(k) = &mut kept {
+                    k.context = Some(Key::of(&meta));
+                }
                 continue;
+            }
+            if let (Some(k), Some(utf8)) = (&mut kept, entry.file_name().to_str()) {
+                k.files.push(utf8, Key::of(&meta));
             }
             has_gitignore |= name == ".gitignore";
             lines.push(entry_line(&name, &meta));
@@ -291,16 +316,20 @@ fn read_listing(abs: &Path, scope: &str) -> std::io::Result<Listing> {
     }
     row.files = lines.len() as u32;
     row.fingerprint = digest(lines);
+    if let Some(k) = &mut kept {
+        k.files.shrink();
+    }
     Ok(Listing {
         row,
         has_gitignore,
         children,
+        kept,
     })
 }
 
 /// The row of one directory on its own (for a change inside a known directory).
 pub fn read_row(abs: &Path, scope: &str) -> std::io::Result<DirRow> {
-    read_listing(abs, scope).map(|l| l.row)
+    read_listing(abs, scope, false).map(|l| l.row)
 }
 
 /// The rules in force at a directory: `.git/info/exclude`, then each `.gitignore` down to it.
@@ -322,24 +351,26 @@ struct Ctx<'a> {
     budget: &'a Budget,
     max_depth: usize,
     on_dir: Option<OnDir<'a>>,
+    /// Whether each directory's files are kept (`walk_keeping`).
+    keep: bool,
 }
 
-fn scan_dir(
-    ctx: &Ctx,
-    abs: &Path,
-    scope: &str,
-    depth: usize,
-    parent: &Matchers,
-    out: &mut Vec<DirRow>,
-    bad: &mut Vec<LeftOut>,
-) {
+/// What a walk of a subtree found: rows, directories left out, and the files kept.
+#[derive(Default)]
+struct Found {
+    rows: Vec<DirRow>,
+    bad: Vec<LeftOut>,
+    kept: Vec<(String, KeptDir)>,
+}
+
+fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers, out: &mut Found) {
     if let Some(hook) = ctx.on_dir {
         hook(abs, scope);
     }
-    let listing = match read_listing(abs, scope) {
+    let listing = match read_listing(abs, scope, ctx.keep) {
         Ok(l) => l,
         Err(e) => {
-            bad.push((scope.to_string(), e.to_string()));
+            out.bad.push((scope.to_string(), e.to_string()));
             return;
         }
     };
@@ -347,11 +378,13 @@ fn scan_dir(
     if listing.has_gitignore {
         stack.extend(ignore::from_file(abs, &abs.join(".gitignore"), ctx.budget));
     }
-    out.push(listing.row);
+    out.rows.push(listing.row);
+    out.kept
+        .extend(listing.kept.map(|k| (scope.to_string(), k)));
     if depth >= ctx.max_depth {
         return;
     }
-    let parts: Vec<(Vec<DirRow>, Vec<LeftOut>)> = listing
+    let parts: Vec<Found> = listing
         .children
         .par_iter()
         .filter_map(|os_name| {
@@ -363,25 +396,21 @@ fn scan_dir(
             // cannot be one, so it is left out and named, not renamed.
             let Some(name) = os_name.to_str() else {
                 let path = child_scope(scope, &escape_name(os_name));
-                return Some((Vec::new(), vec![(path, NOT_UTF8.to_string())]));
+                return Some(Found {
+                    bad: vec![(path, NOT_UTF8.to_string())],
+                    ..Found::default()
+                });
             };
             let child_scope = child_scope(scope, name);
-            let (mut rows, mut bad) = (Vec::new(), Vec::new());
-            scan_dir(
-                ctx,
-                &child_abs,
-                &child_scope,
-                depth + 1,
-                &stack,
-                &mut rows,
-                &mut bad,
-            );
-            Some((rows, bad))
+            let mut found = Found::default();
+            scan_dir(ctx, &child_abs, &child_scope, depth + 1, &stack, &mut found);
+            Some(found)
         })
         .collect();
-    for (rows, b) in parts {
-        out.extend(rows);
-        bad.extend(b);
+    for part in parts {
+        out.rows.extend(part.rows);
+        out.bad.extend(part.bad);
+        out.kept.extend(part.kept);
     }
 }
 
@@ -440,6 +469,23 @@ fn root_rules(root: &Path, opts: &Options, budget: &Budget) -> (Option<Arc<Rules
 
 /// Scan `root` into a table in `order_key`'s order.
 pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Result<Table> {
+    scan(root, opts, on_dir, false).map(|(table, _)| table)
+}
+
+/// `walk`, keeping each directory's files as it listed them (`Kept`).
+pub fn walk_keeping(root: &Path, opts: &Options) -> std::io::Result<(Table, Kept)> {
+    let at = now_ns(); // before any stat: the racy window counts from here
+    let (table, mut dirs) = scan(root, opts, None, true)?;
+    dirs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok((table, Kept { at, dirs }))
+}
+
+fn scan(
+    root: &Path,
+    opts: &Options,
+    on_dir: Option<OnDir>,
+    keep: bool,
+) -> std::io::Result<(Table, Vec<(String, KeptDir)>)> {
     fs::read_dir(root)?; // the root itself must be readable: that failure is global
     let budget = Budget::new();
     let (priority, base) = root_rules(root, opts, &budget);
@@ -448,17 +494,24 @@ pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Resu
         budget: &budget,
         max_depth: opts.max_depth,
         on_dir,
+        keep,
     };
-    let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
-    scan_dir(&ctx, root, ".", 0, &base, &mut rows, &mut unreadable);
+    let mut found = Found::default();
+    scan_dir(&ctx, root, ".", 0, &base, &mut found);
+    let Found {
+        mut rows,
+        bad: mut unreadable,
+        kept,
+    } = found;
     rows.sort_unstable_by(|a, b| a.order_key().cmp(&b.order_key()));
     let skipped = apply_rules(&mut rows, opts.min_tokens);
     unreadable.sort();
-    Ok(Table {
+    let table = Table {
         rows,
         skipped,
         unreadable,
-    })
+    };
+    Ok((table, kept))
 }
 
 /// The rows (unsorted, before `apply_rules`) and left-outs of directory `scope` and its
@@ -470,13 +523,12 @@ pub fn walk_subtree(
     scope: &str,
     on_dir: Option<OnDir>,
 ) -> (Vec<DirRow>, Vec<LeftOut>) {
-    let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
     let abs = root.join(scope);
     let depth = scope.split('/').count();
     let name = scope.rsplit('/').next().unwrap_or(scope);
     let is_dir = fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir());
     if !is_dir || depth > opts.max_depth || is_unwalked_dir(name) {
-        return (rows, unreadable);
+        return (Vec::new(), Vec::new());
     }
     let budget = Budget::new();
     let (priority, mut stack) = root_rules(root, opts, &budget);
@@ -494,16 +546,18 @@ pub fn walk_subtree(
         }
     }
     if is_ignored(&priority, &stack, &abs) {
-        return (rows, unreadable);
+        return (Vec::new(), Vec::new());
     }
     let ctx = Ctx {
         priority,
         budget: &budget,
         max_depth: opts.max_depth,
         on_dir,
+        keep: false,
     };
-    scan_dir(&ctx, &abs, scope, depth, &stack, &mut rows, &mut unreadable);
-    (rows, unreadable)
+    let mut found = Found::default();
+    scan_dir(&ctx, &abs, scope, depth, &stack, &mut found);
+    (found.rows, found.bad)
 }
 
 #[cfg(all(test, unix))]

@@ -125,15 +125,17 @@ def serving() -> bool:
     return _live is not None
 
 
-def scan(ws: Workspace, cfg: ScanConfig) -> Table:
-    """The directory table of `ws.root` as the files are now; raises OSError when the root cannot be read."""
+def scan(ws: Workspace, cfg: ScanConfig, keep_files: bool = False) -> Table:
+    """The directory table of `ws.root` as the files are now; raises OSError when the root cannot be read.
+    With `keep_files`, a cold walk keeps each directory's files as it listed them (`Table.files`),
+    for the task index to take rather than list the tree again."""
     if _live is not None:
         return _live.table(ws.root, cfg)
-    return read_once(("scan", ws.root, cfg), lambda: _walk(ws, cfg))
+    return read_once(("scan", ws.root, cfg), lambda: _walk(ws, cfg, keep_files))
 
 
-def _walk(ws: Workspace, cfg: ScanConfig) -> Table:
-    return _warn_left_out(ws.root, _core.walk(ws.root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens))
+def _walk(ws: Workspace, cfg: ScanConfig, keep_files: bool) -> Table:
+    return _warn_left_out(ws.root, _core.walk(ws.root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens, keep_files))
 
 
 _warned: set[tuple[str, str, str]] = set()

@@ -226,15 +226,18 @@ def _dirs(table: tables.Table) -> list[_core.DirRow]:
 def _cold(ws: Workspace, cfg: ScanConfig, prefix: str, contextia: str | None) -> _core.TaskIndex:
     """The build of a process that keeps nothing: the saved index is read in a thread while the
     walk runs and git's history is made after it (all the core's, without the GIL), then the
-    index is brought up to date with the walk's directories and takes the history. Its cap is the
-    walk's count of files, so only a file within EARLY_SAVED_BYTES is read before the count is
-    known; a larger one waits for it (and is refused unread past it)."""
+    index is brought up to date with the walk's directories, compared with the files the walk
+    listed (the tree is listed once), and takes the history. Its cap is the walk's count of
+    files, so only a file within EARLY_SAVED_BYTES is read before the count is known; a larger
+    one waits for it (and is refused unread past it)."""
     loading = _InThread(_core.TaskIndex.load, LOAD_THREAD, ws.root, list(cfg.ignore), prefix, contextia,
                         (SAVED_FILE, EARLY_SAVED_BYTES))
-    rows = _dirs(tables.scan(ws, cfg))
+    table = tables.scan(ws, cfg, keep_files=True)
+    rows = _dirs(table)
     history = _core.TaskHistory(ws.root, _saved_history(ws))
     _history_refused(history.refused)
-    index = loading.result().settle([r.scope for r in rows], saved_bytes_cap(sum(r.files for r in rows)), history)
+    index = loading.result().settle([r.scope for r in rows], saved_bytes_cap(sum(r.files for r in rows)), history,
+                                    table.files)
     return _adopted(index)
 
 
