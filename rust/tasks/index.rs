@@ -127,7 +127,9 @@ pub struct Index {
     recount: HashSet<u32>,
     /// Artifact id -> (file, line) of each annotation naming it.
     pub annotated: HashMap<Box<str>, Vec<(u32, u32)>>,
-    modules: Modules,
+    /// Made when an import is first resolved (none is, after a load, until a file changes):
+    /// a load hashed every file's module path into it, an eighth of adopting a file.
+    modules: Option<Modules>,
     /// Files whose imports must be resolved again (all of them when files came or went).
     unresolved: HashSet<u32>,
     resolve_all: bool,
@@ -211,7 +213,6 @@ impl store::Sink for Index {
     fn files(&mut self, files: usize) {
         self.files.reserve_exact(files);
         self.by_path.reserve(files, |i| path_of(&self.files, i));
-        self.modules.reserve(files, |i| path_of(&self.files, i));
         self.lex.adopting_docs(files, self.spool());
         self.defs = Arena::with_capacity(files, self.spool());
     }
@@ -233,7 +234,6 @@ impl store::Sink for Index {
                 .or_default()
                 .push((id, *line));
         }
-        self.modules.add(id, f.path, |i| path_of(&self.files, i));
         // A directory's name is allocated once, for its first file (the saved files come
         // directory by directory in path order, but any order is taken).
         let dir = parent_dir(f.path);
@@ -645,7 +645,7 @@ impl Index {
             defs: Arena::default(),
             recount: HashSet::new(),
             annotated: HashMap::new(),
-            modules: Modules::default(),
+            modules: None,
             unresolved: HashSet::new(),
             resolve_all: true,
             reverse: Vec::new(),
@@ -896,7 +896,9 @@ impl Index {
                 .or_default()
                 .push((id, *line));
         }
-        self.modules.add(id, &path, |i| path_of(&self.files, i));
+        if let Some(m) = &mut self.modules {
+            m.add(id, &path, |i| path_of(&self.files, i));
+        }
         self.by_path.insert(&path, id, |i| path_of(&self.files, i));
         let files = &self.files;
         let in_dir = self
@@ -958,7 +960,9 @@ impl Index {
                 }
             }
         }
-        self.modules.remove(id, &f.path);
+        if let Some(m) = &mut self.modules {
+            m.remove(id, &f.path);
+        }
         self.by_path.remove(&f.path, id);
         if let Some(list) = self.by_dir.get_mut(parent_dir(&f.path)) {
             list.retain(|&x| x != id);
@@ -980,8 +984,15 @@ impl Index {
             } else {
                 self.unresolved.iter().copied().collect()
             };
+            let files = &self.files;
+            let modules = self.modules.get_or_insert_with(|| {
+                let mut m = Modules::default();
+                let path_of = |i| path_of(files, i);
+                m.reserve(files.len(), path_of);
+                held_ids(files).for_each(|id| m.add(id, path_of(id), path_of));
+                m
+            });
             let resolved: Vec<(u32, Vec<u32>)> = {
-                let files = &self.files;
                 let path_of = |id: u32| {
                     files
                         .get(id as usize)
@@ -994,7 +1005,7 @@ impl Index {
                         let mut out: Vec<u32> = f
                             .imports()
                             .iter()
-                            .flat_map(|i| self.modules.resolve(&f.path, i, &path_of))
+                            .flat_map(|i| modules.resolve(&f.path, i, &path_of))
                             .collect();
                         out.sort_unstable();
                         out.dedup();
@@ -1337,7 +1348,7 @@ impl Index {
                     .map(|l| std::mem::size_of::<Links>() + l.out.len() * 4)
                     .sum::<usize>()
                     + vecs(&self.reverse)
-                    + self.modules.heap_bytes(),
+                    + self.modules.as_ref().map_or(0, Modules::heap_bytes),
             ),
             (
                 "annotations",
@@ -1695,7 +1706,9 @@ mod tests {
         );
         let dirs: Vec<String> = [".", "app"].iter().map(|s| s.to_string()).collect();
         clock_past_racy(&t, &["app/orders.py", "app/tax.py"]);
-        let bytes = Index::build(t.path(), opts(), &dirs).unwrap().save();
+        let mut first = Index::build(t.path(), opts(), &dirs).unwrap();
+        first.prepare(false); // imports resolved before the save, as after a question
+        let bytes = first.save();
         let len = bytes.len() as u64;
         t.write(".repoctx/task-index.bin", &bytes);
         let rel = Path::new(".repoctx/task-index.bin");
@@ -1712,6 +1725,8 @@ mod tests {
             let mut ix = at(early, len);
             assert_eq!((ix.loaded, ix.changed, ix.refused.as_deref()), (2, 0, None));
             assert_eq!(answer(&mut ix, task), answer(&mut whole, task));
+            // Nothing changed: the imports are resolved as saved, no modules table is made.
+            assert!(ix.modules.is_none());
         }
         // Larger than the tree's cap: refused, read or not, and every file read instead.
         let refused = |early: u64| {
