@@ -539,7 +539,7 @@ impl Index {
             .into_par_iter()
             .map(|(d, k)| {
                 let mut filter = DirFilter::new(&ignore, &self.root, &d);
-                let files = k.files.iter();
+                let files = k.iter();
                 let read = files
                     .filter(|(name, key)| files::wanted(name) && filter.admits(name, key.size));
                 let listed = compare(&d, read, kept.at, held);

@@ -247,22 +247,16 @@ struct Listing {
     row: DirRow,
     has_gitignore: bool,
     children: Vec<OsString>,
-    kept: Option<KeptDir>,
+    /// Its regular files named in UTF-8 (not `.context.yaml`), when the walk keeps them.
+    kept: Option<DirFiles>,
 }
 
-/// What a walk asked to keep them (`walk_keeping`) keeps of one directory's files: each
-/// regular file named in UTF-8 with its stat key, and the stat key of its `.context.yaml`.
-#[derive(Default)]
-pub struct KeptDir {
-    pub files: DirFiles,
-    pub context: Option<Key>,
-}
-
-/// Every directory's `KeptDir`, by scope (sorted by its bytes), and when the walk began: its
-/// stat keys are as fresh as a listing begun then (the racy window is counted from `at`).
+/// What a walk asked to keep them (`walk_keeping`) keeps: each directory's files by scope
+/// (sorted by its bytes), and when the walk began: its stat keys are as fresh as a listing
+/// begun then (the racy window is counted from `at`).
 pub struct Kept {
     pub at: i64,
-    pub dirs: Vec<(String, KeptDir)>,
+    pub dirs: Vec<(String, DirFiles)>,
 }
 
 fn mtime_ns(meta: &fs::Metadata) -> i64 {
@@ -285,7 +279,7 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
     };
     let mut has_gitignore = false;
     let mut children = Vec::new();
-    let mut kept = keep.then(KeptDir::default);
+    let mut kept = keep.then(DirFiles::default);
     for entry in fs::read_dir(abs)? {
         let Ok(entry) = entry else { continue };
         let Ok(ft) = entry.file_type() else { continue };
@@ -296,13 +290,10 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
             if name == CONTEXT_FILE {
                 row.has_context = true;
                 row.context_stat = (mtime_ns(&meta), meta.len());
-                if let Some(k) = &mut kept {
-                    k.context = Some(Key::of(&meta));
-                }
                 continue;
             }
             if let (Some(k), Some(utf8)) = (&mut kept, entry.file_name().to_str()) {
-                k.files.push(utf8, Key::of(&meta));
+                k.push(utf8, Key::of(&meta));
             }
             has_gitignore |= name == ".gitignore";
             lines.push(entry_line(&name, &meta));
@@ -317,7 +308,7 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
     row.files = lines.len() as u32;
     row.fingerprint = digest(lines);
     if let Some(k) = &mut kept {
-        k.files.shrink();
+        k.shrink();
     }
     Ok(Listing {
         row,
@@ -360,7 +351,7 @@ struct Ctx<'a> {
 struct Found {
     rows: Vec<DirRow>,
     bad: Vec<LeftOut>,
-    kept: Vec<(String, KeptDir)>,
+    kept: Vec<(String, DirFiles)>,
 }
 
 fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers, out: &mut Found) {
@@ -485,7 +476,7 @@ fn scan(
     opts: &Options,
     on_dir: Option<OnDir>,
     keep: bool,
-) -> std::io::Result<(Table, Vec<(String, KeptDir)>)> {
+) -> std::io::Result<(Table, Vec<(String, DirFiles)>)> {
     fs::read_dir(root)?; // the root itself must be readable: that failure is global
     let budget = Budget::new();
     let (priority, base) = root_rules(root, opts, &budget);
