@@ -23,6 +23,7 @@ use super::cuts::{Cut, Cuts};
 use super::files::{self, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
+use super::median::Median;
 use super::options::Options;
 use super::paths::PathTable;
 use super::recent::Recent;
@@ -40,7 +41,7 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 pub struct File {
     pub path: String,
@@ -136,9 +137,8 @@ pub struct Index {
     /// History's recency of each file by number, made again when HEAD moves or files come or go.
     recency: Vec<f32>,
     recency_stale: bool,
-    /// The median count of names defined per file, among files defining any: counted once
-    /// after each change (a pass over every file), not per question.
-    defines_median: OnceLock<usize>,
+    /// How many names each file defines, for their median (kept as files come and go).
+    defines: Median,
     /// The regions of the files questions ranked high, and their words (tasks/cuts.rs).
     cuts: Cuts,
     /// Which lines of the top files changed lately, by HEAD (tasks/recent.rs; not saved).
@@ -645,7 +645,7 @@ impl Index {
             history: History::default(),
             recency: Vec::new(),
             recency_stale: true,
-            defines_median: OnceLock::new(),
+            defines: Median::default(),
             cuts: Cuts::default(),
             recent: Recent::default(),
             loaded: 0,
@@ -906,13 +906,14 @@ impl Index {
         // A new module may answer imports of other files.
         self.resolve_all |= reshaped;
         self.recency_stale |= reshaped;
-        self.defines_median = OnceLock::new();
         id
     }
 
     /// File `id` defines the names numbered `defs`.
     fn count_defs(&mut self, id: u32, defs: impl Iterator<Item = u32>) {
+        let mut count = 0;
         for n in defs {
+            count += 1;
             let e = &mut self.defined[n as usize];
             e.count += 1;
             if !e.common {
@@ -923,6 +924,7 @@ impl Index {
                 }
             }
         }
+        self.defines.add(count);
     }
 
     /// Take a file out (`reshaped`: for good, not to put it back in after an edit).
@@ -932,6 +934,8 @@ impl Index {
         };
         self.changed += reshaped as usize;
         self.lex.remove(id);
+        self.defines
+            .remove(varint::count(self.defs.get(id as usize)));
         for d in varint::rising(self.defs.get(id as usize)) {
             let e = &mut self.defined[d as usize];
             e.count -= 1;
@@ -958,7 +962,6 @@ impl Index {
         self.free.push(id);
         self.resolve_all |= reshaped;
         self.recency_stale |= reshaped;
-        self.defines_median = OnceLock::new();
     }
 
     /// Make what a query reads current: imports resolved, the reverse graph, the written
@@ -1079,17 +1082,7 @@ impl Index {
 
     /// The median of `defined_count` over the files defining any name (1 when none does).
     pub fn defines_median(&self) -> usize {
-        *self.defines_median.get_or_init(|| {
-            let mut counts: Vec<usize> = held_ids(&self.files)
-                .map(|i| varint::count(self.defs.get(i as usize)))
-                .filter(|&n| n > 0)
-                .collect();
-            if counts.is_empty() {
-                return 1;
-            }
-            let mid = counts.len() / 2;
-            *counts.select_nth_unstable(mid).1
-        })
+        self.defines.get()
     }
 
     /// The files a file imports and the files that import it.
@@ -1619,6 +1612,67 @@ mod tests {
             assert_eq!(ix.save(), good, "the same index a build makes");
         }
         crate::tree::os::pin_clock(None);
+    }
+
+    /// The median of names defined, kept as files are adopted, edited, added and removed, is
+    /// the one counted over every file held; and the files importing each are the ones whose
+    /// imports resolve to it.
+    #[test]
+    fn the_median_of_names_and_the_importers_follow_edits_and_loads() {
+        let defs = |n: usize| {
+            (0..n)
+                .map(|i| format!("def f{i}():\n    pass\n"))
+                .collect::<String>()
+        };
+        let files: Vec<(String, String)> = (0..30)
+            .map(|i| {
+                (
+                    format!("a/m{i}.py"),
+                    format!("from a.m{} import f0\n{}", (i + 1) % 30, defs(i % 7)),
+                )
+            })
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let t = TempTree::with("task-index-median", &refs);
+        let dirs: Vec<String> = [".", "a"].map(String::from).to_vec();
+        let check = |ix: &mut Index| {
+            ix.prepare(false);
+            let mut counts: Vec<usize> = held_ids(&ix.files)
+                .map(|i| ix.defined_count(i))
+                .filter(|&n| n > 0)
+                .collect();
+            counts.sort_unstable();
+            assert_eq!(
+                ix.defines_median(),
+                counts.get(counts.len() / 2).copied().unwrap_or(1)
+            );
+            for id in held_ids(&ix.files) {
+                let mut want: Vec<u32> = held_ids(&ix.files)
+                    .filter(|&o| ix.file(o).unwrap().out().contains(&id))
+                    .collect();
+                want.sort_unstable();
+                assert_eq!(ix.neighbours(id).1, want);
+            }
+        };
+        let mut ix = Index::build(t.path(), opts(), &dirs).unwrap();
+        check(&mut ix);
+        let bytes = ix.save();
+        for i in 0..12 {
+            t.write(format!("a/m{i}.py"), defs(9 + i));
+        }
+        for i in 20..26 {
+            std::fs::remove_file(t.path().join(format!("a/m{i}.py"))).unwrap();
+        }
+        t.write("a/new.py", format!("from a.m3 import f0\n{}", defs(40)));
+        ix.update(&["a".to_string()], None);
+        check(&mut ix);
+        let mut loaded =
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes))).unwrap();
+        check(&mut loaded);
+        assert_eq!(loaded.defines_median(), ix.defines_median());
     }
 
     #[test]
