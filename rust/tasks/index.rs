@@ -130,7 +130,7 @@ pub struct Index {
     /// Files whose imports must be resolved again (all of them when files came or went).
     unresolved: HashSet<u32>,
     resolve_all: bool,
-    reverse: Vec<Vec<u32>>,
+    reverse: Importers,
     reverse_stale: bool,
     pub written: Written,
     pub history: History,
@@ -356,6 +356,46 @@ struct Listed {
     to_read: Vec<(String, StatKey)>,
     /// Files held with the same stat key.
     same: usize,
+}
+
+/// The files importing each file, in one list for all (file `i`'s are `ids[at[i]..at[i + 1]]`,
+/// rising), not a vector a file: 24 bytes a file, most of them empty.
+#[derive(Default)]
+struct Importers {
+    at: Vec<u32>,
+    ids: Vec<u32>,
+}
+
+impl Importers {
+    fn of(files: &[Option<File>]) -> Importers {
+        let mut at = vec![0u32; files.len() + 1];
+        for &o in files.iter().flatten().flat_map(File::out) {
+            at[o as usize + 1] += 1;
+        }
+        for i in 1..at.len() {
+            at[i] += at[i - 1];
+        }
+        let mut next = at.clone();
+        let mut ids = vec![0; at[files.len()] as usize];
+        for (id, f) in files.iter().enumerate() {
+            for &o in f.iter().flat_map(File::out) {
+                ids[next[o as usize] as usize] = id as u32;
+                next[o as usize] += 1;
+            }
+        }
+        Importers { at, ids }
+    }
+
+    fn of_file(&self, id: u32) -> &[u32] {
+        match (self.at.get(id as usize), self.at.get(id as usize + 1)) {
+            (Some(&a), Some(&b)) => &self.ids[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        (self.at.capacity() + self.ids.capacity()) * 4
+    }
 }
 
 /// The ids of the files held (the table's holes are files taken out).
@@ -639,7 +679,7 @@ impl Index {
             modules: Modules::default(),
             unresolved: HashSet::new(),
             resolve_all: true,
-            reverse: Vec::new(),
+            reverse: Importers::default(),
             reverse_stale: true,
             written: Written::default(),
             history: History::default(),
@@ -1010,13 +1050,7 @@ impl Index {
             self.reverse_stale = true;
         }
         if self.reverse_stale {
-            let mut rev = vec![Vec::new(); self.files.len()];
-            for (id, f) in self.files.iter().enumerate() {
-                for &o in f.iter().flat_map(|f| f.out()) {
-                    rev[o as usize].push(id as u32);
-                }
-            }
-            self.reverse = rev;
+            self.reverse = Importers::of(&self.files);
             self.reverse_stale = false;
         }
         self.written.project(&self.root);
@@ -1092,7 +1126,7 @@ impl Index {
             .get(id as usize)
             .and_then(|f| f.as_ref())
             .map_or(Vec::new(), |f| f.out().to_vec());
-        let inc = self.reverse.get(id as usize).cloned().unwrap_or_default();
+        let inc = self.reverse.of_file(id).to_vec();
         (out, inc)
     }
 
@@ -1272,7 +1306,6 @@ impl Index {
                     Import::Rust(v) => v.iter().map(|s| s.capacity() + 24).sum(),
                 }
         };
-        let vecs = |v: &[Vec<u32>]| v.iter().map(|l| l.capacity() * 4 + 24).sum::<usize>();
         let mut parts = vec![
             (
                 "file records",
@@ -1320,7 +1353,7 @@ impl Index {
                     .flat_map(|f| &f.links)
                     .map(|l| std::mem::size_of::<Links>() + l.out.len() * 4)
                     .sum::<usize>()
-                    + vecs(&self.reverse)
+                    + self.reverse.heap_bytes()
                     + self.modules.heap_bytes(),
             ),
             (
