@@ -1392,6 +1392,15 @@ mod tests {
         }
     }
 
+    /// A tree of `files` (path, text), made at run time.
+    fn tree_of(name: &str, files: &[(String, String)]) -> TempTree {
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        TempTree::with(name, &refs)
+    }
+
     /// This thread's clock pinned past the racy window of the files just written, so a save
     /// holds them.
     fn clock_past_racy(t: &TempTree, files: &[&str]) {
@@ -1665,11 +1674,7 @@ mod tests {
                 )
             })
             .collect();
-        let refs: Vec<(&str, &str)> = files
-            .iter()
-            .map(|(p, t)| (p.as_str(), t.as_str()))
-            .collect();
-        let t = TempTree::with("task-index-median", &refs);
+        let t = tree_of("task-index-median", &files);
         let dirs: Vec<String> = [".", "a"].map(String::from).to_vec();
         let check = |ix: &mut Index| {
             ix.prepare(false);
@@ -1719,11 +1724,7 @@ mod tests {
         let files: Vec<(String, String)> = (0..100)
             .map(|i| (format!("a/f{i}.py"), text(i, "one")))
             .collect();
-        let refs: Vec<(&str, &str)> = files
-            .iter()
-            .map(|(p, t)| (p.as_str(), t.as_str()))
-            .collect();
-        let t = TempTree::with("task-index-many", &refs);
+        let t = tree_of("task-index-many", &files);
         let dirs: Vec<String> = [".", "a"].iter().map(|s| s.to_string()).collect();
         let mut first = Index::build(t.path(), opts(), &dirs).unwrap();
         answer(&mut first, "order");
