@@ -23,6 +23,7 @@ use super::cuts::{Cut, Cuts};
 use super::files::{self, DirFilter, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
+use super::median::Median;
 use super::options::Options;
 use super::paths::PathTable;
 use super::recent::Recent;
@@ -42,7 +43,7 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 pub struct File {
     pub path: String,
@@ -133,16 +134,15 @@ pub struct Index {
     /// Files whose imports must be resolved again (all of them when files came or went).
     unresolved: HashSet<u32>,
     resolve_all: bool,
-    reverse: Vec<Vec<u32>>,
+    reverse: Importers,
     reverse_stale: bool,
     pub written: Written,
     pub history: History,
     /// History's recency of each file by number, made again when HEAD moves or files come or go.
     recency: Vec<f32>,
     recency_stale: bool,
-    /// The median count of names defined per file, among files defining any: counted once
-    /// after each change (a pass over every file), not per question.
-    defines_median: OnceLock<usize>,
+    /// How many names each file defines, for their median (kept as files come and go).
+    defines: Median,
     /// The regions of the files questions ranked high, and their words (tasks/cuts.rs).
     cuts: Cuts,
     /// Which lines of the top files changed lately, by HEAD (tasks/recent.rs; not saved).
@@ -353,6 +353,46 @@ struct Listed {
     to_read: Vec<(String, StatKey)>,
     /// Files held with the same stat key.
     same: usize,
+}
+
+/// The files importing each file, in one list for all (file `i`'s are `ids[at[i]..at[i + 1]]`,
+/// rising), not a vector a file: 24 bytes a file, most of them empty.
+#[derive(Default)]
+struct Importers {
+    at: Vec<u32>,
+    ids: Vec<u32>,
+}
+
+impl Importers {
+    fn of(files: &[Option<File>]) -> Importers {
+        let mut at = vec![0u32; files.len() + 1];
+        for &o in files.iter().flatten().flat_map(File::out) {
+            at[o as usize + 1] += 1;
+        }
+        for i in 1..at.len() {
+            at[i] += at[i - 1];
+        }
+        let mut next = at.clone();
+        let mut ids = vec![0; at[files.len()] as usize];
+        for (id, f) in files.iter().enumerate() {
+            for &o in f.iter().flat_map(File::out) {
+                ids[next[o as usize] as usize] = id as u32;
+                next[o as usize] += 1;
+            }
+        }
+        Importers { at, ids }
+    }
+
+    fn of_file(&self, id: u32) -> &[u32] {
+        match (self.at.get(id as usize), self.at.get(id as usize + 1)) {
+            (Some(&a), Some(&b)) => &self.ids[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        (self.at.capacity() + self.ids.capacity()) * 4
+    }
 }
 
 /// The ids of the files held (the table's holes are files taken out).
@@ -648,13 +688,13 @@ impl Index {
             modules: None,
             unresolved: HashSet::new(),
             resolve_all: true,
-            reverse: Vec::new(),
+            reverse: Importers::default(),
             reverse_stale: true,
             written: Written::default(),
             history: History::default(),
             recency: Vec::new(),
             recency_stale: true,
-            defines_median: OnceLock::new(),
+            defines: Median::default(),
             cuts: Cuts::default(),
             recent: Recent::default(),
             loaded: 0,
@@ -917,13 +957,14 @@ impl Index {
         // A new module may answer imports of other files.
         self.resolve_all |= reshaped;
         self.recency_stale |= reshaped;
-        self.defines_median = OnceLock::new();
         id
     }
 
     /// File `id` defines the names numbered `defs`.
     fn count_defs(&mut self, id: u32, defs: impl Iterator<Item = u32>) {
+        let mut count = 0;
         for n in defs {
+            count += 1;
             let e = &mut self.defined[n as usize];
             e.count += 1;
             if !e.common {
@@ -934,6 +975,7 @@ impl Index {
                 }
             }
         }
+        self.defines.add(count);
     }
 
     /// Take a file out (`reshaped`: for good, not to put it back in after an edit).
@@ -943,6 +985,8 @@ impl Index {
         };
         self.changed += reshaped as usize;
         self.lex.remove(id);
+        self.defines
+            .remove(varint::count(self.defs.get(id as usize)));
         for d in varint::rising(self.defs.get(id as usize)) {
             let e = &mut self.defined[d as usize];
             e.count -= 1;
@@ -971,7 +1015,6 @@ impl Index {
         self.free.push(id);
         self.resolve_all |= reshaped;
         self.recency_stale |= reshaped;
-        self.defines_median = OnceLock::new();
     }
 
     /// Make what a query reads current: imports resolved, the reverse graph, the written
@@ -1027,13 +1070,7 @@ impl Index {
             self.reverse_stale = true;
         }
         if self.reverse_stale {
-            let mut rev = vec![Vec::new(); self.files.len()];
-            for (id, f) in self.files.iter().enumerate() {
-                for &o in f.iter().flat_map(|f| f.out()) {
-                    rev[o as usize].push(id as u32);
-                }
-            }
-            self.reverse = rev;
+            self.reverse = Importers::of(&self.files);
             self.reverse_stale = false;
         }
         self.written.project(&self.root);
@@ -1099,17 +1136,7 @@ impl Index {
 
     /// The median of `defined_count` over the files defining any name (1 when none does).
     pub fn defines_median(&self) -> usize {
-        *self.defines_median.get_or_init(|| {
-            let mut counts: Vec<usize> = held_ids(&self.files)
-                .map(|i| varint::count(self.defs.get(i as usize)))
-                .filter(|&n| n > 0)
-                .collect();
-            if counts.is_empty() {
-                return 1;
-            }
-            let mid = counts.len() / 2;
-            *counts.select_nth_unstable(mid).1
-        })
+        self.defines.get()
     }
 
     /// The files a file imports and the files that import it.
@@ -1119,7 +1146,7 @@ impl Index {
             .get(id as usize)
             .and_then(|f| f.as_ref())
             .map_or(Vec::new(), |f| f.out().to_vec());
-        let inc = self.reverse.get(id as usize).cloned().unwrap_or_default();
+        let inc = self.reverse.of_file(id).to_vec();
         (out, inc)
     }
 
@@ -1299,7 +1326,6 @@ impl Index {
                     Import::Rust(v) => v.iter().map(|s| s.capacity() + 24).sum(),
                 }
         };
-        let vecs = |v: &[Vec<u32>]| v.iter().map(|l| l.capacity() * 4 + 24).sum::<usize>();
         let mut parts = vec![
             (
                 "file records",
@@ -1347,7 +1373,7 @@ impl Index {
                     .flat_map(|f| &f.links)
                     .map(|l| std::mem::size_of::<Links>() + l.out.len() * 4)
                     .sum::<usize>()
-                    + vecs(&self.reverse)
+                    + self.reverse.heap_bytes()
                     + self.modules.as_ref().map_or(0, Modules::heap_bytes),
             ),
             (
@@ -1384,6 +1410,15 @@ mod tests {
             prefix: "@".into(),
             contextia: None,
         }
+    }
+
+    /// A tree of `files` (path, text), made at run time.
+    fn tree_of(name: &str, files: &[(String, String)]) -> TempTree {
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        TempTree::with(name, &refs)
     }
 
     /// This thread's clock pinned past the racy window of the files just written, so a save
@@ -1648,6 +1683,63 @@ mod tests {
         crate::tree::os::pin_clock(None);
     }
 
+    /// The median of names defined, kept as files are adopted, edited, added and removed, is
+    /// the one counted over every file held; and the files importing each are the ones whose
+    /// imports resolve to it.
+    #[test]
+    fn the_median_of_names_and_the_importers_follow_edits_and_loads() {
+        let defs = |n: usize| {
+            (0..n)
+                .map(|i| format!("def f{i}():\n    pass\n"))
+                .collect::<String>()
+        };
+        let files: Vec<(String, String)> = (0..30)
+            .map(|i| {
+                (
+                    format!("a/m{i}.py"),
+                    format!("from a.m{} import f0\n{}", (i + 1) % 30, defs(i % 7)),
+                )
+            })
+            .collect();
+        let t = tree_of("task-index-median", &files);
+        let dirs: Vec<String> = [".", "a"].map(String::from).to_vec();
+        let check = |ix: &mut Index| {
+            ix.prepare(false);
+            let mut counts: Vec<usize> = held_ids(&ix.files)
+                .map(|i| ix.defined_count(i))
+                .filter(|&n| n > 0)
+                .collect();
+            counts.sort_unstable();
+            assert_eq!(
+                ix.defines_median(),
+                counts.get(counts.len() / 2).copied().unwrap_or(1)
+            );
+            for id in held_ids(&ix.files) {
+                let mut want: Vec<u32> = held_ids(&ix.files)
+                    .filter(|&o| ix.file(o).unwrap().out().contains(&id))
+                    .collect();
+                want.sort_unstable();
+                assert_eq!(ix.neighbours(id).1, want);
+            }
+        };
+        let mut ix = Index::build(t.path(), opts(), &dirs).unwrap();
+        check(&mut ix);
+        let bytes = ix.save();
+        for i in 0..12 {
+            t.write(format!("a/m{i}.py"), defs(9 + i));
+        }
+        for i in 20..26 {
+            std::fs::remove_file(t.path().join(format!("a/m{i}.py"))).unwrap();
+        }
+        t.write("a/new.py", format!("from a.m3 import f0\n{}", defs(40)));
+        ix.update(&["a".to_string()], None);
+        check(&mut ix);
+        let mut loaded =
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)), None).unwrap();
+        check(&mut loaded);
+        assert_eq!(loaded.defines_median(), ix.defines_median());
+    }
+
     #[test]
     fn a_load_after_many_changes_answers_as_a_build() {
         let text = |i: usize, v: &str| {
@@ -1659,11 +1751,7 @@ mod tests {
         let files: Vec<(String, String)> = (0..100)
             .map(|i| (format!("a/f{i}.py"), text(i, "one")))
             .collect();
-        let refs: Vec<(&str, &str)> = files
-            .iter()
-            .map(|(p, t)| (p.as_str(), t.as_str()))
-            .collect();
-        let t = TempTree::with("task-index-many", &refs);
+        let t = tree_of("task-index-many", &files);
         let dirs: Vec<String> = [".", "a"].iter().map(|s| s.to_string()).collect();
         let mut first = Index::build(t.path(), opts(), &dirs).unwrap();
         answer(&mut first, "order");
