@@ -646,27 +646,29 @@ mod tests {
     /// A build from nothing whose postings wait (`defer_postings`) holds what appending each
     /// document's postings holds (the lists' bytes, each term's count and last document, the
     /// forward lists), and edits after it leave the same in both.
+    /// Up to 40 words of document `d` drawn by `next`, with large gaps and counts too: rare
+    /// terms, and one word many times.
+    fn doc_words(d: u64, next: &mut dyn FnMut(u64) -> u64) -> Vec<String> {
+        let (n, many) = (next(40), next(2) as usize * 300);
+        let mut words: Vec<String> = (0..n)
+            .map(|k| {
+                format!(
+                    "w{}",
+                    (d * 31 + k * next(9)) % [7, 60, 5000][(k % 3) as usize]
+                )
+            })
+            .collect();
+        words.extend(std::iter::repeat_n("many".to_string(), many));
+        words
+    }
+
     #[test]
     fn deferred_postings_are_the_appended_ones() {
         let mut next = crate::testing::numbers(11);
-        let mut doc_words = |d: u64| -> Vec<String> {
-            let (n, many) = (next(40), next(2) as usize * 300);
-            // Large gaps and counts too: rare terms, and one word many times.
-            let mut words: Vec<String> = (0..n)
-                .map(|k| {
-                    format!(
-                        "w{}",
-                        (d * 31 + k * next(9)) % [7, 60, 5000][(k % 3) as usize]
-                    )
-                })
-                .collect();
-            words.extend(std::iter::repeat_n("many".to_string(), many));
-            words
-        };
         let (mut plain, mut deferred) = (Inverted::default(), Inverted::default());
         deferred.defer_postings();
         for d in 0..600u32 {
-            let (c, len) = counts(doc_words(d as u64));
+            let (c, len) = counts(doc_words(d as u64, &mut next));
             plain.add(d, &c, len);
             deferred.add(d, &c, len);
         }
@@ -707,27 +709,11 @@ mod tests {
     #[test]
     fn documents_put_back_at_once_leave_what_putting_each_back_leaves() {
         let mut next = crate::testing::numbers(29);
-        let words = |d: u64, next: &mut dyn FnMut(u64) -> u64| -> (Vec<(String, u32)>, u32) {
-            let n = 1 + next(12);
-            let mut w: Vec<String> = (0..n)
-                .map(|k| {
-                    format!(
-                        "w{}",
-                        (d * 7 + k * next(5)) % [3, 40, 900][(k % 3) as usize]
-                    )
-                })
-                .collect();
-            w.extend(std::iter::repeat_n(
-                "many".to_string(),
-                next(2) as usize * 200,
-            ));
-            counts(w)
-        };
         for round in 0..12u64 {
             let (mut one, mut batch) = (Inverted::default(), Inverted::default());
             let docs = 50 + next(300) as u32;
             for d in 0..docs {
-                let (c, len) = words(d as u64, &mut next);
+                let (c, len) = counts(doc_words(d as u64, &mut next));
                 one.add(d, &c, len);
                 batch.add(d, &c, len);
             }
@@ -747,7 +733,7 @@ mod tests {
             }
             batch.defer_postings();
             for &d in &back {
-                let (c, len) = words(d as u64 + 1000 * round, &mut next);
+                let (c, len) = counts(doc_words(d as u64 + 1000 * round, &mut next));
                 one.add(d, &c, len);
                 batch.add(d, &c, len);
             }
