@@ -54,11 +54,14 @@ pub struct Inverted {
 }
 
 /// Documents put in without their postings: each one's number with where its counts start in
-/// `counts` (a count for each term of its forward list, terms rising).
+/// `counts` (a count for each term of its forward list, terms rising); and documents taken out
+/// whose postings are still in the lists (`gone`, by number), with the terms they held.
 #[derive(Default)]
 struct Deferred {
     docs: Vec<(u32, usize)>,
     counts: Vec<u8>,
+    gone: Vec<bool>,
+    touched: Vec<bool>,
 }
 
 /// What one term's posting list holds beyond its bytes.
@@ -208,19 +211,26 @@ impl Inverted {
 
     /// The posting lists of the documents put in since `defer_postings`, made from their
     /// forward lists and counts: each list's new postings counted, laid out at their size and
-    /// filled in document order (the bytes appending each posting makes), then each touched
-    /// list merged once with the postings it kept, or, when no list kept any (a build from
-    /// nothing), those lists as they are.
+    /// filled in document order (the bytes appending each posting makes); then each list they
+    /// or the documents dropped (`drop_postings`) touched is rewritten once, its kept postings
+    /// merged with the new, or, when no list keeps any (a build from nothing, or every document
+    /// put back), the lists made are the lists.
     pub fn make_postings(&mut self) {
-        let Some(Deferred { mut docs, counts }) = self.deferred.take() else {
+        let Some(Deferred {
+            mut docs,
+            counts,
+            gone,
+            mut touched,
+        }) = self.deferred.take()
+        else {
             return;
         };
         docs.sort_unstable();
         let n = self.terms.len();
-        let mut last = vec![0u32; n];
-        let mut sizes = vec![0u32; n];
+        let (mut last, mut sizes, mut added) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
         Self::each_posting(&self.forward, &docs, &counts, &mut last, |t, p| {
-            sizes[t] += p.len() as u32
+            sizes[t] += p.len() as u32;
+            added[t] += 1;
         });
         let mut made = Arena::default();
         made.grow_to(n);
@@ -231,23 +241,26 @@ impl Inverted {
             made.extend(t, p)
         });
         drop(counts);
-        if (0..n).all(|t| self.lists.get(t).is_empty()) {
+        if self.terms.iter().zip(&added).all(|(t, &a)| t.df == a) {
             self.lists = made;
             for (term, last) in self.terms.iter_mut().zip(last) {
                 term.last = last;
             }
             return;
         }
+        touched.resize(n, false);
         let mut merged = Vec::new();
-        for t in (0..n).filter(|&t| !made.get(t).is_empty()) {
+        for t in (0..n).filter(|&t| touched[t] || added[t] > 0) {
             merged.clear();
+            let kept = pairs(self.lists.get(t))
+                .filter(|&(d, _)| !gone.get(d as usize).copied().unwrap_or(false));
+            let mut end = 0;
             put_pairs(
                 &mut merged,
-                merge(pairs(self.lists.get(t)), pairs(made.get(t))),
+                merge(kept, pairs(made.get(t))).inspect(|p| end = p.0),
             );
             self.lists.set(t, &merged);
-            let term = &mut self.terms[t];
-            term.last = term.last.max(last[t]);
+            self.terms[t].last = end;
         }
     }
 
@@ -362,31 +375,22 @@ impl Inverted {
         self.terms.push(Term { df, last });
     }
 
-    /// Take the postings of many documents out in one pass over the lists they are in (each
-    /// list once, rather than once per document); `remove` then finishes each.
+    /// Take many documents out at once: their postings leave each list they are in when
+    /// `make_postings` rewrites it (once, with the postings put in meanwhile), not once per
+    /// document; `remove` then finishes each. Documents put in meanwhile wait as after
+    /// `defer_postings`.
     pub fn drop_postings(&mut self, docs: &[u32]) {
-        let gone: std::collections::HashSet<u32> = docs.iter().copied().collect();
-        let mut terms: Vec<u32> = Vec::new();
-        for &d in docs {
-            if (d as usize) < self.forward.len() {
-                terms.extend(rising(self.forward.get(d as usize)));
-                self.forward.clear(d as usize);
+        let d = self.deferred.get_or_insert_default();
+        d.gone.resize(self.forward.len(), false);
+        d.touched.resize(self.terms.len(), false);
+        let held = self.forward.len();
+        for &doc in docs.iter().filter(|&&doc| (doc as usize) < held) {
+            for t in rising(self.forward.get(doc as usize)) {
+                self.terms[t as usize].df -= 1;
+                d.touched[t as usize] = true;
             }
-        }
-        terms.sort_unstable();
-        terms.dedup();
-        let mut bytes = Vec::new();
-        for t in terms {
-            let kept: Vec<(u32, u32)> = pairs(self.lists.get(t as usize))
-                .filter(|(d, _)| !gone.contains(d))
-                .collect();
-            bytes.clear();
-            put_pairs(&mut bytes, kept.iter().copied());
-            self.lists.set(t as usize, &bytes);
-            self.terms[t as usize] = Term {
-                df: kept.len() as u32,
-                last: kept.last().map_or(0, |p| p.0),
-            };
+            self.forward.clear(doc as usize);
+            d.gone[doc as usize] = true;
         }
     }
 
@@ -790,6 +794,7 @@ mod tests {
         let (c, len) = counts(["w1".to_string(), "w5".to_string()]);
         one.add(3, &c, len);
         batch.add(3, &c, len);
+        batch.make_postings();
         assert_eq!(one.docs, batch.docs);
         for t in 0..one.terms.len() as u32 {
             assert_eq!(

@@ -720,7 +720,8 @@ impl Index {
             same += l.same;
         }
         out.extend(&vanished);
-        // Many at once (a load after a checkout): out of the posting lists in one pass.
+        // Many at once (a load after a checkout): out of the posting lists in one pass over
+        // each, with the files put back (bm25's `make_postings`).
         if out.len() > BATCH {
             self.lex.drop_postings(&out);
         }
