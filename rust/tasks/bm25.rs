@@ -198,7 +198,7 @@ impl Inverted {
         self.total_len += len as u64;
     }
 
-    /// From now on documents go in without their postings (none is taken out) until
+    /// From now on documents go in without their postings (none of them is taken out before)
     /// `make_postings` makes each list they touch once. A build from nothing's lists, appended
     /// to as documents came, moved to the arena's end each time they outgrew their room,
     /// doubling it (the room and the spans they left were up to three times the lists at a
