@@ -155,8 +155,9 @@ impl Arena {
 
     /// List `i` is `new` from now on.
     pub fn set(&mut self, i: usize, new: &[u8]) {
-        if new.len() > self.spans[i].cap as usize {
-            self.clear(i); // its bytes need not move with it
+        // Its bytes need not move with it, nor a mapped list's room double on the heap.
+        if new.len() > self.spans[i].cap as usize || self.spans[i].at < self.heap() {
+            self.clear(i);
         }
         let len = self.spans[i].len as usize;
         self.splice(i, 0..len, new);
@@ -315,6 +316,27 @@ mod tests {
     #[test]
     fn lists_follow_vectors_through_any_edits_and_garbage_stays_bounded() {
         follow_vectors(Arena::default(), Vec::new());
+    }
+
+    /// A mapped list set anew takes room on the heap for its new bytes only: not a copy of
+    /// its old bytes with room to double (a load where many files changed sets most lists).
+    #[test]
+    fn a_mapped_list_set_anew_takes_room_for_its_new_bytes_only() {
+        let t = TempTree::new("arena-set");
+        let dir = cap_std::fs::Dir::open_ambient_dir(t.path(), cap_std::ambient_authority());
+        let mut arena = Arena::with_capacity(3, Some(Spool::create(&dir.unwrap()).unwrap()));
+        for i in 0..3u8 {
+            arena.push(&[i; 100]);
+        }
+        arena.map().unwrap();
+        arena.set(0, &[]);
+        arena.set(1, &[7; 10]);
+        arena.set(2, &[8; 300]);
+        assert_eq!(arena.bytes.len(), 10 + 300);
+        assert_eq!(
+            (arena.get(0), arena.get(1), arena.get(2)),
+            (&[][..], &[7; 10][..], &[8; 300][..])
+        );
     }
 
     /// The same with lists adopted through a private file and mapped: each reads back, and

@@ -49,9 +49,19 @@ pub struct Inverted {
     lens: Vec<u32>,
     pub docs: u32,
     total_len: u64,
-    /// A build from nothing's counts, document by document and each one's terms rising, while
-    /// the posting lists wait for `make_postings` (`defer_postings`).
-    deferred: Option<Vec<u8>>,
+    /// Documents put in whose postings wait for `make_postings` (`defer_postings`).
+    deferred: Option<Deferred>,
+}
+
+/// Documents put in without their postings: each one's number with where its counts start in
+/// `counts` (a count for each term of its forward list, terms rising); and documents taken out
+/// whose postings are still in the lists (`gone`, by number), with the terms they held.
+#[derive(Default)]
+struct Deferred {
+    docs: Vec<(u32, usize)>,
+    counts: Vec<u8>,
+    gone: Vec<bool>,
+    touched: Vec<bool>,
 }
 
 /// What one term's posting list holds beyond its bytes.
@@ -82,6 +92,19 @@ pub fn put_pairs(out: &mut Vec<u8>, pairs: impl IntoIterator<Item = (u32, u32)>)
         put(out, count);
         prev = key;
     }
+}
+
+/// Two lists of (key, count) pairs, keys rising and in one of them only, as one.
+fn merge(
+    a: impl Iterator<Item = (u32, u32)>,
+    b: impl Iterator<Item = (u32, u32)>,
+) -> impl Iterator<Item = (u32, u32)> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if x.0 > y.0 => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
 }
 
 /// Where a posting list reaches `doc`: (the offset of the first posting at or after it, the
@@ -135,14 +158,10 @@ impl Inverted {
         let mut fwd = Vec::with_capacity(sorted.len() * 3);
         put_rising(&mut fwd, sorted.iter().map(|&(id, _)| id));
         let mut new = Vec::with_capacity(15);
-        if let Some(counts) = &mut self.deferred {
-            debug_assert_eq!(
-                doc as usize,
-                self.lens.len(),
-                "deferred documents come in order"
-            );
+        if let Some(d) = &mut self.deferred {
+            d.docs.push((doc, d.counts.len()));
             for &(id, tf) in &sorted {
-                put(counts, tf);
+                put(&mut d.counts, tf);
                 self.terms[id as usize].df += 1;
             }
             sorted.clear(); // their postings wait for `make_postings`
@@ -179,49 +198,85 @@ impl Inverted {
         self.total_len += len as u64;
     }
 
-    /// From now on documents go in without their postings (a build from nothing: numbered
-    /// in order from 0, none taken out) until `make_postings`, which lays each list out once at
-    /// its size. Appended to as documents came, the lists moved to the arena's end each time
-    /// they outgrew their room, doubling it: the room and the spans they left were up to three
-    /// times the lists at a build's peak.
+    /// From now on documents go in without their postings (none of them is taken out before)
+    /// `make_postings` makes each list they touch once. A build from nothing's lists, appended
+    /// to as documents came, moved to the arena's end each time they outgrew their room,
+    /// doubling it (the room and the spans they left were up to three times the lists at a
+    /// build's peak); many documents put back at once (a load where many files changed) each
+    /// sought its place in every list it is in and moved the list's tail, once per document:
+    /// quadratic in a common term's list.
     pub fn defer_postings(&mut self) {
-        debug_assert!(self.docs == 0 && self.lens.is_empty());
-        self.deferred = Some(Vec::new());
+        self.deferred.get_or_insert_default();
     }
 
     /// The posting lists of the documents put in since `defer_postings`, made from their
-    /// forward lists and counts: each list's size counted, every list laid out at its size, then
-    /// filled in document order (the bytes a build that appended each posting makes).
+    /// forward lists and counts: each list's new postings counted, laid out at their size and
+    /// filled in document order (the bytes appending each posting makes); then each list they
+    /// or the documents dropped (`drop_postings`) touched is rewritten once, its kept postings
+    /// merged with the new, or, when no list keeps any (a build from nothing, or every document
+    /// put back), the lists made are the lists.
     pub fn make_postings(&mut self) {
-        let Some(counts) = self.deferred.take() else {
+        let Some(Deferred {
+            mut docs,
+            counts,
+            gone,
+            mut touched,
+        }) = self.deferred.take()
+        else {
             return;
         };
-        let mut last = vec![0u32; self.terms.len()];
-        let mut sizes = vec![0u32; self.terms.len()];
-        Self::each_posting(&self.forward, &counts, &mut last, |t, p| {
-            sizes[t] += p.len() as u32
+        docs.sort_unstable();
+        let n = self.terms.len();
+        let (mut last, mut sizes, mut added) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+        Self::each_posting(&self.forward, &docs, &counts, &mut last, |t, p| {
+            sizes[t] += p.len() as u32;
+            added[t] += 1;
         });
-        self.lists.lay_out(&sizes);
+        let mut made = Arena::default();
+        made.grow_to(n);
+        made.lay_out(&sizes);
         drop(sizes);
         last.fill(0);
-        let lists = &mut self.lists;
-        Self::each_posting(&self.forward, &counts, &mut last, |t, p| lists.extend(t, p));
-        for (term, last) in self.terms.iter_mut().zip(last) {
-            term.last = last;
+        Self::each_posting(&self.forward, &docs, &counts, &mut last, |t, p| {
+            made.extend(t, p)
+        });
+        drop(counts);
+        if self.terms.iter().zip(&added).all(|(t, &a)| t.df == a) {
+            self.lists = made;
+            for (term, last) in self.terms.iter_mut().zip(last) {
+                term.last = last;
+            }
+            return;
+        }
+        touched.resize(n, false);
+        let mut merged = Vec::new();
+        for t in (0..n).filter(|&t| touched[t] || added[t] > 0) {
+            merged.clear();
+            let kept = pairs(self.lists.get(t))
+                .filter(|&(d, _)| !gone.get(d as usize).copied().unwrap_or(false));
+            let mut end = 0;
+            put_pairs(
+                &mut merged,
+                merge(kept, pairs(made.get(t))).inspect(|p| end = p.0),
+            );
+            self.lists.set(t, &merged);
+            self.terms[t].last = end;
         }
     }
 
-    /// Each posting of the deferred documents as its term's list holds it (the gap from the
-    /// term's document in `last`, then the count), documents rising and each one's terms
-    /// rising; `last` is left holding each term's last document.
+    /// Each posting of the deferred documents `docs` (rising, with where their counts start in
+    /// `counts`) as its term's list holds it (the gap from the term's document in `last`, then
+    /// the count), documents rising and each one's terms rising; `last` is left holding each
+    /// term's last document.
     fn each_posting(
         forward: &Arena,
+        docs: &[(u32, usize)],
         counts: &[u8],
         last: &mut [u32],
         mut f: impl FnMut(usize, &[u8]),
     ) {
-        let (mut at, mut new) = (0, Vec::with_capacity(15));
-        for doc in 0..forward.len() as u32 {
+        let mut new = Vec::with_capacity(15);
+        for &(doc, mut at) in docs {
             for id in rising(forward.get(doc as usize)) {
                 let t = id as usize;
                 new.clear();
@@ -320,31 +375,22 @@ impl Inverted {
         self.terms.push(Term { df, last });
     }
 
-    /// Take the postings of many documents out in one pass over the lists they are in (each
-    /// list once, rather than once per document); `remove` then finishes each.
+    /// Take many documents out at once: their postings leave each list they are in when
+    /// `make_postings` rewrites it (once, with the postings put in meanwhile), not once per
+    /// document; `remove` then finishes each. Documents put in meanwhile wait as after
+    /// `defer_postings`.
     pub fn drop_postings(&mut self, docs: &[u32]) {
-        let gone: std::collections::HashSet<u32> = docs.iter().copied().collect();
-        let mut terms: Vec<u32> = Vec::new();
-        for &d in docs {
-            if (d as usize) < self.forward.len() {
-                terms.extend(rising(self.forward.get(d as usize)));
-                self.forward.clear(d as usize);
+        let d = self.deferred.get_or_insert_default();
+        d.gone.resize(self.forward.len(), false);
+        d.touched.resize(self.terms.len(), false);
+        let held = self.forward.len();
+        for &doc in docs.iter().filter(|&&doc| (doc as usize) < held) {
+            for t in rising(self.forward.get(doc as usize)) {
+                self.terms[t as usize].df -= 1;
+                d.touched[t as usize] = true;
             }
-        }
-        terms.sort_unstable();
-        terms.dedup();
-        let mut bytes = Vec::new();
-        for t in terms {
-            let kept: Vec<(u32, u32)> = pairs(self.lists.get(t as usize))
-                .filter(|(d, _)| !gone.contains(d))
-                .collect();
-            bytes.clear();
-            put_pairs(&mut bytes, kept.iter().copied());
-            self.lists.set(t as usize, &bytes);
-            self.terms[t as usize] = Term {
-                df: kept.len() as u32,
-                last: kept.last().map_or(0, |p| p.0),
-            };
+            self.forward.clear(doc as usize);
+            d.gone[doc as usize] = true;
         }
     }
 
@@ -604,27 +650,29 @@ mod tests {
     /// A build from nothing whose postings wait (`defer_postings`) holds what appending each
     /// document's postings holds (the lists' bytes, each term's count and last document, the
     /// forward lists), and edits after it leave the same in both.
+    /// Up to 40 words of document `d` drawn by `next`, with large gaps and counts too: rare
+    /// terms, and one word many times.
+    fn doc_words(d: u64, next: &mut dyn FnMut(u64) -> u64) -> Vec<String> {
+        let (n, many) = (next(40), next(2) as usize * 300);
+        let mut words: Vec<String> = (0..n)
+            .map(|k| {
+                format!(
+                    "w{}",
+                    (d * 31 + k * next(9)) % [7, 60, 5000][(k % 3) as usize]
+                )
+            })
+            .collect();
+        words.extend(std::iter::repeat_n("many".to_string(), many));
+        words
+    }
+
     #[test]
     fn deferred_postings_are_the_appended_ones() {
         let mut next = crate::testing::numbers(11);
-        let mut doc_words = |d: u64| -> Vec<String> {
-            let (n, many) = (next(40), next(2) as usize * 300);
-            // Large gaps and counts too: rare terms, and one word many times.
-            let mut words: Vec<String> = (0..n)
-                .map(|k| {
-                    format!(
-                        "w{}",
-                        (d * 31 + k * next(9)) % [7, 60, 5000][(k % 3) as usize]
-                    )
-                })
-                .collect();
-            words.extend(std::iter::repeat_n("many".to_string(), many));
-            words
-        };
         let (mut plain, mut deferred) = (Inverted::default(), Inverted::default());
         deferred.defer_postings();
         for d in 0..600u32 {
-            let (c, len) = counts(doc_words(d as u64));
+            let (c, len) = counts(doc_words(d as u64, &mut next));
             plain.add(d, &c, len);
             deferred.add(d, &c, len);
         }
@@ -658,6 +706,69 @@ mod tests {
         same(&plain, &deferred);
     }
 
+    /// Many documents taken out (at once) and put back in any order while their postings wait
+    /// (`defer_postings`), some numbers reused, some new past the end, or every document put back:
+    /// `make_postings` leaves the lists' bytes, each term's count and last document and the
+    /// forward lists that putting each back alone leaves, and edits after it go on alike.
+    #[test]
+    fn documents_put_back_at_once_leave_what_putting_each_back_leaves() {
+        let mut next = crate::testing::numbers(29);
+        for round in 0..12u64 {
+            let (mut one, mut batch) = (Inverted::default(), Inverted::default());
+            let docs = 50 + next(300) as u32;
+            for d in 0..docs {
+                let (c, len) = counts(doc_words(d as u64, &mut next));
+                one.add(d, &c, len);
+                batch.add(d, &c, len);
+            }
+            // Every document in the last rounds: no list keeps a posting.
+            let share = if round >= 10 { 1 } else { 1 + next(4) };
+            let mut back: Vec<u32> = (0..docs).filter(|_| next(share) == 0).collect();
+            for &d in &back {
+                one.remove(d);
+            }
+            batch.drop_postings(&back);
+            for &d in &back {
+                batch.remove(d);
+            }
+            back.extend(docs + 5..docs + 5 + next(20) as u32);
+            for i in (1..back.len()).rev() {
+                back.swap(i, next(i as u64 + 1) as usize); // any order
+            }
+            batch.defer_postings();
+            for &d in &back {
+                let (c, len) = counts(doc_words(d as u64 + 1000 * round, &mut next));
+                one.add(d, &c, len);
+                batch.add(d, &c, len);
+            }
+            batch.make_postings();
+            for step in 0..2 {
+                assert_eq!((one.docs, one.total_len), (batch.docs, batch.total_len));
+                assert_eq!(one.terms.len(), batch.terms.len());
+                for t in 0..one.terms.len() {
+                    let (a, b) = (&one.terms[t], &batch.terms[t]);
+                    assert_eq!(
+                        one.lists.get(t),
+                        batch.lists.get(t),
+                        "round {round} term {t}"
+                    );
+                    assert_eq!((a.df, a.df > 0 && a.last != b.last), (b.df, false));
+                }
+                for d in 0..one.lens.len() as u32 {
+                    assert!(one.terms_of(d).eq(batch.terms_of(d)), "document {d}");
+                }
+                if step == 0 {
+                    let (c, len) = counts(["w1".to_string(), "many".to_string()]);
+                    for ix in [&mut one, &mut batch] {
+                        ix.remove(back[0]);
+                        ix.add(back[0], &c, len);
+                        ix.add(docs + 40, &c, len);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn postings_dropped_at_once_leave_what_removing_each_leaves() {
         let build = || {
@@ -683,6 +794,7 @@ mod tests {
         let (c, len) = counts(["w1".to_string(), "w5".to_string()]);
         one.add(3, &c, len);
         batch.add(3, &c, len);
+        batch.make_postings();
         assert_eq!(one.docs, batch.docs);
         for t in 0..one.terms.len() as u32 {
             assert_eq!(

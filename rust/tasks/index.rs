@@ -176,7 +176,8 @@ use crate::tree::os::now_ns;
 /// Files read and put in the index at a time.
 const CHUNK: usize = 4096;
 
-/// Files taken out at once beyond which their postings go in one pass over the lists.
+/// Files taken out (or read) at once beyond which their postings go out (or in) in one pass
+/// over the lists.
 const BATCH: usize = 64;
 
 /// A name defined in more files than this is common: its files are no longer kept.
@@ -768,7 +769,8 @@ impl Index {
             same += l.same;
         }
         out.extend(&vanished);
-        // Many at once (a load after a checkout): out of the posting lists in one pass.
+        // Many at once (a load after a checkout): out of the posting lists in one pass over
+        // each, with the files put back (bm25's `make_postings`).
         if out.len() > BATCH {
             self.lex.drop_postings(&out);
         }
@@ -790,9 +792,9 @@ impl Index {
         // A first build, or many files at once, leaves the posting lists with the spare
         // capacity of their growth (up to half of each list): it is given back after.
         let bulk = to_read.len() > CHUNK || self.by_path.is_empty();
-        // From nothing, the files are numbered in order and none is taken out: the posting
-        // lists are made once all are in, each at its size (bm25's `defer_postings`).
-        if self.files.is_empty() {
+        // From nothing, or many files at once: the posting lists they touch are made once all
+        // are in (bm25's `defer_postings`; none is taken out meanwhile: a file is read once).
+        if self.files.is_empty() || to_read.len() > BATCH {
             self.lex.defer_postings();
         }
         for chunk in to_read.chunks(CHUNK) {
@@ -1773,6 +1775,72 @@ mod tests {
         assert!(loaded.loaded <= 25);
         for task in [
             "func_3_second word3 order",
+            "total new word5",
+            "edit func_95_one",
+        ] {
+            assert_eq!(answer(&mut loaded, task), answer(&mut built, task));
+        }
+    }
+
+    /// Most files changed here and there among those kept (their postings go back in one pass
+    /// over each list, merged with the kept ones), some gone and their numbers taken by new
+    /// files: every term's postings are a build's, file by file, and so are the answers.
+    #[test]
+    fn a_load_after_most_files_changed_holds_a_builds_postings() {
+        let text = |i: usize, v: &str| {
+            format!(
+                "def func_{i}_{v}():\n    return 'word{} order total {v} {}'\n",
+                i % 7,
+                "many ".repeat(i % 4)
+            )
+        };
+        let path = |i: usize| format!("{}/f{i}.py", ["a", "b", "a/c"][i % 3]);
+        let files: Vec<(String, String)> = (0..300).map(|i| (path(i), text(i, "one"))).collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let t = TempTree::with("task-index-most", &refs);
+        let dirs: Vec<String> = [".", "a", "b", "a/c"].map(String::from).to_vec();
+        let bytes = Index::build(t.path(), opts(), &dirs).unwrap().save();
+        for i in (0..300).filter(|i| i % 5 != 2) {
+            t.write(
+                path(i),
+                text(i, if i % 2 == 0 { "two" } else { "one edit" }),
+            );
+        }
+        for i in (7..300).step_by(23) {
+            std::fs::remove_file(t.path().join(path(i))).unwrap();
+        }
+        for i in 300..320 {
+            t.write(path(i), text(i, "new"));
+        }
+        let mut loaded =
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)), None).unwrap();
+        let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
+        assert_eq!(
+            (loaded.file_count(), loaded.refused.as_deref()),
+            (307, None)
+        );
+        assert!(loaded.loaded <= 60);
+        let by_path = |ix: &Index| -> Vec<(String, Vec<(String, u32)>)> {
+            let mut terms: Vec<(String, Vec<(String, u32)>)> = (ix.lex.term_names().iter())
+                .map(|&term| {
+                    let id = ix.lex.id(term).unwrap();
+                    let mut p: Vec<(String, u32)> = (ix.lex.postings(id))
+                        .map(|(d, n)| (ix.file(d).unwrap().path.clone(), n))
+                        .collect();
+                    p.sort_unstable();
+                    (term.to_string(), p)
+                })
+                .filter(|(_, p)| !p.is_empty())
+                .collect();
+            terms.sort_unstable();
+            terms
+        };
+        assert_eq!(by_path(&loaded), by_path(&built));
+        for task in [
+            "func_3_two word3 order many",
             "total new word5",
             "edit func_95_one",
         ] {

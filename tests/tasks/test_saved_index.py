@@ -13,7 +13,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import SETTLE, mcp_client, run_cli, write
@@ -231,3 +231,47 @@ def test_any_tree_and_edits_answer_the_same_from_the_saved_index(files, edits, t
             assert from_saved.query(task, 400, [], off, 10, "bytes4") == want
             assert twice.query(task, 400, [], off, 10, "bytes4") == want
             assert again.query(task, 400, [], off, 10, "bytes4") == want
+
+
+FATES = st.lists(st.sampled_from(["edit", "edit", "edit", "keep", "remove"]), min_size=90, max_size=160)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(FATES, st.integers(0, 30), st.lists(st.sampled_from(WORDS), min_size=1, max_size=4))
+def test_a_saved_index_most_of_whose_files_changed_answers_as_a_build(fates, added, task_words):
+    """Property: more files changed than an update puts back one by one (tasks/index.rs's
+    `BATCH`), here and there among the files kept, some removed and new ones taking their
+    numbers: the index started from the saved file answers every question as one built from
+    nothing."""
+    assume(fates.count("edit") + added > 64)
+    task = " ".join(task_words)
+
+    def text(i: int, edit: str) -> str:
+        words = [WORDS[(i * k + len(edit)) % len(WORDS)] for k in range(1 + i % 6)]
+        return f"def {words[0]}_{i}():\n    return '{' '.join(words)} {edit}'\n"
+
+    def path(i: int) -> str:
+        return f"{('a', 'b', 'a/c')[i % 3]}/f{i}.py"
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        for i in range(len(fates)):
+            write(root, path(i), text(i, ""))
+        time.sleep(SETTLE)
+        scopes = [r.scope for r in _core.walk(str(root), [], 10, 0).rows]
+        saved = _core.TaskIndex(str(root), scopes, [], "@", None).save()
+        write(root, SAVED, saved)
+        for i, fate in enumerate(fates):
+            if fate == "remove":
+                (root / path(i)).unlink()
+            elif fate == "edit":
+                write(root, path(i), text(i, "edited order"))
+        for i in range(len(fates), len(fates) + added):
+            write(root, path(i), text(i, "new"))
+        scopes = [r.scope for r in _core.walk(str(root), [], 10, 0).rows]
+        from_saved = _core.TaskIndex(str(root), scopes, [], "@", None, saved_at=(SAVED, len(saved)))
+        built = _core.TaskIndex(str(root), scopes, [], "@", None)
+        assert from_saved.refused is None and from_saved.file_count == built.file_count
+        assert from_saved.loaded == fates.count("keep")
+        for off in ([], ["history"]):
+            assert from_saved.query(task, 400, [], off, 10, "bytes4") == built.query(task, 400, [], off, 10, "bytes4")
