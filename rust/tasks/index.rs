@@ -37,8 +37,8 @@ use crate::tree::os::PlainDir;
 use crate::tree::scratch::Spool;
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -98,6 +98,26 @@ fn packed_ids(mut ids: Vec<u32>) -> Vec<u8> {
     let mut out = Vec::with_capacity(ids.len() * 2);
     varint::put_rising(&mut out, ids);
     out
+}
+
+/// How many files or terms a piece of a save encodes, and how many pieces a batch holds.
+const SAVE_PIECE: usize = 1024;
+const SAVE_BATCH: usize = 16;
+
+/// `ids` encoded by `piece` a batch of pieces at a time, in parallel, each batch written to `e`
+/// in order and freed before the next is made.
+fn put_batches<W: Write>(
+    e: &mut store::Encoder<W>,
+    ids: &[u32],
+    piece: impl Fn(&[u32]) -> Vec<u8> + Sync,
+) -> io::Result<()> {
+    for batch in ids.chunks(SAVE_BATCH * SAVE_PIECE) {
+        let pieces: Vec<Vec<u8>> = batch.par_chunks(SAVE_PIECE).map(&piece).collect();
+        for p in pieces {
+            e.put(&p)?;
+        }
+    }
+    Ok(())
 }
 
 pub struct Index {
@@ -1145,11 +1165,21 @@ impl Index {
         ids
     }
 
-    /// The index as bytes for a later `build_from` (tasks/store.rs), but for the files changed
-    /// as they were listed (`racy`, read again by the next process); `changed` is 0 from then
-    /// on. Files are numbered as here with the holes closed up (the posting lists are copied
-    /// as they are when there are none), terms and names in byte order.
+    /// The index as bytes for a later `build_from` (`save_into` a vector).
     pub fn save(&mut self) -> Vec<u8> {
+        self.save_into(Vec::new(), u64::MAX)
+            .expect("a vector takes any bytes")
+    }
+
+    /// The index written to `out` for a later `build_from` (tasks/store.rs), as it is encoded,
+    /// but for the files changed as they were listed (`racy`, read again by the next process);
+    /// refused past `most` bytes (`store::TooLarge`); `changed` is 0 from then on. Files are
+    /// numbered as here with the holes closed up (the posting lists are copied as they are when
+    /// there are none), terms and names in byte order. Encoded in parallel a batch at a time,
+    /// each batch written and freed before the next is made: the save holds one batch beside
+    /// the index, never all its bytes (436 MB at a million files).
+    pub fn save_into<W: Write>(&mut self, out: W, most: u64) -> io::Result<W> {
+        self.changed = 0;
         let mut doc_at = vec![u32::MAX; self.files.len()];
         let mut kept: Vec<u32> = Vec::with_capacity(self.files.len());
         for (id, f) in self.files.iter().enumerate() {
@@ -1159,36 +1189,22 @@ impl Index {
             }
         }
         let renumber = kept.len() != self.files.len();
+        // A list renumbered without the files left out: its postings in the order kept.
+        let kept_postings = |t: u32| {
+            self.lex
+                .postings(t)
+                .map(|(doc, tf)| (doc_at[doc as usize], tf))
+                .filter(|&(d, _)| d != u32::MAX)
+        };
         let names = self.lex.term_names();
         let mut live: Vec<u32> = (0..names.len() as u32)
-            .filter(|&t| self.lex.df(t) > 0)
+            .filter(|&t| self.lex.df(t) > 0 && (!renumber || kept_postings(t).next().is_some()))
             .collect();
         live.par_sort_unstable_by(|&a, &b| names[a as usize].cmp(names[b as usize]));
-        let postings: Vec<(u32, Cow<[u8]>)> = live
-            .par_iter()
-            .map(|&t| {
-                let list = self.lex.list_bytes(t);
-                if !renumber {
-                    return (t, Cow::Borrowed(list));
-                }
-                let mut out = Vec::new();
-                let kept = self
-                    .lex
-                    .postings(t)
-                    .map(|(doc, tf)| (doc_at[doc as usize], tf));
-                bm25::put_pairs(&mut out, kept.filter(|&(d, _)| d != u32::MAX));
-                (t, Cow::Owned(out))
-            })
-            .filter(|(_, p)| !p.is_empty())
-            .collect();
         let mut term_at = vec![u32::MAX; names.len()];
-        for (i, (t, _)) in postings.iter().enumerate() {
-            term_at[*t as usize] = i as u32;
+        for (i, &t) in live.iter().enumerate() {
+            term_at[t as usize] = i as u32;
         }
-        let terms: Vec<(&str, &[u8])> = postings
-            .iter()
-            .map(|(t, p)| (names[*t as usize], &p[..]))
-            .collect();
         let mut defined: Vec<(&str, u32)> = (0..self.def_ids.len() as u32)
             .filter(|&n| self.defined[n as usize].count > 0)
             .map(|n| (self.def_ids.name(n), n))
@@ -1199,64 +1215,71 @@ impl Index {
             name_at[n as usize] = i as u32;
         }
         let defined: Vec<&str> = defined.into_iter().map(|(k, _)| k).collect();
-        const PIECE: usize = 1024;
-        // Encoded in parallel a batch of pieces at a time, each batch appended and freed before
-        // the next is made: the save holds its bytes and one batch beside the index, not all
-        // its bytes twice.
-        let pieces = kept.chunks(64 * PIECE).flat_map(|batch| {
-            batch
-                .par_chunks(PIECE)
-                .map(|chunk| {
-                    let mut out = Vec::with_capacity(chunk.len() * 512);
-                    let (mut ts, mut forward, mut os) = (Vec::new(), Vec::new(), Vec::new());
-                    for &doc in chunk {
-                        let f = self.files[doc as usize].as_ref().expect("a file kept");
-                        ts.clear();
-                        ts.extend(self.lex.terms_of(doc).map(|t| term_at[t as usize]));
-                        ts.sort_unstable();
-                        forward.clear();
-                        varint::put_rising(&mut forward, ts.iter().copied());
-                        let defs = varint::rising(self.defs.get(doc as usize));
-                        let defs = packed_ids(defs.map(|d| name_at[d as usize]).collect());
-                        os.clear();
-                        os.extend(
-                            f.out()
-                                .iter()
-                                .map(|&o| doc_at[o as usize])
-                                .filter(|&o| o != u32::MAX),
-                        );
-                        os.sort_unstable();
-                        store::encode_file(
-                            &mut out,
-                            &store::FileOut {
-                                path: &f.path,
-                                key: f.key,
-                                len: self.lex.doc_len(doc),
-                                forward: &forward,
-                                defs: &defs,
-                                out: &os,
-                                imports: f.imports(),
-                                annotations: f.annotations(),
-                            },
-                        );
-                    }
-                    out
-                })
-                .collect::<Vec<Vec<u8>>>()
-        });
         // Racy files left out may answer imports of others: those are resolved again after a load.
         let resolved = !self.resolve_all && self.unresolved.is_empty() && self.racy.is_empty();
-        let bytes = store::encode(
+        let mut e = store::Encoder::start(
+            out,
+            most,
             &self.root,
             &self.opts,
             resolved,
             &defined,
+            live.len(),
             kept.len(),
-            pieces,
-            &terms,
-        );
-        self.changed = 0;
-        bytes
+        )?;
+        let file_piece = |chunk: &[u32]| {
+            let mut out = Vec::with_capacity(chunk.len() * 512);
+            let (mut ts, mut forward, mut os) = (Vec::new(), Vec::new(), Vec::new());
+            for &doc in chunk {
+                let f = self.files[doc as usize].as_ref().expect("a file kept");
+                ts.clear();
+                ts.extend(self.lex.terms_of(doc).map(|t| term_at[t as usize]));
+                ts.sort_unstable();
+                forward.clear();
+                varint::put_rising(&mut forward, ts.iter().copied());
+                let defs = varint::rising(self.defs.get(doc as usize));
+                let defs = packed_ids(defs.map(|d| name_at[d as usize]).collect());
+                os.clear();
+                os.extend(
+                    f.out()
+                        .iter()
+                        .map(|&o| doc_at[o as usize])
+                        .filter(|&o| o != u32::MAX),
+                );
+                os.sort_unstable();
+                store::encode_file(
+                    &mut out,
+                    &store::FileOut {
+                        path: &f.path,
+                        key: f.key,
+                        len: self.lex.doc_len(doc),
+                        forward: &forward,
+                        defs: &defs,
+                        out: &os,
+                        imports: f.imports(),
+                        annotations: f.annotations(),
+                    },
+                );
+            }
+            out
+        };
+        let term_piece = |chunk: &[u32]| {
+            let (mut out, mut list) = (Vec::new(), Vec::new());
+            for &t in chunk {
+                let postings = if renumber {
+                    list.clear();
+                    bm25::put_pairs(&mut list, kept_postings(t));
+                    &list[..]
+                } else {
+                    self.lex.list_bytes(t)
+                };
+                store::encode_term(&mut out, names[t as usize], postings);
+            }
+            out
+        };
+        put_batches(&mut e, &kept, file_piece)?;
+        put_batches(&mut e, &live, term_piece)?;
+        e.finish()
     }
 
     pub fn file_count(&self) -> usize {
