@@ -766,28 +766,26 @@ impl Index {
         if self.files.is_empty() {
             self.lex.defer_postings();
         }
-        for chunk in to_read.chunks(CHUNK) {
+        for chunk in to_read.chunks_mut(CHUNK) {
             let (prefix, finder) = (&self.opts.prefix, &self.finder);
-            let read: Vec<(&String, StatKey, bool, Option<Facts>)> = chunk
-                .par_iter()
+            // Each path moves from the listing into the file's record: not copied, so not held
+            // twice while the tree is read (64 MB at a million files).
+            let mut read: Vec<(String, StatKey, bool, Option<Facts>)> = chunk
+                .par_iter_mut()
                 .map(|(p, k, racy)| {
                     let text = files::read_text(&confined, p);
-                    (
-                        p,
-                        *k,
-                        *racy,
-                        text.map(|t| files::facts(p, &t, prefix, finder)),
-                    )
+                    let facts = text.map(|t| files::facts(p, &t, prefix, finder));
+                    (std::mem::take(p), *k, *racy, facts)
                 })
                 .collect();
-            for (p, k, racy, f) in &read {
+            for (p, k, racy, f) in &mut read {
                 let had = self.id_of(p);
                 // An edit keeps the file's number and its module: only its own imports move.
                 if let Some(id) = had {
                     self.remove(id, f.is_none());
                 }
                 let Some(f) = f else { continue };
-                let id = self.insert(p.to_string(), *k, f, had.is_none());
+                let id = self.insert(std::mem::take(p), *k, f, had.is_none());
                 if *racy {
                     self.racy.insert(id);
                 }
@@ -800,6 +798,7 @@ impl Index {
             // the index's life (a 100,000-file build held 40 MiB more than a load).
             read.into_par_iter().for_each(drop);
         }
+        drop(to_read); // (80 bytes a file) given back before the posting lists are laid out
         self.lex.make_postings();
         if bulk {
             self.files.shrink_to_fit();
