@@ -100,21 +100,41 @@ fn packed_ids(mut ids: Vec<u32>) -> Vec<u8> {
     out
 }
 
-/// How many files or terms a piece of a save encodes, and how many pieces a batch holds.
-const SAVE_PIECE: usize = 1024;
+/// A save's pieces, each encoded by one thread: this many files, or terms whose posting lists
+/// hold about this many bytes (a list may hold a few bytes or megabytes); a batch of pieces is
+/// encoded at once.
+const SAVE_FILES: usize = 1024;
+const SAVE_BYTES: usize = 256 << 10;
 const SAVE_BATCH: usize = 16;
 
-/// `ids` encoded by `piece` a batch of pieces at a time, in parallel, each batch written to `e`
-/// in order and freed before the next is made.
+/// `ids` cut into runs of at least `SAVE_BYTES` as `size` counts them (the last may hold fewer).
+fn runs(ids: &[u32], size: impl Fn(u32) -> usize) -> Vec<&[u32]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, &id) in ids.iter().enumerate() {
+        bytes += size(id);
+        if bytes >= SAVE_BYTES {
+            out.push(&ids[start..=i]);
+            (start, bytes) = (i + 1, 0);
+        }
+    }
+    if start < ids.len() {
+        out.push(&ids[start..]);
+    }
+    out
+}
+
+/// `pieces` encoded by `piece` a batch at a time, in parallel, each batch written to `e` in
+/// order and freed before the next is made.
 fn put_batches<W: Write>(
     e: &mut store::Encoder<W>,
-    ids: &[u32],
+    pieces: &[&[u32]],
     piece: impl Fn(&[u32]) -> Vec<u8> + Sync,
 ) -> io::Result<()> {
-    for batch in ids.chunks(SAVE_BATCH * SAVE_PIECE) {
-        let pieces: Vec<Vec<u8>> = batch.par_chunks(SAVE_PIECE).map(&piece).collect();
-        for p in pieces {
-            e.put(&p)?;
+    for batch in pieces.chunks(SAVE_BATCH) {
+        let encoded: Vec<Vec<u8>> = batch.par_iter().map(|ids| piece(ids)).collect();
+        for b in encoded {
+            e.put(&b)?;
         }
     }
     Ok(())
@@ -1195,12 +1215,12 @@ impl Index {
                 .map(|(doc, tf)| (doc_at[doc as usize], tf))
                 .filter(|&(d, _)| d != u32::MAX)
         };
-        let names = self.lex.term_names();
-        let mut live: Vec<u32> = (0..names.len() as u32)
+        let (terms, name) = (self.lex.term_count(), |t| self.lex.term_name(t));
+        let mut live: Vec<u32> = (0..terms as u32)
             .filter(|&t| self.lex.df(t) > 0 && (!renumber || kept_postings(t).next().is_some()))
             .collect();
-        live.par_sort_unstable_by(|&a, &b| names[a as usize].cmp(names[b as usize]));
-        let mut term_at = vec![u32::MAX; names.len()];
+        live.par_sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+        let mut term_at = vec![u32::MAX; terms];
         for (i, &t) in live.iter().enumerate() {
             term_at[t as usize] = i as u32;
         }
@@ -1262,8 +1282,10 @@ impl Index {
             }
             out
         };
+        let list_len = |t| self.lex.list_bytes(t).len();
         let term_piece = |chunk: &[u32]| {
-            let (mut out, mut list) = (Vec::new(), Vec::new());
+            let room = chunk.iter().map(|&t| list_len(t) + name(t).len() + 10);
+            let (mut out, mut list) = (Vec::with_capacity(room.sum()), Vec::new());
             for &t in chunk {
                 let postings = if renumber {
                     list.clear();
@@ -1272,12 +1294,16 @@ impl Index {
                 } else {
                     self.lex.list_bytes(t)
                 };
-                store::encode_term(&mut out, names[t as usize], postings);
+                store::encode_term(&mut out, name(t), postings);
             }
             out
         };
-        put_batches(&mut e, &kept, file_piece)?;
-        put_batches(&mut e, &live, term_piece)?;
+        put_batches(
+            &mut e,
+            &kept.chunks(SAVE_FILES).collect::<Vec<_>>(),
+            file_piece,
+        )?;
+        put_batches(&mut e, &runs(&live, list_len), term_piece)?;
         e.finish()
     }
 
@@ -1386,6 +1412,26 @@ mod tests {
             prefix: "@".into(),
             contextia: None,
         }
+    }
+
+    #[test]
+    fn a_saves_runs_hold_every_id_once_in_order_and_enough_bytes_each() {
+        let ids: Vec<u32> = (0..500).collect();
+        // Lists of a few bytes and, now and then, one larger than a whole run.
+        let size = |t: u32| {
+            if t % 97 == 0 {
+                3 * SAVE_BYTES
+            } else {
+                1 + (t as usize * 7919) % 4096
+            }
+        };
+        let cut = runs(&ids, size);
+        assert_eq!(cut.concat(), ids);
+        for r in &cut[..cut.len() - 1] {
+            let bytes: usize = r.iter().map(|&t| size(t)).sum();
+            assert!(bytes >= SAVE_BYTES && bytes - size(*r.last().unwrap()) < SAVE_BYTES);
+        }
+        assert!(runs(&[], size).is_empty());
     }
 
     /// This thread's clock pinned past the racy window of the files just written, so a save
