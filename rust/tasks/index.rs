@@ -1419,7 +1419,7 @@ mod tests {
         let ids: Vec<u32> = (0..500).collect();
         // Lists of a few bytes and, now and then, one larger than a whole run.
         let size = |t: u32| {
-            if t % 97 == 0 {
+            if t.is_multiple_of(97) {
                 3 * SAVE_BYTES
             } else {
                 1 + (t as usize * 7919) % 4096
