@@ -781,19 +781,21 @@ mod bindings {
             pyo3::types::PyBytes::new(py, &bytes)
         }
 
-        /// `save()` written to file `rel` beneath the root when it holds at most `most` bytes
-        /// (whether it did): the bytes are never copied into Python's, which held them twice
-        /// beside the index at a build's peak.
-        fn save_to(&self, py: Python<'_>, rel: PathBuf, most: usize) -> PyResult<bool> {
-            let (root, bytes) = py.detach(|| {
-                let mut ix = self.inner.lock().unwrap();
-                (ix.root.clone(), ix.save())
-            });
-            if bytes.len() > most {
-                return Ok(false);
-            }
-            in_root(py, &root, |r| r.write_atomic(&rel, &bytes))?;
-            Ok(true)
+        /// `save()` written to file `rel` beneath the root as it is encoded, when it holds at
+        /// most `most` bytes (whether it did): its bytes are never all held (nor copied into
+        /// Python's), and a save refused or failed leaves the file as it was.
+        fn save_to(&self, py: Python<'_>, rel: PathBuf, most: u64) -> PyResult<bool> {
+            let root = self.inner.lock().unwrap().root.clone();
+            in_root(py, &root, |r| {
+                // (the index is held while it is encoded, not while the file is synced)
+                let save = |w: &mut dyn std::io::Write| {
+                    self.inner.lock().unwrap().save_into(w, most).map(drop)
+                };
+                match r.write_atomic_with(&rel, save) {
+                    Err(fs::Error::Io(e)) if tasks::store::TooLarge::is(&e) => Ok(false),
+                    other => other.map(|()| true),
+                }
+            })
         }
 
         /// Offer the bytes of an earlier `save_history()` (untrusted: checked, and used by the next

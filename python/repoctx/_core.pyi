@@ -662,8 +662,9 @@ class TaskIndex:
     def save(self) -> bytes:
         """What the index keeps of each file, for a later `TaskIndex(saved=…)`; `changed` is 0 after."""
     def save_to(self, rel: str, most: int) -> bool:
-        """`save()` written to file `rel` beneath the root when it is at most `most` bytes (whether
-        it was), the bytes never copied into Python's. OSError as `fs.write_atomic`'s."""
+        """`save()` written to file `rel` beneath the root as it is encoded, when it is at most `most`
+        bytes (whether it was): its bytes are never all held. A save refused or failed leaves the
+        file as it was. OSError as `fs.write_atomic`'s."""
     @property
     def changed(self) -> int:
         """How many files differ from the last saved bytes (read, dropped, or saved but changed

@@ -399,11 +399,14 @@ impl Inverted {
         self.lists.get(id as usize)
     }
 
-    /// Every term by its id (the index of the vector).
-    pub fn term_names(&self) -> Vec<&str> {
-        (0..self.vocab.len() as u32)
-            .map(|id| self.vocab.name(id))
-            .collect()
+    /// How many terms are numbered (some may be held by no document now).
+    pub fn term_count(&self) -> usize {
+        self.vocab.len()
+    }
+
+    /// Term `id`'s name.
+    pub fn term_name(&self, id: u32) -> &str {
+        self.vocab.name(id)
     }
 
     /// The term ids of `doc`, rising (none for a number not in use).

@@ -40,8 +40,8 @@ use crate::tree::scratch::Spool;
 use crate::tree::walk::Kept;
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -101,6 +101,46 @@ fn packed_ids(mut ids: Vec<u32>) -> Vec<u8> {
     let mut out = Vec::with_capacity(ids.len() * 2);
     varint::put_rising(&mut out, ids);
     out
+}
+
+/// A save's pieces, each encoded by one thread: this many files, or terms whose posting lists
+/// hold about this many bytes (a list may hold a few bytes or megabytes); a batch of pieces is
+/// encoded at once.
+const SAVE_FILES: usize = 1024;
+const SAVE_BYTES: usize = 256 << 10;
+const SAVE_BATCH: usize = 16;
+
+/// `ids` cut into runs of at least `SAVE_BYTES` as `size` counts them (the last may hold fewer).
+fn runs(ids: &[u32], size: impl Fn(u32) -> usize) -> Vec<&[u32]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, &id) in ids.iter().enumerate() {
+        bytes += size(id);
+        if bytes >= SAVE_BYTES {
+            out.push(&ids[start..=i]);
+            (start, bytes) = (i + 1, 0);
+        }
+    }
+    if start < ids.len() {
+        out.push(&ids[start..]);
+    }
+    out
+}
+
+/// `pieces` encoded by `piece` a batch at a time, in parallel, each batch written to `e` in
+/// order and freed before the next is made.
+fn put_batches<W: Write>(
+    e: &mut store::Encoder<W>,
+    pieces: &[&[u32]],
+    piece: impl Fn(&[u32]) -> Vec<u8> + Sync,
+) -> io::Result<()> {
+    for batch in pieces.chunks(SAVE_BATCH) {
+        let encoded: Vec<Vec<u8>> = batch.par_iter().map(|ids| piece(ids)).collect();
+        for b in encoded {
+            e.put(&b)?;
+        }
+    }
+    Ok(())
 }
 
 pub struct Index {
@@ -797,28 +837,26 @@ impl Index {
         if self.files.is_empty() || to_read.len() > BATCH {
             self.lex.defer_postings();
         }
-        for chunk in to_read.chunks(CHUNK) {
+        for chunk in to_read.chunks_mut(CHUNK) {
             let (prefix, finder) = (&self.opts.prefix, &self.finder);
-            let read: Vec<(&String, StatKey, bool, Option<Facts>)> = chunk
-                .par_iter()
+            // Each path moves from the listing into the file's record: not copied, so not held
+            // twice while the tree is read (64 MB at a million files).
+            let mut read: Vec<(String, StatKey, bool, Option<Facts>)> = chunk
+                .par_iter_mut()
                 .map(|(p, k, racy)| {
                     let text = files::read_text(&confined, p);
-                    (
-                        p,
-                        *k,
-                        *racy,
-                        text.map(|t| files::facts(p, &t, prefix, finder)),
-                    )
+                    let facts = text.map(|t| files::facts(p, &t, prefix, finder));
+                    (std::mem::take(p), *k, *racy, facts)
                 })
                 .collect();
-            for (p, k, racy, f) in &read {
+            for (p, k, racy, f) in &mut read {
                 let had = self.id_of(p);
                 // An edit keeps the file's number and its module: only its own imports move.
                 if let Some(id) = had {
                     self.remove(id, f.is_none());
                 }
                 let Some(f) = f else { continue };
-                let id = self.insert(p.to_string(), *k, f, had.is_none());
+                let id = self.insert(std::mem::take(p), *k, f, had.is_none());
                 if *racy {
                     self.racy.insert(id);
                 }
@@ -831,6 +869,7 @@ impl Index {
             // the index's life (a 100,000-file build held 40 MiB more than a load).
             read.into_par_iter().for_each(drop);
         }
+        drop(to_read); // (80 bytes a file) given back before the posting lists are laid out
         self.lex.make_postings();
         if bulk {
             self.files.shrink_to_fit();
@@ -1194,11 +1233,21 @@ impl Index {
         ids
     }
 
-    /// The index as bytes for a later `build_from` (tasks/store.rs), but for the files changed
-    /// as they were listed (`racy`, read again by the next process); `changed` is 0 from then
-    /// on. Files are numbered as here with the holes closed up (the posting lists are copied
-    /// as they are when there are none), terms and names in byte order.
+    /// The index as bytes for a later `build_from` (`save_into` a vector).
     pub fn save(&mut self) -> Vec<u8> {
+        self.save_into(Vec::new(), u64::MAX)
+            .expect("a vector takes any bytes")
+    }
+
+    /// The index written to `out` for a later `build_from` (tasks/store.rs), as it is encoded,
+    /// but for the files changed as they were listed (`racy`, read again by the next process);
+    /// refused past `most` bytes (`store::TooLarge`); `changed` is 0 from then on. Files are
+    /// numbered as here with the holes closed up (the posting lists are copied as they are when
+    /// there are none), terms and names in byte order. Encoded in parallel a batch at a time,
+    /// each batch written and freed before the next is made: the save holds one batch beside
+    /// the index, never all its bytes (436 MB at a million files).
+    pub fn save_into<W: Write>(&mut self, out: W, most: u64) -> io::Result<W> {
+        self.changed = 0;
         let mut doc_at = vec![u32::MAX; self.files.len()];
         let mut kept: Vec<u32> = Vec::with_capacity(self.files.len());
         for (id, f) in self.files.iter().enumerate() {
@@ -1208,36 +1257,22 @@ impl Index {
             }
         }
         let renumber = kept.len() != self.files.len();
-        let names = self.lex.term_names();
-        let mut live: Vec<u32> = (0..names.len() as u32)
-            .filter(|&t| self.lex.df(t) > 0)
+        // A list renumbered without the files left out: its postings in the order kept.
+        let kept_postings = |t: u32| {
+            self.lex
+                .postings(t)
+                .map(|(doc, tf)| (doc_at[doc as usize], tf))
+                .filter(|&(d, _)| d != u32::MAX)
+        };
+        let (terms, name) = (self.lex.term_count(), |t| self.lex.term_name(t));
+        let mut live: Vec<u32> = (0..terms as u32)
+            .filter(|&t| self.lex.df(t) > 0 && (!renumber || kept_postings(t).next().is_some()))
             .collect();
-        live.par_sort_unstable_by(|&a, &b| names[a as usize].cmp(names[b as usize]));
-        let postings: Vec<(u32, Cow<[u8]>)> = live
-            .par_iter()
-            .map(|&t| {
-                let list = self.lex.list_bytes(t);
-                if !renumber {
-                    return (t, Cow::Borrowed(list));
-                }
-                let mut out = Vec::new();
-                let kept = self
-                    .lex
-                    .postings(t)
-                    .map(|(doc, tf)| (doc_at[doc as usize], tf));
-                bm25::put_pairs(&mut out, kept.filter(|&(d, _)| d != u32::MAX));
-                (t, Cow::Owned(out))
-            })
-            .filter(|(_, p)| !p.is_empty())
-            .collect();
-        let mut term_at = vec![u32::MAX; names.len()];
-        for (i, (t, _)) in postings.iter().enumerate() {
-            term_at[*t as usize] = i as u32;
+        live.par_sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+        let mut term_at = vec![u32::MAX; terms];
+        for (i, &t) in live.iter().enumerate() {
+            term_at[t as usize] = i as u32;
         }
-        let terms: Vec<(&str, &[u8])> = postings
-            .iter()
-            .map(|(t, p)| (names[*t as usize], &p[..]))
-            .collect();
         let mut defined: Vec<(&str, u32)> = (0..self.def_ids.len() as u32)
             .filter(|&n| self.defined[n as usize].count > 0)
             .map(|n| (self.def_ids.name(n), n))
@@ -1248,64 +1283,77 @@ impl Index {
             name_at[n as usize] = i as u32;
         }
         let defined: Vec<&str> = defined.into_iter().map(|(k, _)| k).collect();
-        const PIECE: usize = 1024;
-        // Encoded in parallel a batch of pieces at a time, each batch appended and freed before
-        // the next is made: the save holds its bytes and one batch beside the index, not all
-        // its bytes twice.
-        let pieces = kept.chunks(64 * PIECE).flat_map(|batch| {
-            batch
-                .par_chunks(PIECE)
-                .map(|chunk| {
-                    let mut out = Vec::with_capacity(chunk.len() * 512);
-                    let (mut ts, mut forward, mut os) = (Vec::new(), Vec::new(), Vec::new());
-                    for &doc in chunk {
-                        let f = self.files[doc as usize].as_ref().expect("a file kept");
-                        ts.clear();
-                        ts.extend(self.lex.terms_of(doc).map(|t| term_at[t as usize]));
-                        ts.sort_unstable();
-                        forward.clear();
-                        varint::put_rising(&mut forward, ts.iter().copied());
-                        let defs = varint::rising(self.defs.get(doc as usize));
-                        let defs = packed_ids(defs.map(|d| name_at[d as usize]).collect());
-                        os.clear();
-                        os.extend(
-                            f.out()
-                                .iter()
-                                .map(|&o| doc_at[o as usize])
-                                .filter(|&o| o != u32::MAX),
-                        );
-                        os.sort_unstable();
-                        store::encode_file(
-                            &mut out,
-                            &store::FileOut {
-                                path: &f.path,
-                                key: f.key,
-                                len: self.lex.doc_len(doc),
-                                forward: &forward,
-                                defs: &defs,
-                                out: &os,
-                                imports: f.imports(),
-                                annotations: f.annotations(),
-                            },
-                        );
-                    }
-                    out
-                })
-                .collect::<Vec<Vec<u8>>>()
-        });
         // Racy files left out may answer imports of others: those are resolved again after a load.
         let resolved = !self.resolve_all && self.unresolved.is_empty() && self.racy.is_empty();
-        let bytes = store::encode(
+        let mut e = store::Encoder::start(
+            out,
+            most,
             &self.root,
             &self.opts,
             resolved,
             &defined,
+            live.len(),
             kept.len(),
-            pieces,
-            &terms,
-        );
-        self.changed = 0;
-        bytes
+        )?;
+        let file_piece = |chunk: &[u32]| {
+            let mut out = Vec::with_capacity(chunk.len() * 512);
+            let (mut ts, mut forward, mut os) = (Vec::new(), Vec::new(), Vec::new());
+            for &doc in chunk {
+                let f = self.files[doc as usize].as_ref().expect("a file kept");
+                ts.clear();
+                ts.extend(self.lex.terms_of(doc).map(|t| term_at[t as usize]));
+                ts.sort_unstable();
+                forward.clear();
+                varint::put_rising(&mut forward, ts.iter().copied());
+                let defs = varint::rising(self.defs.get(doc as usize));
+                let defs = packed_ids(defs.map(|d| name_at[d as usize]).collect());
+                os.clear();
+                os.extend(
+                    f.out()
+                        .iter()
+                        .map(|&o| doc_at[o as usize])
+                        .filter(|&o| o != u32::MAX),
+                );
+                os.sort_unstable();
+                store::encode_file(
+                    &mut out,
+                    &store::FileOut {
+                        path: &f.path,
+                        key: f.key,
+                        len: self.lex.doc_len(doc),
+                        forward: &forward,
+                        defs: &defs,
+                        out: &os,
+                        imports: f.imports(),
+                        annotations: f.annotations(),
+                    },
+                );
+            }
+            out
+        };
+        let list_len = |t| self.lex.list_bytes(t).len();
+        let term_piece = |chunk: &[u32]| {
+            let room = chunk.iter().map(|&t| list_len(t) + name(t).len() + 10);
+            let (mut out, mut list) = (Vec::with_capacity(room.sum()), Vec::new());
+            for &t in chunk {
+                let postings = if renumber {
+                    list.clear();
+                    bm25::put_pairs(&mut list, kept_postings(t));
+                    &list[..]
+                } else {
+                    self.lex.list_bytes(t)
+                };
+                store::encode_term(&mut out, name(t), postings);
+            }
+            out
+        };
+        put_batches(
+            &mut e,
+            &kept.chunks(SAVE_FILES).collect::<Vec<_>>(),
+            file_piece,
+        )?;
+        put_batches(&mut e, &runs(&live, list_len), term_piece)?;
+        e.finish()
     }
 
     pub fn file_count(&self) -> usize {
@@ -1421,6 +1469,26 @@ mod tests {
             .map(|(p, t)| (p.as_str(), t.as_str()))
             .collect();
         TempTree::with(name, &refs)
+    }
+
+    #[test]
+    fn a_saves_runs_hold_every_id_once_in_order_and_enough_bytes_each() {
+        let ids: Vec<u32> = (0..500).collect();
+        // Lists of a few bytes and, now and then, one larger than a whole run.
+        let size = |t: u32| {
+            if t.is_multiple_of(97) {
+                3 * SAVE_BYTES
+            } else {
+                1 + (t as usize * 7919) % 4096
+            }
+        };
+        let cut = runs(&ids, size);
+        assert_eq!(cut.concat(), ids);
+        for r in &cut[..cut.len() - 1] {
+            let bytes: usize = r.iter().map(|&t| size(t)).sum();
+            assert!(bytes >= SAVE_BYTES && bytes - size(*r.last().unwrap()) < SAVE_BYTES);
+        }
+        assert!(runs(&[], size).is_empty());
     }
 
     /// This thread's clock pinned past the racy window of the files just written, so a save
@@ -1824,14 +1892,13 @@ mod tests {
         );
         assert!(loaded.loaded <= 60);
         let by_path = |ix: &Index| -> Vec<(String, Vec<(String, u32)>)> {
-            let mut terms: Vec<(String, Vec<(String, u32)>)> = (ix.lex.term_names().iter())
-                .map(|&term| {
-                    let id = ix.lex.id(term).unwrap();
+            let mut terms: Vec<(String, Vec<(String, u32)>)> = (0..ix.lex.term_count() as u32)
+                .map(|id| {
                     let mut p: Vec<(String, u32)> = (ix.lex.postings(id))
                         .map(|(d, n)| (ix.file(d).unwrap().path.clone(), n))
                         .collect();
                     p.sort_unstable();
-                    (term.to_string(), p)
+                    (ix.lex.term_name(id).to_string(), p)
                 })
                 .filter(|(_, p)| !p.is_empty())
                 .collect();

@@ -62,6 +62,7 @@ use super::options::Options;
 use super::varint;
 use crate::lang::imports::Import;
 use std::hash::{BuildHasher, DefaultHasher, Hasher, RandomState};
+use std::io::{self, Write};
 use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"RCTXTIDX";
@@ -246,41 +247,90 @@ fn not_sealed(head: &[u8], magic: &[u8], what: &str) -> String {
     }
 }
 
-/// The whole file: the header, the names (in byte order, unique), the files (`count` of them,
-/// already encoded by `encode_file`, in any number of pieces), the terms (in byte order,
-/// unique, each with its posting list) and the checksum.
-pub fn encode(
-    root: &Path,
-    opts: &Options,
-    resolved: bool,
-    names: &[&str],
-    count: usize,
-    files: impl IntoIterator<Item = Vec<u8>>,
-    terms: &[(&str, &[u8])],
-) -> Vec<u8> {
-    let tables: usize = terms
-        .iter()
-        .map(|(t, p)| t.len() + p.len() + 4)
-        .sum::<usize>()
-        + names.iter().map(|n| n.len() + 2).sum::<usize>();
-    let mut out = Vec::with_capacity(256 + tables);
-    header(&mut out, root, opts);
-    out.push(resolved as u8);
-    varint::put(&mut out, terms.len() as u64);
-    varint::put(&mut out, names.len() as u64);
-    for s in names {
-        put_s(&mut out, s.as_bytes());
+/// A saved index written as it is encoded (`Index::save_into`), so its bytes are never all
+/// held: the header and the names (`start`), then the files (`encode_file`) and the terms
+/// (`encode_term`) in any number of pieces (`put`), then the checksum (`finish`), summed as
+/// the bytes go. It holds at most `most` bytes: past them a write is refused (`TooLarge`).
+pub struct Encoder<W> {
+    out: W,
+    sum: DefaultHasher,
+    left: u64,
+}
+
+impl<W: Write> Encoder<W> {
+    /// The header, the names (in byte order, unique) and how many terms (in byte order,
+    /// unique, each with its posting list) and files follow.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        out: W,
+        most: u64,
+        root: &Path,
+        opts: &Options,
+        resolved: bool,
+        names: &[&str],
+        terms: usize,
+        files: usize,
+    ) -> io::Result<Encoder<W>> {
+        let mut head = Vec::with_capacity(256 + names.iter().map(|n| n.len() + 2).sum::<usize>());
+        header(&mut head, root, opts);
+        head.push(resolved as u8);
+        varint::put(&mut head, terms as u64);
+        varint::put(&mut head, names.len() as u64);
+        for s in names {
+            put_s(&mut head, s.as_bytes());
+        }
+        varint::put(&mut head, files as u64);
+        let mut e = Encoder {
+            out,
+            sum: DefaultHasher::new(), // fixed keys, as `checksum`
+            left: most,
+        };
+        e.put(&head)?;
+        Ok(e)
     }
-    varint::put(&mut out, count as u64);
-    for f in files {
-        out.extend_from_slice(&f);
+
+    /// Append encoded parts.
+    pub fn put(&mut self, b: &[u8]) -> io::Result<()> {
+        self.left = self
+            .left
+            .checked_sub(b.len() as u64)
+            .ok_or_else(|| io::Error::other(TooLarge))?;
+        self.sum.write(b);
+        self.out.write_all(b)
     }
-    for (t, postings) in terms {
-        put_s(&mut out, t.as_bytes());
-        put_s(&mut out, postings);
+
+    /// The checksum after all that was put.
+    pub fn finish(mut self) -> io::Result<W> {
+        let sum = self.sum.finish().to_le_bytes();
+        self.put(&sum)?;
+        Ok(self.out)
     }
-    seal(&mut out);
-    out
+}
+
+/// Why `Encoder::put` refused bytes: the file would pass its `most` (not the system's EFBIG,
+/// which is a write that failed).
+#[derive(Debug)]
+pub struct TooLarge;
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a saved index larger than its cap")
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+impl TooLarge {
+    /// Whether `e` is this refusal.
+    pub fn is(e: &io::Error) -> bool {
+        e.get_ref().is_some_and(|e| e.is::<TooLarge>())
+    }
+}
+
+/// Append one term and its posting list.
+pub fn encode_term(out: &mut Vec<u8>, term: &str, postings: &[u8]) {
+    put_s(out, term.as_bytes());
+    put_s(out, postings);
 }
 
 // --- reading --------------------------------------------------------------------------------
@@ -940,20 +990,23 @@ mod tests {
                 annotations: &[],
             },
         );
-        let terms = [
-            ("alpha", &postings[0][..]),
-            ("beta", &postings[1][..]),
-            ("gamma", &postings[2][..]),
-        ];
-        encode(
+        for (term, list) in ["alpha", "beta", "gamma"].into_iter().zip(&postings) {
+            encode_term(&mut a, term, list);
+        }
+        let names = ["load", "save"];
+        let mut e = Encoder::start(
+            Vec::new(),
+            u64::MAX,
             Path::new("/r"),
             &opts(),
             true,
-            &["load", "save"],
+            &names,
+            3,
             2,
-            [a],
-            &terms,
         )
+        .unwrap();
+        e.put(&a).unwrap();
+        e.finish().unwrap()
     }
 
     fn sample() -> Vec<u8> {

@@ -258,6 +258,18 @@ impl Root {
     /// inside one handle of the parent. A reader or a crash sees the old or the new file.
     /// A link in its place is replaced, not followed; one leading out is refused instead.
     pub fn write_atomic(&self, rel: &Path, data: &[u8]) -> Result<()> {
+        self.write_atomic_with(rel, |w| w.write_all(data))
+    }
+
+    /// `write_atomic` of the bytes `fill` writes, as it writes them (buffered), so they are
+    /// never all held at once: the temporary file is renamed over `rel` only once `fill` and
+    /// the sync succeeded; on any error (`fill`'s own included) or a panic it is removed and
+    /// `rel` is as it was.
+    pub fn write_atomic_with(
+        &self,
+        rel: &Path,
+        fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<()> {
         let (dir, name) = self.parent(rel)?;
         // (resolved from the root's handle: the parent's would take `..` inside the root for a way out)
         if dir.symlink_metadata(&name).is_ok_and(|m| m.is_symlink())
@@ -265,19 +277,19 @@ impl Root {
         {
             return Err(Error::Outside(shown(&self.link_out(rel))));
         }
-        let (tmp, mut file) = temp_file(&dir)?;
-        let written = keep_mode(&dir, &name, &file)
-            .map_err(|e| replace_refused(e, rel))
-            .and_then(|_| {
-                Ok(file
-                    .write_all(data)
-                    .and_then(|_| file.sync_all())
-                    .and_then(|_| dir.rename(&tmp, &dir, &name))?)
-            });
-        if let Err(e) = written {
-            let _ = dir.remove_file(&tmp);
-            return Err(e);
-        }
+        let (tmp, file) = temp_file(&dir)?;
+        let mut tmp = Temp {
+            dir: &dir,
+            name: tmp,
+            kept: false,
+        };
+        keep_mode(&dir, &name, &file).map_err(|e| replace_refused(e, rel))?;
+        let mut out = io::BufWriter::with_capacity(1 << 20, file);
+        fill(&mut out)?;
+        let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+        file.sync_all()?;
+        dir.rename(&tmp.name, &dir, &name)?;
+        tmp.kept = true;
         sync_dir(&dir)?;
         Ok(())
     }
@@ -513,6 +525,22 @@ fn temp_file(dir: &Dir) -> io::Result<(String, File)> {
         opts.mode(0o666).custom_flags(libc::O_CLOEXEC);
     }
     fresh_file(dir, &opts)
+}
+
+/// The temporary file of `write_atomic_with` (in `dir`), removed when dropped unless it was
+/// `kept` (renamed into place).
+struct Temp<'d> {
+    dir: &'d Dir,
+    name: String,
+    kept: bool,
+}
+
+impl Drop for Temp<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = self.dir.remove_file(&self.name);
+        }
+    }
 }
 
 /// A new file in `dir` opened with `opts` (which must say `create_new`), named after this
@@ -769,6 +797,39 @@ mod tests {
         root.remove_file(Path::new("x/h")).unwrap();
         root.remove_tree(Path::new("x")).unwrap();
         assert!(root.stat(Path::new("x"), false).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_streamed_write_that_fails_or_panics_halfway_leaves_the_file_as_it_was() {
+        let t = Tree::new("stream");
+        let root = t.root();
+        let f = Path::new("in/s.bin");
+        root.write_atomic(f, b"whole").unwrap();
+        let big = vec![7u8; 3 << 20]; // past the write's buffer: some of it reaches the file
+        let failed = root.write_atomic_with(f, |w| {
+            w.write_all(&big)?;
+            Err(io::Error::other("the encoder gave up"))
+        });
+        assert!(matches!(failed, Err(Error::Io(e)) if e.to_string() == "the encoder gave up"));
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            root.write_atomic_with(f, |w| {
+                w.write_all(&big)?;
+                panic!("a bug in the encoder")
+            })
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(root.read(f, 5).unwrap(), b"whole");
+        let mut names: Vec<_> = root
+            .list(Path::new("in"))
+            .unwrap()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            vec![OsString::from("a.txt"), OsString::from("s.bin")]
+        );
     }
 
     #[test]

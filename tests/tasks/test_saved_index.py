@@ -5,7 +5,11 @@ and never by a read-only server. Damaged, foreign and linked files: tests/hostil
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -78,23 +82,28 @@ def test_a_cold_call_from_the_saved_index_answers_as_a_build_after_edits_removal
     assert answer(repo) == after
 
 
+def answered_and_saved(repo: Path, files: int) -> tuple[bytes, list[str], list[str]]:
+    """`files` Python files under `repo` (60 words in common, one of their own each), answered once:
+    the saved index's bytes, the ignore patterns and the walk's directories."""
+    words = " ".join(f"word{i}" for i in range(60))
+    for i in range(files):
+        write(repo, f"pkg{i % 40}/mod{i}.py", f"def function_{i}(order):\n    '{words} unique{i}'\n    return order\n")
+    time.sleep(SETTLE)
+    answer(repo, "function_7")
+    cfg = Workspace.open(repo).scan_config()
+    dirs = [r.scope for r in _core.walk(str(repo), list(cfg.ignore), cfg.max_depth, cfg.min_tokens).rows]
+    return (repo / SAVED).read_bytes(), list(cfg.ignore), dirs
+
+
 def test_a_saved_index_of_many_pieces_is_adopted_as_its_bytes_are_and_answers_as_a_build(tmp_path):
     """The core reads the saved file a piece (1 MiB) at a time (rust/tasks/store.rs `Pieces`):
     files and terms that straddle two pieces are adopted as from the whole bytes."""
     repo = tmp_path / "repo"
-    words = " ".join(f"word{i}" for i in range(60))
-    for i in range(4000):
-        write(repo, f"pkg{i % 40}/mod{i}.py", f"def function_{i}(order):\n    '{words} unique{i}'\n    return order\n")
-    time.sleep(SETTLE)
-    answer(repo, "function_7")
-    data = (repo / SAVED).read_bytes()
+    data, ignore, dirs = answered_and_saved(repo, 4000)
     assert len(data) > 1 << 20, "two pieces at least"
-    ws = Workspace.open(repo)
-    cfg = ws.scan_config()
-    dirs = [r.scope for r in _core.walk(str(repo), list(cfg.ignore), cfg.max_depth, cfg.min_tokens).rows]
 
     def index(**saved):
-        return _core.TaskIndex(str(repo), dirs, list(cfg.ignore), "@", None, **saved)
+        return _core.TaskIndex(str(repo), dirs, ignore, "@", None, **saved)
 
     def answers(ix) -> list[str]:
         return [ix.query(task, 8000, [], [], 10, "bytes4").json() for task in ("function_7 order", "unique3999 word5")]
@@ -108,6 +117,37 @@ def test_a_saved_index_of_many_pieces_is_adopted_as_its_bytes_are_and_answers_as
     assert pieces.save_to(SAVED, len(data)) and (repo / SAVED).read_bytes() == data, "written by the core as saved"
     refused = index(saved_at=(SAVED, len(data) - 1))
     assert (refused.loaded, refused.refused) == (0, f"larger than {len(data) - 1} bytes; refused unread")
+
+
+# A process whose writes stop at 256 KiB (its file-size limit, as a full disk stops them) builds the
+# index and saves it; prints the errno the save failed with.
+SAVE_CUT_SHORT = """
+import json, resource, signal, sys
+from repoctx import _core
+root, rel, ignore, dirs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+index = _core.TaskIndex(root, dirs, ignore, "@", None)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) rather than kills
+resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 18, resource.RLIM_INFINITY))
+try:
+    index.save_to(rel, 1 << 30)
+except OSError as e:
+    print(e.errno)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a file-size limit is POSIX's")
+def test_a_save_that_fails_halfway_leaves_the_saved_index_as_it_was(tmp_path):
+    """The core writes the saved index as it encodes it (rust/tree/fs.rs `write_atomic_with`): a
+    write that fails part way through leaves the file saved before as it was, and nothing beside it."""
+    repo = tmp_path / "repo"
+    before, ignore, dirs = answered_and_saved(repo, 3000)
+    assert len(before) > 2 << 18, "the limit stops the save halfway"
+    beside = sorted(os.listdir(repo / ".repoctx"))
+    run = subprocess.run([sys.executable, "-c", SAVE_CUT_SHORT, str(repo), SAVED, json.dumps(ignore), json.dumps(dirs)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.stdout.split() == [str(errno.EFBIG)], run.stderr
+    assert (repo / SAVED).read_bytes() == before
+    assert sorted(os.listdir(repo / ".repoctx")) == beside, "no temporary file left"
 
 
 def test_the_file_is_written_when_enough_changed_and_never_by_a_read_only_workspace(tmp_path):
