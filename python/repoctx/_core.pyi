@@ -12,7 +12,7 @@ __all__ = [
     "DirEntry", "DirRow",
     "FILE_LABELS", "FileKind", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
     "ModuleScan", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_NOTHING_MATCHED", "TASK_SIGNALS", "Table", "TaskAnswer",
-    "TaskDefinition", "TaskFile", "TaskHistory", "TaskIndex", "TaskIndexLoad", "TaskMember", "TaskPiece", "TaskRegion",
+    "TaskDefinition", "TaskFile", "TaskHistory", "TaskIndex", "TaskIndexLoad", "TaskMember", "TaskPiece", "TaskRegion", "WalkFiles",
     "YamlFile", "YamlRefused", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "file_kind", "file_kinds", "fingerprint", "fs_exchange", "fs_list",
     "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
