@@ -394,6 +394,9 @@ struct Listed {
     to_read: Vec<(String, StatKey)>,
     /// Files held with the same stat key.
     same: usize,
+    /// The stat key of its context file as the walk listed it (`Some(None)`: none there);
+    /// None when the listing did not look (`Written::scopes` stats it).
+    context: Option<Option<StatKey>>,
 }
 
 /// The files importing each file, in one list for all (file `i`'s are `ids[at[i]..at[i + 1]]`,
@@ -623,7 +626,8 @@ impl Index {
                 let files = k.iter();
                 let read = files
                     .filter(|(name, key)| files::wanted(name) && filter.admits(name, key.size));
-                let listed = compare(&d, read, kept.at, held);
+                let mut listed = compare(&d, read, kept.at, held);
+                listed.context = Some(k.context());
                 (d, listed)
             })
             .unzip();
@@ -802,7 +806,9 @@ impl Index {
         let mut to_read: Vec<(String, StatKey, bool)> = Vec::new();
         let mut vanished: Vec<u32> = Vec::new();
         let mut same = 0;
+        let mut contexts = Vec::with_capacity(dirs.len());
         for l in listed {
+            contexts.push(l.context);
             vanished.extend(l.vanished);
             out.extend(l.out);
             to_read.extend(l.to_read.into_iter().map(|(p, k)| (p, k, k.racy(l.at))));
@@ -878,7 +884,7 @@ impl Index {
                 d.files.shrink_to_fit();
             }
         }
-        self.written.scopes(&confined, &dirs);
+        self.written.scopes(&confined, &dirs, &contexts);
         same
     }
 
@@ -1998,6 +2004,10 @@ mod tests {
         t.write("app/tax.gen.py", "def rate():\n    return 2\n");
         t.write("app/Cargo.lock", "x");
         t.write("new/big.py", vec![b'#'; files::MAX_FILE_BYTES as usize + 1]);
+        t.write(
+            "new/.context.yaml",
+            "version: 1\nsummary: \"Discount rules.\"\n",
+        );
         let rel = Path::new(".repoctx/task-index.bin");
         let loaded = Index::load(t.path(), opts(), Some(Saved::File(rel, 1 << 20)), None).unwrap();
         assert!(loaded.ix.listed.is_none(), "nothing listed beside the walk");
@@ -2021,8 +2031,24 @@ mod tests {
         assert_eq!(dirs, [".", "app", "new"]);
         // The tree is listed once, by the walk: a file edited after it is the next call's.
         t.write("app/orders.py", "def total(order):\n    return order\n");
+        t.write(
+            "app/.context.yaml",
+            "version: 1\nsummary: \"Tax summary.\"\n",
+        );
         let mut ix = loaded.settle(&dirs, 1 << 20, Some(kept));
         assert_eq!((ix.loaded, ix.changed), (1, 2 + 2), "orders.py as saved");
+        // So is a context file: the walk's stat of each is the one the written context takes.
+        let scopes = |ix: &Index, q: &str| -> Vec<String> {
+            let q = crate::tasks::terms::terms(q);
+            ix.written
+                .matches(&q)
+                .iter()
+                .map(|(n, _)| n.label.clone())
+                .collect()
+        };
+        assert_eq!(scopes(&ix, "discount rules"), ["scope new"]);
+        assert!(scopes(&ix, "tax summary").is_empty());
+        std::fs::remove_file(t.path().join("app/.context.yaml")).unwrap();
         let orders = ix.id_of("app/orders.py").unwrap();
         assert!(!ix.files[orders as usize]
             .as_ref()

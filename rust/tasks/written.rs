@@ -126,10 +126,16 @@ enum ScopeRead {
     Read(StatKey, Vec<Counted>),
 }
 
-/// The context file of `dir`, read and made into notes unless its stat key is `had`.
-fn scope_notes(root: &Root, dir: &str, had: Option<StatKey>) -> ScopeRead {
+/// The context file of `dir`, read and made into notes unless its stat key is `had`; `seen`:
+/// its stat key as the walk listed it (`Some(None)`: none there), else it is stat'ed here.
+fn scope_notes(
+    root: &Root,
+    dir: &str,
+    had: Option<StatKey>,
+    seen: Option<Option<StatKey>>,
+) -> ScopeRead {
     let rel = crate::tree::walk::child_scope(dir, CONTEXT_FILE);
-    let key = file_key(root, &rel);
+    let key = seen.unwrap_or_else(|| file_key(root, &rel));
     let key = match (key, had) {
         (Some(k), Some(had)) if had == k => return ScopeRead::Same,
         (None, None) => return ScopeRead::Same,
@@ -212,13 +218,15 @@ impl Written {
     /// Read (or drop) the context file of each of `dirs` whose stat changed since it was read:
     /// the files are read, parsed and split into words in parallel (a load reads one in every
     /// other directory of the synthetic trees, 45,000 at a million files), their notes put in
-    /// in `dirs`' order, so notes are numbered as one by one.
-    pub fn scopes(&mut self, root: &Root, dirs: &[String]) {
+    /// in `dirs`' order, so notes are numbered as one by one. `seen`, one for each of `dirs`:
+    /// the stat key of its context file as the walk listed it, when it did (not stat'ed again).
+    pub fn scopes(&mut self, root: &Root, dirs: &[String], seen: &[Option<Option<StatKey>>]) {
         let read: Vec<ScopeRead> = dirs
             .par_iter()
-            .map(|dir| {
+            .zip(seen)
+            .map(|(dir, seen)| {
                 let had = self.scopes.get(dir.as_str()).map(|(k, _)| *k);
-                scope_notes(root, dir, had)
+                scope_notes(root, dir, had, *seen)
             })
             .collect();
         for (dir, read) in dirs.iter().zip(read) {
@@ -459,7 +467,7 @@ mod tests {
         );
         let root = crate::tree::fs::Root::open(t.path()).unwrap();
         let mut w = Written::default();
-        w.scopes(&root, &["src/auth".to_string()]);
+        w.scopes(&root, &["src/auth".to_string()], &[None]);
         w.project(t.path());
         w.artifacts(Some(&t.path().join(".contextia")));
         fn labels(w: &Written, q: &str) -> Vec<(String, String)> {
@@ -507,7 +515,7 @@ mod tests {
         assert!((spec.1 - 0.25).abs() < 1e-6, "{}", spec.1);
         // A change is seen; a removed file takes its notes with it.
         std::fs::remove_file(t.path().join("src/auth/.context.yaml")).unwrap();
-        w.scopes(&root, &["src/auth".to_string()]);
+        w.scopes(&root, &["src/auth".to_string()], &[None]);
         assert!(labels(&w, "refresh token")
             .iter()
             .all(|(l, _)| !l.starts_with("scope")));
@@ -535,7 +543,7 @@ mod tests {
         crate::tree::os::symlink("../out/.context.yaml", t.join("root/.context.yaml")).unwrap();
         let root = Root::open(&t.join("root")).unwrap();
         let mut w = Written::default();
-        w.scopes(&root, &[".".to_string(), "away".to_string()]);
+        w.scopes(&root, &[".".to_string(), "away".to_string()], &[None, None]);
         // Nothing outside the root is stat'ed, so no key is kept to be compared later.
         assert!(w.scopes.is_empty(), "{:?}", w.scopes.keys());
         assert!(w.matches(&terms::terms("secret")).is_empty());

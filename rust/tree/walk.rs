@@ -290,6 +290,9 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
             if name == CONTEXT_FILE {
                 row.has_context = true;
                 row.context_stat = (mtime_ns(&meta), meta.len());
+                if let Some(k) = &mut kept {
+                    k.set_context(Key::of(&meta));
+                }
                 continue;
             }
             if let (Some(k), Some(utf8)) = (&mut kept, entry.file_name().to_str()) {
@@ -615,6 +618,31 @@ mod tests {
                 ("docs/.vitepress", true, false),
                 ("docs/.vitepress/config", true, false),
             ]
+        );
+    }
+
+    #[test]
+    fn a_kept_listing_has_the_stat_key_of_a_context_file_never_of_a_link() {
+        let root = TempTree::with(
+            "walk-context-key",
+            &[("a/.context.yaml", "version: 1\n"), ("b/m.py", "x")],
+        );
+        std::os::unix::fs::symlink("../a/.context.yaml", root.join("b/.context.yaml")).unwrap();
+        let opts = Options {
+            extra_ignore: vec![],
+            max_depth: 10,
+            min_tokens: 0,
+        };
+        let (_, kept) = walk_keeping(&root, &opts).unwrap();
+        let context: Vec<(&str, Option<Key>)> = kept
+            .dirs
+            .iter()
+            .map(|(d, f)| (d.as_str(), f.context()))
+            .collect();
+        let meta = fs::symlink_metadata(root.join("a/.context.yaml")).unwrap();
+        assert_eq!(
+            context,
+            [(".", None), ("a", Some(Key::of(&meta))), ("b", None)]
         );
     }
 
