@@ -221,6 +221,11 @@ impl Written {
     /// in `dirs`' order, so notes are numbered as one by one. `seen`, one for each of `dirs`:
     /// the stat key of its context file as the walk listed it, when it did (not stat'ed again).
     pub fn scopes(&mut self, root: &Root, dirs: &[String], seen: &[Option<Option<StatKey>>]) {
+        debug_assert_eq!(
+            dirs.len(),
+            seen.len(),
+            "one walk's stat (or none) a directory"
+        );
         let read: Vec<ScopeRead> = dirs
             .par_iter()
             .zip(seen)
