@@ -25,7 +25,7 @@ use super::graph::Modules;
 use super::history::History;
 use super::median::Median;
 use super::options::Options;
-use super::paths::PathTable;
+use super::paths::{PathTable, Paths};
 use super::recent::Recent;
 use super::store::{self, SavedFile, SavedTerm};
 use super::varint;
@@ -45,8 +45,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// A file's record (its path is the index's `paths`, by its number).
 pub struct File {
-    pub path: String,
     /// Code and not a test (files::is_code_not_test).
     pub code: bool,
     pub key: StatKey,
@@ -149,7 +149,8 @@ pub struct Index {
     finder: AhoCorasick,
     pub files: Vec<Option<File>>,
     free: Vec<u32>,
-    /// Each file's number by its path (the path is the record's: tasks/paths.rs).
+    /// Each file's path by its number, and its number by its path (tasks/paths.rs).
+    paths: Paths,
     by_path: PathTable,
     /// The files of each directory, by path (not by number: an answer must not depend on the
     /// order files were seen).
@@ -253,19 +254,18 @@ impl store::Sink for Index {
 
     fn files(&mut self, files: usize) {
         self.files.reserve_exact(files);
-        self.by_path.reserve(files, |i| path_of(&self.files, i));
+        self.paths.reserve(files);
+        self.by_path.reserve(files, |i| self.paths.get(i));
         self.lex.adopting_docs(files, self.spool());
         self.defs = Arena::with_capacity(files, self.spool());
     }
 
     fn file(&mut self, id: u32, f: SavedFile<'_>) -> bool {
-        // Numbered before its record is pushed: only the files before it are read.
-        if !self
-            .by_path
-            .insert_new(f.path, id, |i| path_of(&self.files, i))
-        {
+        // Numbered before its path is kept: only the files before it are read.
+        if !self.by_path.insert_new(f.path, id, |i| self.paths.get(i)) {
             return false;
         }
+        self.paths.set(id, f.path);
         self.lex.adopt_doc(f.forward, f.len);
         self.count_defs(id, varint::rising(f.defs));
         self.defs.push(f.defs);
@@ -287,7 +287,6 @@ impl store::Sink for Index {
         }
         self.files.push(Some(File {
             code: files::is_code_not_test(f.path),
-            path: f.path.to_string(),
             key: f.key,
             links: links(f.imports, f.out, f.annotations),
         }));
@@ -307,7 +306,7 @@ impl store::Sink for Index {
         let Some(ahead) = self.ahead.take() else {
             return adopt(&mut |_, t| lex.adopt_term(t.term, t.postings, t.df, t.last));
         };
-        let held: Held<'_> = (&self.by_path, &self.files[..], &self.by_dir);
+        let held: Held<'_> = (&self.by_path, &self.paths, &self.files[..], &self.by_dir);
         let (adopted, listing) = std::thread::scope(|s| {
             let lister = s.spawn(move || ahead.compare(held));
             let adopted = adopt(&mut |_, t| lex.adopt_term(t.term, t.postings, t.df, t.last));
@@ -444,18 +443,15 @@ fn held_ids(files: &[Option<File>]) -> impl Iterator<Item = u32> + '_ {
     (0..files.len() as u32).filter(|&i| files[i as usize].is_some())
 }
 
-/// The path of file `id` (one the path table holds).
-fn path_of(files: &[Option<File>], id: u32) -> &str {
-    files[id as usize].as_ref().map_or("", |f| f.path.as_str())
-}
-
 fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or(".", |(d, _)| d)
 }
 
-/// The path table, the records and the files by directory, which a listing is compared with.
+/// The path table, the paths, the records and the files by directory, which a listing is
+/// compared with.
 type Held<'a> = (
     &'a PathTable,
+    &'a Paths,
     &'a [Option<File>],
     &'a HashMap<String, Vec<u32>>,
 );
@@ -474,7 +470,7 @@ fn compare<'n>(
     d: &str,
     files: impl Iterator<Item = (&'n str, StatKey)>,
     at: i64,
-    (by_path, held, by_dir): Held<'_>,
+    (by_path, paths, held, by_dir): Held<'_>,
 ) -> Listed {
     let mut l = Listed {
         at,
@@ -490,7 +486,7 @@ fn compare<'n>(
             p.push('/');
         }
         p.push_str(name);
-        let id = by_path.get(&p, |i| path_of(held, i));
+        let id = by_path.get(&p, |i| paths.get(i));
         match id.and_then(|id| held.get(id as usize)?.as_ref().map(|f| (id, f))) {
             Some((id, f)) if f.key == k => {
                 l.same += 1;
@@ -513,12 +509,12 @@ fn compare<'n>(
             .filter(|id| found.binary_search(id).is_err())
             .collect();
         l.vanished
-            .sort_unstable_by(|&a, &b| path_of(held, a).cmp(path_of(held, b)));
+            .sort_unstable_by(|&a, &b| paths.get(a).cmp(paths.get(b)));
     }
     // In path order, as the directory's files are kept.
     l.to_read.sort_unstable();
     l.out
-        .sort_unstable_by(|&a, &b| path_of(held, a).cmp(path_of(held, b)));
+        .sort_unstable_by(|&a, &b| paths.get(a).cmp(paths.get(b)));
     l
 }
 
@@ -617,7 +613,7 @@ impl Index {
     /// held, in parallel, where a load would list the tree again.
     fn compare_kept(&self, kept: Kept) -> Listing {
         let ignore = Ignore::new(&self.root, &self.opts.extra_ignore);
-        let held: Held<'_> = (&self.by_path, &self.files[..], &self.by_dir);
+        let held: Held<'_> = (&self.by_path, &self.paths, &self.files[..], &self.by_dir);
         let (dirs, listed) = kept
             .dirs
             .into_par_iter()
@@ -721,6 +717,7 @@ impl Index {
             finder,
             files: Vec::new(),
             free: Vec::new(),
+            paths: Paths::default(),
             by_path: PathTable::default(),
             by_dir: HashMap::new(),
             dirs: HashSet::new(),
@@ -763,11 +760,11 @@ impl Index {
     /// The saved index adopted whole (tasks/store.rs handed every part to the `Sink` below):
     /// each directory's files put in path order; returns how many files it holds.
     fn adopted(&mut self) -> usize {
-        let files = &self.files;
-        let path = |id: &u32| files[*id as usize].as_ref().map(|f| f.path.as_str());
+        let paths = &self.paths;
         for list in self.by_dir.values_mut() {
-            list.sort_unstable_by(|a, b| path(a).cmp(&path(b)));
+            list.sort_unstable_by(|&a, &b| paths.get(a).cmp(paths.get(b)));
         }
+        self.paths.shrink_to_fit();
         self.lex.shrink(); // the buffers' room beyond the saved lists
         self.files.len()
     }
@@ -879,6 +876,7 @@ impl Index {
         self.lex.make_postings();
         if bulk {
             self.files.shrink_to_fit();
+            self.paths.shrink_to_fit();
             self.lex.shrink();
             for d in &mut self.defined {
                 d.files.shrink_to_fit();
@@ -908,7 +906,7 @@ impl Index {
                 }
             }
         }
-        let held: Held<'_> = (&self.by_path, &self.files[..], &self.by_dir);
+        let held: Held<'_> = (&self.by_path, &self.paths, &self.files[..], &self.by_dir);
         let mut now = list_dirs(&self.root, ignore, &rest, now_ns(), held).into_iter();
         mine.into_iter()
             .map(|l| l.or_else(|| now.next()).unwrap_or_default())
@@ -984,20 +982,19 @@ impl Index {
                 .push((id, *line));
         }
         if let Some(m) = &mut self.modules {
-            m.add(id, &path, |i| path_of(&self.files, i));
+            m.add(id, &path, |i| self.paths.get(i));
         }
-        self.by_path.insert(&path, id, |i| path_of(&self.files, i));
-        let files = &self.files;
+        self.by_path.insert(&path, id, |i| self.paths.get(i));
+        let paths = &self.paths;
         let in_dir = self
             .by_dir
             .entry(parent_dir(&path).to_string())
             .or_default();
-        let at =
-            in_dir.partition_point(|&x| files[x as usize].as_ref().is_some_and(|f| f.path < path));
+        let at = in_dir.partition_point(|&x| paths.get(x) < path.as_str());
         in_dir.insert(at, id);
+        self.paths.set(id, &path);
         self.files[id as usize] = Some(File {
             code: files::is_code_not_test(&path),
-            path,
             key,
             links: links(imports, Vec::new(), annotations),
         });
@@ -1051,13 +1048,15 @@ impl Index {
                 }
             }
         }
+        let path = self.paths.get(id);
         if let Some(m) = &mut self.modules {
-            m.remove(id, &f.path);
+            m.remove(id, path);
         }
-        self.by_path.remove(&f.path, id);
-        if let Some(list) = self.by_dir.get_mut(parent_dir(&f.path)) {
+        self.by_path.remove(path, id);
+        if let Some(list) = self.by_dir.get_mut(parent_dir(path)) {
             list.retain(|&x| x != id);
         }
+        self.paths.clear(id);
         self.racy.remove(&id);
         self.free.push(id);
         self.resolve_all |= reshaped;
@@ -1074,10 +1073,10 @@ impl Index {
             } else {
                 self.unresolved.iter().copied().collect()
             };
-            let files = &self.files;
+            let (files, paths) = (&self.files, &self.paths);
             let modules = self.modules.get_or_insert_with(|| {
                 let mut m = Modules::default();
-                let path_of = |i| path_of(files, i);
+                let path_of = |i| paths.get(i);
                 m.reserve(files.len(), path_of);
                 held_ids(files).for_each(|id| m.add(id, path_of(id), path_of));
                 m
@@ -1087,7 +1086,7 @@ impl Index {
                     files
                         .get(id as usize)
                         .and_then(|f| f.as_ref())
-                        .map(|f| f.path.as_str())
+                        .map(|_| paths.get(id))
                 };
                 ids.par_iter()
                     .filter_map(|&id| {
@@ -1095,7 +1094,7 @@ impl Index {
                         let mut out: Vec<u32> = f
                             .imports()
                             .iter()
-                            .flat_map(|i| modules.resolve(&f.path, i, &path_of))
+                            .flat_map(|i| modules.resolve(paths.get(id), i, &path_of))
                             .collect();
                         out.sort_unstable();
                         out.dedup();
@@ -1127,11 +1126,13 @@ impl Index {
             let head = self.history.head.clone();
             self.history.refresh(&self.root);
             if self.recency_stale || head != self.history.head {
-                let h = &self.history;
-                self.recency = self
-                    .files
-                    .par_iter()
-                    .map(|f| f.as_ref().map_or(0.0, |f| h.recency(&f.path)))
+                let (h, paths) = (&self.history, &self.paths);
+                self.recency = (0..self.files.len() as u32)
+                    .into_par_iter()
+                    .map(|id| match self.files[id as usize] {
+                        Some(_) => h.recency(paths.get(id)),
+                        None => 0.0,
+                    })
                     .collect();
                 self.recency_stale = false;
             }
@@ -1201,8 +1202,9 @@ impl Index {
     /// between questions while the index holds the file unchanged.
     pub fn cut(&self, confined: &Root, id: u32) -> Option<Arc<Cut>> {
         let f = self.file(id)?;
+        let path = self.paths.get(id);
         self.cuts.get(id, f.key, || {
-            files::read_text(confined, &f.path).map(|t| Cut::new(&f.path, t))
+            files::read_text(confined, path).map(|t| Cut::new(path, t))
         })
     }
 
@@ -1210,9 +1212,14 @@ impl Index {
         self.files.get(id as usize).and_then(|f| f.as_ref())
     }
 
+    /// The path of file `id` ("" for a number with no file).
+    pub fn path(&self, id: u32) -> &str {
+        self.paths.get(id)
+    }
+
     /// The number of the file at `path`, if the index holds one.
     pub fn id_of(&self, path: &str) -> Option<u32> {
-        self.by_path.get(path, |id| path_of(&self.files, id))
+        self.by_path.get(path, |id| self.paths.get(id))
     }
 
     /// The files a task's `name` may mean: the file at that path, else those whose path ends
@@ -1226,7 +1233,7 @@ impl Index {
             .by_path
             .ids()
             .filter(|&id| {
-                let p = path_of(&self.files, id);
+                let p = self.paths.get(id);
                 p.len() > name.len()
                     && p.ends_with(name)
                     && p.as_bytes()[p.len() - name.len() - 1] == b'/'
@@ -1324,7 +1331,7 @@ impl Index {
                 store::encode_file(
                     &mut out,
                     &store::FileOut {
-                        path: &f.path,
+                        path: self.paths.get(doc),
                         key: f.key,
                         len: self.lex.doc_len(doc),
                         forward: &forward,
@@ -1389,8 +1396,8 @@ impl Index {
                     + self.free.capacity() * 4,
             ),
             (
-                "paths (the record's, and the path table)",
-                live().map(|f| f.path.capacity()).sum::<usize>() + self.by_path.heap_bytes(),
+                "paths (their buffer, and the path table)",
+                self.paths.heap_bytes() + self.by_path.heap_bytes(),
             ),
             (
                 "directories",
@@ -1547,7 +1554,7 @@ mod tests {
             ix.definers("save_order")
                 .unwrap()
                 .iter()
-                .map(|&i| ix.file(i).unwrap().path.clone())
+                .map(|&i| ix.path(i).to_string())
                 .collect::<Vec<_>>(),
             ["lib/new.py"]
         );
@@ -1901,7 +1908,7 @@ mod tests {
             let mut terms: Vec<(String, Vec<(String, u32)>)> = (0..ix.lex.term_count() as u32)
                 .map(|id| {
                     let mut p: Vec<(String, u32)> = (ix.lex.postings(id))
-                        .map(|(d, n)| (ix.file(d).unwrap().path.clone(), n))
+                        .map(|(d, n)| (ix.path(d).to_string(), n))
                         .collect();
                     p.sort_unstable();
                     (ix.lex.term_name(id).to_string(), p)
@@ -2063,7 +2070,9 @@ mod tests {
         clock_past_racy(&t, &["app/orders.py"]);
         let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
         let paths = |ix: &Index| {
-            let mut p: Vec<String> = ix.files.iter().flatten().map(|f| f.path.clone()).collect();
+            let mut p: Vec<String> = held_ids(&ix.files)
+                .map(|i| ix.path(i).to_string())
+                .collect();
             p.sort();
             p
         };

@@ -296,7 +296,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     let recent_asked: Vec<recent::Asked> = if on("history") {
         top.iter()
             .take(RECENT_FILES)
-            .filter_map(|&id| ix.file(id).map(|f| (id, f.path.as_str(), f.key)))
+            .filter_map(|&id| ix.file(id).map(|f| (id, ix.path(id), f.key)))
             .collect()
     } else {
         Vec::new()
@@ -400,9 +400,11 @@ fn path_signal(ix: &Index, q: &Query, sc: &mut Scores) {
     let mut found: Vec<(u32, Vec<String>, usize)> = Vec::new();
     let mut holders: HashMap<String, usize> = HashMap::new();
     for id in sc.top(PATH_POOL, ix) {
-        let Some(f) = ix.file(id) else { continue };
+        if ix.file(id).is_none() {
+            continue;
+        }
         let mut words: Vec<String> = Vec::new();
-        for (_, w) in terms::words(files::path_stem(&f.path)) {
+        for (_, w) in terms::words(files::path_stem(ix.path(id))) {
             terms::each_part_term(w, |t| {
                 if !PATH_PLUMBING.contains(&t) && !words.iter().any(|h| h == t) {
                     words.push(t.to_string());
@@ -513,9 +515,10 @@ fn release_signal(ix: &Index, task: &str, sc: &mut Scores) {
         return;
     };
     let named = |f: u32, stems: &[&str]| {
-        ix.file(f).is_some_and(|f| {
-            let name = f.path.rsplit('/').next().unwrap_or(&f.path);
-            f.code && stems.contains(&name.split('.').next().unwrap_or(name))
+        ix.file(f).is_some_and(|file| {
+            let path = ix.path(f);
+            let name = path.rsplit('/').next().unwrap_or(path);
+            file.code && stems.contains(&name.split('.').next().unwrap_or(name))
         })
     };
     let holding = |stems: &[&str]| -> Vec<u32> {
@@ -672,15 +675,17 @@ fn lift_pool(ix: &Index, pooled: &Pooled, sc: &mut Scores) {
         .filter(|&i| sc.get(i) > 0.0)
         .collect();
     for id in pool {
-        let Some(f) = ix.file(id) else { continue };
+        if ix.file(id).is_none() {
+            continue;
+        }
+        let path = ix.path(id);
         for (g, s, r) in &pooled.globs {
-            if !g.matches(&f.path).is_empty() {
+            if !g.matches(path).is_empty() {
                 sc.add(id, W_ARTIFACT * s * 0.5, *r);
             }
         }
         for (dir, s, r) in &pooled.subtrees {
-            let inside = f
-                .path
+            let inside = path
                 .strip_prefix(dir.as_str())
                 .is_some_and(|rest| rest.starts_with('/'));
             if dir.is_empty() || dir == "." || inside {
@@ -718,10 +723,12 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
     // both, damped for files with few commits (1 of 1 is 0.5).
     let mut ties: HashMap<u32, (f32, String)> = HashMap::new();
     for &t in &top {
-        let Some(tf) = ix.file(t) else { continue };
+        if ix.file(t).is_none() {
+            continue;
+        }
         let share = sc.get(t) / best;
-        let total = ix.history.changes(&tf.path) as f32;
-        for (other, k) in ix.history.changed_with(&tf.path).into_iter().take(20) {
+        let total = ix.history.changes(ix.path(t)) as f32;
+        for (other, k) in ix.history.changed_with(ix.path(t)).into_iter().take(20) {
             let Some(o) = ix.id_of(other) else {
                 continue;
             };
@@ -733,7 +740,7 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
                         v,
                         format!(
                             "changed with {} in {k} commit{}",
-                            tf.path,
+                            ix.path(t),
                             if k == 1 { "" } else { "s" }
                         ),
                     ),
@@ -794,14 +801,19 @@ fn imports_signal(ix: &Index, sc: &Scores) -> Vec<(u32, f32, String)> {
     let top = sc.top(SPREAD_FROM, ix);
     let best = top.first().map_or(0.0, |&t| sc.get(t));
     for &t in &top {
-        let Some(tf) = ix.file(t) else { continue };
+        if ix.file(t).is_none() {
+            continue;
+        }
         let (out, inc) = ix.neighbours(t);
         let w = W_IMPORT * sc.get(t) / best / ((out.len() + inc.len()).max(1) as f32).sqrt();
         adds.extend(
             out.iter()
-                .map(|&o| (o, w, format!("imported by {}", tf.path))),
+                .map(|&o| (o, w, format!("imported by {}", ix.path(t)))),
         );
-        adds.extend(inc.iter().map(|&o| (o, w, format!("imports {}", tf.path))));
+        adds.extend(
+            inc.iter()
+                .map(|&o| (o, w, format!("imports {}", ix.path(t)))),
+        );
     }
     let mut room: HashMap<u32, f32> = HashMap::new();
     for (o, v, _) in adds.iter_mut() {
@@ -832,7 +844,7 @@ fn given_paths(ix: &Index, paths: &[String]) -> Vec<(u32, f32, String)> {
             adds.push((g, W_PATH * 0.5, format!("given: {p}")));
             let (out, inc) = ix.neighbours(g);
             let w = W_PATH / ((out.len() + inc.len()).max(1) as f32).sqrt();
-            let gp = ix.file(g).map_or(p.to_string(), |f| f.path.clone());
+            let gp = ix.file(g).map_or(p.to_string(), |_| ix.path(g).to_string());
             adds.extend(
                 out.iter()
                     .map(|&o| (o, w, format!("imported by {gp} (given)"))),
@@ -864,7 +876,9 @@ fn listing(
     }
     let mut files = Vec::new();
     for (rank, &id) in top.iter().enumerate().take(limit) {
-        let Some(f) = ix.file(id) else { continue };
+        if ix.file(id).is_none() {
+            continue;
+        }
         let mut whys: Vec<(f32, String)> = mine.remove(&id).unwrap_or_default();
         if sc.lexical(id) > 0.0 {
             let mut hit: Vec<(f32, &str)> = q
@@ -894,7 +908,7 @@ fn listing(
         listed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.start.cmp(&b.0.start)));
         listed.truncate(LISTED_REGIONS); // best first
         files.push(FileOut {
-            path: f.path.clone(),
+            path: ix.path(id).to_string(),
             score: (sc.get(id) as f64 * 10_000.0).round() / 10_000.0,
             why: why.join("; "),
             regions: listed
@@ -928,8 +942,8 @@ fn outline_listed(
         .zip(cuts)
         .take(limit)
         .filter_map(|(&id, cut)| {
-            let f = ix.file(id)?;
-            Some((f.path.as_str(), cut.as_ref().map(|c| c.text.as_str())))
+            ix.file(id)?;
+            Some((ix.path(id), cut.as_ref().map(|c| c.text.as_str())))
         })
         .collect();
     let (given, used) = outlines::outlines(&texts, budget, count);
@@ -955,10 +969,7 @@ fn bundle_of(
     ages: &[recent::Ages],
     link: bool,
 ) -> (Vec<PieceOut>, usize) {
-    let paths: Vec<String> = top
-        .iter()
-        .map(|&id| ix.file(id).map_or(String::new(), |f| f.path.clone()))
-        .collect();
+    let paths: Vec<String> = top.iter().map(|&id| ix.path(id).to_string()).collect();
     let cut_texts: Vec<Text> = cuts
         .iter()
         .map(|c| Text::new(c.as_ref().map_or("", |c| c.text.as_str())))
@@ -1021,7 +1032,7 @@ fn recent_ages(
         .enumerate()
         .filter_map(|(rank, (&id, cut))| {
             let f = ix.file(id)?;
-            Some((rank, ((id, f.path.as_str(), f.key), cut.as_ref()?)))
+            Some((rank, ((id, ix.path(id), f.key), cut.as_ref()?)))
         })
         .collect();
     let asked: Vec<recent::File> = files.iter().map(|f| f.1).collect();
@@ -1422,7 +1433,7 @@ mod tests {
         let share = |path: &str| -> f32 {
             sc.contributions
                 .iter()
-                .filter(|c| ix.file(c.0).is_some_and(|f| f.path == path))
+                .filter(|c| ix.path(c.0) == path)
                 .filter(|c| sc.reasons[c.2 as usize] == "its path: render")
                 .map(|c| c.1)
                 .sum()

@@ -137,7 +137,7 @@ impl Scores {
 
     /// The `n` best files, best first (ties by path).
     pub fn top(&self, n: usize, index: &Index) -> Vec<u32> {
-        self.top_by(n, |i| index.file(i).map_or("", |f| f.path.as_str()))
+        self.top_by(n, |i| index.path(i))
     }
 
     fn top_by<'a>(&self, n: usize, path: impl Fn(u32) -> &'a str) -> Vec<u32> {
