@@ -115,8 +115,9 @@ impl Arena {
     }
 
     /// Every list (all empty) laid out again one after another, list `i` with room for
-    /// exactly `caps[i]` bytes: lists then filled to sizes known ahead never move. A build's
-    /// alone: spans number the buffer from 0 only while nothing is mapped.
+    /// exactly `caps[i]` bytes: lists then filled to sizes known ahead never move. Only for an
+    /// arena held on the heap alone (a build's, or the fresh one `make_postings` fills with an
+    /// update's new postings): spans number the buffer from 0 only while nothing is mapped.
     pub fn lay_out(&mut self, caps: &[u32]) {
         debug_assert!(self.spans.iter().all(|s| s.len == 0) && caps.len() == self.spans.len());
         debug_assert!(self.base.is_empty() && self.spool.is_none());
