@@ -8,7 +8,7 @@ use crate::artifacts::annotate;
 use crate::lang::defs::line_def;
 use crate::lang::imports::{self, Import};
 use crate::lang::{kind_of, lang_of};
-use crate::tree::ignore::{Rules, Tree};
+use crate::tree::ignore::{decides, Rules, Tree};
 use crate::tree::os::{Kind, PlainDir};
 use crate::tree::walk::is_source_file;
 use aho_corasick::AhoCorasick;
@@ -54,20 +54,6 @@ impl Ignore {
             tree: Tree::new(root),
         }
     }
-
-    /// The `.gitignore` rules for the files of directory `abs` (`Tree::chain`), looked up once
-    /// for all of them.
-    pub fn rules_for(&self, abs: &Path) -> Vec<Arc<Rules>> {
-        self.tree.chain(abs)
-    }
-
-    /// Whether file `abs` is ignored, `dir_rules` its directory's `rules_for`.
-    pub fn ignores(&self, dir_rules: &[Arc<Rules>], abs: &Path) -> bool {
-        if let Some(v) = self.priority.as_ref().and_then(|r| r.matched(abs, false)) {
-            return v;
-        }
-        self.tree.ignores_in(dir_rules, abs, false)
-    }
 }
 
 /// Whether a file name is one the index reads: dotcontext's source files, and the files the
@@ -80,25 +66,44 @@ pub fn wanted(name: &str) -> bool {
 }
 
 /// Which regular files of one directory (of the walk table) the index reads, past `wanted`:
-/// those not too large and not ignored. The `.gitignore` rules are looked up once, for the
-/// first file asked of.
+/// those not too large and not ignored, by the priority rules, then the directory's chain
+/// (`Tree::chain`): the walk's (`walk::KeptDir`), or looked up once, for the first file asked of.
 pub struct DirFilter<'a> {
-    ignore: &'a Ignore,
+    priority: Option<&'a Rules>,
     abs: PathBuf,
-    rules: Option<Vec<Arc<Rules>>>,
+    chain: Result<Vec<Arc<Rules>>, &'a Tree>,
 }
 
 impl DirFilter<'_> {
     pub fn new<'a>(ignore: &'a Ignore, root: &Path, dir: &str) -> DirFilter<'a> {
+        DirFilter::of(ignore.priority.as_deref(), root, dir, Err(&ignore.tree))
+    }
+
+    /// With the chain the walk found for directory `dir`.
+    pub fn walked<'a>(
+        priority: Option<&'a Rules>,
+        root: &Path,
+        dir: &str,
+        chain: Vec<Arc<Rules>>,
+    ) -> DirFilter<'a> {
+        DirFilter::of(priority, root, dir, Ok(chain))
+    }
+
+    fn of<'a>(
+        priority: Option<&'a Rules>,
+        root: &Path,
+        dir: &str,
+        chain: Result<Vec<Arc<Rules>>, &'a Tree>,
+    ) -> DirFilter<'a> {
         let abs = if dir == "." {
             root.to_path_buf()
         } else {
             root.join(dir)
         };
         DirFilter {
-            ignore,
+            priority,
             abs,
-            rules: None,
+            chain,
         }
     }
 
@@ -107,10 +112,19 @@ impl DirFilter<'_> {
         if size > MAX_FILE_BYTES {
             return false;
         }
-        let (ignore, abs) = (self.ignore, &mut self.abs);
-        let rules = self.rules.get_or_insert_with(|| ignore.rules_for(abs));
+        if let Err(tree) = self.chain {
+            self.chain = Ok(tree.chain(&self.abs));
+        }
+        let DirFilter {
+            priority,
+            abs,
+            chain,
+        } = self;
         abs.push(name);
-        let ignored = ignore.ignores(rules, abs);
+        let ignored = match priority.and_then(|r| r.matched(abs, false)) {
+            Some(v) => v,
+            None => decides(chain.as_deref().unwrap_or_default(), abs, false),
+        };
         abs.pop();
         !ignored
     }

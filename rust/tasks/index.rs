@@ -37,7 +37,7 @@ use crate::tree::fs::{Error as FsError, Root};
 use crate::tree::listing::DirFiles;
 use crate::tree::os::PlainDir;
 use crate::tree::scratch::Spool;
-use crate::tree::walk::Kept;
+use crate::tree::walk::{Kept, KeptDir};
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -612,20 +612,26 @@ impl Index {
     /// The walk's listing (`walk_keeping`) of the files the index reads compared with the files
     /// held, in parallel, where a load would list the tree again.
     fn compare_kept(&self, kept: Kept) -> Listing {
-        let ignore = Ignore::new(&self.root, &self.opts.extra_ignore);
         let held: Held<'_> = (&self.by_path, &self.paths, &self.files[..], &self.by_dir);
+        let priority = kept.priority.as_deref();
         let (dirs, listed) = kept
             .dirs
             .into_par_iter()
-            .map(|(d, k)| {
-                let mut filter = DirFilter::new(&ignore, &self.root, &d);
-                let files = k.iter();
-                let read = files
-                    .filter(|(name, key)| files::wanted(name) && filter.admits(name, key.size));
-                let mut listed = compare(&d, read, kept.at, held);
-                listed.context = Some(k.context());
-                (d, listed)
-            })
+            .map(
+                |KeptDir {
+                     scope,
+                     files,
+                     chain,
+                 }| {
+                    let mut filter = DirFilter::walked(priority, &self.root, &scope, chain);
+                    let read = files
+                        .iter()
+                        .filter(|(name, key)| files::wanted(name) && filter.admits(name, key.size));
+                    let mut listed = compare(&scope, read, kept.at, held);
+                    listed.context = Some(files.context());
+                    (scope, listed)
+                },
+            )
             .unzip();
         Listing { dirs, listed }
     }

@@ -695,35 +695,19 @@ impl Tree {
             .skip(1)
             .take_while(|d| d.starts_with(&self.root))
             .filter_map(|d| self.rules_of(d));
-        self.verdict(rules, path, is_dir)
+        decides(rules.chain(self.exclude.clone()), path, is_dir)
     }
 
-    /// The `.gitignore` rules `ignores` consults for an entry of directory `dir` (at or below
-    /// the root), deepest first: looked up once for a directory whose entries are all asked of
-    /// (`ignores_in`), rather than each ancestor's by its path again for every entry.
+    /// The rules `ignores` consults for an entry of directory `dir` (at or below the root), in
+    /// its order (`decides`): each `.gitignore` from `dir`'s up to the root's, then
+    /// `.git/info/exclude`. Looked up once for a directory whose entries are all asked of,
+    /// rather than each ancestor's by its path again for every entry.
     pub fn chain(&self, dir: &Path) -> Vec<Arc<Rules>> {
         dir.ancestors()
             .take_while(|d| d.starts_with(&self.root))
             .filter_map(|d| self.rules_of(d))
+            .chain(self.exclude.clone())
             .collect()
-    }
-
-    /// `ignores` for `path`, an entry of the directory whose `chain` is `chain`.
-    pub fn ignores_in(&self, chain: &[Arc<Rules>], path: &Path, is_dir: bool) -> bool {
-        self.verdict(chain.iter(), path, is_dir)
-    }
-
-    /// The deepest of `rules` that speaks of `path` decides, else `.git/info/exclude`.
-    fn verdict<R: AsRef<Rules>>(
-        &self,
-        mut rules: impl Iterator<Item = R>,
-        path: &Path,
-        is_dir: bool,
-    ) -> bool {
-        rules
-            .find_map(|r| r.as_ref().matched(path, is_dir))
-            .or_else(|| self.exclude.as_ref().and_then(|r| r.matched(path, is_dir)))
-            .unwrap_or(false)
     }
 
     /// Whether a walk from the root never reaches directory `dir`: it or one above it is ignored.
@@ -732,6 +716,19 @@ impl Tree {
             .take_while(|a| *a != self.root && a.starts_with(&self.root))
             .any(|a| self.ignores(a, true))
     }
+}
+
+/// Whether `path` is ignored by `chain`, rules in the order they are consulted: the first that
+/// speaks of it decides.
+pub fn decides<R: AsRef<Rules>>(
+    chain: impl IntoIterator<Item = R>,
+    path: &Path,
+    is_dir: bool,
+) -> bool {
+    chain
+        .into_iter()
+        .find_map(|r| r.as_ref().matched(path, is_dir))
+        .unwrap_or(false)
 }
 
 static WARNED: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(|| Mutex::new(HashSet::new()));

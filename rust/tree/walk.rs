@@ -245,18 +245,38 @@ pub fn child_scope(scope: &str, name: &str) -> String {
 /// What one directory holds, read with one `read_dir` and one stat per regular file.
 struct Listing {
     row: DirRow,
-    has_gitignore: bool,
+    gitignore: Gitignore,
     children: Vec<OsString>,
     /// Its regular files named in UTF-8 (not `.context.yaml`), when the walk keeps them.
     kept: Option<DirFiles>,
 }
 
-/// What a walk asked to keep them (`walk_keeping`) keeps: each directory's files by scope
-/// (sorted by its bytes), and when the walk began: its stat keys are as fresh as a listing
-/// begun then (the racy window is counted from `at`).
+/// What a directory's listing shows named `.gitignore`.
+#[derive(Clone, Copy, PartialEq)]
+enum Gitignore {
+    None,
+    File,
+    /// A link: the walk prunes no directory by it, but the file filter has always read it
+    /// (`ignore::Tree`, through the confined layer: only a link that stays in its directory).
+    Link,
+}
+
+/// What a walk asked to keep them (`walk_keeping`) keeps: each directory's files (sorted by
+/// scope) and the rules in force for them, and when the walk began: its stat keys are as fresh
+/// as a listing begun then (the racy window is counted from `at`).
 pub struct Kept {
     pub at: i64,
-    pub dirs: Vec<(String, DirFiles)>,
+    /// `.contextignore` and the config's patterns, over every other rule.
+    pub priority: Option<Arc<Rules>>,
+    pub dirs: Vec<KeptDir>,
+}
+
+/// One directory's files as the walk listed them, with the rules `ignore::Tree::chain` would
+/// find for them (read once by the walk, not again by the file filter).
+pub struct KeptDir {
+    pub scope: String,
+    pub files: DirFiles,
+    pub chain: Vec<Arc<Rules>>,
 }
 
 fn mtime_ns(meta: &fs::Metadata) -> i64 {
@@ -277,7 +297,7 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
         eligible: false,
         unscoped: is_unscoped(scope),
     };
-    let mut has_gitignore = false;
+    let mut gitignore = Gitignore::None;
     let mut children = Vec::new();
     let mut kept = keep.then(DirFiles::default);
     for entry in fs::read_dir(abs)? {
@@ -298,7 +318,9 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
             if let (Some(k), Some(utf8)) = (&mut kept, entry.file_name().to_str()) {
                 k.push(utf8, Key::of(&meta));
             }
-            has_gitignore |= name == ".gitignore";
+            if name == ".gitignore" {
+                gitignore = Gitignore::File;
+            }
             lines.push(entry_line(&name, &meta));
             if name != CONFIG_FILE && is_source_file(&name) {
                 row.source_files += 1;
@@ -306,6 +328,8 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
             }
         } else if ft.is_dir() && !is_unwalked_dir(&name) {
             children.push(entry.file_name());
+        } else if ft.is_symlink() && name == ".gitignore" {
+            gitignore = Gitignore::Link;
         }
     }
     row.files = lines.len() as u32;
@@ -315,7 +339,7 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
     }
     Ok(Listing {
         row,
-        has_gitignore,
+        gitignore,
         children,
         kept,
     })
@@ -329,12 +353,16 @@ pub fn read_row(abs: &Path, scope: &str) -> std::io::Result<DirRow> {
 /// The rules in force at a directory: `.git/info/exclude`, then each `.gitignore` down to it.
 type Matchers = Vec<Arc<Rules>>;
 
+/// The rules in force at a directory for its subdirectories and, when the walk keeps them,
+/// for its files: the same, and a `.gitignore` that is a link (`Gitignore::Link`).
+#[derive(Clone, Default)]
+struct InForce {
+    dirs: Matchers,
+    files: Matchers,
+}
+
 fn is_ignored(priority: &Option<Arc<Rules>>, stack: &Matchers, path: &Path) -> bool {
-    priority
-        .iter()
-        .chain(stack.iter().rev())
-        .find_map(|m| m.matched(path, true))
-        .unwrap_or(false)
+    ignore::decides(priority.iter().chain(stack.iter().rev()), path, true)
 }
 
 /// Called with each directory just before it is read (to place a watch on it first).
@@ -354,10 +382,10 @@ struct Ctx<'a> {
 struct Found {
     rows: Vec<DirRow>,
     bad: Vec<LeftOut>,
-    kept: Vec<(String, DirFiles)>,
+    kept: Vec<KeptDir>,
 }
 
-fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers, out: &mut Found) {
+fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &InForce, out: &mut Found) {
     if let Some(hook) = ctx.on_dir {
         hook(abs, scope);
     }
@@ -368,13 +396,24 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers,
             return;
         }
     };
-    let mut stack = parent.clone();
-    if listing.has_gitignore {
-        stack.extend(ignore::from_file(abs, &abs.join(".gitignore"), ctx.budget));
+    let mut rules = parent.clone();
+    let own = match listing.gitignore {
+        Gitignore::Link if !ctx.keep => None,
+        Gitignore::None => None,
+        _ => ignore::from_file(abs, &abs.join(".gitignore"), ctx.budget),
+    };
+    if listing.gitignore == Gitignore::File {
+        rules.dirs.extend(own.clone());
+    }
+    if ctx.keep {
+        rules.files.extend(own);
     }
     out.rows.push(listing.row);
-    out.kept
-        .extend(listing.kept.map(|k| (scope.to_string(), k)));
+    out.kept.extend(listing.kept.map(|files| KeptDir {
+        scope: scope.to_string(),
+        files,
+        chain: rules.files.iter().rev().cloned().collect(),
+    }));
     if depth >= ctx.max_depth {
         return;
     }
@@ -383,7 +422,7 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers,
         .par_iter()
         .filter_map(|os_name| {
             let child_abs = abs.join(os_name);
-            if is_ignored(&ctx.priority, &stack, &child_abs) {
+            if is_ignored(&ctx.priority, &rules.dirs, &child_abs) {
                 return None;
             }
             // Scopes are UTF-8 strings everywhere else (JSON, YAML, MCP); such a directory
@@ -397,7 +436,7 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &Matchers,
             };
             let child_scope = child_scope(scope, name);
             let mut found = Found::default();
-            scan_dir(ctx, &child_abs, &child_scope, depth + 1, &stack, &mut found);
+            scan_dir(ctx, &child_abs, &child_scope, depth + 1, &rules, &mut found);
             Some(found)
         })
         .collect();
@@ -455,10 +494,12 @@ pub fn apply_rules(rows: &mut [DirRow], min_tokens: i64) -> usize {
 }
 
 /// The rules that hold at the root: `.contextignore` and config patterns (over any
-/// `.gitignore`), and `.git/info/exclude` at the bottom of the stack.
-fn root_rules(root: &Path, opts: &Options, budget: &Budget) -> (Option<Arc<Rules>>, Matchers) {
+/// `.gitignore`), and `.git/info/exclude` at the bottom of the stacks.
+fn root_rules(root: &Path, opts: &Options, budget: &Budget) -> (Option<Arc<Rules>>, InForce) {
     let rules = ignore::root_rules(root, &opts.extra_ignore, budget);
-    (rules.priority, rules.exclude.into_iter().collect())
+    let base: Matchers = rules.exclude.into_iter().collect();
+    let files = base.clone();
+    (rules.priority, InForce { dirs: base, files })
 }
 
 /// Scan `root` into a table in `order_key`'s order.
@@ -468,10 +509,9 @@ pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Resu
 
 /// `walk`, keeping each directory's files as it listed them (`Kept`).
 pub fn walk_keeping(root: &Path, opts: &Options) -> std::io::Result<(Table, Kept)> {
-    let at = now_ns(); // before any stat: the racy window counts from here
-    let (table, mut dirs) = scan(root, opts, None, true)?;
-    dirs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    Ok((table, Kept { at, dirs }))
+    let (table, mut kept) = scan(root, opts, None, true)?;
+    kept.dirs.sort_unstable_by(|a, b| a.scope.cmp(&b.scope));
+    Ok((table, kept))
 }
 
 fn scan(
@@ -479,7 +519,8 @@ fn scan(
     opts: &Options,
     on_dir: Option<OnDir>,
     keep: bool,
-) -> std::io::Result<(Table, Vec<(String, DirFiles)>)> {
+) -> std::io::Result<(Table, Kept)> {
+    let at = now_ns(); // before any stat: the racy window of the files kept counts from here
     fs::read_dir(root)?; // the root itself must be readable: that failure is global
     let budget = Budget::new();
     let (priority, base) = root_rules(root, opts, &budget);
@@ -492,6 +533,7 @@ fn scan(
     };
     let mut found = Found::default();
     scan_dir(&ctx, root, ".", 0, &base, &mut found);
+    let Ctx { priority, .. } = ctx;
     let Found {
         mut rows,
         bad: mut unreadable,
@@ -504,6 +546,11 @@ fn scan(
         rows,
         skipped,
         unreadable,
+    };
+    let kept = Kept {
+        at,
+        priority,
+        dirs: kept,
     };
     Ok((table, kept))
 }
@@ -525,7 +572,7 @@ pub fn walk_subtree(
         return (Vec::new(), Vec::new());
     }
     let budget = Budget::new();
-    let (priority, mut stack) = root_rules(root, opts, &budget);
+    let (priority, mut rules) = root_rules(root, opts, &budget);
     // The `.gitignore` of every ancestor, as scan_dir stacks them on the way down.
     let parts: Vec<&str> = scope.split('/').collect();
     for k in 0..depth {
@@ -536,10 +583,10 @@ pub fn walk_subtree(
         };
         let file = dir.join(".gitignore");
         if fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
-            stack.extend(ignore::from_file(&dir, &file, &budget));
+            rules.dirs.extend(ignore::from_file(&dir, &file, &budget));
         }
     }
-    if is_ignored(&priority, &stack, &abs) {
+    if is_ignored(&priority, &rules.dirs, &abs) {
         return (Vec::new(), Vec::new());
     }
     let ctx = Ctx {
@@ -550,7 +597,7 @@ pub fn walk_subtree(
         keep: false,
     };
     let mut found = Found::default();
-    scan_dir(&ctx, &abs, scope, depth, &stack, &mut found);
+    scan_dir(&ctx, &abs, scope, depth, &rules, &mut found);
     (found.rows, found.bad)
 }
 
@@ -637,13 +684,56 @@ mod tests {
         let context: Vec<(&str, Option<Key>)> = kept
             .dirs
             .iter()
-            .map(|(d, f)| (d.as_str(), f.context()))
+            .map(|d| (d.scope.as_str(), d.files.context()))
             .collect();
         let meta = fs::symlink_metadata(root.join("a/.context.yaml")).unwrap();
         assert_eq!(
             context,
             [(".", None), ("a", Some(Key::of(&meta))), ("b", None)]
         );
+    }
+
+    #[test]
+    fn a_kept_directory_s_rules_decide_for_its_files_as_the_tree_s_chain() {
+        let root = TempTree::with(
+            "walk-kept-rules",
+            &[
+                (".gitignore", "*.log\n!keep.log\n"),
+                ("a/.gitignore", "gen_*\n"),
+                ("a/b/rules", "!gen_ok\n*.tmp\nc/\n"),
+                ("a/b/c/m.py", "x"),
+                ("d/m.py", "x"),
+                ("outside", "*.py\n"),
+            ],
+        );
+        std::os::unix::fs::symlink("rules", root.join("a/b/.gitignore")).unwrap();
+        std::os::unix::fs::symlink("../outside", root.join("d/.gitignore")).unwrap();
+        let opts = Options {
+            extra_ignore: vec![],
+            max_depth: 10,
+            min_tokens: 0,
+        };
+        let (_, kept) = walk_keeping(&root, &opts).unwrap();
+        let scopes: Vec<&str> = kept.dirs.iter().map(|d| d.scope.as_str()).collect();
+        // A `.gitignore` that is a link prunes no directory (`a/b/c` is walked) ...
+        assert_eq!(scopes, [".", "a", "a/b", "a/b/c", "d"]);
+        let tree = ignore::Tree::new(&root);
+        let names = ["m.py", "x.log", "keep.log", "gen_a", "gen_ok", "t.tmp", "c"];
+        let mut ignored = Vec::new();
+        for d in &kept.dirs {
+            let dir = root.join(&d.scope);
+            let chain = tree.chain(&dir);
+            for name in names {
+                let path = dir.join(name);
+                let walked = ignore::decides(&d.chain, &path, false);
+                assert_eq!(walked, ignore::decides(&chain, &path, false), "{path:?}");
+                ignored.extend(walked.then(|| format!("{}/{name}", d.scope)));
+            }
+        }
+        // ... but holds for files, as the tree's chain has it; a link out is never read.
+        assert!(ignored.contains(&"a/b/c/t.tmp".to_string()));
+        assert!(!ignored.contains(&"a/b/gen_ok".to_string()));
+        assert!(!ignored.contains(&"d/m.py".to_string()));
     }
 
     #[test]

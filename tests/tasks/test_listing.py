@@ -5,6 +5,7 @@ hand; and every file the core reads a language of. Hidden and `build` directorie
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -56,6 +57,29 @@ def test_tool_vendored_and_ignored_directories_are_not_read(tmp_path, rel):
     repo = base(tmp_path / "repo")
     write(repo, rel, f"export const {WORD} = 'zh';\n")
     assert rel not in context_paths(repo, f"fix the {WORD} setting")
+
+
+@pytest.mark.anyio
+async def test_a_gitignore_that_is_a_link_holds_for_files_as_in_a_server_and_one_out_is_never_read(tmp_path):
+    """A cold call takes its file filter's rules from the walk, which prunes no directory by a
+    `.gitignore` that is a link; the file filter has always applied one that stays in its
+    directory (and never read one that leads out). A cold call and a server read the same files."""
+    repo, out = base(tmp_path / "repo"), tmp_path / "out"
+    write(repo, "lib/rules.txt", "gen_*.py\nout/\n")
+    os.symlink("rules.txt", repo / "lib" / ".gitignore")
+    write(out, "rules", "*.py\n")
+    write(repo, "far/.keep", "")
+    os.symlink(out / "rules", repo / "far" / ".gitignore")
+    for rel in ["lib/gen_x.py", "lib/kept.py", "lib/out/y.py", "lib/deep/gen_z.py", "far/w.py"]:
+        write(repo, rel, f"{WORD} = 1\n")
+    task = f"fix the {WORD} setting"
+    cold = sorted(context_paths(repo, task))
+    async with mcp_client("--root", str(repo)) as client:
+        result = await client.call_tool("task_context", {"task": task})
+        served = sorted(f["path"] for f in json.loads(result.content[0].text)["files"])
+    # `out/` names a directory: the walk prunes none by a link, and a file's own name is no match.
+    assert cold == ["far/w.py", "lib/kept.py", "lib/out/y.py"]
+    assert served == cold
 
 
 @pytest.mark.anyio
