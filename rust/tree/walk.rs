@@ -122,8 +122,10 @@ pub fn is_source_file(name: &str) -> bool {
     }
     match name.rfind('.') {
         Some(i) => {
-            let ext = name[i + 1..].to_ascii_lowercase();
-            SOURCE_EXTENSIONS.contains(&ext.as_str())
+            let ext = &name[i + 1..];
+            SOURCE_EXTENSIONS
+                .iter()
+                .any(|e| e.eq_ignore_ascii_case(ext))
         }
         None => false,
     }
@@ -303,7 +305,9 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
     for entry in fs::read_dir(abs)? {
         let Ok(entry) = entry else { continue };
         let Ok(ft) = entry.file_type() else { continue };
-        let name = entry.file_name().to_string_lossy().into_owned();
+        // Named once: its bytes borrowed as text when they are UTF-8 (a million names a walk).
+        let os_name = entry.file_name();
+        let name = os_name.to_string_lossy();
         if ft.is_file() {
             // A file removed between readdir and stat is skipped, as a racing writer would leave it.
             let Ok(meta) = entry.metadata() else { continue };
@@ -315,7 +319,7 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
                 }
                 continue;
             }
-            if let (Some(k), Some(utf8)) = (&mut kept, entry.file_name().to_str()) {
+            if let (Some(k), Some(utf8)) = (&mut kept, os_name.to_str()) {
                 k.push(utf8, Key::of(&meta));
             }
             if name == ".gitignore" {
