@@ -612,6 +612,14 @@ mod tests {
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
 
+    fn opts() -> Options {
+        Options {
+            extra_ignore: vec![],
+            max_depth: 10,
+            min_tokens: 0,
+        }
+    }
+
     #[test]
     fn a_directory_named_in_bytes_that_are_not_utf8_is_left_out_and_named() {
         let root = TempTree::with("walk", &[(".gitignore", "y*/\n")]);
@@ -620,12 +628,7 @@ mod tests {
         root.write(odd.join("m.py"), "x");
         // Ignored ones are not worth a word, whatever their names.
         root.mkdir(OsStr::from_bytes(b"y\xff"));
-        let opts = Options {
-            extra_ignore: vec![],
-            max_depth: 10,
-            min_tokens: 0,
-        };
-        let table = walk(&root, &opts, None).unwrap();
+        let table = walk(&root, &opts(), None).unwrap();
         let scopes: Vec<&str> = table.rows.iter().map(|r| r.scope.as_str()).collect();
         assert_eq!(scopes, [".", "a"]);
         assert_eq!(
@@ -647,12 +650,7 @@ mod tests {
                 ("node_modules/p/i.js", "x"),
             ],
         );
-        let opts = Options {
-            extra_ignore: vec![],
-            max_depth: 10,
-            min_tokens: 0,
-        };
-        let table = walk(&root, &opts, None).unwrap();
+        let table = walk(&root, &opts(), None).unwrap();
         let rows: Vec<(&str, bool, bool)> = table
             .rows
             .iter()
@@ -679,12 +677,7 @@ mod tests {
             &[("a/.context.yaml", "version: 1\n"), ("b/m.py", "x")],
         );
         std::os::unix::fs::symlink("../a/.context.yaml", root.join("b/.context.yaml")).unwrap();
-        let opts = Options {
-            extra_ignore: vec![],
-            max_depth: 10,
-            min_tokens: 0,
-        };
-        let (_, kept) = walk_keeping(&root, &opts).unwrap();
+        let (_, kept) = walk_keeping(&root, &opts()).unwrap();
         let context: Vec<(&str, Option<Key>)> = kept
             .dirs
             .iter()
@@ -712,12 +705,7 @@ mod tests {
         );
         std::os::unix::fs::symlink("rules", root.join("a/b/.gitignore")).unwrap();
         std::os::unix::fs::symlink("../outside", root.join("d/.gitignore")).unwrap();
-        let opts = Options {
-            extra_ignore: vec![],
-            max_depth: 10,
-            min_tokens: 0,
-        };
-        let (_, kept) = walk_keeping(&root, &opts).unwrap();
+        let (_, kept) = walk_keeping(&root, &opts()).unwrap();
         let scopes: Vec<&str> = kept.dirs.iter().map(|d| d.scope.as_str()).collect();
         // A `.gitignore` that is a link prunes no directory (`a/b/c` is walked) ...
         assert_eq!(scopes, [".", "a", "a/b", "a/b/c", "d"]);
