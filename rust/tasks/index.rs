@@ -1547,6 +1547,7 @@ mod tests {
             "app/.context.yaml",
             "lib/round.py",
             "lib/.context.yaml",
+            "web/cart.ts",
         ];
         let task = "discount rules checkout rounding helpers summary";
         let notes = |ix: &Index| -> Vec<(String, String, u32)> {
