@@ -297,6 +297,10 @@ impl store::Sink for Index {
         self.lex.adopt_term(t.term, t.postings, t.df, t.last);
     }
 
+    fn scope(&mut self, part: &[u8]) {
+        self.written.adopt(part);
+    }
+
     /// The terms go to the posting lists while another thread compares the listing made
     /// ahead (when the load was given the walk's directories) with the files, which the terms
     /// do not change. A load that runs beside the walk lists nothing: the walk hands its own
@@ -373,9 +377,11 @@ impl Loaded {
         if let Some(kept) = kept {
             ix.listed = Some(ix.compare_kept(kept));
         }
-        ix.loaded = ix.update_from(dirs, Some(dirs));
-        // Files read (new or changed since) and files saved that were not used (changed or gone).
-        ix.changed = (ix.file_count() - ix.loaded) + (adopted - ix.loaded);
+        let (loaded, scopes) = ix.update_from(dirs, Some(dirs));
+        ix.loaded = loaded;
+        // Files read (new or changed since), files saved that were not used (changed or gone),
+        // and context files read (new or changed since) or gone.
+        ix.changed = (ix.file_count() - loaded) + (adopted - loaded) + scopes;
         ix
     }
 }
@@ -760,7 +766,7 @@ impl Index {
     /// the files whose stat key changed; with `all` (every directory of the table now),
     /// also drop the directories that are gone and index the ones that are new.
     pub fn update(&mut self, changed: &[String], all: Option<&[String]>) {
-        self.update_from(changed, all);
+        self.changed += self.update_from(changed, all).1;
     }
 
     /// The saved index adopted whole (tasks/store.rs handed every part to the `Sink` below):
@@ -775,10 +781,11 @@ impl Index {
         self.files.len()
     }
 
-    /// `update`; returns how many of the files listed the index held with the same stat key.
-    fn update_from(&mut self, changed: &[String], all: Option<&[String]>) -> usize {
+    /// `update`; returns how many of the files listed the index held with the same stat key,
+    /// and how many context files were read or dropped.
+    fn update_from(&mut self, changed: &[String], all: Option<&[String]>) -> (usize, usize) {
         let Ok(confined) = Root::open(&self.root) else {
-            return 0;
+            return (0, 0);
         };
         let ignore = Ignore::new(&self.root, &self.opts.extra_ignore);
         let mut dirs: Vec<String> = changed
@@ -810,6 +817,7 @@ impl Index {
         let mut vanished: Vec<u32> = Vec::new();
         let mut same = 0;
         let mut contexts = Vec::with_capacity(dirs.len());
+        let listed_at = listed.iter().map(|l| l.at).min().unwrap_or_else(now_ns);
         for l in listed {
             contexts.push(l.context);
             vanished.extend(l.vanished);
@@ -888,8 +896,10 @@ impl Index {
                 d.files.shrink_to_fit();
             }
         }
-        self.written.scopes(&confined, &dirs, &contexts);
-        same
+        (
+            same,
+            self.written.scopes(&confined, &dirs, &contexts, listed_at),
+        )
     }
 
     /// `dirs` (sorted) listed and compared with the index, in their order: a load compared its
@@ -1372,6 +1382,9 @@ impl Index {
             file_piece,
         )?;
         put_batches(&mut e, &runs(&live, list_len), term_piece)?;
+        let mut scopes = Vec::new();
+        self.written.save_scopes(&mut scopes);
+        e.put(&scopes)?;
         e.finish()
     }
 
@@ -1520,6 +1533,82 @@ mod tests {
             .max()
             .unwrap();
         crate::tree::os::pin_clock(Some(last + crate::tree::os::RACY_NS + 1));
+    }
+
+    #[test]
+    fn context_files_are_saved_and_read_again_only_when_changed_or_racy() {
+        let t = TempTree::with(
+            "task-index-saved-scopes",
+            &[
+                ("app/main.py", "def checkout():\n    pass\n"),
+                ("app/.context.yaml", "version: 1\nsummary: \"Order totals and discount rules.\"\nfiles:\n  - name: main.py\n    purpose: \"Checkout entry point.\"\n"),
+                ("lib/round.py", "def round_total(x):\n    return x\n"),
+                ("lib/.context.yaml", "version: 1\nsummary: \"Rounding helpers.\"\n"),
+                ("web/cart.ts", "export function cart() { return 1; }\n"),
+            ],
+        );
+        let dirs: Vec<String> = [".", "app", "lib", "web"].map(String::from).to_vec();
+        let all = [
+            "app/main.py",
+            "app/.context.yaml",
+            "lib/round.py",
+            "lib/.context.yaml",
+            "web/cart.ts",
+        ];
+        let task = "discount rules checkout rounding helpers summary";
+        let notes = |ix: &Index| -> Vec<(String, String, u32)> {
+            let q = crate::tasks::terms::terms(task);
+            let m = ix.written.matches(&q).into_iter();
+            m.map(|(n, s)| (n.label.clone(), format!("{:?}", n.target), s.to_bits()))
+                .collect()
+        };
+        clock_past_racy(&t, &all);
+        let mut built = Index::build(t.path(), opts(), &dirs).unwrap();
+        let bytes = built.save();
+        let loaded = |bytes: &[u8]| {
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(bytes)), None).unwrap()
+        };
+        // Nothing changed: no context file is read, and the notes are the build's.
+        let mut again = loaded(&bytes);
+        assert_eq!((again.loaded, again.changed), (3, 0));
+        assert_eq!(notes(&again), notes(&built));
+        assert_eq!(answer(&mut again, task), answer(&mut built, task));
+        assert_eq!(
+            again.save(),
+            built.save(),
+            "the notes saved as they were adopted"
+        );
+        // One changed, one gone, one new since the save: those three are read, the rest not.
+        t.write(
+            "app/.context.yaml",
+            "version: 1\nsummary: \"Tax summary.\"\n",
+        );
+        std::fs::remove_file(t.path().join("lib/.context.yaml")).unwrap();
+        t.write(
+            "web/.context.yaml",
+            "version: 1\nsummary: \"Cart discount rules.\"\n",
+        );
+        clock_past_racy(&t, &["app/.context.yaml", "web/.context.yaml"]);
+        let mut changed = loaded(&bytes);
+        let mut fresh = Index::build(t.path(), opts(), &dirs).unwrap();
+        assert_eq!((changed.loaded, changed.changed), (3, 3));
+        assert_eq!(notes(&changed), notes(&fresh));
+        assert!(notes(&changed).iter().any(|n| n.0 == "scope web"));
+        assert_eq!(answer(&mut changed, task), answer(&mut fresh, task));
+        // A context file read as it changed (within the racy window) is not saved: the next
+        // process reads it again, so a write in the same tick is seen.
+        t.write(
+            "web/.context.yaml",
+            "version: 1\nsummary: \"Cart totals.\"\n",
+        );
+        let web = StatKey::lstat(&t.path().join("web/.context.yaml")).unwrap();
+        crate::tree::os::pin_clock(Some(web.mtime.max(web.ctime)));
+        let racy = Index::build(t.path(), opts(), &dirs).unwrap().save();
+        clock_past_racy(&t, &["web/.context.yaml"]);
+        // Every file of the tree was written within the window: its three source files and its
+        // two context files are read again.
+        assert_eq!(loaded(&racy).changed, 3 + 2);
+        assert_eq!(loaded(&loaded(&racy).save()).changed, 0);
     }
 
     #[test]
@@ -1749,12 +1838,15 @@ mod tests {
         let body = &good[..good.len() - 8];
         let at = body.windows(6).position(|w| w == b"a/y.py").unwrap();
         // The second file saved under the first's path (refused at its record), and a byte after
-        // the last term (refused once every file and term was handed on).
+        // the last context file (refused once every part was handed on).
         let mut twice = body.to_vec();
         twice[at..at + 6].copy_from_slice(b"a/x.py");
         let mut after = body.to_vec();
         after.push(0);
-        for (mut bytes, why) in [(twice, "saved twice"), (after, "after the last term")] {
+        for (mut bytes, why) in [
+            (twice, "saved twice"),
+            (after, "after the last context file"),
+        ] {
             store::seal(&mut bytes);
             let mut ix =
                 Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)), None)
@@ -2049,7 +2141,12 @@ mod tests {
             "version: 1\nsummary: \"Tax summary.\"\n",
         );
         let mut ix = loaded.settle(&dirs, 1 << 20, Some(kept));
-        assert_eq!((ix.loaded, ix.changed), (1, 2 + 2), "orders.py as saved");
+        // Changed: two files read, two saved not used, new's context file read.
+        assert_eq!(
+            (ix.loaded, ix.changed),
+            (1, 2 + 2 + 1),
+            "orders.py as saved"
+        );
         // So is a context file: the walk's stat of each is the one the written context takes.
         let scopes = |ix: &Index, q: &str| -> Vec<String> {
             let q = crate::tasks::terms::terms(q);

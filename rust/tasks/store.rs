@@ -5,8 +5,10 @@
 //! file defines, its imports as written and as resolved to files, its annotations, its path and
 //! stat key. Files whose stat key changed since are then taken out and read again by the
 //! ordinary path of an update. What is cheap to make again from these (the name and path
-//! tables, the reverse graph, the modules) is made again; the written context and git's
-//! history have files of their own.
+//! tables, the reverse graph, the modules) is made again. So are the notes read of each
+//! `.context.yaml` (tasks/written.rs), each with the stat key of its file, so a load reads
+//! again only the context files that changed; the rest of the written context (project.yaml,
+//! `.contextia/`: a few files) is read again, and git's history has a file of its own.
 //!
 //! The bytes are untrusted (a repository can commit any file at the place they are kept), so
 //! the format is small and hand-written, read by a decoder that checks everything in one linear
@@ -49,6 +51,9 @@
 //!        annotations (count, then (line, artifact id))
 //! terms: each a string, then its posting list (bytes: (file gap, count) varint pairs,
 //!        files rising)
+//! context files: count, then each (directories in byte order): its directory, mtime, ctime,
+//!        size, inode, device, mode, notes (count, then each: 0 for the directory's files or
+//!        1 and a file's path, length in terms, (term, count) pairs: count, terms in byte order)
 //! ```
 //!
 //! The lists are the index's own packed varints (tasks/varint.rs), so a save copies them and a
@@ -67,7 +72,7 @@ use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"RCTXTIDX";
 /// Raised whenever the layout changes.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// The core's build identity (build.rs).
 pub const BUILD_ID: &str = env!("REPOCTX_BUILD_ID");
 /// An import's leading dots beyond this are no Python a file holds.
@@ -90,6 +95,9 @@ pub trait Sink {
     fn file(&mut self, id: u32, file: SavedFile<'_>) -> bool;
     /// Term `id` (numbered from 0, in byte order).
     fn term(&mut self, id: u32, term: SavedTerm<'_>);
+    /// The bytes of one directory's context file's notes, checked (directories in byte order;
+    /// `saved_scopes` reads them).
+    fn scope(&mut self, part: &[u8]);
     /// Every file is in: `adopt` checks the terms and hands each to the function it is given.
     /// A sink may do work of its own beside it, on another thread, that the terms do not change.
     fn beside_terms(&mut self, adopt: AdoptTerms<'_>) -> Result<(), String> {
@@ -125,6 +133,25 @@ pub struct SavedFile<'b> {
     pub out: Vec<u32>,
     pub imports: Vec<Import>,
     pub annotations: Vec<(u32, Box<str>)>,
+}
+
+/// The notes of one directory's context file as saved (tasks/written.rs), with the stat key
+/// of the file they were read from.
+#[derive(Debug)]
+pub struct SavedScope<'b> {
+    pub dir: &'b str,
+    pub key: StatKey,
+    pub notes: Vec<NoteOut<'b>>,
+}
+
+/// One note of a context file: its words counted, for the directory's files (`file` None) or
+/// for one file.
+#[derive(Debug)]
+pub struct NoteOut<'b> {
+    pub file: Option<&'b str>,
+    pub len: u32,
+    /// Terms in byte order, unique, each counted once at least.
+    pub counts: Vec<(&'b str, u32)>,
 }
 
 /// One file to write, its terms and names by their ids in the tables given to `encode`.
@@ -170,15 +197,19 @@ fn header(out: &mut Vec<u8>, root: &Path, opts: &Options) {
     }
 }
 
+fn put_key(out: &mut Vec<u8>, key: &StatKey) {
+    put_i(out, key.mtime);
+    put_i(out, key.ctime);
+    varint::put(out, key.size);
+    varint::put(out, key.ino);
+    varint::put(out, key.dev);
+    varint::put(out, u64::from(key.mode));
+}
+
 /// Append one file.
 pub fn encode_file(out: &mut Vec<u8>, f: &FileOut) {
     put_s(out, f.path.as_bytes());
-    put_i(out, f.key.mtime);
-    put_i(out, f.key.ctime);
-    varint::put(out, f.key.size);
-    varint::put(out, f.key.ino);
-    varint::put(out, f.key.dev);
-    varint::put(out, u64::from(f.key.mode));
+    put_key(out, &f.key);
     varint::put(out, f.len);
     put_s(out, f.forward);
     put_s(out, f.defs);
@@ -331,6 +362,41 @@ impl TooLarge {
 pub fn encode_term(out: &mut Vec<u8>, term: &str, postings: &[u8]) {
     put_s(out, term.as_bytes());
     put_s(out, postings);
+}
+
+/// The context files' notes of parts a `Sink` was given (`scope`), one after another: each
+/// read as it was checked (what does not read is no part so given, and ends them).
+pub fn saved_scopes(b: &[u8]) -> impl Iterator<Item = SavedScope<'_>> {
+    let mut r = Reader::new(b);
+    std::iter::from_fn(move || r.scope().ok())
+}
+
+/// Append how many context files' notes follow (after the last term).
+pub fn encode_scope_count(out: &mut Vec<u8>, n: usize) {
+    varint::put(out, n as u64);
+}
+
+/// Append the notes read of one directory's context file (directories in byte order, each
+/// note's terms in byte order), with the stat key of the file they were read from.
+pub fn encode_scope(out: &mut Vec<u8>, dir: &str, key: &StatKey, notes: &[NoteOut<'_>]) {
+    put_s(out, dir.as_bytes());
+    put_key(out, key);
+    varint::put(out, notes.len() as u64);
+    for n in notes {
+        match n.file {
+            None => out.push(0),
+            Some(p) => {
+                out.push(1);
+                put_s(out, p.as_bytes());
+            }
+        }
+        varint::put(out, n.len);
+        varint::put(out, n.counts.len() as u64);
+        for (term, count) in &n.counts {
+            put_s(out, term.as_bytes());
+            varint::put(out, *count);
+        }
+    }
 }
 
 // --- reading --------------------------------------------------------------------------------
@@ -571,6 +637,65 @@ impl<'a> Reader<'a> {
         })
     }
 
+    fn key(&mut self) -> Res<StatKey> {
+        let (mtime, ctime, size, ino, dev, mode) = (
+            self.i()?,
+            self.i()?,
+            self.u()?,
+            self.u()?,
+            self.u()?,
+            self.u32()?,
+        );
+        Ok(StatKey {
+            dev,
+            ino,
+            size,
+            mode,
+            mtime,
+            ctime,
+        })
+    }
+
+    /// The notes of one context file: each note's terms unique and rising, each counted once
+    /// at least, its length at least the sum of its counts.
+    fn scope(&mut self) -> Res<SavedScope<'a>> {
+        let dir = self.s()?;
+        let key = self.key()?;
+        // A note takes 3 bytes at least: its tag, its length and its count of terms.
+        let n = self.count(3)?;
+        let mut notes = Vec::with_capacity(n);
+        for _ in 0..n {
+            let file = match self.byte()? {
+                0 => None,
+                1 => Some(self.s()?),
+                t => return Err(format!("a note's tag {t} at byte {}", self.pos())),
+            };
+            let len = self.u32()?;
+            let terms = self.count(2)?;
+            let mut counts: Vec<(&str, u32)> = Vec::with_capacity(terms);
+            let mut sum = 0u64;
+            for _ in 0..terms {
+                let (term, count) = (self.s()?, self.u32()?);
+                if counts.last().is_some_and(|(t, _)| *t >= term) || count == 0 {
+                    return Err(format!(
+                        "a note's terms out of order at byte {}",
+                        self.pos()
+                    ));
+                }
+                sum += u64::from(count);
+                counts.push((term, count));
+            }
+            if sum > u64::from(len) {
+                return Err(format!(
+                    "a note's terms past its length at byte {}",
+                    self.pos()
+                ));
+            }
+            notes.push(NoteOut { file, len, counts });
+        }
+        Ok(SavedScope { dir, key, notes })
+    }
+
     /// File `id` of `files`; its forward list's pairs go to `held`, to be checked against the
     /// posting lists' later.
     fn file(
@@ -580,22 +705,7 @@ impl<'a> Reader<'a> {
         held: &mut PairSet,
     ) -> Res<SavedFile<'a>> {
         let path = self.s()?;
-        let (mtime, ctime, size, ino, dev, mode) = (
-            self.i()?,
-            self.i()?,
-            self.u()?,
-            self.u()?,
-            self.u()?,
-            self.u32()?,
-        );
-        let key = StatKey {
-            dev,
-            ino,
-            size,
-            mode,
-            mtime,
-            ctime,
-        };
+        let key = self.key()?;
         let len = self.u32()?;
         let forward = self.run()?;
         let mut r = Reader::new(forward);
@@ -906,8 +1016,26 @@ fn parse<R: std::io::Read>(
     if held.product != posted.product {
         return Err("the posting lists and the forward lists hold other (term, file) pairs".into());
     }
+    // A context file's notes take 9 bytes at least: a directory, six stat numbers, a count.
+    let scopes = pieces.part(|r| r.count(9))?;
+    for i in 0..scopes {
+        pieces.part(|r| {
+            let start = r.at;
+            let s = r.scope()?;
+            if i > 0 && before[..] >= *s.dir.as_bytes() {
+                return Err(format!("context files out of order at byte {}", r.pos()));
+            }
+            before.clear();
+            before.extend_from_slice(s.dir.as_bytes());
+            sink.scope(&r.b[start..r.at]);
+            Ok(())
+        })?;
+    }
     if pieces.left() != 0 {
-        return Err(format!("{} bytes after the last term", pieces.left()));
+        return Err(format!(
+            "{} bytes after the last context file",
+            pieces.left()
+        ));
     }
     Ok(())
 }
@@ -948,6 +1076,38 @@ mod tests {
     /// Two files, three terms: "alpha" in both, "beta" in the first, "gamma" in the second;
     /// `postings` and `forward` given to lie as a hostile file would.
     fn sample_with(postings: [Vec<u8>; 3], forward: [Vec<u8>; 2], out: &[u32]) -> Vec<u8> {
+        sample_scoped(postings, forward, out, &scopes())
+    }
+
+    /// Two context files' notes: one for `src`'s files and one for a file, and none.
+    fn scopes() -> Vec<(&'static str, Vec<NoteOut<'static>>)> {
+        vec![
+            (
+                "src",
+                vec![
+                    NoteOut {
+                        file: None,
+                        len: 3,
+                        counts: vec![("login", 2), ("token", 1)],
+                    },
+                    NoteOut {
+                        file: Some("src/a.py"),
+                        len: 1,
+                        counts: vec![("refresh", 1)],
+                    },
+                ],
+            ),
+            ("src/b", vec![]),
+        ]
+    }
+
+    /// `sample_with` and the context files' notes given.
+    fn sample_scoped(
+        postings: [Vec<u8>; 3],
+        forward: [Vec<u8>; 2],
+        out: &[u32],
+        scopes: &[(&str, Vec<NoteOut<'_>>)],
+    ) -> Vec<u8> {
         let imports = [
             Import::Python(2, "pkg.util".into()),
             Import::Js("./cart".into()),
@@ -993,6 +1153,10 @@ mod tests {
         for (term, list) in ["alpha", "beta", "gamma"].into_iter().zip(&postings) {
             encode_term(&mut a, term, list);
         }
+        encode_scope_count(&mut a, scopes.len());
+        for (dir, notes) in scopes {
+            encode_scope(&mut a, dir, &key, notes);
+        }
         let names = ["load", "save"];
         let mut e = Encoder::start(
             Vec::new(),
@@ -1025,6 +1189,7 @@ mod tests {
         names: Vec<&'static str>,
         files: Vec<SavedFile<'static>>,
         terms: Vec<SavedTerm<'static>>,
+        scopes: Vec<SavedScope<'static>>,
     }
 
     fn kept(b: &[u8]) -> &'static [u8] {
@@ -1065,6 +1230,26 @@ mod tests {
                 term: kept_str(t.term),
                 postings: kept(t.postings),
                 ..t
+            });
+        }
+
+        fn scope(&mut self, part: &[u8]) {
+            let mut each = saved_scopes(part);
+            let s = each.next().expect("one part");
+            assert!(each.next().is_none());
+            let notes = s.notes.into_iter().map(|n| NoteOut {
+                file: n.file.map(kept_str),
+                counts: n
+                    .counts
+                    .into_iter()
+                    .map(|(t, c)| (kept_str(t), c))
+                    .collect(),
+                ..n
+            });
+            self.scopes.push(SavedScope {
+                dir: kept_str(s.dir),
+                notes: notes.collect(),
+                ..s
             });
         }
     }
@@ -1143,6 +1328,72 @@ mod tests {
         assert_eq!(a.imports[2], Import::Rust(vec!["crate".into(), "a".into()]));
         assert_eq!(&*a.annotations[0].1, "SPEC-001");
         assert_eq!(s.files[1].path, "b.rs");
+        assert_eq!(
+            format!(
+                "{:?}",
+                s.scopes
+                    .iter()
+                    .map(|s| (s.dir, &s.notes))
+                    .collect::<Vec<_>>()
+            ),
+            format!(
+                "{:?}",
+                scopes().iter().map(|(d, n)| (*d, n)).collect::<Vec<_>>()
+            )
+        );
+        assert_eq!(s.scopes[1].key.ino, 77);
+    }
+
+    #[test]
+    fn notes_out_of_order_or_past_their_length_are_refused() {
+        let ok = [pairs(&[(0, 3), (1, 1)]), pairs(&[(0, 6)]), pairs(&[(1, 1)])];
+        let fwd = [ids(&[0, 1]), ids(&[0, 2])];
+        let note = |counts: Vec<(&'static str, u32)>, len| NoteOut {
+            file: None,
+            len,
+            counts,
+        };
+        let cases = [
+            // Terms not rising, a term twice, a term counted 0 times, more terms than its length.
+            (
+                vec![("b", vec![note(vec![("y", 1), ("x", 1)], 2)])],
+                "out of order",
+            ),
+            (
+                vec![("b", vec![note(vec![("x", 1), ("x", 1)], 2)])],
+                "out of order",
+            ),
+            (vec![("b", vec![note(vec![("x", 0)], 2)])], "out of order"),
+            (
+                vec![("b", vec![note(vec![("x", 2), ("y", 1)], 2)])],
+                "past its length",
+            ),
+            // Directories not rising, or one twice.
+            (
+                vec![("b", vec![]), ("a", vec![])],
+                "context files out of order",
+            ),
+            (
+                vec![("b", vec![]), ("b", vec![])],
+                "context files out of order",
+            ),
+        ];
+        for (i, (scopes, why)) in cases.into_iter().enumerate() {
+            let err = decode_r(&sample_scoped(ok.clone(), fwd.clone(), &[1], &scopes)).unwrap_err();
+            assert!(err.contains(why), "case {i}: {err}");
+        }
+        // A note's tag past 1.
+        let mut v = sample_scoped(
+            ok.clone(),
+            fwd.clone(),
+            &[1],
+            &[("b", vec![note(vec![], 0)])],
+        );
+        v.truncate(v.len() - 8);
+        let at = v.len() - 3; // the tag, its length (0) and its count of terms (0) end the file
+        assert_eq!(v[at..], [0, 0, 0]);
+        v[at] = 2;
+        assert!(decode_r(&seal(&v)).unwrap_err().contains("tag 2"));
     }
 
     /// Posting lists, forward lists, one file's resolved imports, the refusal expected.
@@ -1318,7 +1569,7 @@ mod tests {
         extra.push(0);
         assert!(decode_r(&seal(&extra))
             .unwrap_err()
-            .contains("after the last"));
+            .contains("after the last context file"));
         for i in 0..sealed.len() {
             for x in [0x01, 0x80, 0xff] {
                 let mut v = sealed.clone();

@@ -5,10 +5,12 @@
 //! name), and `.repoctx/project.yaml` modules (description, patterns and rules lift the
 //! module's key files, and a little its other files). Every file is read by the one
 //! bounded YAML reader (rust/formats/yamlread.rs); notes are kept in a BM25 index of their
-//! own, each source re-read only when a file of it changes.
+//! own, each source re-read only when a file of it changes. The context files' notes are saved
+//! with the index (tasks/store.rs), so a load reads again only the ones whose stat key changed.
 
 use super::bm25::{counts, Inverted, K1};
 use super::files::{stat_key, StatKey};
+use super::store::{self, NoteOut, SavedScope};
 use super::terms;
 use crate::formats::yamlread;
 use crate::tree::fs::{Kind, Root};
@@ -62,9 +64,24 @@ pub struct Written {
     ix: Inverted,
     notes: Vec<Option<Note>>,
     free: Vec<u32>,
-    scopes: HashMap<String, (StatKey, Vec<u32>)>,
+    scopes: HashMap<String, Scope>,
+    /// The context files' notes a load adopted, each with the stat key of its file, until the
+    /// first `scopes` puts in those whose file is as it was (and forgets the others): their
+    /// checked bytes as saved (tasks/store.rs `saved_scopes`), 5.7 MB at a million files;
+    /// decoded from the load on (a `String` a term), the cold call's peak was 20 MB higher.
+    saved: Vec<u8>,
     project: Option<(StatKey, Vec<u32>)>,
     artifacts: (Vec<(PathBuf, StatKey)>, Vec<u32>),
+}
+
+/// What was read of a directory's context file.
+struct Scope {
+    key: StatKey,
+    /// Its notes.
+    ids: Vec<u32>,
+    /// Changed within the racy window of the listing that found it (tree/os.rs `racy`): not
+    /// saved, so the next process reads it again.
+    racy: bool,
 }
 
 fn text_of(v: &Value, out: &mut String) {
@@ -117,6 +134,29 @@ impl Counted {
     }
 }
 
+/// The notes of a saved context file, to be put in.
+fn counted(s: SavedScope<'_>) -> Vec<Counted> {
+    let notes = s.notes.into_iter().map(|n| Counted {
+        note: scope_note(s.dir, n.file.map(String::from)),
+        counts: n
+            .counts
+            .into_iter()
+            .map(|(t, c)| (t.to_string(), c))
+            .collect(),
+        len: n.len,
+    });
+    notes.collect()
+}
+
+/// A note of the context file of `dir`: for the files directly in it, or for one `file`.
+fn scope_note(dir: &str, file: Option<String>) -> Note {
+    Note {
+        source: Source::Scope,
+        label: format!("scope {dir}"),
+        target: file.map_or_else(|| Target::Dir(dir.to_string()), Target::File),
+    }
+}
+
 /// What a directory's context file holds now against what was read of it (`Written::scopes`).
 enum ScopeRead {
     /// The stat key read before (or none there, as before).
@@ -148,17 +188,8 @@ fn scope_notes(
         .ok()
         .and_then(|b| parse_yaml(&b))
     {
-        let label = format!("scope {dir}");
         let text = field_text(&v, &["summary", "exports", "interfaces", "data_models"]);
-        let target = Target::Dir(dir.to_string());
-        notes.push(Counted::new(
-            Note {
-                source: Source::Scope,
-                label: label.clone(),
-                target,
-            },
-            &text,
-        ));
+        notes.push(Counted::new(scope_note(dir, None), &text));
         for f in v
             .get("files")
             .and_then(Value::as_array)
@@ -172,14 +203,7 @@ fn scope_notes(
                 continue;
             };
             let path = crate::tree::walk::child_scope(dir, name);
-            notes.push(Counted::new(
-                Note {
-                    source: Source::Scope,
-                    label: label.clone(),
-                    target: Target::File(path),
-                },
-                purpose,
-            ));
+            notes.push(Counted::new(scope_note(dir, Some(path)), purpose));
         }
     }
     ScopeRead::Read(key, notes)
@@ -215,43 +239,110 @@ impl Written {
         }
     }
 
-    /// Read (or drop) the context file of each of `dirs` whose stat changed since it was read:
-    /// the files are read, parsed and split into words in parallel (a load reads one in every
-    /// other directory of the synthetic trees, 45,000 at a million files), their notes put in
-    /// in `dirs`' order, so notes are numbered as one by one. `seen`, one for each of `dirs`:
-    /// the stat key of its context file as the walk listed it, when it did (not stat'ed again).
-    pub fn scopes(&mut self, root: &Root, dirs: &[String], seen: &[Option<Option<StatKey>>]) {
+    /// Read (or drop) the context file of each of `dirs` whose stat changed since it was read
+    /// (or saved, after a load): the files are read, parsed and split into words in parallel
+    /// (one in every other directory of the synthetic trees, 45,000 at a million files), their
+    /// notes (or the saved ones) put in in `dirs`' order, so notes are numbered as one by one
+    /// and a load numbers them as a build. `seen`, one for each of `dirs`: the stat key of its
+    /// context file as the walk listed it, when it did (not stat'ed again); `at`: when the
+    /// first listing began, for the racy window. Returns how many differ from what was held.
+    pub fn scopes(
+        &mut self,
+        root: &Root,
+        dirs: &[String],
+        seen: &[Option<Option<StatKey>>],
+        at: i64,
+    ) -> usize {
         debug_assert_eq!(
             dirs.len(),
             seen.len(),
             "one walk's stat (or none) a directory"
         );
+        let bytes = std::mem::take(&mut self.saved);
+        let mut saved: HashMap<&str, SavedScope<'_>> =
+            store::saved_scopes(&bytes).map(|s| (s.dir, s)).collect();
         let read: Vec<ScopeRead> = dirs
             .par_iter()
             .zip(seen)
             .map(|(dir, seen)| {
-                let had = self.scopes.get(dir.as_str()).map(|(k, _)| *k);
+                let had = self.scopes.get(dir.as_str()).map(|s| s.key);
+                let had = had.or_else(|| saved.get(dir.as_str()).map(|s| s.key));
                 scope_notes(root, dir, had, *seen)
             })
             .collect();
+        let mut changed = 0;
         for (dir, read) in dirs.iter().zip(read) {
-            if matches!(read, ScopeRead::Same) {
-                continue;
-            }
-            if let Some((_, ids)) = self.scopes.remove(dir.as_str()) {
-                self.drop_all(&ids);
-            }
-            if let ScopeRead::Read(key, notes) = read {
-                let ids = notes.into_iter().filter_map(|n| self.put(n)).collect();
-                self.scopes.insert(dir.clone(), (key, ids));
-            }
+            let (key, notes, racy) = match read {
+                ScopeRead::Same => match saved.remove(dir.as_str()) {
+                    Some(s) => (s.key, counted(s), false),
+                    None => continue,
+                },
+                ScopeRead::Gone => {
+                    self.forget_scope(dir);
+                    changed += 1;
+                    continue;
+                }
+                ScopeRead::Read(key, notes) => {
+                    changed += 1;
+                    (key, notes, key.racy(at))
+                }
+            };
+            self.forget_scope(dir);
+            let ids = notes.into_iter().filter_map(|n| self.put(n)).collect();
+            self.scopes.insert(dir.clone(), Scope { key, ids, racy });
         }
+        changed
     }
 
     /// Forget the scopes of directories that are gone.
     pub fn forget_scope(&mut self, dir: &str) {
-        if let Some((_, ids)) = self.scopes.remove(dir) {
-            self.drop_all(&ids);
+        if let Some(s) = self.scopes.remove(dir) {
+            self.drop_all(&s.ids);
+        }
+    }
+
+    /// The notes of a context file as a load found them saved (the part's checked bytes,
+    /// tasks/store.rs), put in by the next `scopes` if the file is as it was.
+    pub fn adopt(&mut self, part: &[u8]) {
+        self.saved.extend_from_slice(part);
+    }
+
+    /// The notes of every context file read out of the racy window, for a later `adopt`:
+    /// directories in byte order, each note's terms in byte order with their counts.
+    pub fn save_scopes(&self, out: &mut Vec<u8>) {
+        let mut counts: Vec<Vec<(&str, u32)>> = vec![Vec::new(); self.notes.len()];
+        for t in 0..self.ix.term_count() as u32 {
+            for (note, tf) in self.ix.postings(t) {
+                counts[note as usize].push((self.ix.term_name(t), tf));
+            }
+        }
+        let mut dirs: Vec<(&String, &Scope)> =
+            self.scopes.iter().filter(|(_, s)| !s.racy).collect();
+        dirs.sort_unstable_by_key(|(d, _)| d.as_str());
+        store::encode_scope_count(out, dirs.len());
+        for (dir, s) in dirs {
+            let notes: Vec<NoteOut<'_>> = s
+                .ids
+                .iter()
+                .map(|&id| {
+                    let mut c = std::mem::take(&mut counts[id as usize]);
+                    c.sort_unstable();
+                    let file = match &self.notes[id as usize]
+                        .as_ref()
+                        .expect("a held note")
+                        .target
+                    {
+                        Target::File(p) => Some(p.as_str()),
+                        _ => None,
+                    };
+                    NoteOut {
+                        file,
+                        len: self.ix.doc_len(id),
+                        counts: c,
+                    }
+                })
+                .collect();
+            store::encode_scope(out, dir, &s.key, &notes);
         }
     }
 
@@ -458,6 +549,7 @@ pub fn frontmatter(text: &str) -> Option<(&str, &str)> {
 mod tests {
     use super::*;
     use crate::testing::TempTree;
+    use crate::tree::os::now_ns;
 
     #[test]
     fn notes_from_scopes_project_and_artifacts() {
@@ -472,7 +564,7 @@ mod tests {
         );
         let root = crate::tree::fs::Root::open(t.path()).unwrap();
         let mut w = Written::default();
-        w.scopes(&root, &["src/auth".to_string()], &[None]);
+        w.scopes(&root, &["src/auth".to_string()], &[None], now_ns());
         w.project(t.path());
         w.artifacts(Some(&t.path().join(".contextia")));
         fn labels(w: &Written, q: &str) -> Vec<(String, String)> {
@@ -520,7 +612,7 @@ mod tests {
         assert!((spec.1 - 0.25).abs() < 1e-6, "{}", spec.1);
         // A change is seen; a removed file takes its notes with it.
         std::fs::remove_file(t.path().join("src/auth/.context.yaml")).unwrap();
-        w.scopes(&root, &["src/auth".to_string()], &[None]);
+        w.scopes(&root, &["src/auth".to_string()], &[None], now_ns());
         assert!(labels(&w, "refresh token")
             .iter()
             .all(|(l, _)| !l.starts_with("scope")));
@@ -548,7 +640,12 @@ mod tests {
         crate::tree::os::symlink("../out/.context.yaml", t.join("root/.context.yaml")).unwrap();
         let root = Root::open(&t.join("root")).unwrap();
         let mut w = Written::default();
-        w.scopes(&root, &[".".to_string(), "away".to_string()], &[None, None]);
+        w.scopes(
+            &root,
+            &[".".to_string(), "away".to_string()],
+            &[None, None],
+            now_ns(),
+        );
         // Nothing outside the root is stat'ed, so no key is kept to be compared later.
         assert!(w.scopes.is_empty(), "{:?}", w.scopes.keys());
         assert!(w.matches(&terms::terms("secret")).is_empty());

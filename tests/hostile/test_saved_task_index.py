@@ -249,7 +249,7 @@ def seal(body: bytes) -> bytes:
 # was adopted must be thrown away (the index is made part by part as the bytes are checked).
 SEALED_DAMAGE = {  # the damage, and what the refusal says
     "a path saved twice": (lambda body: body.replace(b"\x0bweb/cart.ts", b"\x0aapp/tax.py", 1), "saved twice"),
-    "a byte after the last term": (lambda body: body + b"\0", "after the last term"),
+    "a byte after the last context file": (lambda body: body + b"\0", "after the last context file"),
 }
 
 

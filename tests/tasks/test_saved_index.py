@@ -82,6 +82,26 @@ def test_a_cold_call_from_the_saved_index_answers_as_a_build_after_edits_removal
     assert answer(repo) == after
 
 
+def test_context_files_changed_removed_or_added_since_the_save_are_seen(tmp_path):
+    repo = build(tmp_path / "repo")
+    write(repo, "shop/.context.yaml", 'version: 1\nsummary: "Percentage coupons of an order."\n')
+    write(repo, "web/.context.yaml", 'version: 1\nsummary: "Shipping rates of the cart."\n')
+    time.sleep(SETTLE)
+    first = answer(repo)
+    assert "scope shop" in first and "scope web" in first
+    assert answer(repo) == first, "the notes taken from the saved index, byte for byte"
+
+    # While no process runs: one edited, one gone, one new.
+    write(repo, "shop/.context.yaml", 'version: 1\nsummary: "Tax tables by country."\n')
+    (repo / "web/.context.yaml").unlink()
+    write(repo, "core/src/.context.yaml", 'version: 1\nsummary: "Shipping rates and coupons."\n')
+    time.sleep(SETTLE)
+    after = answer(repo)
+    assert "scope core/src" in after and "scope shop" not in after and "scope web" not in after
+    (repo / SAVED).unlink()
+    assert answer(repo) == after, "as a build from nothing"
+
+
 def answered_and_saved(repo: Path, files: int) -> tuple[bytes, list[str], list[str]]:
     """`files` Python files under `repo` (60 words in common, one of their own each), answered once:
     the saved index's bytes, the ignore patterns and the walk's directories."""
