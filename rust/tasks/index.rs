@@ -23,6 +23,7 @@ use super::cuts::{Cut, Cuts};
 use super::files::{self, DirFilter, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
+use super::keys::{Packed, Shared};
 use super::median::Median;
 use super::options::Options;
 use super::paths::{PathTable, Paths};
@@ -47,9 +48,9 @@ use std::sync::Arc;
 
 /// A file's record (its path is the index's `paths`, by its number).
 pub struct File {
-    /// Code and not a test (files::is_code_not_test).
-    pub code: bool,
-    pub key: StatKey,
+    /// Its stat key, and whether it is code and not a test (files::is_code_not_test); the
+    /// key is read whole through `Index::key`.
+    key: Packed,
     /// None for a file with no imports and no annotations (docs, data, most tests): one
     /// pointer in every record rather than three slices (48 bytes a file).
     links: Option<Box<Links>>,
@@ -63,6 +64,11 @@ struct Links {
 }
 
 impl File {
+    /// Code and not a test (files::is_code_not_test).
+    pub fn code(&self) -> bool {
+        self.key.code()
+    }
+
     /// Its imports as written.
     pub fn imports(&self) -> &[Import] {
         self.links.as_ref().map_or(&[], |l| &l.imports)
@@ -152,6 +158,8 @@ pub struct Index {
     /// Each file's path by its number, and its number by its path (tasks/paths.rs).
     paths: Paths,
     by_path: PathTable,
+    /// What the files' stat keys share, which their records hold by number (tasks/keys.rs).
+    keys: Shared,
     /// The files of each directory, by path (not by number: an answer must not depend on the
     /// order files were seen).
     pub by_dir: HashMap<String, Vec<u32>>,
@@ -286,8 +294,7 @@ impl store::Sink for Index {
             }
         }
         self.files.push(Some(File {
-            code: files::is_code_not_test(f.path),
-            key: f.key,
+            key: self.keys.pack(f.key, files::is_code_not_test(f.path)),
             links: links(f.imports, f.out, f.annotations),
         }));
         true
@@ -310,7 +317,7 @@ impl store::Sink for Index {
         let Some(ahead) = self.ahead.take() else {
             return adopt(&mut |_, t| lex.adopt_term(t.term, t.postings, t.df, t.last));
         };
-        let held: Held<'_> = (&self.by_path, &self.paths, &self.files[..], &self.by_dir);
+        let held: Held<'_> = held!(self);
         let (adopted, listing) = std::thread::scope(|s| {
             let lister = s.spawn(move || ahead.compare(held));
             let adopted = adopt(&mut |_, t| lex.adopt_term(t.term, t.postings, t.df, t.last));
@@ -453,14 +460,29 @@ fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or(".", |(d, _)| d)
 }
 
-/// The path table, the paths, the records and the files by directory, which a listing is
-/// compared with.
+/// The path table, the paths, the records, the files by directory and what their stat keys
+/// share, which a listing is compared with.
 type Held<'a> = (
     &'a PathTable,
     &'a Paths,
     &'a [Option<File>],
     &'a HashMap<String, Vec<u32>>,
+    &'a Shared,
 );
+
+/// An index's `Held`, borrowed field by field (its terms may be adopted beside it).
+macro_rules! held {
+    ($ix:expr) => {
+        (
+            &$ix.by_path,
+            &$ix.paths,
+            &$ix.files[..],
+            &$ix.by_dir,
+            &$ix.keys,
+        )
+    };
+}
+use held;
 
 /// Directory `dir` listed (`files::list`).
 fn list_raw(top: &PlainDir, root: &Path, dir: &str, ignore: &Ignore) -> DirFiles {
@@ -476,7 +498,7 @@ fn compare<'n>(
     d: &str,
     files: impl Iterator<Item = (&'n str, StatKey)>,
     at: i64,
-    (by_path, paths, held, by_dir): Held<'_>,
+    (by_path, paths, held, by_dir, keys): Held<'_>,
 ) -> Listed {
     let mut l = Listed {
         at,
@@ -494,7 +516,7 @@ fn compare<'n>(
         p.push_str(name);
         let id = by_path.get(&p, |i| paths.get(i));
         match id.and_then(|id| held.get(id as usize)?.as_ref().map(|f| (id, f))) {
-            Some((id, f)) if f.key == k => {
+            Some((id, f)) if keys.unpack(&f.key) == k => {
                 l.same += 1;
                 found.push(id);
             }
@@ -618,7 +640,7 @@ impl Index {
     /// The walk's listing (`walk_keeping`) of the files the index reads compared with the files
     /// held, in parallel, where a load would list the tree again.
     fn compare_kept(&self, kept: Kept) -> Listing {
-        let held: Held<'_> = (&self.by_path, &self.paths, &self.files[..], &self.by_dir);
+        let held: Held<'_> = held!(self);
         let priority = kept.priority.as_deref();
         let (dirs, listed) = kept
             .dirs
@@ -731,6 +753,7 @@ impl Index {
             free: Vec::new(),
             paths: Paths::default(),
             by_path: PathTable::default(),
+            keys: Shared::default(),
             by_dir: HashMap::new(),
             dirs: HashSet::new(),
             lex: Inverted::default(),
@@ -922,7 +945,7 @@ impl Index {
                 }
             }
         }
-        let held: Held<'_> = (&self.by_path, &self.paths, &self.files[..], &self.by_dir);
+        let held: Held<'_> = held!(self);
         let mut now = list_dirs(&self.root, ignore, &rest, now_ns(), held).into_iter();
         mine.into_iter()
             .map(|l| l.or_else(|| now.next()).unwrap_or_default())
@@ -1010,8 +1033,7 @@ impl Index {
         in_dir.insert(at, id);
         self.paths.set(id, &path);
         self.files[id as usize] = Some(File {
-            code: files::is_code_not_test(&path),
-            key,
+            key: self.keys.pack(key, files::is_code_not_test(&path)),
             links: links(imports, Vec::new(), annotations),
         });
         // A new module may answer imports of other files.
@@ -1219,13 +1241,18 @@ impl Index {
     pub fn cut(&self, confined: &Root, id: u32) -> Option<Arc<Cut>> {
         let f = self.file(id)?;
         let path = self.paths.get(id);
-        self.cuts.get(id, f.key, || {
+        self.cuts.get(id, self.key(f), || {
             files::read_text(confined, path).map(|t| Cut::new(path, t))
         })
     }
 
     pub fn file(&self, id: u32) -> Option<&File> {
         self.files.get(id as usize).and_then(|f| f.as_ref())
+    }
+
+    /// The stat key of a file held.
+    pub fn key(&self, f: &File) -> StatKey {
+        self.keys.unpack(&f.key)
     }
 
     /// The path of file `id` ("" for a number with no file).
@@ -1348,7 +1375,7 @@ impl Index {
                     &mut out,
                     &store::FileOut {
                         path: self.paths.get(doc),
-                        key: f.key,
+                        key: self.key(f),
                         len: self.lex.doc_len(doc),
                         forward: &forward,
                         defs: &defs,
@@ -1412,7 +1439,8 @@ impl Index {
             (
                 "file records",
                 self.files.capacity() * std::mem::size_of::<Option<File>>()
-                    + self.free.capacity() * 4,
+                    + self.free.capacity() * 4
+                    + self.keys.heap_bytes(),
             ),
             (
                 "paths (their buffer, and the path table)",
@@ -2160,11 +2188,7 @@ mod tests {
         assert!(scopes(&ix, "tax summary").is_empty());
         std::fs::remove_file(t.path().join("app/.context.yaml")).unwrap();
         let orders = ix.id_of("app/orders.py").unwrap();
-        assert!(!ix.files[orders as usize]
-            .as_ref()
-            .unwrap()
-            .key
-            .racy(now_ns()));
+        assert!(!ix.key(ix.file(orders).unwrap()).racy(now_ns()));
         // What the build of the walk's moment holds: the same files, the same answers.
         t.write(
             "app/orders.py",

@@ -287,7 +287,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     if on("history") && sc.none() {
         changed_lately(ix, &mut sc);
     }
-    sc.scale(NOT_CODE, |id| ix.file(id).is_some_and(|f| !f.code));
+    sc.scale(NOT_CODE, |id| ix.file(id).is_some_and(|f| !f.code()));
 
     // The ranking, and the regions of its top files.
     let top = sc.top(ask.limit.max(region_files(ask.budget)), ix);
@@ -296,7 +296,7 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     let recent_asked: Vec<recent::Asked> = if on("history") {
         top.iter()
             .take(RECENT_FILES)
-            .filter_map(|&id| ix.file(id).map(|f| (id, ix.path(id), f.key)))
+            .filter_map(|&id| ix.file(id).map(|f| (id, ix.path(id), ix.key(f))))
             .collect()
     } else {
         Vec::new()
@@ -518,7 +518,7 @@ fn release_signal(ix: &Index, task: &str, sc: &mut Scores) {
         ix.file(f).is_some_and(|file| {
             let path = ix.path(f);
             let name = path.rsplit('/').next().unwrap_or(path);
-            file.code && stems.contains(&name.split('.').next().unwrap_or(name))
+            file.code() && stems.contains(&name.split('.').next().unwrap_or(name))
         })
     };
     let holding = |stems: &[&str]| -> Vec<u32> {
@@ -708,7 +708,7 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
             sc.bump(id, W_RECENT * ix.recency(id));
         }
         let age = history::commits_since(ix.recency(id)).filter(|&age| age < LAST_COMMITS);
-        if let Some(age) = age.filter(|_| ix.file(id).is_some_and(|f| f.code)) {
+        if let Some(age) = age.filter(|_| ix.file(id).is_some_and(|f| f.code())) {
             lately.push((id, age));
         }
     }
@@ -785,7 +785,7 @@ fn last_commits(lifted: &[(u32, u32)], sc: &mut Scores) {
 fn changed_lately(ix: &Index, sc: &mut Scores) {
     let r = sc.reason(NOTHING_MATCHED.to_string());
     for id in 0..ix.files.len() as u32 {
-        if ix.file(id).is_some_and(|f| f.code) {
+        if ix.file(id).is_some_and(|f| f.code()) {
             sc.add(id, W_RECENT * ix.recency(id), r);
         }
     }
@@ -980,7 +980,7 @@ fn bundle_of(
         .enumerate()
         .map(|(rank, (regions, cut))| focus::Scored {
             weight: (sc.get(top[rank]) / sc.get(top[0])).powi(FILE_FOCUS)
-                * if ix.file(top[rank]).is_some_and(|f| !f.code) {
+                * if ix.file(top[rank]).is_some_and(|f| !f.code()) {
                     NOT_CODE_BUNDLE
                 } else {
                     1.0
@@ -1032,7 +1032,7 @@ fn recent_ages(
         .enumerate()
         .filter_map(|(rank, (&id, cut))| {
             let f = ix.file(id)?;
-            Some((rank, ((id, ix.path(id), f.key), cut.as_ref()?)))
+            Some((rank, ((id, ix.path(id), ix.key(f)), cut.as_ref()?)))
         })
         .collect();
     let asked: Vec<recent::File> = files.iter().map(|f| f.1).collect();
