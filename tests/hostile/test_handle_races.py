@@ -4,8 +4,9 @@ layer is then used through the handle that was checked, never looked up by name 
 - `.repoctx/caches/docs`, or `.repoctx/caches`, is swapped for a link to a valid cache of a
   secret document outside while `context_resolve` runs again and again: every answer is the
   inside cache or a refusal, never the secret, never an internal error;
-- `.repoctx` is swapped for a link to a copy outside while servers start (each makes
-  `.repoctx/sessions.db`): nothing is ever made outside.
+- `.repoctx` is swapped for a link to a copy outside while servers start (each records a
+  session; the session database, and so every file SQLite opens by name, is outside every
+  repository): nothing is ever made outside.
 
 `REPOCTX_RACE_CALLS` (default 150) and `REPOCTX_RACE_STARTS` (default 12) run them longer."""
 

@@ -33,6 +33,21 @@ def private_dir(place: str, make: bool) -> str | None:
     return place
 
 
+def state_dir(name: str, make: bool = False) -> str | None:
+    """`repoctx/<name>` in the user's place for state kept across restarts: `$XDG_STATE_HOME`
+    (else `~/Library/Application Support` on macOS, `~/.local/state` elsewhere), Windows
+    `%LOCALAPPDATA%`; None when it is missing (or, with `make`, cannot be made) or not this
+    user's alone."""
+    if sys.platform == "win32":
+        base = local_app_data()
+    else:
+        home = os.path.expanduser("~")
+        mac = sys.platform == "darwin"
+        default = os.path.join(home, "Library", "Application Support") if mac else os.path.join(home, ".local", "state")
+        base = os.environ.get("XDG_STATE_HOME") or default
+    return None if not base else private_dir(os.path.join(base, "repoctx", name), make)
+
+
 def local_app_data() -> str | None:
     """Windows' per-user place for local data. Some hosts start MCP servers with a short list of
     variables that can lack LOCALAPPDATA: the profile's default place then, where a process that
