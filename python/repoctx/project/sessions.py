@@ -9,8 +9,9 @@ the queries and scopes it asked about become topics; `add_discovery` links
 its discovery to the session.
 
 Sessions are recorded only where the project surface lives, i.e. when
-`.repoctx/project.yaml` exists, and never by a read-only server. The server calls a Tracker (one
-per connection, see commands.connection_observers) from worker threads.
+`.repoctx/project.yaml` exists, and never by a read-only server. The server
+calls a Tracker (one per connection, see commands.connection_observers) from
+worker threads.
 """
 
 from __future__ import annotations
@@ -164,7 +165,7 @@ class Tracker:
             _active[self.ws.root] = self
 
     def _fail(self, exc: Exception) -> None:
-        self.error = str(exc) if isinstance(exc, StoreError) else f"The session database cannot be used ({exc})"
+        self.error = str(exc) if isinstance(exc, StoreError) else f"The session database cannot be used ({getattr(exc, 'strerror', None) or type(exc).__name__})"
         log.warning("sessions are not recorded: %s", self.error)
         if self.store is not None:
             self.store.close()
