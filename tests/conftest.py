@@ -3,10 +3,13 @@ client talking to `repoctx serve` over a real stdio pipe."""
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from contextlib import asynccontextmanager
@@ -18,6 +21,12 @@ TESTS = Path(__file__).resolve().parent
 SHARED = TESTS.parents[1] / "shared"
 REPOCTX = [sys.executable, "-m", "repoctx"]
 DEEP = os.environ.get("REPOCTX_DEEP") == "1"
+# The user's state place (the session databases, project/store.py) of this run alone, for this
+# process and every server and CLI it starts: never the person's own, and never one an earlier
+# run left (the same temporary roots would meet its databases).
+STATE_HOME = tempfile.mkdtemp(prefix="repoctx-state-")
+os.environ["LOCALAPPDATA" if sys.platform == "win32" else "XDG_STATE_HOME"] = STATE_HOME
+atexit.register(shutil.rmtree, STATE_HOME, True)
 # Seconds to wait after writing files before a listing takes them as settled: past the racy
 # window (rust/tree/os.rs RACY_NS, 2 s), inside which a file just changed is read again rather
 # than trusted by its stat key (nor saved in the task index).

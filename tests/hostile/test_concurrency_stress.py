@@ -1,6 +1,6 @@
 """Concurrency: several processes write to one repository at once (discoveries, session-log
 entries, context updates to different fields of one file, proposals, runs) plus an MCP server
-whose sessions.db records calls meanwhile. Afterwards: nothing lost (every discovery and log
+whose session database records calls meanwhile. Afterwards: nothing lost (every discovery and log
 entry present, each context field holds its writer's last value), no duplicate id, and every
 process finished (no deadlock: a bounded wait). REPOCTX_STRESS_OPS sets operations per writer (5; 40 under REPOCTX_DEEP=1).
 """
@@ -54,7 +54,7 @@ def test_many_writers_lose_nothing(tmp_path):
     before_proposals = len(list((root / ".repoctx/proposals").glob("*.json")))
     before_runs = len(list((root / ".repoctx/runs").glob("*.json")))
 
-    # A live MCP server on the same repository, recording its calls in sessions.db meanwhile.
+    # A live MCP server on the same repository, recording its calls in the session database meanwhile.
     serve = subprocess.Popen([sys.executable, "-m", "repoctx", "serve", "--root", str(root)],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 

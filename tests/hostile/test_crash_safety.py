@@ -30,6 +30,7 @@ from conftest import how_deep, run_as_script
 from repoctx.base.workspace import Workspace, settle
 from repoctx.caches import engine as caches
 from repoctx.control import proposals
+from repoctx.project.store import database_path
 from repoctx.registry.catalog import all_commands
 from repoctx.views import server
 from sample_repo import CONTEXT, build_sample_repo
@@ -143,8 +144,8 @@ def _check_whole(root: Path) -> None:
             elif name.endswith(".md") and "/logs/" in directory:
                 text = data.decode()
                 assert text.startswith("---\n") and "\n---\n" in text[4:], path
-    db = root / ".repoctx/sessions.db"
-    if db.exists():
+    db = database_path(str(root))
+    if db and os.path.exists(db):
         con = sqlite3.connect(db)
         try:
             assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

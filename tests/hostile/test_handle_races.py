@@ -4,8 +4,9 @@ layer is then used through the handle that was checked, never looked up by name 
 - `.repoctx/caches/docs`, or `.repoctx/caches`, is swapped for a link to a valid cache of a
   secret document outside while `context_resolve` runs again and again: every answer is the
   inside cache or a refusal, never the secret, never an internal error;
-- `.repoctx` is swapped for a link to a copy outside while servers start (each makes
-  `.repoctx/sessions.db`): nothing is ever made outside.
+- `.repoctx` is swapped for a link to a copy outside while servers start (each records a
+  session; the session database, and so every file SQLite opens by name, is outside every
+  repository): nothing is ever made outside.
 
 `REPOCTX_RACE_CALLS` (default 150) and `REPOCTX_RACE_STARTS` (default 12) run them longer."""
 
@@ -110,3 +111,39 @@ def test_servers_starting_while_repoctx_is_swapped_make_nothing_outside(tmp_path
         swapper.finish()
     assert swapper.swaps > 10
     assert snapshot(out.parent) == before
+
+
+def test_repoctx_swapped_the_moment_sqlite_has_opened_makes_nothing_outside(tmp_path, monkeypatch):
+    """The race above, made certain: `.repoctx` is swapped for a link to a copy outside right
+    after each sqlite3.connect, the moment in which a database kept in `.repoctx` had SQLite
+    make its -wal and -shm outside. Sessions are recorded all the same, and nothing is made
+    outside."""
+    import sqlite3
+
+    from repoctx.project import sessions
+
+    repo = build_sample_repo(tmp_path / "repo")
+    first = sessions.Tracker(Workspace.open(repo))  # the database is there, in WAL mode
+    first.connected()
+    first.disconnected()
+    out = tmp_path / "out" / "repoctx"
+    shutil.copytree(repo / ".repoctx", out, symlinks=True)
+    before = snapshot(out.parent)
+    moved = tmp_path / "repoctx-inside"
+    connect = sqlite3.connect
+
+    def connect_then_swap(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        if not moved.exists():
+            os.rename(repo / ".repoctx", moved)
+            os.symlink(out, repo / ".repoctx")
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", connect_then_swap)
+    tracker = sessions.Tracker(Workspace.open(repo))
+    tracker.connected()
+    tracker.tool_called("check_freshness", {"scope": "src/core"}, {})
+    recording = tracker.current()
+    tracker.disconnected()
+    assert moved.exists() and snapshot(out.parent) == before
+    assert recording is not None

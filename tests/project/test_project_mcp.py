@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
 from conftest import mcp_client, run_cli, write
-from repoctx.project.store import DB_FILE
+from repoctx.project.store import database_path
 from sample_repo import build_sample_repo
 
 
@@ -131,8 +132,9 @@ async def test_listing_and_the_contract_error_codes_on_the_wire(repo):
 async def test_a_read_only_server_writes_nothing_and_has_no_session(repo):
     async with mcp_client("--root", str(repo)) as client:
         await client.call_tool("list_contexts", {})
-    before = sorted(os.listdir(repo / ".repoctx"))
-    assert "sessions.db" in before
+    db = Path(database_path(str(repo)) or "")
+    before = sorted(os.listdir(repo / ".repoctx")), sorted(os.listdir(db.parent))
+    assert db.name in before[1]
     async with mcp_client("--root", str(repo), "--read-only") as client:
         assert "add_discovery" not in {t.name for t in (await client.list_tools()).tools}
         await client.call_tool("check_freshness", {"scope": "src/core"})
@@ -141,7 +143,7 @@ async def test_a_read_only_server_writes_nothing_and_has_no_session(repo):
         assert (info.value.code, info.value.message) == (-32602, "No active session")
         recent = text_of(await client.read_resource("context://sessions/recent"))
         assert recent.startswith("# Recent Sessions (1)\n") and "**Status:** ended" in recent
-    assert sorted(os.listdir(repo / ".repoctx")) == before  # not even -shm or -wal beside the database
+    assert (sorted(os.listdir(repo / ".repoctx")), sorted(os.listdir(db.parent))) == before  # not even -shm or -wal
 
 
 @pytest.mark.anyio
@@ -162,13 +164,14 @@ async def test_a_repository_without_repoctx_is_served_and_left_alone(tmp_path):
 
 @pytest.mark.anyio
 async def test_a_corrupt_database_is_reported_and_tools_keep_working(repo):
-    write(repo, DB_FILE, b"not sqlite" * 50)
+    db = Path(database_path(str(repo), make=True) or "")
+    db.write_bytes(b"not sqlite" * 50)
     async with mcp_client("--root", str(repo)) as client:
         result = await client.call_tool("check_freshness", {"scope": "src/core"})
         assert not result.is_error
         with pytest.raises(MCPError) as info:
             await client.read_resource("context://session/current")
         assert info.value.code == -32603
-        assert ".repoctx/sessions.db is not an SQLite database" in info.value.data["reason"]
+        assert f"({db.name} in the user's state place) is not an SQLite database" in info.value.data["reason"]
         assert str(repo) not in json.dumps([info.value.message, info.value.data])
-    assert (repo / DB_FILE).read_bytes() == b"not sqlite" * 50
+    assert db.read_bytes() == b"not sqlite" * 50

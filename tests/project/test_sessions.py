@@ -9,6 +9,7 @@ import json
 import multiprocessing
 import os
 import sqlite3
+import sys
 import uuid
 from datetime import UTC, datetime, timedelta
 from itertools import count
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write
+from conftest import run_cli
 from project_fixture import check_golden
 from repoctx.base.command import ResourceError
 from repoctx.base.workspace import Workspace
@@ -54,7 +55,7 @@ def repo(tmp_path):
 
 
 def db_path(root) -> Path:
-    return Path(root) / store.DB_FILE
+    return Path(store.database_path(str(root), make=True) or "")
 
 
 # --- the store -----------------------------------------------------------------------
@@ -252,15 +253,16 @@ def test_no_tracker_without_a_project_file_or_when_read_only(repo, tmp_path):
 
 
 def test_a_corrupt_database_disables_recording_and_is_reported(repo, clock):
-    write(repo, store.DB_FILE, b"garbage" * 100)
+    db_path(repo).write_bytes(b"garbage" * 100)
     ws = Workspace.open(repo)
     t = sessions.Tracker(ws)
     t.connected()
     t.tool_called("list_contexts", {}, {})  # no exception: the tool call is never disturbed
     with pytest.raises(ResourceError) as info:
         sessions.read_current(ws, {})
-    assert info.value.rpc_code == -32603 and ".repoctx/sessions.db is not an SQLite database" in info.value.data["reason"]
+    assert info.value.rpc_code == -32603 and f"({db_path(repo).name} in the user's state place) is not an SQLite database" in info.value.data["reason"]
     assert str(repo) not in json.dumps(info.value.data)
+    assert str(db_path(repo).parent) not in json.dumps(info.value.data)
     t.disconnected()
     check = sessions._check_database(ws)
     assert check.status == "fail" and "not an SQLite database" in check.message
@@ -273,7 +275,7 @@ def test_the_validate_check_passes_on_a_healthy_database_and_skips_without_one(r
     t = sessions.Tracker(ws)
     t.connected()
     t.disconnected()
-    assert sessions._check_database(ws).message == ".repoctx/sessions.db is readable (1 sessions)"
+    assert sessions._check_database(ws).message == "The session database is readable (1 sessions)"
 
 
 # --- CLI ----------------------------------------------------------------------------------
@@ -303,12 +305,95 @@ def test_cli_lists_and_shows_sessions(repo, clock):
     assert run_cli("sessions", "--limit", "0", "--root", str(repo)).returncode == 1
 
 
-def test_a_database_gone_while_it_was_opened_is_refused_not_a_crash(tmp_path, monkeypatch):
-    """SQLite opened the file, then `.repoctx` went (swapped for a link out, or removed) before
-    the check that the name is still that file: a StoreError saying so, never an AttributeError
-    (which a serving process printed as a traceback)."""
-    (tmp_path / ".repoctx").mkdir()
-    store.Store(str(tmp_path / store.DB_FILE)).close()
-    monkeypatch.setattr(store.fs, "stat", lambda root, rel: None)
-    with pytest.raises(store.StoreError, match="moved while it was opened"):
-        store.Store(str(tmp_path / store.DB_FILE))
+# --- where the database lives ---------------------------------------------------------------
+
+
+def test_the_database_is_outside_the_repository_and_every_spelling_of_the_root_meets_it(repo, tmp_path, clock):
+    """Nothing SQLite opens by name (the database, its -wal and -shm) is beneath the repository,
+    and a link to the root records into the same database."""
+    link = tmp_path / "link"
+    link.symlink_to(repo, target_is_directory=True)
+    for root in (repo, link):
+        t = sessions.Tracker(Workspace.open(root))
+        t.connected()
+        t.tool_called("check_freshness", {"scope": "src/core"}, {})
+        assert not [n for n in os.listdir(repo / ".repoctx") if n.startswith("sessions.db")]
+        t.disconnected()
+    assert len(sessions.list_sessions(Workspace.open(repo), sessions.SessionsParams()).sessions) == 2
+    assert db_path(link) == db_path(repo) and repo not in db_path(repo).parents
+
+
+def _legacy(repo) -> sqlite3.Connection:
+    """`.repoctx/sessions.db` as an older repoctx left it: one ended session in the file, one
+    committed only to its -wal (a server still running, or killed), returned still open."""
+    legacy = store.Store(str(repo / ".repoctx/sessions.db"))
+    legacy.start_session("old-ended", "2026-02-01T09:00:00Z")
+    legacy.record_call("old-ended", "2026-02-01T09:01:00Z", ["src/util.py"], ["old topic"])
+    legacy.add_discovery("old-ended", "core", "issue", "found before", "", "2026-02-01T09:02:00Z")
+    legacy.end_session("old-ended", "ended", "2026-02-01T09:03:00Z")
+    legacy.close()
+    conn = sqlite3.connect(repo / ".repoctx/sessions.db", isolation_level=None)
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    conn.execute("INSERT INTO sessions (id, started_at, last_activity_at, status) "
+                 "VALUES ('old-in-wal', '2026-02-02T09:00:00Z', '2026-02-02T09:00:00Z', 'expired')")
+    return conn
+
+
+def test_an_older_repoctx_s_database_is_taken_in_once_and_left_as_it_was(repo, clock):
+    conn = _legacy(repo)
+    try:
+        names = sorted(n for n in os.listdir(repo / ".repoctx") if n.startswith("sessions.db"))
+        assert names == ["sessions.db", "sessions.db-shm", "sessions.db-wal"]
+        before = {n: (repo / ".repoctx" / n).read_bytes() for n in names}
+        ws = Workspace.open(repo)
+        for _ in range(2):  # the second server finds the database made: nothing is taken twice
+            t = sessions.Tracker(ws)
+            t.connected()
+            t.disconnected()
+        rows = store.Store(str(db_path(repo)), read_only=True).recent(10)
+        assert sorted(r.id for r in rows if r.id.startswith("old")) == ["old-ended", "old-in-wal"]
+        [old] = [r for r in rows if r.id == "old-ended"]
+        assert (old.status, old.tool_calls, old.files, old.discoveries, old.topics) == ("ended", 1, 1, 1, ("old topic",))
+        assert len(rows) == 4
+        assert {n: (repo / ".repoctx" / n).read_bytes() for n in names} == before
+        assert not [n for n in os.listdir(db_path(repo).parent) if ".legacy-" in n]  # the private copy is gone
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("legacy", [b"garbage" * 100, "foreign"])
+def test_an_older_file_that_is_not_ours_is_not_taken_in_and_sessions_are_recorded(repo, clock, legacy):
+    path = repo / ".repoctx/sessions.db"
+    if legacy == "foreign":  # our tables, another application's stamp
+        planted = store.Store(str(path))
+        planted.start_session("planted", "2026-02-01T09:00:00Z")
+        planted.conn.execute("PRAGMA application_id = 4660")
+        planted.close()
+    else:
+        path.write_bytes(legacy)
+    before = path.read_bytes()
+    t = sessions.Tracker(Workspace.open(repo))
+    t.connected()
+    assert t.error is None and t.current() is not None
+    t.disconnected()
+    assert [r.status for r in store.Store(str(db_path(repo)), read_only=True).recent(10)] == ["ended"]
+    assert path.read_bytes() == before
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and links: Windows keeps the profile's place to its user")
+@pytest.mark.parametrize("planted", ["link", "open to others"])
+def test_a_state_place_not_the_user_s_alone_is_not_used(repo, tmp_path, monkeypatch, clock, planted):
+    state, elsewhere = tmp_path / "state", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (state / "repoctx").mkdir(parents=True)
+    if planted == "link":
+        (state / "repoctx/sessions").symlink_to(elsewhere, target_is_directory=True)
+    else:
+        (state / "repoctx/sessions").mkdir(mode=0o777)
+        os.chmod(state / "repoctx/sessions", 0o777)
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    t = sessions.Tracker(Workspace.open(repo))
+    t.connected()
+    assert t.error == sessions.NO_PLACE and t.current() is None
+    t.disconnected()
+    assert os.listdir(elsewhere) == [] and os.listdir(state / "repoctx/sessions") == []

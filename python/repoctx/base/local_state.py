@@ -2,10 +2,11 @@
 
 A team shares `project.yaml`, `config.yaml` and the `.gitignore` below. Everything else
 repoctx writes under `.repoctx/` belongs to one machine: caches, runs, proposals, the
-session database (with its `-wal` and `-shm`), the journal of `proposals apply`, a report,
-temporary files. `.repoctx/.gitignore` ignores all of it but the shared files, so what a
-later release adds there is ignored too, and `makedirs` puts those rules in place before
-any such file is made: every writer of `.repoctx/` makes its directory through it.
+journal of `proposals apply`, a report, temporary files, and the session database an older
+repoctx kept there (`sessions.db`; now in the user's state place, project/store.py).
+`.repoctx/.gitignore` ignores all of it but the shared files, so what a later release adds
+there is ignored too, and `makedirs` puts those rules in place before any such file is made:
+every writer of `.repoctx/` makes its directory through it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Sessions: what an agent did during one MCP connection, kept in `.repoctx/sessions.db`.
+"""Sessions: what an agent did during one MCP connection, kept in the repository's session
+database, which lives outside it in the user's state place (project/store.py).
 
 A session starts when a client connects and ends when it disconnects, or
 after 30 minutes without a tool call (the next call then starts a new one).
@@ -8,9 +9,9 @@ the queries and scopes it asked about become topics; `add_discovery` links
 its discovery to the session.
 
 Sessions are recorded only where the project surface lives, i.e. when
-`.repoctx/project.yaml` exists, and never by a read-only server: connecting
-to a repository does not create files in it. The server calls a Tracker (one
-per connection, see commands.connection_observers) from worker threads.
+`.repoctx/project.yaml` exists, and never by a read-only server. The server
+calls a Tracker (one per connection, see commands.connection_observers) from
+worker threads.
 """
 
 from __future__ import annotations
@@ -25,17 +26,19 @@ from typing import Annotated, Any
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from repoctx.base import clock, fs, local_state
+from repoctx.base import clock, fs
 from repoctx.base.command import Check, CheckResult, CliView, Command, Resource, ResourceError
 from repoctx.base.workspace import PathEscape, Workspace
 from repoctx.formats.project_file import PROJECT_FILE
 from repoctx.project import render
-from repoctx.project.store import DB_FILE, SessionRow, Store, StoreError
+from repoctx.project.store import SessionRow, Store, StoreError, database_path
 
 log = logging.getLogger("repoctx")
 
 INVALID_PARAMS, INTERNAL_ERROR = -32602, -32603
 IDLE = timedelta(minutes=30)
+NO_PLACE = ("The user's state place for session databases is missing and cannot be made, or is not this "
+            "user's alone (docs/sessions.md)")
 MAX_LIMIT = 100
 PATH_KEYS = frozenset({"path", "paths", "file", "files", "file_path", "filepath", "filename", "scope", "scopes"})
 TOPIC_KEYS = frozenset({"query", "q", "question", "search", "topic", "topics", "task", "scope", "scopes",
@@ -113,10 +116,6 @@ _active: dict[str, Tracker] = {}  # root -> this process's tracker (a stdio serv
 _active_lock = threading.Lock()
 
 
-def _db_path(ws: Workspace) -> str:
-    return ws.resolve(DB_FILE)[1]
-
-
 def records_sessions(ws: Workspace) -> bool:
     """Whether a server on `ws` records sessions: the project surface exists and writes are allowed."""
     if ws.read_only:
@@ -149,34 +148,24 @@ class Tracker:
         self.writer: threading.Thread | None = None
 
     def connected(self) -> None:
-        # The database and its -wal/-shm are ignored before they are made. Before self.lock,
-        # never inside it: a writer holding the repository's lock (add_discovery) may be
-        # waiting for self.lock.
-        try:
-            local_state.makedirs(self.ws.root, os.path.dirname(DB_FILE))
-            unusable = None
-        except OSError as exc:
-            unusable = exc
         with self.lock:
             try:
-                if unusable is not None:
-                    raise unusable
-                path = _db_path(self.ws)
-                if not self.ws.contains_real(path):
-                    raise StoreError(f"{DB_FILE} is a link that leads outside the repository; not used")
-                self.store = Store(path)
+                path = database_path(self.ws.root, make=True)
+                if path is None:
+                    raise StoreError(NO_PLACE)
+                self.store = Store(path, legacy_root=self.ws.root)
                 now = clock.now()
                 self.store.expire_idle(clock.stamp(now - IDLE))
                 self._start(now)
                 self.writer = threading.Thread(target=self._write_calls, name="repoctx-sessions", daemon=True)
                 self.writer.start()
-            except (StoreError, PathEscape, OSError) as exc:
+            except (StoreError, OSError) as exc:
                 self._fail(exc)
         with _active_lock:
             _active[self.ws.root] = self
 
     def _fail(self, exc: Exception) -> None:
-        self.error = str(exc) if isinstance(exc, StoreError) else f"{DB_FILE} cannot be used"
+        self.error = str(exc) if isinstance(exc, StoreError) else f"The session database cannot be used ({getattr(exc, 'strerror', None) or type(exc).__name__})"
         log.warning("sessions are not recorded: %s", self.error)
         if self.store is not None:
             self.store.close()
@@ -306,14 +295,9 @@ def _effective(row: SessionRow, now: datetime) -> SessionRow:
 
 def _open_for_reading(ws: Workspace) -> Store | None:
     """The database opened read-only, or None when there is none yet (nothing is created)."""
-    try:
-        path = _db_path(ws)
-    except PathEscape:  # `.repoctx` is a link that leads out: a refusal, not a crash of the command
-        raise StoreError(f"{DB_FILE} leads outside the repository; not used") from None
-    if not os.path.exists(path):
+    path = database_path(ws.root)
+    if path is None or not os.path.exists(path):
         return None
-    if not ws.contains_real(path):
-        raise StoreError(f"{DB_FILE} is a link that leads outside the repository; not used")
     return Store(path, read_only=True)
 
 
@@ -429,7 +413,8 @@ COMMANDS = [
     Command(
         name="sessions", tool=None,
         summary="List recent MCP sessions (newest first).",
-        description="Recorded in .repoctx/sessions.db by `repoctx serve` once .repoctx/project.yaml exists.",
+        description="Recorded by `repoctx serve` once .repoctx/project.yaml exists, in the user's state place "
+                    "outside the repository (docs/sessions.md).",
         params=SessionsParams, result=SessionsResult, handler=list_sessions,
         is_error=lambda r: bool(r.error),
         cli=CliView(render=_render_list),
@@ -505,17 +490,17 @@ def _check_database(ws: Workspace) -> CheckResult:
     except StoreError as exc:
         return CheckResult("fail", str(exc))
     if db is None:
-        return CheckResult("skip", f"No {DB_FILE}")
+        return CheckResult("skip", "No session database yet")
     try:
         rows = db.recent(MAX_LIMIT)
     except StoreError as exc:
         return CheckResult("fail", str(exc))
     finally:
         db.close()
-    return CheckResult("pass", f"{DB_FILE} is readable ({len(rows)}{'+' if len(rows) == MAX_LIMIT else ''} sessions)")
+    return CheckResult("pass", f"The session database is readable ({len(rows)}{'+' if len(rows) == MAX_LIMIT else ''} sessions)")
 
 
 CHECKS = [
-    Check("project.sessions_db", "project", ".repoctx/sessions.db is a repoctx session database this version reads.",
+    Check("project.sessions_db", "project", "The session database is a repoctx session database this version reads.",
           _check_database),
 ]

@@ -1,24 +1,40 @@
-"""The session database, `.repoctx/sessions.db` (stdlib sqlite3).
+"""The session database of a repository (stdlib sqlite3), kept outside it.
 
-WAL mode and a busy timeout let several servers on one repository write at
-once. The file is stamped with an application id and a schema version
-(`PRAGMA user_version`) that migrations move forward inside one immediate
-transaction, so two servers opening a new database migrate it once. A file
-that is not ours (another application's database, a newer schema, or not a
-database at all) raises StoreError and is left exactly as it is.
+It lives in the user's state place (base/user_place.py), named by a hash of the root's real
+path (base/root_name.py), so every server on a repository and every spelling of its root meet
+one file. SQLite opens the database, and its -wal and -shm when it first reads, by name: kept in
+the repository, a `.repoctx` swapped for a link out between the open and that read made the pair
+outside. There no name on the way is the repository's.
+
+WAL mode and a busy timeout let several servers on one repository write at once. The file is
+stamped with an application id and a schema version (`PRAGMA user_version`) that migrations move
+forward inside one immediate transaction, so two servers opening a new database migrate it once.
+A file that is not ours (another application's database, a newer schema, or not a database at
+all) raises StoreError and is left exactly as it is.
+
+An older repoctx kept the database at `.repoctx/sessions.db`. A new database takes in what that
+file holds, once, in the transaction that makes its schema: the file (and a `-wal` a killed
+server left) is read through the confined layer into a private copy, which SQLite reads; the
+file itself is never opened by SQLite, written, or removed.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from dataclasses import dataclass
 
-from repoctx.base import fs
-from repoctx.base.dirhandle import Dir
+from repoctx.base import fs, user_place
 from repoctx.base.errors import RepoctxError
+from repoctx.base.root_name import root_name
+from repoctx.base.workspace import realpath
 
-DB_FILE = ".repoctx/sessions.db"
+log = logging.getLogger("repoctx")
+
+LEGACY_FILE = ".repoctx/sessions.db"
+LEGACY_SCHEMA = 1  # the schema of every `.repoctx/sessions.db` an older repoctx wrote
+MAX_LEGACY_BYTES = 1 << 30
 APPLICATION_ID = 0x72637478  # "rctx"
 BUSY_TIMEOUT_MS = 10_000
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -80,87 +96,81 @@ class SessionRow:
     topics: tuple[str, ...] = ()
 
 
-def _problem(what: str) -> StoreError:
-    return StoreError(f"{DB_FILE} {what}; it was left untouched (move it away to start a new session history)")
+def database_path(root: str, make: bool = False) -> str | None:
+    """Where the session database of `root` lives; None when the user's state place is missing
+    (or, with `make`, cannot be made) or is not this user's alone."""
+    place = user_place.state_dir("sessions", make)
+    # The core's realpath(3) names each directory as the file system holds it (on macOS, in its
+    # own case, which os.path.realpath keeps as given): one database for every spelling.
+    return None if place is None else os.path.join(place, root_name(realpath(root)) + ".db")
+
+
+def _shown(path: str) -> str:
+    """How an answer names a database: by its file in the user's state place, never by a path
+    that holds the user's home."""
+    return f"{os.path.basename(path)} in the user's state place"
 
 
 class Store:
-    """One connection to the session database. Not shared between threads without `lock`."""
+    """One connection to a session database. Not shared between threads without `lock`.
 
-    def __init__(self, path: str, *, create: bool = True, read_only: bool = False) -> None:
+    `legacy_root`: a repository whose `.repoctx/sessions.db` a new database takes in."""
+
+    def __init__(self, path: str, *, read_only: bool = False, legacy_root: str | None = None) -> None:
         self.path = path
-        root, rel = fs.split(path)
-        _check_header(root, rel)
-        # Its folder is opened once, beneath the root, and SQLite is given the file through that
-        # handle: a `.repoctx` swapped for a link out after the check is not followed.
+        self._check_header()
         try:
-            self.dir = Dir(root, os.path.dirname(rel))
-        except fs.LinkRefused as exc:
-            raise StoreError(f"{DB_FILE} leads outside the repository ({exc.strerror})") from None
-        try:
-            self.conn = self._open(root, rel, create, read_only)
+            self.conn = self._open(read_only)
         except sqlite3.DatabaseError as exc:
-            self.dir.close()
-            raise _problem(f"is not a usable SQLite database ({exc})") from None
-        except BaseException:
-            self.dir.close()
-            raise
+            raise self._problem(f"is not a usable SQLite database ({exc})") from None
         try:
-            self._prepare(read_only)
+            self._prepare(read_only, legacy_root)
         except sqlite3.DatabaseError as exc:
             self.close()
-            raise _problem(f"is not a usable SQLite database ({exc})") from None
-        except StoreError:
+            raise self._problem(f"is not a usable SQLite database ({exc})") from None
+        except BaseException:
             self.close()
             raise
 
-    def _open(self, root: str, rel: str, create: bool, read_only: bool) -> sqlite3.Connection:
-        name, directory = os.path.basename(rel), self.dir
-        exists = directory.lstat_or_none(name) is not None
-        if not exists and (read_only or not create):
+    def _problem(self, what: str) -> StoreError:
+        return StoreError(f"The session database ({_shown(self.path)}) {what}; it was left untouched "
+                          "(move it away to start a new session history)")
+
+    def _check_header(self) -> None:
+        """Refuse a file that is not an SQLite database before sqlite3 touches it."""
+        try:
+            with open(self.path, "rb") as f:
+                head = f.read(len(SQLITE_MAGIC))
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StoreError(f"The session database ({_shown(self.path)}) cannot be read ({exc.strerror})") from None
+        if head and head != SQLITE_MAGIC:
+            raise self._problem("is not an SQLite database")
+
+    def _open(self, read_only: bool) -> sqlite3.Connection:
+        if not read_only:
+            return _connect(self.path, "rwc")
+        if not os.path.exists(self.path):
             raise FileNotFoundError(self.path)
-        if not exists:  # made here, beneath the handle; SQLite is never asked to make it
-            os.close(directory.open(name, os.O_WRONLY | os.O_CREAT, 0o666))
-        fd = directory.descriptor()  # SQLite opens by name: the handle's /proc name where there is one
-        target = f"/proc/self/fd/{fd}/{name}" if fd is not None and os.path.isdir(f"/proc/self/fd/{fd}") else self.path
-        if read_only:
-            # With no -wal file no writer is active and the main file holds everything: reading it as
-            # immutable creates no -shm/-wal beside it, so a read-only reader leaves no trace.
-            immutable = "&immutable=1" if directory.lstat_or_none(name + "-wal") is None else ""
-            conn = _connect("file:" + _quote_path(target) + "?mode=ro" + immutable, uri=True)
-        else:
-            conn = _connect("file:" + _quote_path(target) + "?mode=rw", uri=True)
-        # SQLite resolves the path to a name, and opens its -wal and -shm by that name when it
-        # first reads: read now, then check that the name is still the file of the handle.
-        try:
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            opened = conn.execute("PRAGMA database_list").fetchone()[2]
-            now = fs.stat(root, rel)  # None: gone (or swapped for a link out) since it was opened
-            same = now is not None and os.path.samestat(os.stat(opened), now)
-        except (OSError, TypeError):
-            same = False
-        except BaseException:
-            conn.close()
-            raise
-        if not same:
-            conn.close()
-            raise StoreError(f"{DB_FILE} was moved while it was opened; not used")
-        return conn
+        # With no -wal file no writer is active and the main file holds everything: reading it as
+        # immutable creates no -shm/-wal beside it, so a reader leaves no trace.
+        return _connect(self.path, "ro" + ("&immutable=1" if not os.path.exists(self.path + "-wal") else ""))
 
-    def _prepare(self, read_only: bool) -> None:
+    def _prepare(self, read_only: bool, legacy_root: str | None) -> None:
         c = self.conn
         c.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         c.execute("PRAGMA foreign_keys = ON")
         version = self._identify()
         if read_only:
             if version != SCHEMA_VERSION:
-                raise _problem(f"has schema version {version}; this repoctx reads version {SCHEMA_VERSION}")
+                raise self._problem(f"has schema version {version}; this repoctx reads version {SCHEMA_VERSION}")
             return
         if c.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             c.execute("PRAGMA journal_mode = WAL")
         c.execute("PRAGMA synchronous = NORMAL")
         if version < SCHEMA_VERSION:
-            self._migrate()
+            self._migrate(legacy_root if version < LEGACY_SCHEMA else None)
 
     def _identify(self) -> int:
         """The schema version of our database; StoreError for anyone else's."""
@@ -171,32 +181,65 @@ class Store:
         ).fetchone()
         if app_id == 0 and version == 0:
             if tables:
-                raise _problem("belongs to another application (it has tables but no repoctx stamp)")
+                raise self._problem("belongs to another application (it has tables but no repoctx stamp)")
             return 0
         if app_id != APPLICATION_ID:
-            raise _problem(f"belongs to another application (application id {app_id:#x})")
+            raise self._problem(f"belongs to another application (application id {app_id:#x})")
         if version > SCHEMA_VERSION:
-            raise _problem(f"was written by a newer repoctx (schema version {version}, this one knows {SCHEMA_VERSION})")
+            raise self._problem(f"was written by a newer repoctx (schema version {version}, "
+                                f"this one knows {SCHEMA_VERSION})")
         return version
 
-    def _migrate(self) -> None:
+    def _migrate(self, legacy_root: str | None) -> None:
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
+        copy = _legacy_copy(legacy_root, self.path) if legacy_root else None
         try:
-            version = self._identify()  # another server may have migrated while we waited
-            for script in MIGRATIONS[version:]:
-                for statement in filter(str.strip, script.split(";")):
-                    c.execute(statement)
-            c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
+            if copy:  # ATTACH is refused inside a transaction
+                c.execute("ATTACH ? AS legacy", (copy,))
+        except sqlite3.DatabaseError as exc:
+            _drop_copy(c, copy)
+            log.warning("%s was not taken into the session database (%s)", LEGACY_FILE, exc)
+            copy = None
+        try:
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                version = self._identify()  # another server may have migrated while we waited
+                for done, script in enumerate(MIGRATIONS[version:], version + 1):
+                    for statement in filter(str.strip, script.split(";")):
+                        c.execute(statement)
+                    if done == LEGACY_SCHEMA and copy:
+                        self._take_legacy()
+                c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+        finally:
+            if copy:
+                _drop_copy(c, copy)
+
+    def _take_legacy(self) -> None:
+        """Copy the sessions of `.repoctx/sessions.db` (attached as `legacy`) in; one that is not
+        ours at LEGACY_SCHEMA, or not readable, is left out with a warning."""
+        c = self.conn
+        c.execute("SAVEPOINT legacy")
+        try:
+            found = c.execute("PRAGMA legacy.application_id").fetchone()[0], \
+                c.execute("PRAGMA legacy.user_version").fetchone()[0]
+            if found != (APPLICATION_ID, LEGACY_SCHEMA):
+                raise sqlite3.DatabaseError(f"application id {found[0]:#x}, schema version {found[1]}")
+            for table in ("sessions", "files_accessed", "topics", "discoveries"):
+                c.execute(f"INSERT INTO main.{table} SELECT * FROM legacy.{table}")
+            c.execute("RELEASE legacy")
+        except sqlite3.DatabaseError as exc:
+            c.execute("ROLLBACK TO legacy")
+            c.execute("RELEASE legacy")
+            log.warning("%s was not taken into the session database: it is not one this repoctx reads (%s)",
+                        LEGACY_FILE, exc)
 
     def close(self) -> None:
         self.conn.close()
-        self.dir.close()
 
     # --- writes (each one short transaction) ---------------------------------
 
@@ -212,7 +255,7 @@ class Store:
                 c.execute("ROLLBACK")
                 raise
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{DB_FILE}: {exc}") from None
+            raise StoreError(f"The session database ({_shown(self.path)}): {exc}") from None
 
     def start_session(self, session_id: str, now: str) -> None:
         self._write([(
@@ -265,7 +308,7 @@ class Store:
         try:
             return self.conn.execute(sql, args).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{DB_FILE}: {exc}") from None
+            raise StoreError(f"The session database ({_shown(self.path)}): {exc}") from None
 
     _SUMMARY = (
         "SELECT s.id, s.started_at, s.last_activity_at, s.ended_at, s.status, s.tool_calls, "
@@ -307,22 +350,47 @@ class Store:
         )
 
 
-def _connect(target: str, uri: bool = False) -> sqlite3.Connection:
+def _connect(path: str, mode: str) -> sqlite3.Connection:
     # Autocommit at the driver level; every write is an explicit BEGIN IMMEDIATE … COMMIT.
-    return sqlite3.connect(target, timeout=BUSY_TIMEOUT_MS / 1000, uri=uri, check_same_thread=False,
-                           isolation_level=None)
+    return sqlite3.connect(f"file:{_quote_path(path)}?mode={mode}", timeout=BUSY_TIMEOUT_MS / 1000, uri=True,
+                           check_same_thread=False, isolation_level=None)
 
 
-def _check_header(root: str, rel: str) -> None:
-    """Refuse a file that is not an SQLite database before sqlite3 touches it."""
+def _legacy_copy(root: str, path: str) -> str | None:
+    """A private copy of `root`'s `.repoctx/sessions.db` (with its -wal) beside `path`, read
+    through the confined layer; None when there is none to take."""
     try:
-        head = fs.read_head(root, rel, len(SQLITE_MAGIC))
+        data = fs.read_bytes(root, LEGACY_FILE, MAX_LEGACY_BYTES)
+        try:
+            wal = fs.read_bytes(root, LEGACY_FILE + "-wal", MAX_LEGACY_BYTES)
+        except FileNotFoundError:  # none, or checkpointed into the file by its last closer
+            wal = b""
     except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise StoreError(f"{DB_FILE} cannot be read ({exc.strerror})") from None
-    if head and head != SQLITE_MAGIC:
-        raise _problem("is not an SQLite database")
+        return None
+    except OSError as exc:  # a link out, too big, unreadable
+        log.warning("%s was not taken into the session database (%s)", LEGACY_FILE, exc.strerror or exc)
+        return None
+    if not data.startswith(SQLITE_MAGIC):
+        log.warning("%s was not taken into the session database: it is not an SQLite database", LEGACY_FILE)
+        return None
+    copy = f"{path}.legacy-{os.getpid()}-{os.urandom(4).hex()}"  # each opener its own
+    for suffix, content in (("", data), ("-wal", wal)):
+        if content:
+            with open(copy + suffix, "wb") as f:
+                f.write(content)
+    return copy
+
+
+def _drop_copy(conn: sqlite3.Connection, copy: str) -> None:
+    try:
+        conn.execute("DETACH legacy")
+    except sqlite3.DatabaseError:
+        pass  # never attached
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.remove(copy + suffix)
+        except FileNotFoundError:
+            pass
 
 
 def _quote_path(path: str) -> str:

@@ -27,6 +27,7 @@ from _socket import socket as Socket
 from typing import TYPE_CHECKING
 
 from repoctx.base.root_name import root_name
+from repoctx.base.user_place import local_app_data, private_dir
 
 if TYPE_CHECKING:
     import socket
@@ -85,16 +86,8 @@ if sys.platform == "win32":
     from _socket import AF_INET as FAMILY
 
     def _place(make: bool) -> str | None:
-        # Some hosts start MCP servers with a short list of variables that can lack LOCALAPPDATA:
-        # the profile's default place then, where the hook, which has it, finds the same.
-        profile = os.environ.get("USERPROFILE")
-        base = os.environ.get("LOCALAPPDATA") or (os.path.join(profile, "AppData", "Local") if profile else None)
-        if not base:
-            return None
-        place = os.path.join(base, "repoctx", "relay")
-        if make:
-            os.makedirs(place, exist_ok=True)
-        return place if os.path.isdir(place) else None
+        base = local_app_data()
+        return None if not base else private_dir(os.path.join(base, "repoctx", "relay"), make)
 
     def take_lock(path: str) -> int | None:
         """A descriptor holding `path`'s lock, or None when another process holds it."""
@@ -127,7 +120,6 @@ if sys.platform == "win32":
 
 else:
     import fcntl
-    import stat
     from _socket import AF_UNIX as FAMILY
 
     def _place(make: bool) -> str | None:
@@ -136,19 +128,7 @@ else:
             place = os.path.join(runtime, "repoctx-relay")
         else:
             place = os.path.join(os.environ.get("TMPDIR") or "/tmp", f"repoctx-relay-{os.getuid()}")
-        if make:
-            try:
-                os.mkdir(place, 0o700)
-            except FileExistsError:
-                pass
-        try:
-            st = os.lstat(place)
-        except FileNotFoundError:
-            return None
-        # Another user's directory (made first in a shared /tmp), a link, or one others may enter: unused.
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-            return None
-        return place
+        return private_dir(place, make)
 
     def take_lock(path: str) -> int | None:
         """A descriptor holding `path`'s lock, or None when another process holds it."""
