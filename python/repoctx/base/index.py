@@ -128,10 +128,11 @@ def serving() -> bool:
 def scan(ws: Workspace, cfg: ScanConfig, keep_files: bool = False) -> Table:
     """The directory table of `ws.root` as the files are now; raises OSError when the root cannot be read.
     With `keep_files`, a cold walk keeps each directory's files as it listed them (`Table.files`),
-    for the task index to take rather than list the tree again."""
+    for the task index to take rather than list the tree again (so within one reading a walk
+    that kept them is not the answer of one that did not)."""
     if _live is not None:
         return _live.table(ws.root, cfg)
-    return read_once(("scan", ws.root, cfg), lambda: _walk(ws, cfg, keep_files))
+    return read_once(("scan", ws.root, cfg, keep_files), lambda: _walk(ws, cfg, keep_files))
 
 
 def _walk(ws: Workspace, cfg: ScanConfig, keep_files: bool) -> Table:
