@@ -1260,6 +1260,11 @@ impl Index {
         self.paths.get(id)
     }
 
+    /// The path of file `id` when the index holds it.
+    pub fn held_path(&self, id: u32) -> Option<&str> {
+        self.file(id).map(|_| self.paths.get(id))
+    }
+
     /// The number of the file at `path`, if the index holds one.
     pub fn id_of(&self, path: &str) -> Option<u32> {
         self.by_path.get(path, |id| self.paths.get(id))

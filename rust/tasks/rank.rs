@@ -400,11 +400,11 @@ fn path_signal(ix: &Index, q: &Query, sc: &mut Scores) {
     let mut found: Vec<(u32, Vec<String>, usize)> = Vec::new();
     let mut holders: HashMap<String, usize> = HashMap::new();
     for id in sc.top(PATH_POOL, ix) {
-        if ix.file(id).is_none() {
+        let Some(path) = ix.held_path(id) else {
             continue;
-        }
+        };
         let mut words: Vec<String> = Vec::new();
-        for (_, w) in terms::words(files::path_stem(ix.path(id))) {
+        for (_, w) in terms::words(files::path_stem(path)) {
             terms::each_part_term(w, |t| {
                 if !PATH_PLUMBING.contains(&t) && !words.iter().any(|h| h == t) {
                     words.push(t.to_string());
@@ -675,10 +675,9 @@ fn lift_pool(ix: &Index, pooled: &Pooled, sc: &mut Scores) {
         .filter(|&i| sc.get(i) > 0.0)
         .collect();
     for id in pool {
-        if ix.file(id).is_none() {
+        let Some(path) = ix.held_path(id) else {
             continue;
-        }
-        let path = ix.path(id);
+        };
         for (g, s, r) in &pooled.globs {
             if !g.matches(path).is_empty() {
                 sc.add(id, W_ARTIFACT * s * 0.5, *r);
@@ -723,12 +722,12 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
     // both, damped for files with few commits (1 of 1 is 0.5).
     let mut ties: HashMap<u32, (f32, String)> = HashMap::new();
     for &t in &top {
-        if ix.file(t).is_none() {
+        let Some(path) = ix.held_path(t) else {
             continue;
-        }
+        };
         let share = sc.get(t) / best;
-        let total = ix.history.changes(ix.path(t)) as f32;
-        for (other, k) in ix.history.changed_with(ix.path(t)).into_iter().take(20) {
+        let total = ix.history.changes(path) as f32;
+        for (other, k) in ix.history.changed_with(path).into_iter().take(20) {
             let Some(o) = ix.id_of(other) else {
                 continue;
             };
@@ -739,8 +738,7 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
                     (
                         v,
                         format!(
-                            "changed with {} in {k} commit{}",
-                            ix.path(t),
+                            "changed with {path} in {k} commit{}",
                             if k == 1 { "" } else { "s" }
                         ),
                     ),
@@ -801,19 +799,13 @@ fn imports_signal(ix: &Index, sc: &Scores) -> Vec<(u32, f32, String)> {
     let top = sc.top(SPREAD_FROM, ix);
     let best = top.first().map_or(0.0, |&t| sc.get(t));
     for &t in &top {
-        if ix.file(t).is_none() {
+        let Some(path) = ix.held_path(t) else {
             continue;
-        }
+        };
         let (out, inc) = ix.neighbours(t);
         let w = W_IMPORT * sc.get(t) / best / ((out.len() + inc.len()).max(1) as f32).sqrt();
-        adds.extend(
-            out.iter()
-                .map(|&o| (o, w, format!("imported by {}", ix.path(t)))),
-        );
-        adds.extend(
-            inc.iter()
-                .map(|&o| (o, w, format!("imports {}", ix.path(t)))),
-        );
+        adds.extend(out.iter().map(|&o| (o, w, format!("imported by {path}"))));
+        adds.extend(inc.iter().map(|&o| (o, w, format!("imports {path}"))));
     }
     let mut room: HashMap<u32, f32> = HashMap::new();
     for (o, v, _) in adds.iter_mut() {
@@ -844,7 +836,7 @@ fn given_paths(ix: &Index, paths: &[String]) -> Vec<(u32, f32, String)> {
             adds.push((g, W_PATH * 0.5, format!("given: {p}")));
             let (out, inc) = ix.neighbours(g);
             let w = W_PATH / ((out.len() + inc.len()).max(1) as f32).sqrt();
-            let gp = ix.file(g).map_or(p.to_string(), |_| ix.path(g).to_string());
+            let gp = ix.held_path(g).unwrap_or(p);
             adds.extend(
                 out.iter()
                     .map(|&o| (o, w, format!("imported by {gp} (given)"))),
@@ -876,9 +868,9 @@ fn listing(
     }
     let mut files = Vec::new();
     for (rank, &id) in top.iter().enumerate().take(limit) {
-        if ix.file(id).is_none() {
+        let Some(path) = ix.held_path(id) else {
             continue;
-        }
+        };
         let mut whys: Vec<(f32, String)> = mine.remove(&id).unwrap_or_default();
         if sc.lexical(id) > 0.0 {
             let mut hit: Vec<(f32, &str)> = q
@@ -908,7 +900,7 @@ fn listing(
         listed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.start.cmp(&b.0.start)));
         listed.truncate(LISTED_REGIONS); // best first
         files.push(FileOut {
-            path: ix.path(id).to_string(),
+            path: path.to_string(),
             score: (sc.get(id) as f64 * 10_000.0).round() / 10_000.0,
             why: why.join("; "),
             regions: listed
