@@ -235,6 +235,11 @@ impl Arena {
     /// room.
     fn compact(&mut self) {
         let heap = self.heap();
+        // A list with no room is not moved, and where it pointed may be past the new end
+        // (`lay_out` and `shrink` leave empty lists where they were): it points nowhere now.
+        for s in self.spans.iter_mut().filter(|s| s.cap == 0) {
+            *s = Span::default();
+        }
         let mut order: Vec<u32> = (0..self.spans.len() as u32)
             .filter(|&i| self.spans[i as usize].cap > 0 && self.spans[i as usize].at() >= heap)
             .collect();
@@ -345,6 +350,23 @@ mod tests {
     #[test]
     fn lists_follow_vectors_through_any_edits_and_garbage_stays_bounded() {
         follow_vectors(Arena::default(), Vec::new());
+    }
+
+    /// Lists laid out at sizes known ahead (an update's new postings, `make_postings`), the last
+    /// with no room: once the others are emptied and compacted away it reads empty and grows,
+    /// rather than pointing past the buffer (an update on TanStack/query's history panicked so).
+    #[test]
+    fn an_empty_list_laid_out_last_reads_empty_after_a_compaction() {
+        let mut arena = Arena::default();
+        arena.grow_to(3);
+        arena.lay_out(&[4, 4, 0]);
+        arena.extend(0, &[1; 4]);
+        arena.extend(1, &[2; 4]);
+        arena.clear(0);
+        arena.clear(1);
+        assert!(arena.get(2).is_empty());
+        arena.extend(2, &[3; 5]);
+        assert_eq!(arena.get(2), &[3; 5][..]);
     }
 
     /// A mapped list set anew takes room on the heap for its new bytes only: not a copy of
