@@ -1086,6 +1086,12 @@ mod bindings {
         m.add("CacheRefused", m.py().get_type::<py::CacheRefused>())?;
         m.add("YamlRefused", m.py().get_type::<py::YamlRefused>())?;
         m.add("CoreRefused", m.py().get_type::<py::CoreRefused>())?;
+        // A panic left anywhere in the core raises this, a BaseException: exported so the
+        // handlers that answer whatever happens catch it by name (python/repoctx/base/failures.py).
+        m.add(
+            "PanicException",
+            m.py().get_type::<pyo3::panic::PanicException>(),
+        )?;
         for f in [
             wrap_pyfunction!(fs_read, m)?,
             wrap_pyfunction!(fs_read_head, m)?,
