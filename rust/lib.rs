@@ -845,9 +845,16 @@ mod bindings {
 
         /// List again the directories in `changed` and read their files whose stat changed; with
         /// `all` (every directory of the table), also drop the ones gone and index the new ones.
+        /// OSError when the index would grow too big (tasks/limits.rs): it is then unusable.
         #[pyo3(signature = (changed, all=None))]
-        fn update(&self, py: Python<'_>, changed: Vec<String>, all: Option<Vec<String>>) {
+        fn update(
+            &self,
+            py: Python<'_>,
+            changed: Vec<String>,
+            all: Option<Vec<String>>,
+        ) -> PyResult<()> {
             py.detach(|| self.inner.lock().unwrap().update(&changed, all.as_deref()))
+                .map_err(|e| os_err(e.into()))
         }
 
         /// The ranked files and the bundle for a task (tasks/rank.rs `Answer`); ValueError for
@@ -919,13 +926,15 @@ mod bindings {
             let loaded = loaded.ok_or_else(|| PyValueError::new_err("settled already"))?;
             let history = history.and_then(|h| h.inner.lock().unwrap().take());
             let kept = files.and_then(py::WalkFiles::take);
-            let index = py.detach(|| {
-                let mut index = loaded.settle(&dirs, saved_cap, kept);
-                if let Some(h) = history {
-                    index.history = h;
-                }
-                index
-            });
+            let index = py
+                .detach(|| {
+                    let mut index = loaded.settle(&dirs, saved_cap, kept)?;
+                    if let Some(h) = history {
+                        index.history = h;
+                    }
+                    Ok(index)
+                })
+                .map_err(|e: tasks::limits::TooBig| os_err(e.into()))?;
             Ok(TaskIndexPy {
                 inner: std::sync::Mutex::new(index),
             })
@@ -1077,6 +1086,12 @@ mod bindings {
         m.add("CacheRefused", m.py().get_type::<py::CacheRefused>())?;
         m.add("YamlRefused", m.py().get_type::<py::YamlRefused>())?;
         m.add("CoreRefused", m.py().get_type::<py::CoreRefused>())?;
+        // A panic left anywhere in the core raises this, a BaseException: exported so the
+        // handlers that answer whatever happens catch it by name (python/repoctx/base/failures.py).
+        m.add(
+            "PanicException",
+            m.py().get_type::<pyo3::panic::PanicException>(),
+        )?;
         for f in [
             wrap_pyfunction!(fs_read, m)?,
             wrap_pyfunction!(fs_read_head, m)?,

@@ -8,6 +8,7 @@
 use crate::artifacts::annotate::Annotation as Found;
 use crate::caches::{cache, fresh};
 use crate::formats::yamlread::{Parsed, Refusal};
+use crate::tasks::limits::TooBig;
 use crate::tree::fs;
 use crate::tree::live;
 use crate::tree::os::{errno, Meta};
@@ -655,9 +656,14 @@ impl StatResult {
 /// An OS error as the OSError Python would raise for it: `OSError(errno, strerror[, filename])`,
 /// which is the errno's own subclass (FileNotFoundError, …); on Windows the OS's number is a
 /// winerror, which Python maps to the errno itself. An error the OS did not number (the core's
-/// own, such as "not a regular file") is an OSError with its text alone.
+/// own, such as "not a regular file") is an OSError with its text alone, but a task index too
+/// big (tasks/limits.rs), which is EFBIG's, as a file too large is (`fs_err`): its text is then
+/// the strerror the answers show.
 pub fn io_err(e: &std::io::Error, text: String, filename: Option<&Path>) -> PyErr {
     let Some(n) = e.raw_os_error() else {
+        if e.get_ref().is_some_and(|e| e.is::<TooBig>()) {
+            return PyOSError::new_err((errno::EFBIG, text));
+        }
         return PyOSError::new_err(text);
     };
     let text = text

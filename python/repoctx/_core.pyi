@@ -11,7 +11,7 @@ __all__ = [
     "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheRefused", "CacheView", "CacheWatch", "CoreRefused",
     "DirEntry", "DirRow",
     "FILE_LABELS", "FileKind", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
-    "ModuleScan", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_NOTHING_MATCHED", "TASK_SIGNALS", "Table", "TaskAnswer",
+    "ModuleScan", "PanicException", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_NOTHING_MATCHED", "TASK_SIGNALS", "Table", "TaskAnswer",
     "TaskDefinition", "TaskFile", "TaskHistory", "TaskIndex", "TaskIndexLoad", "TaskMember", "TaskPiece", "TaskRegion", "WalkFiles",
     "YamlFile", "YamlRefused", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "file_kind", "file_kinds", "fingerprint", "fs_exchange", "fs_list",
@@ -150,6 +150,10 @@ def real_path(path: str) -> str | None:
 class LinkRefused(OSError):
     """A link in the repository leads outside it: not followed. strerror names the link
     relative to the root."""
+
+class PanicException(BaseException):
+    """A panic of the core (pyo3_runtime.PanicException): a BaseException, which the handlers
+    that answer whatever happens catch by name (repoctx/base/failures.py)."""
 
 class CoreRefused(Exception):
     """What the core refuses to read or build: `message` says why to a person; each subclass
@@ -644,7 +648,8 @@ class TaskIndex:
         larger than `saved_at`'s cap. Raises OSError when the root cannot be read."""
     def update(self, changed: list[str], all: list[str] | None = None) -> None:
         """List the directories in `changed` again and read their files whose stat changed;
-        with `all` (every directory of the table now), drop the gone ones and index the new ones."""
+        with `all` (every directory of the table now), drop the gone ones and index the new ones.
+        OSError (EFBIG) when the index would pass 4 GiB of lists or paths: it is then unusable."""
     def query(
         self, task: str, budget: int, paths: list[str], signals_off: list[str], limit: int, tokenizer: str,
         outline: bool = False,

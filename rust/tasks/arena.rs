@@ -14,6 +14,7 @@
 //! the mapping's bytes first and the buffer's after them. The mapping's bytes left behind by a
 //! list that moved are not reclaimed: they cost disk, not memory.
 
+use super::limits::MOST_BYTES;
 use crate::tree::scratch::{Mapped, Spool};
 use std::ops::Range;
 
@@ -45,16 +46,20 @@ impl Span {
 }
 
 /// A list moved to the end gets room for at least this many bytes.
-const MIN_CAP: usize = 8;
+pub const MIN_CAP: usize = 8;
 
+// (Against `MOST_BYTES`, which the core's tests lower: a growth not checked by `fits` first
+// panics there as it would past 4 GiB.)
 fn u32_len(n: usize) -> u32 {
-    u32::try_from(n).expect("a list under 4 GiB")
+    assert!(n <= MOST_BYTES, "a list under 4 GiB");
+    n as u32
 }
 
 /// Where a list starts: the mapping (a saved index, under `MAX_SAVED_BYTES`) and the buffer
 /// together stay under 4 GiB.
 fn u32_at(n: usize) -> u32 {
-    u32::try_from(n).expect("lists under 4 GiB in all")
+    assert!(n <= MOST_BYTES, "lists under 4 GiB in all");
+    n as u32
 }
 
 impl Arena {
@@ -85,6 +90,11 @@ impl Arena {
     /// One past the last byte of the buffer, as spans number it.
     fn end(&self) -> usize {
         self.heap() + self.bytes.len()
+    }
+
+    /// Whether a list of `len` bytes fits moved to the end (tasks/limits.rs).
+    pub fn fits(&self, len: usize) -> bool {
+        self.end() + len.max(MIN_CAP) <= MOST_BYTES
     }
 
     pub fn len(&self) -> usize {

@@ -3,7 +3,8 @@
 //! edited file is re-counted alone (the files of a tree; the notes of its written context). A
 //! file's regions are scored with the same `tf_weight` and the file index's IDF (tasks/rank.rs).
 
-use super::arena::Arena;
+use super::arena::{Arena, MIN_CAP};
+use super::limits::{TooBig, MOST_BYTES};
 use super::varint::{get, put, put_rising, rising};
 use super::vocab::Vocab;
 use crate::tree::scratch::Spool;
@@ -198,6 +199,12 @@ impl Inverted {
         self.total_len += len as u64;
     }
 
+    /// Whether a document of `terms` terms fits in the forward lists (its list moved to their
+    /// end, an id at most 5 bytes).
+    pub fn fits_doc(&self, terms: usize) -> bool {
+        self.forward.fits(5 * terms)
+    }
+
     /// From now on documents go in without their postings (none of them is taken out before)
     /// `make_postings` makes each list they touch once. A build from nothing's lists, appended
     /// to as documents came, moved to the arena's end each time they outgrew their room,
@@ -215,7 +222,9 @@ impl Inverted {
     /// or the documents dropped (`drop_postings`) touched is rewritten once, its kept postings
     /// merged with the new, or, when no list keeps any (a build from nothing, or every document
     /// put back), the lists made are the lists.
-    pub fn make_postings(&mut self) {
+    /// Refused, and the documents' postings left unmade, when the lists would pass what an
+    /// arena holds (tasks/limits.rs).
+    pub fn make_postings(&mut self) -> Result<(), TooBig> {
         let Some(Deferred {
             mut docs,
             counts,
@@ -223,15 +232,32 @@ impl Inverted {
             mut touched,
         }) = self.deferred.take()
         else {
-            return;
+            return Ok(());
         };
         docs.sort_unstable();
         let n = self.terms.len();
         let (mut last, mut sizes, mut added) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+        let mut total = 0;
         Self::each_posting(&self.forward, &docs, &counts, &mut last, |t, p| {
             sizes[t] += p.len() as u32;
             added[t] += 1;
+            total += p.len();
         });
+        let whole = self.terms.iter().zip(&added).all(|(t, &a)| t.df == a);
+        touched.resize(n, false);
+        // Merged, each list rewritten may move to the end with its kept postings and the new.
+        let fit = if whole {
+            total <= MOST_BYTES
+        } else {
+            let kept: usize = (0..n)
+                .filter(|&t| touched[t] || added[t] > 0)
+                .map(|t| self.lists.get(t).len() + MIN_CAP)
+                .sum();
+            self.lists.fits(total + kept)
+        };
+        if !fit {
+            return Err(TooBig("lists"));
+        }
         let mut made = Arena::default();
         made.grow_to(n);
         made.lay_out(&sizes);
@@ -241,14 +267,13 @@ impl Inverted {
             made.extend(t, p)
         });
         drop(counts);
-        if self.terms.iter().zip(&added).all(|(t, &a)| t.df == a) {
+        if whole {
             self.lists = made;
             for (term, last) in self.terms.iter_mut().zip(last) {
                 term.last = last;
             }
-            return;
+            return Ok(());
         }
-        touched.resize(n, false);
         let mut merged = Vec::new();
         for t in (0..n).filter(|&t| touched[t] || added[t] > 0) {
             merged.clear();
@@ -262,6 +287,7 @@ impl Inverted {
             self.lists.set(t, &merged);
             self.terms[t].last = end;
         }
+        Ok(())
     }
 
     /// Each posting of the deferred documents `docs` (rising, with where their counts start in
@@ -679,7 +705,7 @@ mod tests {
             plain.add(d, &c, len);
             deferred.add(d, &c, len);
         }
-        deferred.make_postings();
+        deferred.make_postings().unwrap();
         let same = |a: &Inverted, b: &Inverted| {
             assert_eq!(
                 (a.docs, a.total_len, &a.lens),
@@ -744,7 +770,7 @@ mod tests {
                 one.add(d, &c, len);
                 batch.add(d, &c, len);
             }
-            batch.make_postings();
+            batch.make_postings().unwrap();
             for step in 0..2 {
                 assert_eq!((one.docs, one.total_len), (batch.docs, batch.total_len));
                 assert_eq!(one.terms.len(), batch.terms.len());
@@ -797,7 +823,7 @@ mod tests {
         let (c, len) = counts(["w1".to_string(), "w5".to_string()]);
         one.add(3, &c, len);
         batch.add(3, &c, len);
-        batch.make_postings();
+        batch.make_postings().unwrap();
         assert_eq!(one.docs, batch.docs);
         for t in 0..one.terms.len() as u32 {
             assert_eq!(

@@ -24,6 +24,7 @@ use super::files::{self, DirFilter, Facts, Ignore, StatKey};
 use super::graph::Modules;
 use super::history::History;
 use super::keys::{Packed, Shared};
+use super::limits::TooBig;
 use super::median::Median;
 use super::options::Options;
 use super::paths::{PathTable, Paths};
@@ -360,7 +361,7 @@ impl Loaded {
     /// stat key is the one saved are not read. `cap` is the most bytes the saved file may hold
     /// for this tree: a larger one is refused (unread, when `load` left it) and every file read.
     /// `kept`: the walk's listing of `dirs` (`walk_keeping`), so they are not listed again.
-    pub fn settle(self, dirs: &[String], cap: u64, kept: Option<Kept>) -> Index {
+    pub fn settle(self, dirs: &[String], cap: u64, kept: Option<Kept>) -> Result<Index, TooBig> {
         let Loaded {
             mut ix,
             mut adopted,
@@ -384,12 +385,12 @@ impl Loaded {
         if let Some(kept) = kept {
             ix.listed = Some(ix.compare_kept(kept));
         }
-        let (loaded, scopes) = ix.update_from(dirs, Some(dirs));
+        let (loaded, scopes) = ix.update_from(dirs, Some(dirs))?;
         ix.loaded = loaded;
         // Files read (new or changed since), files saved that were not used (changed or gone),
         // and context files read (new or changed since) or gone.
         ix.changed = (ix.file_count() - loaded) + (adopted - loaded) + scopes;
-        ix
+        Ok(ix)
     }
 }
 
@@ -634,7 +635,7 @@ impl Index {
             _ => u64::MAX,
         };
         let ahead = kept.is_none().then_some(dirs);
-        Ok(Index::load(root, opts, saved, ahead)?.settle(dirs, cap, kept))
+        Ok(Index::load(root, opts, saved, ahead)?.settle(dirs, cap, kept)?)
     }
 
     /// The walk's listing (`walk_keeping`) of the files the index reads compared with the files
@@ -788,8 +789,9 @@ impl Index {
     /// Follow changes: list again the directories in `changed` (their rows moved) and read
     /// the files whose stat key changed; with `all` (every directory of the table now),
     /// also drop the directories that are gone and index the ones that are new.
-    pub fn update(&mut self, changed: &[String], all: Option<&[String]>) {
-        self.changed += self.update_from(changed, all).1;
+    pub fn update(&mut self, changed: &[String], all: Option<&[String]>) -> Result<(), TooBig> {
+        self.changed += self.update_from(changed, all)?.1;
+        Ok(())
     }
 
     /// The saved index adopted whole (tasks/store.rs handed every part to the `Sink` below):
@@ -806,9 +808,13 @@ impl Index {
 
     /// `update`; returns how many of the files listed the index held with the same stat key,
     /// and how many context files were read or dropped.
-    fn update_from(&mut self, changed: &[String], all: Option<&[String]>) -> (usize, usize) {
+    fn update_from(
+        &mut self,
+        changed: &[String],
+        all: Option<&[String]>,
+    ) -> Result<(usize, usize), TooBig> {
         let Ok(confined) = Root::open(&self.root) else {
-            return (0, 0);
+            return Ok((0, 0));
         };
         let ignore = Ignore::new(&self.root, &self.opts.extra_ignore);
         let mut dirs: Vec<String> = changed
@@ -896,7 +902,7 @@ impl Index {
                     self.remove(id, f.is_none());
                 }
                 let Some(f) = f else { continue };
-                let id = self.insert(std::mem::take(p), *k, f, had.is_none());
+                let id = self.insert(std::mem::take(p), *k, f, had.is_none())?;
                 if *racy {
                     self.racy.insert(id);
                 }
@@ -910,7 +916,7 @@ impl Index {
             read.into_par_iter().for_each(drop);
         }
         drop(to_read); // (80 bytes a file) given back before the posting lists are laid out
-        self.lex.make_postings();
+        self.lex.make_postings()?;
         if bulk {
             self.files.shrink_to_fit();
             self.paths.shrink_to_fit();
@@ -919,10 +925,10 @@ impl Index {
                 d.files.shrink_to_fit();
             }
         }
-        (
+        Ok((
             same,
             self.written.scopes(&confined, &dirs, &contexts, listed_at),
-        )
+        ))
     }
 
     /// `dirs` (sorted) listed and compared with the index, in their order: a load compared its
@@ -952,9 +958,22 @@ impl Index {
             .collect()
     }
 
-    /// Put a file in (`reshaped`: a path the index did not hold); returns its number.
+    /// Put a file in (`reshaped`: a path the index did not hold); returns its number, or
+    /// refuses it when its path or lists would not fit (tasks/limits.rs).
     /// What is kept of `f` is copied, made by this thread (see `update_from`).
-    fn insert(&mut self, path: String, key: StatKey, f: &Facts, reshaped: bool) -> u32 {
+    fn insert(
+        &mut self,
+        path: String,
+        key: StatKey,
+        f: &Facts,
+        reshaped: bool,
+    ) -> Result<u32, TooBig> {
+        if !self.paths.fits(path.len()) {
+            return Err(TooBig("paths"));
+        }
+        if !self.lex.fits_doc(f.counts.len()) {
+            return Err(TooBig("lists"));
+        }
         let terms: Vec<(u32, u32)> = f
             .counts
             .iter()
@@ -967,7 +986,7 @@ impl Index {
             .map(|(l, t)| (*l, t.as_str().into()))
             .collect();
         self.changed += 1;
-        self.insert_ids(
+        Ok(self.insert_ids(
             path,
             key,
             &terms,
@@ -976,7 +995,7 @@ impl Index {
             f.imports.clone(),
             annotations,
             reshaped,
-        )
+        ))
     }
 
     /// The number of a defined name, made if no file defined it yet.
@@ -1644,6 +1663,62 @@ mod tests {
         assert_eq!(loaded(&loaded(&racy).save()).changed, 0);
     }
 
+    /// `files` files that share 500 words, each a posting of 2 bytes in every file's lists.
+    fn shared_words(files: usize) -> Vec<(String, String)> {
+        let word = |i: u32| {
+            let l = |k: u32| char::from(b'a' + (i / 26u32.pow(k) % 26) as u8);
+            format!("zork{}{}{}", l(2), l(1), l(0))
+        };
+        let text: String = (0..500).map(|i| word(i) + "\n").collect();
+        (0..files)
+            .map(|f| (format!("f{f}.txt"), text.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_tree_past_the_lists_limit_is_refused_by_name() {
+        // (tests' limit: 256 KiB) 300 files' lists take 300 KB, 150 files' half of that.
+        let small = tree_of("small", &shared_words(150));
+        Index::build(small.path(), opts(), &[".".to_string()]).unwrap();
+        let big = tree_of("big", &shared_words(300));
+        let Err(e) = Index::build(big.path(), opts(), &[".".to_string()]) else {
+            panic!("built past the limit");
+        };
+        assert_eq!(
+            e.to_string(),
+            "the task index is over 4 GiB of lists: this tree is too big for task context"
+        );
+        // So is an update that would take a held index past it.
+        let mut ix = Index::build(small.path(), opts(), &[".".to_string()]).unwrap();
+        for (p, text) in shared_words(300).iter().skip(150) {
+            std::fs::write(small.path().join(p), text).unwrap();
+        }
+        assert_eq!(ix.update(&[".".to_string()], None), Err(TooBig("lists")));
+    }
+
+    /// Each file's forward list and its path are checked before they are made, not only the
+    /// posting lists made after every file is read: the forward lists pass the limit before
+    /// the posting lists are made (600 files: 300 KB), and paths can pass it alone.
+    #[test]
+    fn a_file_whose_lists_or_path_would_not_fit_is_refused_as_it_is_read() {
+        let refused = |name: &str, files: Vec<(String, String)>, what: &str| {
+            let t = tree_of(name, &files);
+            match Index::build(t.path(), opts(), &[".".to_string()]) {
+                Err(e) => assert!(e.to_string().contains(&format!("4 GiB of {what}:")), "{e}"),
+                Ok(_) => panic!("{name}: built past the limit"),
+            }
+        };
+        refused("forward", shared_words(600), "lists");
+        let long = "p".repeat(190);
+        refused(
+            "paths",
+            (0..1400)
+                .map(|f| (format!("{long}{f}.txt"), "x".into()))
+                .collect(),
+            "paths",
+        );
+    }
+
     #[test]
     fn builds_resolves_and_follows_edits() {
         let t = TempTree::with(
@@ -1675,7 +1750,8 @@ mod tests {
         .unwrap();
         std::fs::write(t.path().join("lib/new.py"), "def save_order():\n    pass\n").unwrap();
         std::fs::remove_file(t.path().join("lib/other.py")).unwrap();
-        ix.update(&["app".to_string(), "lib".to_string()], None);
+        ix.update(&["app".to_string(), "lib".to_string()], None)
+            .unwrap();
         ix.prepare(false);
         assert!(ix.definers("persist_order").is_some());
         assert_eq!(
@@ -1689,7 +1765,8 @@ mod tests {
         assert!(ix.id_of("lib/other.py").is_none());
         assert_eq!(ix.lex.docs, 3);
         // A directory gone from the table takes its files with it.
-        ix.update(&[], Some(&[".".to_string(), "app".to_string()]));
+        ix.update(&[], Some(&[".".to_string(), "app".to_string()]))
+            .unwrap();
         assert_eq!(ix.file_count(), 2);
         assert!(ix.heap_bytes() > 0);
     }
@@ -1946,7 +2023,7 @@ mod tests {
             std::fs::remove_file(t.path().join(format!("a/m{i}.py"))).unwrap();
         }
         t.write("a/new.py", format!("from a.m3 import f0\n{}", defs(40)));
-        ix.update(&["a".to_string()], None);
+        ix.update(&["a".to_string()], None).unwrap();
         check(&mut ix);
         let mut loaded =
             Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)), None).unwrap();
@@ -2085,7 +2162,7 @@ mod tests {
         let at = |early: u64, cap: u64| {
             let loaded =
                 Index::load(t.path(), opts(), Some(Saved::File(rel, early)), None).unwrap();
-            loaded.settle(&dirs, cap, None)
+            loaded.settle(&dirs, cap, None).unwrap()
         };
         // Read before the walk (within the early cap) or after it (past it): the same index.
         for early in [len, len - 1] {
@@ -2173,7 +2250,7 @@ mod tests {
             "app/.context.yaml",
             "version: 1\nsummary: \"Tax summary.\"\n",
         );
-        let mut ix = loaded.settle(&dirs, 1 << 20, Some(kept));
+        let mut ix = loaded.settle(&dirs, 1 << 20, Some(kept)).unwrap();
         // Changed: two files read, two saved not used, new's context file read.
         assert_eq!(
             (ix.loaded, ix.changed),

@@ -7,6 +7,7 @@
 //!
 //! Hashes are keyed per process (`RandomState`): a repository cannot choose paths that collide.
 
+use super::limits::MOST_BYTES;
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use std::hash::{BuildHasher, RandomState};
@@ -20,8 +21,10 @@ pub struct Paths {
     garbage: usize,
 }
 
+/// (Against `MOST_BYTES`, which the core's tests lower: see tasks/arena.rs.)
 fn u32_len(n: usize) -> u32 {
-    u32::try_from(n).expect("paths under 4 GiB")
+    assert!(n <= MOST_BYTES, "paths under 4 GiB");
+    n as u32
 }
 
 impl Paths {
@@ -60,6 +63,11 @@ impl Paths {
             self.text = text;
             self.garbage = 0;
         }
+    }
+
+    /// Whether a path of `len` bytes fits past the end (tasks/limits.rs).
+    pub fn fits(&self, len: usize) -> bool {
+        self.text.len() + len <= MOST_BYTES
     }
 
     /// Room for `n` more paths' spans.

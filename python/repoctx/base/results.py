@@ -73,6 +73,12 @@ def failure(cls: type[E], command: str, code: str, message: str, **fields: Any) 
     return cls(ok=False, command=command, schema_version=SCHEMA_VERSION, error=Failure(code, message), **fields)
 
 
+def admits_envelope(cmd: Command) -> bool:
+    """Whether the control envelope is one of the command's declared results (else a failure
+    of its own is answered by its message alone)."""
+    return any(isinstance(tp, type) and issubclass(tp, Envelope) for tp in cmd.result_types)
+
+
 def internal_failure(command: str, exc: BaseException) -> Envelope:
     """The answer of a command that raised unexpectedly, the same in both views. It names the
     kind of failure, never the exception's text: that may hold absolute paths or code internals

@@ -20,6 +20,7 @@ import msgspec
 
 from repoctx import __version__
 from repoctx.base.errors import RepoctxError
+from repoctx.base.failures import failures
 from repoctx.formats import bounded
 from repoctx.formats.config import NAMINGS, PROFILES
 
@@ -368,13 +369,14 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:
+    except failures() as exc:
         if getattr(ns, "debug", False):
             raise
         cmd = getattr(ns, "_cmd", None)
-        if cmd is not None and _wants_json(ns):  # the structured failure the MCP tool answers
-            from repoctx.base.results import internal_failure
+        from repoctx.base.results import admits_envelope, internal_failure
 
+        # The structured failure the MCP tool answers, where its contract has room for it.
+        if cmd is not None and _wants_json(ns) and admits_envelope(cmd):
             _print_line(cmd.encode(internal_failure(cmd.name, exc)))
         from repoctx.base.workspace import LinkRefused
 

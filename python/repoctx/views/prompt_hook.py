@@ -22,6 +22,8 @@ import os
 import re
 import sys
 
+from repoctx.base.failures import failures
+
 DEFAULT_BUDGET = 2000
 DEFAULT_LIMIT = 8
 MAX_EVENT_BYTES = 4 << 20
@@ -68,7 +70,7 @@ def main(argv: list[str]) -> int:
     options = _options(argv)
     try:
         text = answer(sys.stdin.buffer.read(MAX_EVENT_BYTES + 1), options["budget"], options["limit"])
-    except Exception as exc:  # the prompt goes on whatever happens here
+    except failures() as exc:  # the prompt goes on whatever happens here
         print(f"repoctx prompt-hook: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 0
     if text:

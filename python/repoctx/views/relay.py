@@ -27,6 +27,7 @@ import os
 from _blake2 import blake2b
 from _operator import _compare_digest
 
+from repoctx.base.failures import failures
 from repoctx.views import relay_place
 from repoctx.views.relay_place import Socket
 
@@ -104,5 +105,5 @@ def ask(root: str, prompt: str, budget: int, limit: int) -> str | None:
             sock.close()
         text = json.loads(reply).get("text")
         return text if isinstance(text, str) else None
-    except Exception:  # no server, a stale endpoint, a refusal: answered in process, silently
+    except failures():  # no server, a stale endpoint, a refusal: answered in process, silently
         return None

@@ -19,6 +19,7 @@ import socket
 import threading
 
 from repoctx.base import task_index
+from repoctx.base.failures import failures
 from repoctx.base.workspace import Workspace, settle
 from repoctx.views import prompt_hook, relay_place
 from repoctx.views.relay import MAX_REPLY, MAX_REQUEST, NONCE, mac, proves, recv_exact, recv_frame, send_frame
@@ -61,7 +62,7 @@ class Relay:
             with conn:
                 try:
                     self._exchange(conn)
-                except Exception as exc:  # a hook gone, too slow or without the key: it answers in process
+                except failures() as exc:  # a hook gone, too slow or without the key: it answers in process
                     log.debug("relay: %s", exc)
 
     def _exchange(self, conn: socket.socket) -> None:
@@ -97,7 +98,7 @@ class Relay:
         def build() -> None:
             try:
                 task_index.task_index(self.ws)
-            except Exception:  # the next question meets the same problem and reports it
+            except failures():  # the next question meets the same problem and reports it
                 log.exception("building the task index for the prompt hook failed")
 
         self._warming = threading.Thread(target=build, name="repoctx-relay-warm", daemon=True)

@@ -35,7 +35,8 @@ from mcp.shared.message import SessionMessage
 from repoctx import __version__
 from repoctx.base import launcher
 from repoctx.base.command import Command, Resource, ResourceError
-from repoctx.base.results import Envelope, failure, internal_failure
+from repoctx.base.failures import failures
+from repoctx.base.results import Envelope, admits_envelope, failure, internal_failure
 from repoctx.base.workspace import Workspace, settle
 from repoctx.registry.allowlist import AllowlistError
 from repoctx.registry.catalog import all_prompts, connection_observers, listed, select
@@ -89,9 +90,8 @@ def _tool(cmd: Command, names: str, structured_era: bool) -> types.Tool:
     )
 
 
-def _admits_envelope(cmd: Command) -> bool:
-    """Whether the control envelope is one of the command's declared results."""
-    return cmd.mcp.structured and any(isinstance(tp, type) and issubclass(tp, Envelope) for tp in cmd.result_types)
+def _structured_envelope(cmd: Command) -> bool:
+    return cmd.mcp.structured and admits_envelope(cmd)
 
 
 def _settled(read):
@@ -145,7 +145,7 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
     arguments are accepted, as the contracts need, and named in the result's warnings."""
     unknown = cmd.unknown(arguments)
     refused = _fixed_argument(cmd, unknown)
-    if refused is not None and _admits_envelope(cmd):
+    if refused is not None and _structured_envelope(cmd):
         text = cmd.encode(failure(Envelope, cmd.name, "invalid_argument", refused))
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     structured_content=msgspec.json.decode(text), is_error=True)
@@ -161,12 +161,12 @@ def call(ws: Workspace, cmd: Command, arguments: dict | None) -> types.CallToolR
     try:
         settle(ws.root)
         result = cmd.handler(ws, params) if params is not None else cmd.on_invalid(arguments)
-    except Exception as exc:
+    except failures() as exc:
         # Left to the SDK, the exception's text (absolute paths, internals) would reach the
         # client; it gets the structured failure the CLI prints with --json, stderr the traceback.
         log.exception("tool %s failed", cmd.tool)
         failed = internal_failure(cmd.name, exc)
-        if not _admits_envelope(cmd):  # a contract with no place for the envelope: its message, as text
+        if not _structured_envelope(cmd):  # a contract with no place for the envelope: its message, as text
             return types.CallToolResult(content=[types.TextContent(type="text", text=failed.error.message)],
                                         is_error=True)
         text = cmd.encode(failed)
@@ -211,7 +211,7 @@ def _observe(observers: list, event: str, *args) -> None:
     for observer in observers:
         try:
             getattr(observer, event)(*args)
-        except Exception:
+        except failures():
             log.exception("connection observer failed on %s", event)
 
 
@@ -373,7 +373,7 @@ def build_server(ws: Workspace) -> tuple[Server, bool]:  # noqa: C901 - the MCP 
             text = await anyio.to_thread.run_sync(_settled(resource.read), ws, fields)
         except ResourceError as exc:
             raise MCPError(exc.rpc_code, exc.message, exc.data) from None
-        except Exception:
+        except failures():
             log.exception("reading %s failed", uri)
             raise MCPError(types.INTERNAL_ERROR, "Failed to read resource") from None
         return types.ReadResourceResult(
@@ -401,7 +401,7 @@ def build_server(ws: Workspace) -> tuple[Server, bool]:  # noqa: C901 - the MCP 
             raise MCPError(types.INVALID_PARAMS, f"Missing required arguments: {', '.join(missing)}")
         try:
             text = await anyio.to_thread.run_sync(_settled(prompt.render), ws, args)
-        except Exception:
+        except failures():
             log.exception("rendering prompt %s failed", params.name)
             raise MCPError(types.INTERNAL_ERROR, "Failed to render prompt") from None
         return types.GetPromptResult(description=prompt.description, messages=[
@@ -565,6 +565,6 @@ def _relay(ws: Workspace):
 
     try:
         return relay_server.start(ws)
-    except Exception as exc:  # the server serves on; its hooks answer in process
+    except failures() as exc:  # the server serves on; its hooks answer in process
         log.warning("the prompt hook's relay is off: %s", exc)
         return None

@@ -9,6 +9,7 @@ import logging
 import threading
 
 from repoctx.base import index
+from repoctx.base.failures import failures
 from repoctx.base.workspace import Workspace
 from repoctx.registry.allowlist import AllowlistError
 from repoctx.registry.catalog import listed, warm_up
@@ -34,7 +35,7 @@ def start(ws: Workspace, watch: bool) -> frozenset[str]:
     def warm() -> None:
         try:
             warm_up(ws, tools)
-        except Exception:  # the first question will meet the same problem and report it
+        except failures():  # the first question will meet the same problem and report it
             log.exception("warming up failed")
 
     threading.Thread(target=warm, name="repoctx-warm-up", daemon=True).start()
