@@ -85,3 +85,10 @@ pub fn numbers(mut seed: u64) -> impl FnMut(u64) -> u64 {
         (seed >> 33) % n
     }
 }
+
+/// Whether tables made one after another hash the same key apart (`hash`: a fresh table's hash
+/// of it): seeded, not fixed, so a repository cannot choose keys that collide in every process.
+pub fn seeded(hash: impl Fn() -> u64) -> bool {
+    let hashes: std::collections::HashSet<u64> = (0..8).map(|_| hash()).collect();
+    hashes.len() > 1
+}

@@ -215,6 +215,9 @@ pub struct Index {
     /// thread while the terms are adopted).
     to_list: Option<Vec<String>>,
     ahead: Option<Ahead>,
+    /// The walk's listing, when `settle` reads the saved file itself: compared with the files
+    /// while the terms are adopted, as `ahead`'s is.
+    kept: Option<Kept>,
     listed: Option<Listing>,
     /// Where a load spools the posting and forward lists it adopts, to read them mapped
     /// (tree/scratch.rs): the saved file's directory, while the load runs.
@@ -309,18 +312,28 @@ impl store::Sink for Index {
         self.written.adopt(part);
     }
 
-    /// The terms go to the posting lists while another thread compares the listing made
-    /// ahead (when the load was given the walk's directories) with the files, which the terms
-    /// do not change. A load that runs beside the walk lists nothing: the walk hands its own
-    /// listing to `settle`.
+    /// Every file is in: each directory's files are put in path order (a listing is compared
+    /// with them in that order). The terms go to the posting lists while another thread
+    /// compares a listing with the files, which the terms do not change: the one made ahead
+    /// (when the load was given the walk's directories), or the walk's own (when `settle` reads
+    /// the saved file, after the walk). A load that runs beside the walk has neither: the walk
+    /// hands its listing to `settle`.
     fn beside_terms(&mut self, adopt: store::AdoptTerms<'_>) -> Result<(), String> {
+        let paths = &self.paths;
+        for list in self.by_dir.values_mut() {
+            list.sort_unstable_by(|&a, &b| paths.get(a).cmp(paths.get(b)));
+        }
         let lex = &mut self.lex;
-        let Some(ahead) = self.ahead.take() else {
+        let (ahead, kept) = (self.ahead.take(), self.kept.take());
+        if ahead.is_none() && kept.is_none() {
             return adopt(&mut |_, t| lex.adopt_term(t.term, t.postings, t.df, t.last));
-        };
-        let held: Held<'_> = held!(self);
+        }
+        let (root, held): (&Path, Held<'_>) = (&self.root, held!(self));
         let (adopted, listing) = std::thread::scope(|s| {
-            let lister = s.spawn(move || ahead.compare(held));
+            let lister = s.spawn(move || match (ahead, kept) {
+                (Some(ahead), _) => ahead.compare(held),
+                (None, kept) => kept.map(|kept| compare_kept(root, kept, held)),
+            });
             let adopted = adopt(&mut |_, t| lex.adopt_term(t.term, t.postings, t.df, t.last));
             (adopted, lister.join().ok().flatten())
         });
@@ -367,11 +380,13 @@ impl Loaded {
             mut adopted,
             size,
         } = self;
+        let mut kept = kept;
         match size {
             SavedSize::Read(len) if len > cap => {
                 adopted = ix.refuse(format!("larger than {cap} bytes; refused"));
             }
             SavedSize::Later(rel) => {
+                ix.kept = kept.take(); // compared beside the terms
                 adopted = match Root::open(&ix.root.clone()) {
                     Ok(confined) => match ix.adopt_file(&confined, &rel, cap) {
                         Some((adopted, _)) => adopted,
@@ -382,8 +397,8 @@ impl Loaded {
             }
             _ => {}
         }
-        if let Some(kept) = kept {
-            ix.listed = Some(ix.compare_kept(kept));
+        if let Some(kept) = kept.or_else(|| ix.kept.take()) {
+            ix.listed = Some(compare_kept(&ix.root, kept, held!(ix)));
         }
         let (loaded, scopes) = ix.update_from(dirs, Some(dirs))?;
         ix.loaded = loaded;
@@ -461,10 +476,9 @@ fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or(".", |(d, _)| d)
 }
 
-/// The path table, the paths, the records, the files by directory and what their stat keys
+/// The paths, the records, the files by directory (in path order) and what their stat keys
 /// share, which a listing is compared with.
 type Held<'a> = (
-    &'a PathTable,
     &'a Paths,
     &'a [Option<File>],
     &'a HashMap<String, Vec<u32>>,
@@ -474,13 +488,7 @@ type Held<'a> = (
 /// An index's `Held`, borrowed field by field (its terms may be adopted beside it).
 macro_rules! held {
     ($ix:expr) => {
-        (
-            &$ix.by_path,
-            &$ix.paths,
-            &$ix.files[..],
-            &$ix.by_dir,
-            &$ix.keys,
-        )
+        (&$ix.paths, &$ix.files[..], &$ix.by_dir, &$ix.keys)
     };
 }
 use held;
@@ -494,56 +502,48 @@ fn list_raw(top: &PlainDir, root: &Path, dir: &str, ignore: &Ignore) -> DirFiles
 }
 
 /// Directory `d`'s files the index reads, as listed from `at` (`files`: name and stat key),
-/// compared with the files `held`, so only what differs is kept.
+/// compared with the files `held`, so only what differs is kept. Both sides are walked in name
+/// order (the directory's files are kept in path order, and a path is `d/` and its name), so a
+/// name is matched with no lookup of its path.
 fn compare<'n>(
     d: &str,
     files: impl Iterator<Item = (&'n str, StatKey)>,
     at: i64,
-    (by_path, paths, held, by_dir, keys): Held<'_>,
+    (paths, held, by_dir, keys): Held<'_>,
 ) -> Listed {
     let mut l = Listed {
         at,
         ..Listed::default()
     };
-    // Files held that the listing found (changed or not): the rest are gone.
-    let mut found: Vec<u32> = Vec::new();
-    let mut p = String::new();
-    for (name, k) in files {
-        p.clear();
-        if d != "." {
-            p.push_str(d);
-            p.push('/');
-        }
-        p.push_str(name);
-        let id = by_path.get(&p, |i| paths.get(i));
-        match id.and_then(|id| held.get(id as usize)?.as_ref().map(|f| (id, f))) {
-            Some((id, f)) if keys.unpack(&f.key) == k => {
-                l.same += 1;
-                found.push(id);
-            }
-            Some((id, _)) => {
-                l.out.push(id);
-                found.push(id);
-                l.to_read.push((p.clone(), k));
-            }
-            None => l.to_read.push((p.clone(), k)),
-        }
-    }
+    let mut listed: Vec<(&str, StatKey)> = files.collect();
+    listed.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let prefix = if d == "." { 0 } else { d.len() + 1 };
     let had = by_dir.get(d).map_or(&[][..], Vec::as_slice);
-    if found.len() < had.len() {
-        found.sort_unstable();
-        l.vanished = had
-            .iter()
-            .copied()
-            .filter(|id| found.binary_search(id).is_err())
-            .collect();
-        l.vanished
-            .sort_unstable_by(|&a, &b| paths.get(a).cmp(paths.get(b)));
+    let mut had = had
+        .iter()
+        .map(|&id| (id, &paths.get(id)[prefix..]))
+        .peekable();
+    let path = |name: &str| match d {
+        "." => name.to_string(),
+        _ => format!("{d}/{name}"),
+    };
+    for (name, k) in listed {
+        // Files held before this name that the listing did not find: gone.
+        while let Some((id, _)) = had.next_if(|&(_, p)| p < name) {
+            l.vanished.push(id);
+        }
+        match had.next_if(|&(_, p)| p == name) {
+            Some((id, _)) => match held.get(id as usize).and_then(Option::as_ref) {
+                Some(f) if keys.unpack(&f.key) == k => l.same += 1,
+                _ => {
+                    l.out.push(id);
+                    l.to_read.push((path(name), k));
+                }
+            },
+            None => l.to_read.push((path(name), k)),
+        }
     }
-    // In path order, as the directory's files are kept.
-    l.to_read.sort_unstable();
-    l.out
-        .sort_unstable_by(|&a, &b| paths.get(a).cmp(paths.get(b)));
+    l.vanished.extend(had.map(|(id, _)| id));
     l
 }
 
@@ -603,6 +603,32 @@ impl Ahead {
     }
 }
 
+/// The walk's listing (`walk_keeping`) of the files the index of `root` reads compared with
+/// the files `held`, in parallel, where a load would list the tree again.
+fn compare_kept(root: &Path, kept: Kept, held: Held<'_>) -> Listing {
+    let priority = kept.priority.as_deref();
+    let (dirs, listed) = kept
+        .dirs
+        .into_par_iter()
+        .map(
+            |KeptDir {
+                 scope,
+                 files,
+                 chain,
+             }| {
+                let mut filter = DirFilter::walked(priority, root, &scope, chain);
+                let read = files
+                    .iter()
+                    .filter(|(name, key)| files::wanted(name) && filter.admits(name, key.size));
+                let mut listed = compare(&scope, read, kept.at, held);
+                listed.context = Some(files.context());
+                (scope, listed)
+            },
+        )
+        .unzip();
+    Listing { dirs, listed }
+}
+
 /// The listing of `list_dirs` made ahead (while a load adopted the terms, or by the walk), for
 /// `update_from`.
 struct Listing {
@@ -636,33 +662,6 @@ impl Index {
         };
         let ahead = kept.is_none().then_some(dirs);
         Ok(Index::load(root, opts, saved, ahead)?.settle(dirs, cap, kept)?)
-    }
-
-    /// The walk's listing (`walk_keeping`) of the files the index reads compared with the files
-    /// held, in parallel, where a load would list the tree again.
-    fn compare_kept(&self, kept: Kept) -> Listing {
-        let held: Held<'_> = held!(self);
-        let priority = kept.priority.as_deref();
-        let (dirs, listed) = kept
-            .dirs
-            .into_par_iter()
-            .map(
-                |KeptDir {
-                     scope,
-                     files,
-                     chain,
-                 }| {
-                    let mut filter = DirFilter::walked(priority, &self.root, &scope, chain);
-                    let read = files
-                        .iter()
-                        .filter(|(name, key)| files::wanted(name) && filter.admits(name, key.size));
-                    let mut listed = compare(&scope, read, kept.at, held);
-                    listed.context = Some(files.context());
-                    (scope, listed)
-                },
-            )
-            .unzip();
-        Listing { dirs, listed }
     }
 
     /// The first half of `build_from`, before the tree is listed (so it can run beside the walk
@@ -732,7 +731,9 @@ impl Index {
         if let Some(a) = self.ahead.take() {
             let _ = a.raw.join(); // not left listing beside the build that follows
         }
+        let kept = self.kept.take(); // the walk's listing, when no term came to compare it
         *self = Index::empty(&self.root.clone(), self.opts.clone());
+        self.kept = kept;
         self.refused = Some(why);
         0
     }
@@ -781,6 +782,7 @@ impl Index {
             changed: 0,
             to_list: None,
             ahead: None,
+            kept: None,
             listed: None,
             scratch: None,
         }
@@ -794,13 +796,9 @@ impl Index {
         Ok(())
     }
 
-    /// The saved index adopted whole (tasks/store.rs handed every part to the `Sink` below):
-    /// each directory's files put in path order; returns how many files it holds.
+    /// The saved index adopted whole (tasks/store.rs handed every part to the `Sink` below,
+    /// which put each directory's files in path order); returns how many files it holds.
     fn adopted(&mut self) -> usize {
-        let paths = &self.paths;
-        for list in self.by_dir.values_mut() {
-            list.sort_unstable_by(|&a, &b| paths.get(a).cmp(paths.get(b)));
-        }
         self.paths.shrink_to_fit();
         self.lex.shrink(); // the buffers' room beyond the saved lists
         self.files.len()
@@ -1793,6 +1791,26 @@ mod tests {
             outline: false,
         };
         crate::tasks::query(ix, &ask, "bytes4").unwrap()
+    }
+
+    /// A file added to a directory after its others is numbered after them though its name
+    /// comes first, and is saved in that order: a load compares the directory's listing with
+    /// its files in path order, so it finds every file (none read again).
+    #[test]
+    fn files_saved_out_of_path_order_are_each_found_by_the_listing() {
+        let t = TempTree::with("task-index-order", &[("z.py", "def late():\n    pass\n")]);
+        let dirs = vec![".".to_string()];
+        crate::tree::os::pin_clock(Some(
+            crate::tree::os::now_ns() + 60 * crate::tree::os::RACY_NS,
+        ));
+        let mut ix = Index::build(t.path(), opts(), &dirs).unwrap();
+        t.write("a.py", "def early():\n    pass\n");
+        ix.update(&dirs, Some(&dirs));
+        let bytes = ix.save();
+        let loaded =
+            Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)), None).unwrap();
+        crate::tree::os::pin_clock(None);
+        assert_eq!((loaded.loaded, loaded.changed), (2, 0));
     }
 
     #[test]

@@ -5,12 +5,14 @@
 //! a file: 16 bytes less a record, and no 100,000 small blocks in the heap of the thread that
 //! loaded them, which pinned the load's freed scratch between them.
 //!
-//! Hashes are keyed per process (`RandomState`): a repository cannot choose paths that collide.
+//! Hashes are foldhash's (cheaper than std's SipHash, a million at a load), seeded per process
+//! as tasks/vocab.rs's are: a repository cannot choose paths that collide.
 
 use super::limits::MOST_BYTES;
+use foldhash::fast::RandomState;
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
 
 #[derive(Default)]
 pub struct Paths {
@@ -186,6 +188,15 @@ mod tests {
             assert_eq!(paths.get(1 + round % 7), format!("src/f{round}.rs"));
         }
         assert_eq!(paths.get(9), "");
+    }
+
+    /// Seeded, not fixed: two tables hash the same path apart (a fixed hasher's collisions
+    /// could be chosen by a repository once and would hold in every process).
+    #[test]
+    fn each_table_has_its_own_seed() {
+        assert!(crate::testing::seeded(|| PathTable::default()
+            .keys
+            .hash_one("src/lib.rs")));
     }
 
     /// Paths come and go (numbers reused, as the index reuses them); the table answers as a
