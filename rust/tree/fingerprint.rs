@@ -16,12 +16,38 @@ pub fn mtime_ms(meta: &Metadata) -> i64 {
     (secs as f64 * 1000.0 + nanos as f64 / 1_000_000.0).floor() as i64
 }
 
-pub fn entry_line(name: &str, meta: &Metadata) -> String {
-    format!("{}:{}:{}", name, mtime_ms(meta), meta.len())
+/// One directory's `name:mtime:size` lines written one after another, each ending where `ends` says: a walk's
+/// million files are not a million lines allocated each.
+#[derive(Default)]
+pub struct Lines {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Lines {
+    pub fn push(&mut self, name: &str, meta: &Metadata) {
+        use std::fmt::Write;
+        let _ = write!(self.text, "{}:{}:{}", name, mtime_ms(meta), meta.len());
+        self.ends.push(self.text.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn digest(&self) -> String {
+        let mut start = 0;
+        let lines = self.ends.iter().map(|&end| {
+            let line = &self.text[start..end];
+            start = end;
+            line
+        });
+        digest(lines.collect())
+    }
 }
 
 /// Hash already-built `name:mtime:size` lines into the 8-hex fingerprint.
-pub fn digest(mut lines: Vec<String>) -> String {
+fn digest(mut lines: Vec<&str>) -> String {
     lines.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
     let mut hasher = Sha256::new();
     for (i, line) in lines.iter().enumerate() {
@@ -36,7 +62,7 @@ pub fn digest(mut lines: Vec<String>) -> String {
 
 /// Fingerprint of one directory, read on its own (for a single-scope question).
 pub fn fingerprint_dir(dir: &Path) -> io::Result<String> {
-    let mut lines = Vec::new();
+    let mut lines = Lines::default();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let ft = entry.file_type()?;
@@ -49,10 +75,10 @@ pub fn fingerprint_dir(dir: &Path) -> io::Result<String> {
         }
         // A file removed between readdir and stat is skipped, as a racing writer would leave it.
         if let Ok(meta) = entry.metadata() {
-            lines.push(entry_line(&name, &meta));
+            lines.push(&name, &meta);
         }
     }
-    Ok(digest(lines))
+    Ok(lines.digest())
 }
 
 #[cfg(test)]
@@ -86,8 +112,8 @@ mod tests {
 
     #[test]
     fn order_of_lines_does_not_matter() {
-        let a = digest(vec!["b.py:1:2".into(), "a.py:3:4".into()]);
-        let b = digest(vec!["a.py:3:4".into(), "b.py:1:2".into()]);
+        let a = digest(vec!["b.py:1:2", "a.py:3:4"]);
+        let b = digest(vec!["a.py:3:4", "b.py:1:2"]);
         assert_eq!(a, b);
     }
 

@@ -19,6 +19,7 @@
 //! decide, and the copies decide alike. What is not applied is said once per process on
 //! stderr, naming the file.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -497,13 +498,20 @@ impl Rules {
     /// What the last line that speaks of `path` says: Some(true) ignored, Some(false)
     /// re-included (`!`), None when no line matches it.
     pub fn matched(&self, path: &Path, is_dir: bool) -> Option<bool> {
-        let rel = crate::tree::paths::slashed(
-            path.strip_prefix(&self.base)
-                .ok()?
-                .as_os_str()
-                .as_encoded_bytes(),
-        );
-        let rel = &rel[..];
+        self.matched_rel(&self.rel(path)?, is_dir)
+    }
+
+    /// `path` from the directory the rules sit in, `/`-separated; None when it is not below it.
+    pub fn rel<'p>(&self, path: &'p Path) -> Option<Cow<'p, [u8]>> {
+        let rel = path.strip_prefix(&self.base).ok()?;
+        Some(crate::tree::paths::slashed(
+            rel.as_os_str().as_encoded_bytes(),
+        ))
+    }
+
+    /// `matched` of a path given from the rules' directory (`rel`'s form), for a caller that
+    /// makes many paths below one directory and would otherwise split each one from the root.
+    pub fn matched_rel(&self, rel: &[u8], is_dir: bool) -> Option<bool> {
         if rel.is_empty() {
             return None;
         }

@@ -9,7 +9,7 @@
 //! skip list) are walked for task context but are no scope: their rows (and those
 //! beneath them) are `unscoped` and sort after every scope's row.
 
-use crate::tree::fingerprint::{digest, entry_line};
+use crate::tree::fingerprint::Lines;
 use crate::tree::ignore::{self, Budget, Rules};
 use crate::tree::listing::DirFiles;
 use crate::tree::names::{CONFIG_FILE, CONTEXT_FILE};
@@ -286,7 +286,7 @@ fn mtime_ns(meta: &fs::Metadata) -> i64 {
 }
 
 fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing> {
-    let mut lines = Vec::new();
+    let mut lines = Lines::default();
     let mut row = DirRow {
         scope: scope.to_string(),
         fingerprint: String::new(),
@@ -325,7 +325,7 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
             if name == ".gitignore" {
                 gitignore = Gitignore::File;
             }
-            lines.push(entry_line(&name, &meta));
+            lines.push(&name, &meta);
             if name != CONFIG_FILE && is_source_file(&name) {
                 row.source_files += 1;
                 row.source_bytes += meta.len();
@@ -337,7 +337,7 @@ fn read_listing(abs: &Path, scope: &str, keep: bool) -> std::io::Result<Listing>
         }
     }
     row.files = lines.len() as u32;
-    row.fingerprint = digest(lines);
+    row.fingerprint = lines.digest();
     if let Some(k) = &mut kept {
         k.shrink();
     }
