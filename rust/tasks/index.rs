@@ -1805,7 +1805,7 @@ mod tests {
         ));
         let mut ix = Index::build(t.path(), opts(), &dirs).unwrap();
         t.write("a.py", "def early():\n    pass\n");
-        ix.update(&dirs, Some(&dirs));
+        ix.update(&dirs, Some(&dirs)).unwrap();
         let bytes = ix.save();
         let loaded =
             Index::build_from(t.path(), opts(), &dirs, Some(Saved::Bytes(&bytes)), None).unwrap();
