@@ -1651,12 +1651,23 @@ mod tests {
             "web/.context.yaml",
             "version: 1\nsummary: \"Cart totals.\"\n",
         );
-        let web = StatKey::lstat(&t.path().join("web/.context.yaml")).unwrap();
-        crate::tree::os::pin_clock(Some(web.mtime.max(web.ctime)));
+        // The clock at the first of the tree's files (however long ago a loaded machine wrote
+        // them): every file was written within the window, its three source files and its two
+        // context files, and all are read again.
+        let now = [
+            "app/main.py",
+            "app/.context.yaml",
+            "lib/round.py",
+            "web/cart.ts",
+            "web/.context.yaml",
+        ];
+        let first = (now.iter())
+            .map(|p| StatKey::lstat(&t.path().join(p)).unwrap())
+            .map(|k| k.mtime.max(k.ctime))
+            .min();
+        crate::tree::os::pin_clock(first);
         let racy = Index::build(t.path(), opts(), &dirs).unwrap().save();
-        clock_past_racy(&t, &["web/.context.yaml"]);
-        // Every file of the tree was written within the window: its three source files and its
-        // two context files are read again.
+        clock_past_racy(&t, &now);
         assert_eq!(loaded(&racy).changed, 3 + 2);
         assert_eq!(loaded(&loaded(&racy).save()).changed, 0);
     }
