@@ -374,13 +374,17 @@ impl Loaded {
     /// stat key is the one saved are not read. `cap` is the most bytes the saved file may hold
     /// for this tree: a larger one is refused (unread, when `load` left it) and every file read.
     /// `kept`: the walk's listing of `dirs` (`walk_keeping`), so they are not listed again.
-    pub fn settle(self, dirs: &[String], cap: u64, kept: Option<Kept>) -> Result<Index, TooBig> {
+    pub fn settle(
+        self,
+        dirs: &[String],
+        cap: u64,
+        mut kept: Option<Kept>,
+    ) -> Result<Index, TooBig> {
         let Loaded {
             mut ix,
             mut adopted,
             size,
         } = self;
-        let mut kept = kept;
         match size {
             SavedSize::Read(len) if len > cap => {
                 adopted = ix.refuse(format!("larger than {cap} bytes; refused"));
@@ -1575,13 +1579,15 @@ mod tests {
 
     /// This thread's clock pinned past the racy window of the files just written, so a save
     /// holds them.
-    fn clock_past_racy(t: &TempTree, files: &[&str]) {
-        let last = files
-            .iter()
+    /// When each of `files` was last written: its mtime or ctime, the later.
+    fn written<'a>(t: &'a TempTree, files: &'a [&str]) -> impl Iterator<Item = i64> + 'a {
+        (files.iter())
             .map(|p| StatKey::lstat(&t.path().join(p)).unwrap())
             .map(|k| k.mtime.max(k.ctime))
-            .max()
-            .unwrap();
+    }
+
+    fn clock_past_racy(t: &TempTree, files: &[&str]) {
+        let last = written(t, files).max().unwrap();
         crate::tree::os::pin_clock(Some(last + crate::tree::os::RACY_NS + 1));
     }
 
@@ -1661,11 +1667,7 @@ mod tests {
             "web/cart.ts",
             "web/.context.yaml",
         ];
-        let first = (now.iter())
-            .map(|p| StatKey::lstat(&t.path().join(p)).unwrap())
-            .map(|k| k.mtime.max(k.ctime))
-            .min();
-        crate::tree::os::pin_clock(first);
+        crate::tree::os::pin_clock(written(&t, &now).min());
         let racy = Index::build(t.path(), opts(), &dirs).unwrap().save();
         clock_past_racy(&t, &now);
         assert_eq!(loaded(&racy).changed, 3 + 2);
