@@ -27,7 +27,7 @@ mod bindings {
     use crate::git::view as git;
     use crate::project::modscan;
     use crate::scopes::sources;
-    use crate::tree::{fingerprint, fs, live, os, walk};
+    use crate::tree::{count, fingerprint, fs, live, os, walk};
     use crate::{lang, py, tasks};
 
     use py::{cache_err, in_root, os_err, os_err_at, LinkRefused};
@@ -40,7 +40,7 @@ mod bindings {
     // --- the tree (tree/): the walk, the live index, fingerprints ----------------------------
 
     #[pyfunction]
-    #[pyo3(name = "walk", signature = (root, extra_ignore, max_depth, min_tokens, keep_files=false))]
+    #[pyo3(name = "walk", signature = (root, extra_ignore, max_depth, min_tokens, keep_files=false, count=None))]
     fn walk_py(
         py: Python<'_>,
         root: PathBuf,
@@ -48,6 +48,7 @@ mod bindings {
         max_depth: usize,
         min_tokens: i64,
         keep_files: bool,
+        count: Option<&FileCountPy>,
     ) -> PyResult<py::Table> {
         let opts = walk::Options {
             extra_ignore,
@@ -55,13 +56,19 @@ mod bindings {
             min_tokens,
         };
         if !keep_files {
+            if count.is_some() {
+                return Err(PyValueError::new_err(
+                    "a walk counts its files only as it keeps them",
+                ));
+            }
             let table = py
                 .detach(|| walk::walk(&root, &opts, None))
                 .map_err(os_err_at(&root))?;
             return py::Table::walked(py, &table);
         }
+        let count = count.map(|c| &c.inner);
         let (table, kept) = py
-            .detach(|| walk::walk_keeping(&root, &opts))
+            .detach(|| walk::walk_keeping(&root, &opts, count))
             .map_err(os_err_at(&root))?;
         let files = py::WalkFiles {
             kept: std::sync::Mutex::new(Some(kept)),
@@ -70,6 +77,29 @@ mod bindings {
             files: Some(Py::new(py, files)?),
             ..py::Table::walked(py, &table)?
         })
+    }
+
+    /// A walk's running count of files (tree/count.rs), for a load of the saved task index
+    /// beside it (`TaskIndex.load`).
+    #[pyclass(frozen, name = "FileCount", module = "repoctx._core")]
+    struct FileCountPy {
+        inner: count::FileCount,
+    }
+
+    #[pymethods]
+    impl FileCountPy {
+        #[new]
+        fn new() -> Self {
+            FileCountPy {
+                inner: count::FileCount::default(),
+            }
+        }
+
+        /// The walk is over and found `files` files (None: it failed); a load waiting on the
+        /// count goes on.
+        fn close(&self, files: Option<u64>) {
+            self.inner.close(files);
+        }
     }
 
     /// The walk table kept in memory and kept true by file-system events (see tree/live.rs),
@@ -749,7 +779,9 @@ mod bindings {
         }
 
         /// The first half of `TaskIndex(root, dirs, …, saved_at=…)`, before the walk has found
-        /// `dirs`: the saved file adopted (left for `settle` when larger than `saved_at`'s cap).
+        /// `dirs`: the saved file at `saved_at`'s path adopted once the walk's count of files
+        /// (its `FileCount`) holds its size (`saved_bytes_cap`), or left for `settle` when the
+        /// walk ends short of it.
         #[staticmethod]
         #[pyo3(signature = (root, extra_ignore, prefix, contextia, saved_at))]
         fn load(
@@ -758,14 +790,14 @@ mod bindings {
             extra_ignore: Vec<String>,
             prefix: String,
             contextia: Option<PathBuf>,
-            saved_at: (PathBuf, u64),
+            saved_at: (PathBuf, Bound<'_, FileCountPy>),
         ) -> PyResult<TaskIndexLoadPy> {
             let opts = tasks::options::Options {
                 extra_ignore,
                 prefix,
                 contextia,
             };
-            let saved = tasks::index::Saved::File(&saved_at.0, saved_at.1);
+            let saved = tasks::index::Saved::Counted(&saved_at.0, &saved_at.1.get().inner);
             let loaded = py
                 .detach(|| tasks::index::Index::load(&root, opts, Some(saved), None))
                 .map_err(os_err_at(&root))?;
@@ -900,6 +932,12 @@ mod bindings {
         fn heap_parts(&self) -> Vec<(&'static str, usize)> {
             self.inner.lock().unwrap().heap_parts()
         }
+    }
+
+    /// The most bytes a saved task index of a tree of `files` files is read up to.
+    #[pyfunction]
+    fn saved_bytes_cap(files: u64) -> u64 {
+        tasks::store::saved_cap(files)
     }
 
     /// A saved task index adopted before the walk (`TaskIndex.load`), for `settle`.
@@ -1112,6 +1150,9 @@ mod bindings {
         m.add("RACY_NS", os::RACY_NS)?;
         m.add_class::<TaskIndexPy>()?;
         m.add_class::<TaskIndexLoadPy>()?;
+        m.add_class::<FileCountPy>()?;
+        m.add_function(wrap_pyfunction!(saved_bytes_cap, m)?)?;
+        m.add("MAX_SAVED_BYTES", tasks::store::MOST_SAVED_BYTES)?;
         m.add_class::<TaskHistoryPy>()?;
         m.add_class::<tasks::rank::Answer>()?;
         m.add_class::<tasks::rank::FileOut>()?;

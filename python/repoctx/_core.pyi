@@ -10,14 +10,14 @@ from typing import ClassVar, final
 __all__ = [
     "Annotation", "BuildInfo", "BuiltCache", "CacheEntry", "CacheRefused", "CacheView", "CacheWatch", "CoreRefused",
     "DirEntry", "DirRow",
-    "FILE_LABELS", "FileKind", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
-    "ModuleScan", "PanicException", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_NOTHING_MATCHED", "TASK_SIGNALS", "Table", "TaskAnswer",
+    "FILE_LABELS", "FileCount", "FileKind", "GitRepo", "GitStats", "Globs", "GoFile", "GoRequire", "KeyFile", "Language", "LeftOut", "LinkRefused", "LiveIndex",
+    "MAX_SAVED_BYTES", "ModuleScan", "PanicException", "RACY_NS", "RequestId", "SKIP_DIRS", "ScopeSources", "SourceIndex", "Stat", "TASK_NOTHING_MATCHED", "TASK_SIGNALS", "Table", "TaskAnswer",
     "TaskDefinition", "TaskFile", "TaskHistory", "TaskIndex", "TaskIndexLoad", "TaskMember", "TaskPiece", "TaskRegion", "WalkFiles",
     "YamlFile", "YamlRefused", "annotate_file",
     "build_cache", "build_info", "commit_staged", "count_tokens", "file_kind", "file_kinds", "fingerprint", "fs_exchange", "fs_list",
     "fs_makedirs", "fs_open_dir", "fs_read", "fs_read_head", "fs_remove", "fs_remove_tree", "fs_rename",
     "fs_stat", "fs_write", "is_source_file", "jsonrpc_request_id", "load_cache", "outline", "parse_go", "read_yaml_many",
-    "real_path", "scan_modules", "stage_yaml", "to_yaml", "walk", "yaml_to_json",
+    "real_path", "saved_bytes_cap", "scan_modules", "stage_yaml", "to_yaml", "walk", "yaml_to_json",
 ]
 
 # --- the tree (rust/tree/) ------------------------------------------------------------------
@@ -101,9 +101,24 @@ class Table:
     def unscoped_changed_at(self) -> list[int] | None:
         """As `changed_at`, beside `unscoped`."""
 
-def walk(root: str, extra_ignore: list[str], max_depth: int, min_tokens: int, keep_files: bool = False) -> Table:
+def walk(
+    root: str, extra_ignore: list[str], max_depth: int, min_tokens: int, keep_files: bool = False,
+    count: FileCount | None = None,
+) -> Table:
     """Scan `root` in parallel into its directory table; with `keep_files`, keeping each directory's
-    files as it listed them (`Table.files`). Raises OSError when the root cannot be read."""
+    files as it listed them (`Table.files`) and adding its count of files to `count` as it goes
+    (ValueError without `keep_files`; closing it is the caller's). Raises OSError when the root
+    cannot be read."""
+
+@final
+class FileCount:
+    """A walk's running count of files, for a load of the saved task index beside it
+    (`TaskIndex.load`), which waits until the count holds the saved file's size."""
+
+    def __new__(cls) -> FileCount: ...
+    def close(self, files: int | None) -> None:
+        """The walk is over and found `files` files (None: it failed): a load waiting on the count
+        goes on (and leaves a file the count does not hold for `settle`, which refuses it)."""
 
 @final
 class WalkFiles:
@@ -622,6 +637,13 @@ class TaskHistory:
     def refused(self) -> str | None:
         """Why `saved` cannot be used (it is checked), or None."""
 
+# What a saved task index is read up to, whatever the tree (rust/tasks/store.rs).
+MAX_SAVED_BYTES: int
+
+def saved_bytes_cap(files: int) -> int:
+    """The most bytes a saved task index of a tree of `files` files is read up to: 4 MiB and 16 KiB
+    a file, never over MAX_SAVED_BYTES (a larger file is refused by its size, unread)."""
+
 @final
 class TaskIndex:
     """The task index of a tree (rust/tasks/index.rs): the terms, definitions, imports and
@@ -641,11 +663,12 @@ class TaskIndex:
     ) -> TaskIndex: ...
     @staticmethod
     def load(
-        root: str, extra_ignore: list[str], prefix: str, contextia: str | None, saved_at: tuple[str, int],
+        root: str, extra_ignore: list[str], prefix: str, contextia: str | None, saved_at: tuple[str, FileCount],
     ) -> TaskIndexLoad:
         """The first half of `TaskIndex(root, dirs, …, saved_at=…)`, before the walk has found `dirs`
-        (a cold process runs both at once): the saved file adopted, or left for `settle` when it is
-        larger than `saved_at`'s cap. Raises OSError when the root cannot be read."""
+        (a cold process runs both at once): the saved file at `saved_at`'s path adopted once the
+        walk's count holds its size (`saved_bytes_cap`), or left for `settle` when the walk ends
+        short of it. Raises OSError when the root cannot be read."""
     def update(self, changed: list[str], all: list[str] | None = None) -> None:
         """List the directories in `changed` again and read their files whose stat changed;
         with `all` (every directory of the table now), drop the gone ones and index the new ones.

@@ -35,6 +35,7 @@ use super::vocab::Vocab;
 use super::written::Written;
 use crate::artifacts::annotate;
 use crate::lang::imports::Import;
+use crate::tree::count::FileCount;
 use crate::tree::fs::{Error as FsError, Root};
 use crate::tree::listing::DirFiles;
 use crate::tree::os::PlainDir;
@@ -349,6 +350,9 @@ pub enum Saved<'a> {
     /// A file beneath the root (by its path from the root), read a piece at a time, refused
     /// unread when it holds more than the bytes given.
     File(&'a Path, u64),
+    /// `File`, read once the walk beside the load has counted a tree whose `store::saved_cap`
+    /// holds its size; left for `settle` when the walk ends short of it (or fails).
+    Counted(&'a Path, &'a FileCount),
 }
 
 /// A saved index adopted before the tree was listed (`Index::load`), for `settle` to finish.
@@ -365,7 +369,8 @@ enum SavedSize {
     None,
     /// The file adopted (or none there) held this many bytes.
     Read(u64),
-    /// Larger than the cap `load` was given: read by `settle`, if the tree's cap allows it.
+    /// Larger than the cap `load` was given (or than the walk's count allowed): read by
+    /// `settle`, if the tree's cap allows it.
     Later(PathBuf),
 }
 
@@ -392,7 +397,7 @@ impl Loaded {
             SavedSize::Later(rel) => {
                 ix.kept = kept.take(); // compared beside the terms
                 adopted = match Root::open(&ix.root.clone()) {
-                    Ok(confined) => match ix.adopt_file(&confined, &rel, cap) {
+                    Ok(confined) => match ix.adopt_file(&confined, &rel, cap, |_| true) {
                         Some((adopted, _)) => adopted,
                         None => ix.refuse(format!("larger than {cap} bytes; refused unread")),
                     },
@@ -669,7 +674,8 @@ impl Index {
     }
 
     /// The first half of `build_from`, before the tree is listed (so it can run beside the walk
-    /// that finds `dirs`): the saved index adopted. A saved file larger than its cap is left for
+    /// that finds `dirs`): the saved index adopted. A saved file larger than its cap (or than
+    /// the cap of the files the walk counts, `Saved::Counted`, which it waits for) is left for
     /// `settle`, which is given the tree's. `ahead`: the directories `settle` will list, when
     /// they are known already, listed while the saved file is checked (without them nothing is
     /// listed: `settle` takes the walk's listing, or lists what it is not given).
@@ -693,20 +699,43 @@ impl Index {
                 let checked = store::decode(b, b.len() as u64, root, &ix.opts.clone(), &mut ix);
                 (ix.took(checked), SavedSize::None)
             }
-            Some(Saved::File(rel, cap)) => match ix.adopt_file(&confined, rel, cap) {
-                Some((adopted, len)) => (adopted, SavedSize::Read(len)),
-                None => (0, SavedSize::Later(rel.to_path_buf())),
-            },
+            Some(Saved::File(rel, cap)) => ix.adopt_early(&confined, rel, cap, |_| true),
+            Some(Saved::Counted(rel, count)) => {
+                let counted = |len| store::files_for(len).is_some_and(|n| count.reaches(n));
+                ix.adopt_early(&confined, rel, store::MOST_SAVED_BYTES, counted)
+            }
         };
         ix.to_list = None; // not listed ahead when nothing was adopted
         Ok(Loaded { ix, adopted, size })
     }
 
+    /// `adopt_file` for `load`: a file larger than `cap`, or whose size `admits` refuses, is
+    /// left for `settle`.
+    fn adopt_early(
+        &mut self,
+        confined: &Root,
+        rel: &Path,
+        cap: u64,
+        admits: impl FnOnce(u64) -> bool,
+    ) -> (usize, SavedSize) {
+        match self.adopt_file(confined, rel, cap, admits) {
+            Some((adopted, len)) => (adopted, SavedSize::Read(len)),
+            None => (0, SavedSize::Later(rel.to_path_buf())),
+        }
+    }
+
     /// The saved index of file `rel` adopted (a file that cannot be opened as a regular file
     /// beneath the root is as none); files adopted and the file's size, or None when it is
-    /// larger than `cap`.
-    fn adopt_file(&mut self, confined: &Root, rel: &Path, cap: u64) -> Option<(usize, u64)> {
+    /// larger than `cap` or `admits` refuses its size (called before a byte is read).
+    fn adopt_file(
+        &mut self,
+        confined: &Root,
+        rel: &Path,
+        cap: u64,
+        admits: impl FnOnce(u64) -> bool,
+    ) -> Option<(usize, u64)> {
         match confined.open_read(rel, cap) {
+            Ok((_, len)) if !admits(len) => None,
             Ok((file, len)) => {
                 let (root, opts) = (self.root.clone(), self.opts.clone());
                 self.scratch = confined
@@ -2215,6 +2244,58 @@ mod tests {
     }
 
     #[test]
+    fn a_load_beside_the_walk_reads_once_the_walks_count_holds_the_files_size() {
+        let t = TempTree::with(
+            "task-index-load-counted",
+            &[("app/tax.py", "def rate():\n    return 1.2\n")],
+        );
+        let dirs: Vec<String> = [".", "app"].map(String::from).to_vec();
+        clock_past_racy(&t, &["app/tax.py"]);
+        let mut bytes = Index::build(t.path(), opts(), &dirs).unwrap().save();
+        // Padded past the cap of a tree of no file (the checksum is then wrong: refused, but read).
+        let len = store::saved_cap(0) + 1;
+        bytes.resize(len as usize, 0);
+        t.write(".repoctx/task-index.bin", &bytes);
+        let rel = Path::new(".repoctx/task-index.bin");
+        let wanted = store::files_for(len).unwrap();
+        assert_eq!(wanted, 1);
+        let load = |count: &FileCount, walk: &dyn Fn(&FileCount)| {
+            std::thread::scope(|s| {
+                let loading = s.spawn(|| {
+                    let saved = Some(Saved::Counted(rel, count));
+                    Index::load(t.path(), opts(), saved, None).unwrap()
+                });
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                let waited = !loading.is_finished();
+                walk(count);
+                (waited, loading.join().unwrap())
+            })
+        };
+        // The count reaches the size while the walk runs: read then, before the walk is over.
+        let (waited, loaded) = load(&FileCount::default(), &|c| c.add(wanted));
+        assert!(waited, "no byte read before the count held the size");
+        assert!(matches!(loaded.size, SavedSize::Read(n) if n == len));
+        // The walk ends short of it, or fails: left for `settle`, which refuses it unread.
+        for total in [Some(wanted - 1), None] {
+            let (waited, loaded) = load(&FileCount::default(), &|c| c.close(total));
+            assert!(
+                waited && matches!(loaded.size, SavedSize::Later(_)),
+                "{total:?}"
+            );
+            if total.is_some() {
+                let ix = loaded
+                    .settle(&dirs, store::saved_cap(wanted - 1), None)
+                    .unwrap();
+                assert_eq!(
+                    ix.refused,
+                    Some(format!("larger than {} bytes; refused unread", len - 1))
+                );
+            }
+        }
+        crate::tree::os::pin_clock(None);
+    }
+
+    #[test]
     fn a_load_beside_the_walk_lists_nothing_reads_its_lists_mapped_and_settles_on_the_walks_listing_as_a_build(
     ) {
         let t = TempTree::with(
@@ -2272,7 +2353,7 @@ mod tests {
             max_depth: 10,
             min_tokens: 0,
         };
-        let (table, kept) = crate::tree::walk::walk_keeping(t.path(), &walk_opts).unwrap();
+        let (table, kept) = crate::tree::walk::walk_keeping(t.path(), &walk_opts, None).unwrap();
         let dirs: Vec<String> = table.rows.iter().map(|r| r.scope.clone()).collect();
         assert_eq!(dirs, [".", "app", "new"]);
         // The tree is listed once, by the walk: a file edited after it is the next call's.

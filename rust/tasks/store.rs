@@ -78,6 +78,28 @@ pub const BUILD_ID: &str = env!("REPOCTX_BUILD_ID");
 /// An import's leading dots beyond this are no Python a file holds.
 const MAX_DOTS: u64 = 1 << 20;
 
+/// What a saved index is read up to: about 1 KB per file of real code (250 bytes on the
+/// synthetic tree), so this holds a tree of a million files; a larger save is not written.
+pub const MOST_SAVED_BYTES: u64 = 1 << 30;
+/// And never more than this per file of the tree, plus the tables: the bytes are untrusted, so
+/// a crafted file (a sparse 1 GiB one in a tree of ten files) is refused by its size, unread.
+const SAVED_BYTES_PER_FILE: u64 = 16 << 10;
+const SAVED_BYTES_BASE: u64 = 4 << 20;
+
+/// The most bytes a saved index of a tree of `files` files is read up to.
+pub fn saved_cap(files: u64) -> u64 {
+    MOST_SAVED_BYTES
+        .min(SAVED_BYTES_BASE.saturating_add(files.saturating_mul(SAVED_BYTES_PER_FILE)))
+}
+
+/// The fewest files of a tree whose `saved_cap` is `len` bytes or more (None: no tree's is).
+pub fn files_for(len: u64) -> Option<u64> {
+    (len <= MOST_SAVED_BYTES).then(|| {
+        len.saturating_sub(SAVED_BYTES_BASE)
+            .div_ceil(SAVED_BYTES_PER_FILE)
+    })
+}
+
 /// What the check of saved bytes hands on as it goes, in the file's order: the index adopts
 /// each part as it is checked (tasks/index.rs), so neither the file's bytes nor a decoded copy
 /// of every file is held beside the index; a part borrows the window it was checked in and
@@ -1066,6 +1088,21 @@ mod tests {
         let mut v = body.to_vec();
         v.extend_from_slice(&checksum(body));
         v
+    }
+
+    #[test]
+    fn files_for_a_size_is_the_fewest_whose_cap_holds_it() {
+        let edges = [0, 1, 4 << 20, (4 << 20) + 1, 442_000_000, MOST_SAVED_BYTES];
+        let near = edges.iter().flat_map(|&e| [e.saturating_sub(1), e, e + 1]);
+        for len in near.chain((0..2000).map(|i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 33)) {
+            match files_for(len) {
+                Some(n) => {
+                    assert!(saved_cap(n) >= len, "{len}: {n} files");
+                    assert!(n == 0 || saved_cap(n - 1) < len, "{len}: {n} files");
+                }
+                None => assert!(len > saved_cap(u64::MAX), "{len}"),
+            }
+        }
     }
 
     fn opts() -> Options {

@@ -9,6 +9,7 @@
 //! skip list) are walked for task context but are no scope: their rows (and those
 //! beneath them) are `unscoped` and sort after every scope's row.
 
+use crate::tree::count::FileCount;
 use crate::tree::fingerprint::Lines;
 use crate::tree::ignore::{self, Budget, Rules};
 use crate::tree::listing::DirFiles;
@@ -379,6 +380,8 @@ struct Ctx<'a> {
     on_dir: Option<OnDir<'a>>,
     /// Whether each directory's files are kept (`walk_keeping`).
     keep: bool,
+    /// Told each directory's count of files as it is listed.
+    count: Option<&'a FileCount>,
 }
 
 /// What a walk of a subtree found: rows, directories left out, and the files kept.
@@ -400,6 +403,9 @@ fn scan_dir(ctx: &Ctx, abs: &Path, scope: &str, depth: usize, parent: &InForce, 
             return;
         }
     };
+    if let Some(count) = ctx.count {
+        count.add(listing.row.files.into());
+    }
     let mut rules = parent.clone();
     let own = match listing.gitignore {
         Gitignore::Link if !ctx.keep => None,
@@ -508,12 +514,17 @@ fn root_rules(root: &Path, opts: &Options, budget: &Budget) -> (Option<Arc<Rules
 
 /// Scan `root` into a table in `order_key`'s order.
 pub fn walk(root: &Path, opts: &Options, on_dir: Option<OnDir>) -> std::io::Result<Table> {
-    scan(root, opts, on_dir, false).map(|(table, _)| table)
+    scan(root, opts, on_dir, false, None).map(|(table, _)| table)
 }
 
-/// `walk`, keeping each directory's files as it listed them (`Kept`).
-pub fn walk_keeping(root: &Path, opts: &Options) -> std::io::Result<(Table, Kept)> {
-    let (table, mut kept) = scan(root, opts, None, true)?;
+/// `walk`, keeping each directory's files as it listed them (`Kept`), and adding each one's
+/// count of files to `count` as it goes (closing it is the caller's).
+pub fn walk_keeping(
+    root: &Path,
+    opts: &Options,
+    count: Option<&FileCount>,
+) -> std::io::Result<(Table, Kept)> {
+    let (table, mut kept) = scan(root, opts, None, true, count)?;
     kept.dirs.sort_unstable_by(|a, b| a.scope.cmp(&b.scope));
     Ok((table, kept))
 }
@@ -523,6 +534,7 @@ fn scan(
     opts: &Options,
     on_dir: Option<OnDir>,
     keep: bool,
+    count: Option<&FileCount>,
 ) -> std::io::Result<(Table, Kept)> {
     let at = now_ns(); // before any stat: the racy window of the files kept counts from here
     fs::read_dir(root)?; // the root itself must be readable: that failure is global
@@ -534,6 +546,7 @@ fn scan(
         max_depth: opts.max_depth,
         on_dir,
         keep,
+        count,
     };
     let mut found = Found::default();
     scan_dir(&ctx, root, ".", 0, &base, &mut found);
@@ -599,6 +612,7 @@ pub fn walk_subtree(
         max_depth: opts.max_depth,
         on_dir,
         keep: false,
+        count: None,
     };
     let mut found = Found::default();
     scan_dir(&ctx, &abs, scope, depth, &rules, &mut found);
@@ -677,7 +691,7 @@ mod tests {
             &[("a/.context.yaml", "version: 1\n"), ("b/m.py", "x")],
         );
         std::os::unix::fs::symlink("../a/.context.yaml", root.join("b/.context.yaml")).unwrap();
-        let (_, kept) = walk_keeping(&root, &opts()).unwrap();
+        let (_, kept) = walk_keeping(&root, &opts(), None).unwrap();
         let context: Vec<(&str, Option<Key>)> = kept
             .dirs
             .iter()
@@ -705,7 +719,7 @@ mod tests {
         );
         std::os::unix::fs::symlink("rules", root.join("a/b/.gitignore")).unwrap();
         std::os::unix::fs::symlink("../outside", root.join("d/.gitignore")).unwrap();
-        let (_, kept) = walk_keeping(&root, &opts()).unwrap();
+        let (_, kept) = walk_keeping(&root, &opts(), None).unwrap();
         let scopes: Vec<&str> = kept.dirs.iter().map(|d| d.scope.as_str()).collect();
         // A `.gitignore` that is a link prunes no directory (`a/b/c` is walked) ...
         assert_eq!(scopes, [".", "a", "a/b", "a/b/c", "d"]);

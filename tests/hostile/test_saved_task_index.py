@@ -268,16 +268,39 @@ def test_bytes_refused_after_files_were_adopted_answer_as_no_file(tmp_path, dama
     assert index_of(repo).loaded == index.file_count
 
 
-def test_a_file_read_while_the_walk_counts_the_tree_is_refused_by_the_trees_cap(tmp_path):
-    """A cold call reads the saved index beside the walk, before the tree's count gives the cap:
-    a file within EARLY_SAVED_BYTES is read then, and still refused by its size once the count
-    says this tree's index cannot be that large (a larger file is refused unread, above)."""
+def test_a_file_larger_than_the_trees_cap_is_never_read_though_the_walk_counts_beside_it(tmp_path):
+    """A cold call reads the saved index beside the walk, once the walk has counted files enough
+    for its size: a good head on a tail one byte over the whole tree's cap is waited for, never
+    read, and refused by its size once the walk is over."""
     repo, baseline, good = repo_with_answer(tmp_path)
-    assert task_index.saved_bytes_cap(len(FILES)) < task_index.EARLY_SAVED_BYTES
+    cap = task_index.saved_bytes_cap(len(FILES))
     with open(repo / SAVED, "wb") as f:
         f.write(good)
-        f.truncate(task_index.EARLY_SAVED_BYTES)  # a good head on a sparse tail
+        f.truncate(cap + 1)  # a good head on a sparse tail
     proc = cli(repo)
     assert proc.stdout == baseline
-    assert "task-index.bin is not used (larger than" in proc.stderr and "unread" not in proc.stderr, proc.stderr
+    assert f"task-index.bin is not used (larger than {cap} bytes; refused unread)" in proc.stderr, proc.stderr
     assert index_of(repo).loaded == len(FILES), "replaced by a good file"
+
+
+def test_a_walk_that_fails_leaves_no_load_waiting_on_its_count(tmp_path, monkeypatch):
+    """The load beside the walk waits on the walk's count (a saved file of 5 MiB, sparse, needs a
+    tree of 64 files); a walk that raises must release it, not leave a thread waiting forever."""
+    import threading
+
+    from repoctx.base import index as tables
+
+    repo, _, _ = repo_with_answer(tmp_path)
+    with open(repo / SAVED, "wb") as f:
+        f.truncate(5 << 20)
+
+    def failing_walk(*args, **kwargs):
+        time.sleep(0.2)  # the load is waiting by now
+        raise OSError(5, "the walk failed")
+
+    monkeypatch.setattr(tables, "scan", failing_walk)
+    with pytest.raises(OSError, match="the walk failed"):
+        index_of(repo)
+    for load in [t for t in threading.enumerate() if t.name == task_index.LOAD_THREAD]:
+        load.join(timeout=30)
+        assert not load.is_alive(), "the load ended with the walk"

@@ -125,18 +125,20 @@ def serving() -> bool:
     return _live is not None
 
 
-def scan(ws: Workspace, cfg: ScanConfig, keep_files: bool = False) -> Table:
+def scan(ws: Workspace, cfg: ScanConfig, keep_files: bool = False, count: _core.FileCount | None = None) -> Table:
     """The directory table of `ws.root` as the files are now; raises OSError when the root cannot be read.
     With `keep_files`, a cold walk keeps each directory's files as it listed them (`Table.files`),
     for the task index to take rather than list the tree again (so within one reading a walk
-    that kept them is not the answer of one that did not)."""
+    that kept them is not the answer of one that did not), and tells `count` each directory's
+    files as it lists them (a table read already in this reading tells it nothing)."""
     if _live is not None:
         return _live.table(ws.root, cfg)
-    return read_once(("scan", ws.root, cfg, keep_files), lambda: _walk(ws, cfg, keep_files))
+    return read_once(("scan", ws.root, cfg, keep_files), lambda: _walk(ws, cfg, keep_files, count))
 
 
-def _walk(ws: Workspace, cfg: ScanConfig, keep_files: bool) -> Table:
-    return _warn_left_out(ws.root, _core.walk(ws.root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens, keep_files))
+def _walk(ws: Workspace, cfg: ScanConfig, keep_files: bool, count: _core.FileCount | None) -> Table:
+    return _warn_left_out(ws.root, _core.walk(ws.root, list(cfg.ignore), cfg.max_depth, cfg.min_tokens, keep_files,
+                                              count))
 
 
 _warned: set[tuple[str, str, str]] = set()

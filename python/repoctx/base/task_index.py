@@ -35,21 +35,10 @@ from repoctx.base.workspace import ScanConfig, Workspace
 from repoctx.formats.project_dir import find_project_dir
 
 SAVED_FILE = f"{local_state.STATE_DIR}/task-index.bin"
-# What a saved index is read up to: about 1 KB per file of real code (250 bytes on the
-# synthetic tree), so this holds a tree of a million files; a larger save is not written.
-MAX_SAVED_BYTES = 1 << 30
-# And never more than this per file of the tree, plus the tables: the bytes are untrusted, so
-# a crafted file (a sparse 1 GiB one) is refused by its size, before anything is read.
-SAVED_BYTES_PER_FILE = 16 << 10
-SAVED_BYTES_BASE = 4 << 20
-# What a saved index may hold to be read while the walk counts the tree's files (a cold
-# process reads both at once): at most this much is read of a file the count then refuses.
-EARLY_SAVED_BYTES = 16 << 20
-
-
-def saved_bytes_cap(files: int) -> int:
-    """The most bytes a saved index of a tree of `files` files is read up to."""
-    return min(MAX_SAVED_BYTES, SAVED_BYTES_BASE + files * SAVED_BYTES_PER_FILE)
+# What a saved index is read up to: 4 MiB and 16 KiB a file of the tree, never over 1 GiB (the
+# bytes are untrusted: a crafted file is refused by its size, unread; rust/tasks/store.rs).
+MAX_SAVED_BYTES: int = _core.MAX_SAVED_BYTES
+saved_bytes_cap = _core.saved_bytes_cap
 
 
 # git's history as read for one HEAD (rust/tasks/history_store.rs), beside it: a process whose
@@ -227,17 +216,23 @@ def _cold(ws: Workspace, cfg: ScanConfig, prefix: str, contextia: str | None) ->
     """The build of a process that keeps nothing: the saved index is read in a thread while the
     walk runs and git's history is made after it (all the core's, without the GIL), then the
     index is brought up to date with the walk's directories, compared with the files the walk
-    listed (the tree is listed once), and takes the history. Its cap is the walk's count of
-    files, so only a file within EARLY_SAVED_BYTES is read before the count is known; a larger
-    one waits for it (and is refused unread past it)."""
+    listed (the tree is listed once), and takes the history. Its cap is the tree's count of
+    files, so the read waits until the walk has counted files enough for the file's size (and
+    leaves a file larger than the whole tree's cap unread)."""
+    count = _core.FileCount()
     loading = _InThread(_core.TaskIndex.load, LOAD_THREAD, ws.root, list(cfg.ignore), prefix, contextia,
-                        (SAVED_FILE, EARLY_SAVED_BYTES))
-    table = tables.scan(ws, cfg, keep_files=True)
+                        (SAVED_FILE, count))
+    try:
+        table = tables.scan(ws, cfg, keep_files=True, count=count)
+    except BaseException:
+        count.close(None)  # the load waits on no count that will never come
+        raise
     rows = _dirs(table)
+    files = sum(r.files for r in rows)
+    count.close(files)
     history = _core.TaskHistory(ws.root, _saved_history(ws))
     _history_refused(history.refused)
-    index = loading.result().settle([r.scope for r in rows], saved_bytes_cap(sum(r.files for r in rows)), history,
-                                    table.files)
+    index = loading.result().settle([r.scope for r in rows], saved_bytes_cap(files), history, table.files)
     return _adopted(index)
 
 
