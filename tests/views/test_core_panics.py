@@ -1,6 +1,7 @@
 """A panic of the Rust core (PanicException, a BaseException) is answered as an internal error
 by every surface, as any other unexpected failure is: the server answers it and serves on, the
-CLI reports it as an unexpected error, and the prompt hook lets the prompt go on. The panic is
+CLI reports it as an unexpected error, and the prompt hook lets the prompt go on; a served index
+whose update panicked is built again by the next question, not kept poisoned. The panic is
 forced in a real `repoctx` process by a sitecustomize module that makes the task index's build
 raise the core's own PanicException, where a core past its limits would panic."""
 
@@ -28,18 +29,49 @@ task_index._made = _made
 '''
 
 
+# The served index as a panic in its update leaves it: the core's lock is poisoned, so every
+# later use of that index panics too.
+POISONS = '''\
+from repoctx import _core
+from repoctx.base import task_index
+
+
+class _Poisoned:
+    def __init__(self, index):
+        self._index, self._poisoned = index, False
+
+    def update(self, *args):
+        self._poisoned = True
+        raise _core.PanicException("a panic forced by the test")
+
+    def __getattr__(self, name):
+        if self._poisoned:
+            raise _core.PanicException("poisoned lock")
+        return getattr(self._index, name)
+
+
+_build = task_index._build
+task_index._build = lambda *args: _Poisoned(_build(*args))
+'''
+
+
 @pytest.fixture
 def repo(tmp_path):
     return build_sample_repo(tmp_path / "repo")
 
 
+def with_site(tmp_path, code: str) -> dict[str, str]:
+    """The environment of a repoctx process that runs `code` as its sitecustomize."""
+    hooks = tmp_path / "site"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(code)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")]))}
+
+
 @pytest.fixture
 def panicking(tmp_path) -> dict[str, str]:
     """The environment of a repoctx process whose task index panics when built."""
-    hooks = tmp_path / "panics"
-    hooks.mkdir()
-    (hooks / "sitecustomize.py").write_text(PANICS)
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH")]))}
+    return with_site(tmp_path, PANICS)
 
 
 @pytest.mark.anyio
@@ -52,6 +84,20 @@ async def test_the_server_answers_a_panic_as_an_internal_error_and_serves_on(rep
             assert "forced" not in failed.content[0].text  # the panic's own text stays on stderr
             fresh = await client.call_tool("check_freshness", {"scope": "src/core"})
             assert not fresh.is_error and fresh.structured_content["state"] == "fresh"
+
+
+@pytest.mark.anyio
+async def test_a_served_index_whose_update_panicked_is_built_again_not_kept(repo, tmp_path):
+    task = {"task": "fix the orders total"}
+    async with mcp_client("--root", str(repo), env=with_site(tmp_path, POISONS)) as client:
+        first = await client.call_tool("task_context", task)
+        assert not first.is_error, first.content[0].text
+        (repo / "src/core/orders.py").write_text("def total(order):\n    return order.total * 2\n")
+        failed = await client.call_tool("task_context", task)
+        assert failed.is_error and "(PanicException)" in failed.content[0].text, failed.content[0].text
+        again = await client.call_tool("task_context", task)
+        assert not again.is_error, again.content[0].text
+    assert [f["path"] for f in again.structured_content["files"]][:1] == ["src/core/orders.py"]
 
 
 def test_the_cli_reports_a_panic_as_an_unexpected_error(repo, panicking):

@@ -197,7 +197,13 @@ def _made(ws: Workspace) -> _core.TaskIndex:
             dirs = _dirs(table)
             changed = [r.scope for r, at in zip(dirs, [*table.changed_at, *table.unscoped_changed_at])
                        if at > held.generation]
-            held.index.update(changed, [r.scope for r in dirs])
+            try:
+                held.index.update(changed, [r.scope for r in dirs])
+            except BaseException:
+                # Half updated, or past the core's limits (EFBIG), or its lock poisoned by a
+                # panic: never used again; the next question builds the index afresh.
+                del _held[ws.root]
+                raise
             held.generation = table.generation
         return held.index
 
