@@ -100,6 +100,28 @@ async def test_a_served_index_whose_update_panicked_is_built_again_not_kept(repo
     assert [f["path"] for f in again.structured_content["files"]][:1] == ["src/core/orders.py"]
 
 
+TOO_BIG = '''\
+import errno
+
+from repoctx.base import task_index
+
+
+def _made(ws):
+    raise OSError(errno.EFBIG, "the task index is over 4 GiB of lists: this tree is too big for task context")
+
+
+task_index._made = _made
+'''
+
+
+def test_a_tree_past_the_cores_limits_is_refused_in_the_cores_words(repo, tmp_path):
+    done = subprocess.run([*REPOCTX, "context", "fix the orders total", "--json", "--root", str(repo)],
+                          env=with_site(tmp_path, TOO_BIG), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["error"] == {
+        "code": "io_error", "message": "The task index is over 4 GiB of lists: this tree is too big for task context"}
+
+
 def test_the_cli_reports_a_panic_as_an_unexpected_error(repo, panicking):
     done = subprocess.run([*REPOCTX, "context", "fix the orders total", "--json", "--root", str(repo)],
                           env=panicking, capture_output=True, text=True, timeout=120)

@@ -13,6 +13,7 @@ Signals, each of which `signals_off` can switch off (see docs/tasks.md): `lexica
 
 from __future__ import annotations
 
+import errno
 from typing import Annotated
 
 import msgspec
@@ -104,6 +105,8 @@ def task_context(ws: Workspace, p: ContextParams) -> TaskContextResult | TaskCon
         index = task_index(ws)
         found = index.query(p.task, p.budget, paths, list(p.signals_off), p.limit, tokenizer, p.outline)
     except OSError as exc:
+        if exc.errno == errno.EFBIG and exc.strerror:  # past the core's limits (rust/tasks/limits.rs): its words
+            return _fail("io_error", exc.strerror[:1].upper() + exc.strerror[1:])
         return _fail("io_error", f"The repository cannot be read: {exc}")
     save_later(ws, index)
     return found
