@@ -228,14 +228,13 @@ def _cold(ws: Workspace, cfg: ScanConfig, prefix: str, contextia: str | None) ->
     count = _core.FileCount()
     loading = _InThread(_core.TaskIndex.load, LOAD_THREAD, ws.root, list(cfg.ignore), prefix, contextia,
                         (SAVED_FILE, count))
+    files = None
     try:
         table = tables.scan(ws, cfg, keep_files=True, count=count)
-    except BaseException:
-        count.close(None)  # the load waits on no count that will never come
-        raise
-    rows = _dirs(table)
-    files = sum(r.files for r in rows)
-    count.close(files)
+        rows = _dirs(table)
+        files = sum(r.files for r in rows)
+    finally:
+        count.close(files)  # None when the walk failed: the load waits on no count that will never come
     history = _core.TaskHistory(ws.root, _saved_history(ws))
     _history_refused(history.refused)
     index = loading.result().settle([r.scope for r in rows], saved_bytes_cap(files), history, table.files)
