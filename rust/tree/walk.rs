@@ -685,6 +685,42 @@ mod tests {
     }
 
     #[test]
+    fn the_running_count_of_a_walk_is_its_tables_count_of_files() {
+        let root = TempTree::with(
+            "walk-count",
+            &[
+                (".gitignore", "gen/\n"),
+                ("a/m.py", "x"),
+                ("a/b/n.rs", "x"),
+                ("a/b/.context.yaml", "version: 1\n"),
+                ("gen/skipped.py", "x"),
+                (".hidden/h.py", "x"),
+                ("node_modules/p/i.js", "x"),
+                ("README.md", "x"),
+            ],
+        );
+        let count = FileCount::default();
+        let (table, _) = walk_keeping(&root, &opts(), Some(&count)).unwrap();
+        let files: u64 = table.rows.iter().map(|r| u64::from(r.files)).sum();
+        assert_eq!(
+            files, 5,
+            "the context file, ignored and unwalked directories not counted"
+        );
+        // Not closed: a reader of the count goes on at once up to it, and waits past it.
+        assert!(count.reaches(files));
+        std::thread::scope(|s| {
+            let further = s.spawn(|| count.reaches(files + 1));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(
+                !further.is_finished(),
+                "the count is no more than the table's"
+            );
+            count.close(Some(files));
+            assert!(!further.join().unwrap());
+        });
+    }
+
+    #[test]
     fn a_kept_listing_has_the_stat_key_of_a_context_file_never_of_a_link() {
         let root = TempTree::with(
             "walk-context-key",
