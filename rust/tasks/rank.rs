@@ -37,6 +37,7 @@ use super::files;
 use super::focus;
 use super::history;
 use super::index::Index;
+use super::meeting;
 use super::outlines::{self, DefinitionOut};
 use super::recent;
 use super::regions::Region;
@@ -319,11 +320,14 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         Vec::new()
     };
     let said = Said::new(&q, ask.task, &named, lexical, on("symbols"));
-    let scored: Vec<Vec<(Region, f32)>> = top
+    // Each file's regions scored, and how far the task's words meet in one of them.
+    let (scored, meets): (Vec<Vec<(Region, f32)>>, Vec<f32>) = top
         .par_iter()
         .zip(&cuts)
         .map(|(&id, cut)| {
-            let Some(cut) = cut else { return Vec::new() };
+            let Some(cut) = cut else {
+                return (Vec::new(), 0.0);
+            };
             region_scores(
                 cut,
                 &idf,
@@ -331,18 +335,21 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                 art_lines.get(&id).map_or(&[][..], |v| v.as_slice()),
             )
         })
-        .collect();
+        .unzip();
     let ages = if on("history") {
         recent_ages(ix, &top, &cuts, earlier)
     } else {
         Vec::new()
     };
-    let mut files = listing(ix, ask.limit, &q, &sc, &top, &scored);
+    let mut files = listing(ix, ask.limit, &q, &sc, &top, &scored, &meets);
     let outlined = if ask.outline {
         outline_listed(ix, &mut files, ask.limit, &top, &cuts, ask.budget, count)
     } else {
         0
     };
+    // The listed files in the order of their scores with the words' meeting (tasks/meeting.rs),
+    // once the outlines have shared the budget in the ranking's order; stable: ties keep it.
+    files.sort_by(|a, b| b.score.total_cmp(&a.score));
     let (bundle, tokens) = bundle_of(
         ix,
         ask.budget,
@@ -847,8 +854,9 @@ fn given_paths(ix: &Index, paths: &[String]) -> Vec<(u32, f32, String)> {
     adds
 }
 
-/// The listed files, best first, each with its three strongest lines of why and its best
-/// regions.
+/// The listed files in the ranking's order, each with its three strongest lines of why, its
+/// best regions, and its score with the task's words' meeting in one of them (`meets`, by
+/// rank: tasks/meeting.rs; a tenth for tests and docs, as their score).
 fn listing(
     ix: &Index,
     limit: usize,
@@ -856,6 +864,7 @@ fn listing(
     sc: &Scores,
     top: &[u32],
     scored: &[Vec<(Region, f32)>],
+    meets: &[f32],
 ) -> Vec<FileOut> {
     let listed_ids: HashSet<u32> = top.iter().take(limit).copied().collect();
     let mut mine: HashMap<u32, Vec<(f32, String)>> = HashMap::new();
@@ -899,9 +908,11 @@ fn listing(
         let mut listed: Vec<&(Region, f32)> = scored[rank].iter().filter(|r| r.1 > 0.0).collect();
         listed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.start.cmp(&b.0.start)));
         listed.truncate(LISTED_REGIONS); // best first
+        let not_code = ix.file(id).is_some_and(|f| !f.code());
+        let meet = meeting::W_MEET * meets[rank] * if not_code { NOT_CODE } else { 1.0 };
         files.push(FileOut {
             path: path.to_string(),
-            score: (sc.get(id) as f64 * 10_000.0).round() / 10_000.0,
+            score: ((sc.get(id) + meet) as f64 * 10_000.0).round() / 10_000.0,
             why: why.join("; "),
             regions: listed
                 .into_iter()
@@ -1078,13 +1089,14 @@ impl<'a> Said<'a> {
 /// file's best region), 1 for a definition the task names as code, and the match of an
 /// artifact annotated inside it, and what `said` gives it (tasks/focus.rs). `query` is the
 /// task's terms with their weights, in byte order (the order of each region's words, so sums
-/// run as they did over the words).
+/// run as they did over the words). With them, how far the task's words meet in one region
+/// (`meeting::together`).
 fn region_scores(
     cut: &Cut,
     query: &[(&str, f32)],
     said: &Said,
     art: &[(u32, f32)],
-) -> Vec<(Region, f32)> {
+) -> (Vec<(Region, f32)>, f32) {
     let avg = cut.counts.iter().map(|c| c.0 as f32).sum::<f32>() / cut.counts.len().max(1) as f32;
     // The task's terms in each region, (term, count) in term order, each word looked up once
     // (it was twice, with SipHash: most of a warm question's time on ruff's large files).
@@ -1119,8 +1131,10 @@ fn region_scores(
         })
         .collect();
     let best = lex.iter().copied().fold(0f32, f32::max);
+    let meets = meeting::together(query, &hits, &ends, cut.counts.iter().map(|c| c.0));
     let named = focus::named(&cut.refs.names, &said.code);
-    cut.regions
+    let scored = cut
+        .regions
         .iter()
         .cloned()
         .zip(lex)
@@ -1143,7 +1157,8 @@ fn region_scores(
                 .fold(0f32, f32::max);
             (r, raw)
         })
-        .collect()
+        .collect();
+    (scored, meets)
 }
 
 /// Each term of a cut (`Cut::terms`), its place in the query, if it is there: each term of the
