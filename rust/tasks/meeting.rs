@@ -5,9 +5,10 @@
 //! A listed file adds `W_MEET` × its best region's share of the task's words (each term by its
 //! weight in the regions' scores: IDF × the task's count) × (1 − that region's words over the
 //! file's): a file of one or two regions holds all the task's words in its "best region" by
-//! being small, which says nothing. Then the listed files are sorted again. Only their order
-//! moves: no file enters or leaves the list, and the bundle keeps the ranking's scores and
-//! order (coverage@8k did not follow, benches/README.md "Which listed file comes first").
+//! being small, which says nothing. Then the listed files are sorted again, except that none
+//! passes a file the task names (by its path, or as a release's version file). Only their
+//! order moves: no file enters or leaves the list, and the bundle keeps the ranking's scores
+//! and order (coverage@8k did not follow, benches/README.md "Which listed file comes first").
 
 /// What a file's words meeting in one region add to its score, on the scale of the best
 /// lexical match (1).
@@ -41,6 +42,18 @@ pub fn together(
     best
 }
 
+/// Sorts `files` (in the ranking's order) by `score`, the meeting's included, each run between
+/// two files the task names (`named`: by their path, or as a release's version file) apart: the
+/// file a task names is the sure one, and stays where the ranking put it; nothing passes it.
+/// Stable: ties keep the ranking's order.
+pub fn order<T>(files: &mut [T], named: &[bool], score: impl Fn(&T) -> f64) {
+    let mut from = 0;
+    for to in (0..files.len()).filter(|&i| named[i]).chain([files.len()]) {
+        files[from..to].sort_by(|a, b| score(b).total_cmp(&score(a)));
+        from = to + 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,6 +83,25 @@ mod tests {
             together(one, &[(0, 1)], &[1, 1], [5u32, 50].into_iter()),
             0.0
         );
+    }
+
+    #[test]
+    fn no_file_passes_one_the_task_names() {
+        let mut files = [
+            (1.0, 'a'),
+            (0.9, 'b'),
+            (1.2, 'c'),
+            (0.5, 'd'),
+            (0.8, 'e'),
+            (0.8, 'f'),
+        ];
+        order(
+            &mut files,
+            &[false, true, false, false, false, false],
+            |f| f.0,
+        );
+        let got: String = files.iter().map(|f| f.1).collect();
+        assert_eq!(got, "abcefd");
     }
 
     #[test]

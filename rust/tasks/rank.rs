@@ -262,11 +262,14 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     if lexical {
         lexical_signal(ix, &q, &mut sc);
     }
-    let named = if on("symbols") {
-        release_signal(ix, ask.task, &mut sc);
-        symbols_signal(ix, ask.task, &mut sc)
+    // `sure`: the files the task names, by their path or as a release's version file.
+    let (named, sure) = if on("symbols") {
+        let mut sure = release_signal(ix, ask.task, &mut sc);
+        let (named, by_path) = symbols_signal(ix, ask.task, &mut sc);
+        sure.extend(by_path);
+        (named, sure)
     } else {
-        HashSet::new()
+        (HashSet::new(), HashSet::new())
     };
     if lexical {
         path_signal(ix, &q, &mut sc);
@@ -310,10 +313,13 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         },
         || ix.recent.earlier(&ix.root, &ix.history.head, &recent_asked),
     );
-    // (In term order, as `q.known` is.)
+    // (In term order, as `q.known` is.) Only the terms a file holds: an index that followed
+    // edits still knows a word no file says any more, which a fresh build does not, and the
+    // share of the task's words that meet (tasks/meeting.rs) must not count it.
     let idf: Vec<(&str, f32)> = if lexical {
         q.known
             .iter()
+            .filter(|(id, _, _)| ix.lex.df(*id) > 0)
             .map(|(id, w, t)| (t.as_str(), ix.lex.idf(*id) * w))
             .collect()
     } else {
@@ -341,15 +347,15 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     } else {
         Vec::new()
     };
-    let mut files = listing(ix, ask.limit, &q, &sc, &top, &scored, &meets);
+    let (mut files, named_files) = listing(ix, ask.limit, &q, &sc, &top, &scored, &meets, &sure);
     let outlined = if ask.outline {
         outline_listed(ix, &mut files, ask.limit, &top, &cuts, ask.budget, count)
     } else {
         0
     };
     // The listed files in the order of their scores with the words' meeting (tasks/meeting.rs),
-    // once the outlines have shared the budget in the ranking's order; stable: ties keep it.
-    files.sort_by(|a, b| b.score.total_cmp(&a.score));
+    // once the outlines have shared the budget in the ranking's order.
+    meeting::order(&mut files, &named_files, |f| f.score);
     let (bundle, tokens) = bundle_of(
         ix,
         ask.budget,
@@ -448,9 +454,10 @@ fn path_signal(ix: &Index, q: &Query, sc: &mut Scores) {
 }
 
 /// `symbols`: the definitions and files the task names; returns the names it wrote as code,
-/// which also choose regions.
-fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
+/// which also choose regions, and the files it names by their path.
+fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> (HashSet<String>, HashSet<u32>) {
     let mut named: HashSet<String> = HashSet::new();
+    let mut by_path: HashSet<u32> = HashSet::new();
     // A plain word (`fields`, `required`) that a file happens to define counts once per
     // file, its best: a large file defining thousands of names matches many words of any
     // task, and summed they pulled it above the file the task is about.
@@ -494,9 +501,10 @@ fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
         let r = sc.reason(format!("named in the task: {p}"));
         for f in files {
             sc.add(f, w, r);
+            by_path.insert(f);
         }
     }
-    named
+    (named, by_path)
 }
 
 /// The code files a release names by convention: named `version`, `versions`, `_version`,
@@ -514,12 +522,13 @@ const RELEASE_MAIN: &[&str] = &["main"];
 
 /// A task announcing a release (`terms::names_a_release`) names the file holding the version
 /// by convention: W_RELEASE to each (÷ √files), none when more than MAX_DEFINERS qualify.
-fn release_signal(ix: &Index, task: &str, sc: &mut Scores) {
+/// Returns those files.
+fn release_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<u32> {
     if !terms::names_a_release(task) {
-        return;
+        return HashSet::new();
     }
     let Some(id) = terms::term("version").and_then(|t| ix.lex.id(&t)) else {
-        return;
+        return HashSet::new();
     };
     let named = |f: u32, stems: &[&str]| {
         ix.file(f).is_some_and(|file| {
@@ -540,13 +549,14 @@ fn release_signal(ix: &Index, task: &str, sc: &mut Scores) {
         files = holding(RELEASE_MAIN);
     }
     if files.is_empty() || files.len() > MAX_DEFINERS {
-        return;
+        return HashSet::new();
     }
     let w = W_RELEASE / (files.len() as f32).sqrt();
     let r = sc.reason("holds the version a release changes".to_string());
-    for f in files {
+    for &f in &files {
         sc.add(f, w, r);
     }
+    files.into_iter().collect()
 }
 
 /// What a name defined in file `f` counts for, as a share: 1 up to the repository's median
@@ -856,7 +866,9 @@ fn given_paths(ix: &Index, paths: &[String]) -> Vec<(u32, f32, String)> {
 
 /// The listed files in the ranking's order, each with its three strongest lines of why, its
 /// best regions, and its score with the task's words' meeting in one of them (`meets`, by
-/// rank: tasks/meeting.rs; a tenth for tests and docs, as their score).
+/// rank: tasks/meeting.rs; a tenth for tests and docs, as their score); and which of them the
+/// task names (`sure`).
+#[allow(clippy::too_many_arguments)]
 fn listing(
     ix: &Index,
     limit: usize,
@@ -865,7 +877,8 @@ fn listing(
     top: &[u32],
     scored: &[Vec<(Region, f32)>],
     meets: &[f32],
-) -> Vec<FileOut> {
+    sure: &HashSet<u32>,
+) -> (Vec<FileOut>, Vec<bool>) {
     let listed_ids: HashSet<u32> = top.iter().take(limit).copied().collect();
     let mut mine: HashMap<u32, Vec<(f32, String)>> = HashMap::new();
     for &(id, v, r) in &sc.contributions {
@@ -876,6 +889,7 @@ fn listing(
         }
     }
     let mut files = Vec::new();
+    let mut named = Vec::new();
     for (rank, &id) in top.iter().enumerate().take(limit) {
         let Some(path) = ix.held_path(id) else {
             continue;
@@ -925,8 +939,9 @@ fn listing(
                 .collect(),
             outline: None,
         });
+        named.push(sure.contains(&id));
     }
-    files
+    (files, named)
 }
 
 /// Give the listed files (the first `limit` of `top` the index holds) their outlines over
