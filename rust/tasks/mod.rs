@@ -7,7 +7,7 @@
 //! questions); `files` reads what the index keeps of a file; `graph` resolves imports to files; `written` holds the notes of scopes,
 //! artifacts and project.yaml; `history` scores git's (read by git/history.rs, saved per HEAD by `history_store`); `index` keeps all of it for a tree and
 //! follows edits (up to the `limits` of its buffers) (`median` keeps the median count of names a file defines, `keys` each file's stat key packed) (built with `options`); `store` puts what it keeps of each file on disk for a later process (numbers as `varint`s, as the packed index holds them);
-//! `rank` answers a question (on `scores`, one value a file; `recent` tells which lines of its top files changed lately), `bundle` cuts its text to the budget and `outlines` gives the
+//! `rank` answers a question (on `scores`, one value a file; `recent` tells which lines of its top files changed lately, `meeting` which listed file holds the task's words together), `bundle` cuts its text to the budget and `outlines` gives the
 //! ranked files' outlines when asked.
 
 pub mod arena;
@@ -23,6 +23,7 @@ pub mod index;
 pub mod keys;
 pub mod limits;
 pub mod median;
+pub mod meeting;
 pub mod options;
 pub mod outlines;
 pub mod paths;

@@ -37,6 +37,7 @@ use super::files;
 use super::focus;
 use super::history;
 use super::index::Index;
+use super::meeting;
 use super::outlines::{self, DefinitionOut};
 use super::recent;
 use super::regions::Region;
@@ -261,11 +262,14 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
     if lexical {
         lexical_signal(ix, &q, &mut sc);
     }
-    let named = if on("symbols") {
-        release_signal(ix, ask.task, &mut sc);
-        symbols_signal(ix, ask.task, &mut sc)
+    // `sure`: the files the task names, by their path or as a release's version file.
+    let (named, sure) = if on("symbols") {
+        let mut sure = release_signal(ix, ask.task, &mut sc);
+        let (named, by_path) = symbols_signal(ix, ask.task, &mut sc);
+        sure.extend(by_path);
+        (named, sure)
     } else {
-        HashSet::new()
+        (HashSet::new(), HashSet::new())
     };
     if lexical {
         path_signal(ix, &q, &mut sc);
@@ -309,21 +313,27 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         },
         || ix.recent.earlier(&ix.root, &ix.history.head, &recent_asked),
     );
-    // (In term order, as `q.known` is.)
+    // (In term order, as `q.known` is.) Only the terms a file holds: an index that followed
+    // edits still knows a word no file says any more, which a fresh build does not, and the
+    // share of the task's words that meet (tasks/meeting.rs) must not count it.
     let idf: Vec<(&str, f32)> = if lexical {
         q.known
             .iter()
+            .filter(|(id, _, _)| ix.lex.df(*id) > 0)
             .map(|(id, w, t)| (t.as_str(), ix.lex.idf(*id) * w))
             .collect()
     } else {
         Vec::new()
     };
     let said = Said::new(&q, ask.task, &named, lexical, on("symbols"));
-    let scored: Vec<Vec<(Region, f32)>> = top
+    // Each file's regions scored, and how far the task's words meet in one of them.
+    let (scored, meets): (Vec<Vec<(Region, f32)>>, Vec<f32>) = top
         .par_iter()
         .zip(&cuts)
         .map(|(&id, cut)| {
-            let Some(cut) = cut else { return Vec::new() };
+            let Some(cut) = cut else {
+                return (Vec::new(), 0.0);
+            };
             region_scores(
                 cut,
                 &idf,
@@ -331,18 +341,21 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
                 art_lines.get(&id).map_or(&[][..], |v| v.as_slice()),
             )
         })
-        .collect();
+        .unzip();
     let ages = if on("history") {
         recent_ages(ix, &top, &cuts, earlier)
     } else {
         Vec::new()
     };
-    let mut files = listing(ix, ask.limit, &q, &sc, &top, &scored);
+    let (mut files, named_files) = listing(ix, ask.limit, &q, &sc, &top, &scored, &meets, &sure);
     let outlined = if ask.outline {
         outline_listed(ix, &mut files, ask.limit, &top, &cuts, ask.budget, count)
     } else {
         0
     };
+    // The listed files in the order of their scores with the words' meeting (tasks/meeting.rs),
+    // once the outlines have shared the budget in the ranking's order.
+    meeting::order(&mut files, &named_files, |f| f.score);
     let (bundle, tokens) = bundle_of(
         ix,
         ask.budget,
@@ -441,9 +454,10 @@ fn path_signal(ix: &Index, q: &Query, sc: &mut Scores) {
 }
 
 /// `symbols`: the definitions and files the task names; returns the names it wrote as code,
-/// which also choose regions.
-fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
+/// which also choose regions, and the files it names by their path.
+fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> (HashSet<String>, HashSet<u32>) {
     let mut named: HashSet<String> = HashSet::new();
+    let mut by_path: HashSet<u32> = HashSet::new();
     // A plain word (`fields`, `required`) that a file happens to define counts once per
     // file, its best: a large file defining thousands of names matches many words of any
     // task, and summed they pulled it above the file the task is about.
@@ -487,9 +501,10 @@ fn symbols_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<String> {
         let r = sc.reason(format!("named in the task: {p}"));
         for f in files {
             sc.add(f, w, r);
+            by_path.insert(f);
         }
     }
-    named
+    (named, by_path)
 }
 
 /// The code files a release names by convention: named `version`, `versions`, `_version`,
@@ -507,12 +522,13 @@ const RELEASE_MAIN: &[&str] = &["main"];
 
 /// A task announcing a release (`terms::names_a_release`) names the file holding the version
 /// by convention: W_RELEASE to each (÷ √files), none when more than MAX_DEFINERS qualify.
-fn release_signal(ix: &Index, task: &str, sc: &mut Scores) {
+/// Returns those files.
+fn release_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<u32> {
     if !terms::names_a_release(task) {
-        return;
+        return HashSet::new();
     }
     let Some(id) = terms::term("version").and_then(|t| ix.lex.id(&t)) else {
-        return;
+        return HashSet::new();
     };
     let named = |f: u32, stems: &[&str]| {
         ix.file(f).is_some_and(|file| {
@@ -533,13 +549,14 @@ fn release_signal(ix: &Index, task: &str, sc: &mut Scores) {
         files = holding(RELEASE_MAIN);
     }
     if files.is_empty() || files.len() > MAX_DEFINERS {
-        return;
+        return HashSet::new();
     }
     let w = W_RELEASE / (files.len() as f32).sqrt();
     let r = sc.reason("holds the version a release changes".to_string());
-    for f in files {
+    for &f in &files {
         sc.add(f, w, r);
     }
+    files.into_iter().collect()
 }
 
 /// What a name defined in file `f` counts for, as a share: 1 up to the repository's median
@@ -847,8 +864,11 @@ fn given_paths(ix: &Index, paths: &[String]) -> Vec<(u32, f32, String)> {
     adds
 }
 
-/// The listed files, best first, each with its three strongest lines of why and its best
-/// regions.
+/// The listed files in the ranking's order, each with its three strongest lines of why, its
+/// best regions, and its score with the task's words' meeting in one of them (`meets`, by
+/// rank: tasks/meeting.rs; a tenth for tests and docs, as their score); and which of them the
+/// task names (`sure`).
+#[allow(clippy::too_many_arguments)]
 fn listing(
     ix: &Index,
     limit: usize,
@@ -856,7 +876,9 @@ fn listing(
     sc: &Scores,
     top: &[u32],
     scored: &[Vec<(Region, f32)>],
-) -> Vec<FileOut> {
+    meets: &[f32],
+    sure: &HashSet<u32>,
+) -> (Vec<FileOut>, Vec<bool>) {
     let listed_ids: HashSet<u32> = top.iter().take(limit).copied().collect();
     let mut mine: HashMap<u32, Vec<(f32, String)>> = HashMap::new();
     for &(id, v, r) in &sc.contributions {
@@ -867,6 +889,7 @@ fn listing(
         }
     }
     let mut files = Vec::new();
+    let mut named = Vec::new();
     for (rank, &id) in top.iter().enumerate().take(limit) {
         let Some(path) = ix.held_path(id) else {
             continue;
@@ -899,9 +922,11 @@ fn listing(
         let mut listed: Vec<&(Region, f32)> = scored[rank].iter().filter(|r| r.1 > 0.0).collect();
         listed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.start.cmp(&b.0.start)));
         listed.truncate(LISTED_REGIONS); // best first
+        let not_code = ix.file(id).is_some_and(|f| !f.code());
+        let meet = meeting::W_MEET * meets[rank] * if not_code { NOT_CODE } else { 1.0 };
         files.push(FileOut {
             path: path.to_string(),
-            score: (sc.get(id) as f64 * 10_000.0).round() / 10_000.0,
+            score: ((sc.get(id) + meet) as f64 * 10_000.0).round() / 10_000.0,
             why: why.join("; "),
             regions: listed
                 .into_iter()
@@ -914,8 +939,9 @@ fn listing(
                 .collect(),
             outline: None,
         });
+        named.push(sure.contains(&id));
     }
-    files
+    (files, named)
 }
 
 /// Give the listed files (the first `limit` of `top` the index holds) their outlines over
@@ -1078,13 +1104,14 @@ impl<'a> Said<'a> {
 /// file's best region), 1 for a definition the task names as code, and the match of an
 /// artifact annotated inside it, and what `said` gives it (tasks/focus.rs). `query` is the
 /// task's terms with their weights, in byte order (the order of each region's words, so sums
-/// run as they did over the words).
+/// run as they did over the words). With them, how far the task's words meet in one region
+/// (`meeting::together`).
 fn region_scores(
     cut: &Cut,
     query: &[(&str, f32)],
     said: &Said,
     art: &[(u32, f32)],
-) -> Vec<(Region, f32)> {
+) -> (Vec<(Region, f32)>, f32) {
     let avg = cut.counts.iter().map(|c| c.0 as f32).sum::<f32>() / cut.counts.len().max(1) as f32;
     // The task's terms in each region, (term, count) in term order, each word looked up once
     // (it was twice, with SipHash: most of a warm question's time on ruff's large files).
@@ -1119,8 +1146,10 @@ fn region_scores(
         })
         .collect();
     let best = lex.iter().copied().fold(0f32, f32::max);
+    let meets = meeting::together(query, &hits, &ends, cut.counts.iter().map(|c| c.0));
     let named = focus::named(&cut.refs.names, &said.code);
-    cut.regions
+    let scored = cut
+        .regions
         .iter()
         .cloned()
         .zip(lex)
@@ -1143,7 +1172,8 @@ fn region_scores(
                 .fold(0f32, f32::max);
             (r, raw)
         })
-        .collect()
+        .collect();
+    (scored, meets)
 }
 
 /// Each term of a cut (`Cut::terms`), its place in the query, if it is there: each term of the

@@ -648,3 +648,36 @@ def test_a_first_file_far_ahead_of_the_next_is_shown_whole_when_it_fits(tmp_path
     assert [f["path"] for f in answer["files"]][:2] == ["billing/invoice.py", "billing/ledger.py"], answer["files"]
     shown = "".join(p["text"] for p in answer["bundle"] if p["path"] == "billing/invoice.py")
     assert all(f"def helper_{i}(x):" in shown for i in range(6)), answer["bundle"]
+
+
+def test_the_file_whose_one_function_holds_the_task_s_words_is_listed_before_one_saying_them_apart(tmp_path):
+    """Through the CLI: "refund the voucher when the parcel is lost" is about `settle_claim` in
+    `shop/returns.py`, one function of thirteen that says each word once. `shop/claims.py` says
+    them in four functions apart, two of them twice, and ranks above it by its words. Each
+    listed file adds 0.3 × its best region's share of the task's words × (1 − that region's
+    share of the file's words) (rust/tasks/meeting.rs): `returns.py` is listed first. Only the
+    list's order moves: the bundle keeps the ranking's, `claims.py` first."""
+    repo = tmp_path / "repo"
+
+    def filler(name: str, a: int, n: int) -> str:
+        return "".join(f"def {name}_{i}(x):\n    return x * {i} + {i}\n\n\n" for i in range(a, a + n))
+
+    write(repo, "shop/claims.py", filler("step", 0, 3)
+          + "def credit_back(order):\n    # refund the order; a refund goes to the card\n    return order.total\n\n\n"
+          + filler("step", 3, 3)
+          + "def track(item):\n    # the parcel's place; a parcel may be late\n    return item.where\n\n\n"
+          + filler("step", 6, 3)
+          + "def promo(code):\n    # a voucher code, checked once\n    return code.upper()\n\n\n"
+          + filler("step", 9, 3)
+          + "def missing(item):\n    # lost in transit, marked lost\n    return item.gone\n\n\n"
+          + filler("step", 12, 3))
+    write(repo, "shop/returns.py", filler("rule", 0, 6)
+          + "def settle_claim(claim):\n    # refund the voucher when the parcel is lost\n    return claim.amount\n\n\n"
+          + filler("rule", 6, 6))
+    for name in ("auth", "log", "paths", "cart", "tax"):
+        write(repo, f"shop/{name}.py", f"def load_{name}():\n    return None\n")
+    answer = json.loads(run_cli("context", "refund the voucher when the parcel is lost", "--json", "--root", str(repo),
+                                check=True).stdout)
+    assert [f["path"] for f in answer["files"]][:2] == ["shop/returns.py", "shop/claims.py"], answer["files"]
+    assert answer["files"][0]["regions"][0]["symbol"] == "settle_claim", answer["files"][0]
+    assert answer["bundle"][0]["path"] == "shop/claims.py", answer["bundle"]
