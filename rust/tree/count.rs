@@ -41,7 +41,7 @@ impl FileCount {
     /// has them (a walk that failed has none).
     pub fn reaches(&self, wanted: u64) -> bool {
         let mut s = self.lock();
-        s.wanted = wanted.max(1);
+        s.wanted = wanted; // (0 never waits: no add need wake it)
         loop {
             match s.end {
                 Some(total) => return total.is_some_and(|n| n >= wanted),
