@@ -1606,8 +1606,6 @@ mod tests {
         assert!(runs(&[], size).is_empty());
     }
 
-    /// This thread's clock pinned past the racy window of the files just written, so a save
-    /// holds them.
     /// When each of `files` was last written: its mtime or ctime, the later.
     fn written<'a>(t: &'a TempTree, files: &'a [&str]) -> impl Iterator<Item = i64> + 'a {
         (files.iter())
@@ -1615,6 +1613,8 @@ mod tests {
             .map(|k| k.mtime.max(k.ctime))
     }
 
+    /// This thread's clock pinned past the racy window of the files just written, so a save
+    /// holds them.
     fn clock_past_racy(t: &TempTree, files: &[&str]) {
         let last = written(t, files).max().unwrap();
         crate::tree::os::pin_clock(Some(last + crate::tree::os::RACY_NS + 1));
