@@ -30,6 +30,7 @@ pub mod paths;
 pub mod rank;
 pub mod recent;
 pub mod regions;
+pub mod scope;
 pub mod scores;
 pub mod store;
 pub mod terms;

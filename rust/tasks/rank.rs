@@ -18,7 +18,10 @@
 //! - `imports`: the top files share their score with the files they import and that import
 //!   them (÷ √neighbours), lifting none past `IMPORTS_BELOW` of the best file's score.
 //!
-//! A file that is a test or not code counts a tenth of its score (`NOT_CODE`).
+//! A file that is a test or not code counts a tenth of its score (`NOT_CODE`), and, with
+//! `lexical` on, a file outside the part of the tree the task names at its start
+//! (`[ty] …`, `fix(css): …`) half of it, or three quarters where only a file's name says the
+//! part (tasks/scope.rs).
 //!
 //! When nothing scores (a task whose words no file holds: "Fix typos", "Minor tweaks"), the
 //! code files are ranked by how lately they changed (`NOTHING_MATCHED`, with `history` on).
@@ -41,6 +44,7 @@ use super::meeting;
 use super::outlines::{self, DefinitionOut};
 use super::recent;
 use super::regions::Region;
+use super::scope;
 use super::scores::Scores;
 use super::terms;
 use super::written::{Source, Target};
@@ -292,6 +296,9 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         changed_lately(ix, &mut sc);
     }
     sc.scale(NOT_CODE, |id| ix.file(id).is_some_and(|f| !f.code()));
+    if lexical {
+        scope_signal(ix, ask.task, &mut sc);
+    }
 
     // The ranking, and the regions of its top files.
     let top = sc.top(ask.limit.max(region_files(ask.budget)), ix);
@@ -375,6 +382,32 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
         files,
         bundle,
     }
+}
+
+/// Files outside the part of the tree the task names at its start count `scope::OUTSIDE` of
+/// their score when some file scored is under a directory of that name, else
+/// `scope::OUTSIDE_NAMED` when some file scored is named so (tasks/scope.rs).
+fn scope_signal(ix: &Index, task: &str, sc: &mut Scores) {
+    let Some(name) = scope::of(task) else {
+        return;
+    };
+    let mut under = vec![false; ix.files.len()];
+    for (dir, ids) in &ix.by_dir {
+        if scope::holds(&name, dir) {
+            for &id in ids {
+                under[id as usize] = true;
+            }
+        }
+    }
+    let named = |id: u32| scope::is_named(&name, ix.path(id).rsplit('/').next().unwrap_or(""));
+    let by = if sc.touched().iter().any(|&id| under[id as usize]) {
+        scope::OUTSIDE
+    } else if sc.touched().iter().any(|&id| named(id)) {
+        scope::OUTSIDE_NAMED
+    } else {
+        return;
+    };
+    sc.scale(by, |id| !under[id as usize] && !named(id));
 }
 
 /// BM25's k1 for a file's score (regions and notes keep `bm25::K1`, 1.2): the file a task is

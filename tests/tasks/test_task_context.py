@@ -681,3 +681,33 @@ def test_the_file_whose_one_function_holds_the_task_s_words_is_listed_before_one
     assert [f["path"] for f in answer["files"]][:2] == ["shop/returns.py", "shop/claims.py"], answer["files"]
     assert answer["files"][0]["regions"][0]["symbol"] == "settle_claim", answer["files"][0]
     assert answer["bundle"][0]["path"] == "shop/claims.py", answer["bundle"]
+
+
+def test_a_task_that_names_a_part_of_the_tree_keeps_to_it(tmp_path):
+    """Through the CLI, on a workspace of two packages that both say the task's words: the
+    linter's file says them more, so "fix the import sorting of aliased names" ranks it
+    first. "[fmt] fix the import sorting …" names the formatter's package
+    (`crates/fmt_core`, a directory joined of `fmt`), and "fix(sorting): …" the module
+    `sorting.rs`: the files outside count half, or three quarters where only a file's name
+    says the part (rust/tasks/scope.rs), and the named one comes first. A kind of change
+    (`docs:`) names no part, and neither does a scope no file is in."""
+    repo = tmp_path / "repo"
+    write(repo, "crates/lint_core/src/imports.rs",
+          "// import sorting of aliased names: the import sorting rule\n"
+          "fn check_import_sorting(names: &[Name]) { sort_aliased(names); sort_aliased(names) }\n"
+          "fn sort_aliased(names: &[Name]) { /* aliased names, import sorting */ }\n")
+    write(repo, "crates/fmt_core/src/sorting.rs",
+          "// import sorting\nfn format_imports(names: &[Name]) { /* aliased */ }\n")
+    for name in ("cache", "config", "diagnostics"):
+        write(repo, f"crates/lint_core/src/{name}.rs", f"fn load_{name}() {{}}\n")
+
+    def first(task: str) -> str:
+        answer = json.loads(run_cli("context", task, "--json", "--root", str(repo), check=True).stdout)
+        return answer["files"][0]["path"]
+
+    plain = "fix the import sorting of aliased names"
+    assert first(plain) == "crates/lint_core/src/imports.rs"
+    assert first(f"[fmt] {plain}") == "crates/fmt_core/src/sorting.rs"
+    assert first(f"fix(sorting): {plain}") == "crates/fmt_core/src/sorting.rs"
+    for unnamed in (f"docs: {plain}", f"[parser] {plain}"):
+        assert first(unnamed) == "crates/lint_core/src/imports.rs", unnamed
