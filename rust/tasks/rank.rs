@@ -427,8 +427,6 @@ fn lexical_signal(ix: &Index, q: &Query, sc: &mut Scores) {
 
 /// The files the path words look at: the best by the other signals so far.
 const PATH_POOL: usize = 100;
-/// Path words that say where code sits, not what it is about.
-const PATH_PLUMBING: &[&str] = &["src", "lib", "main", "mod", "index", "init"];
 const W_PATH_WORDS: f32 = 0.6;
 
 /// Path words apart from the body: among the `PATH_POOL` best files, the task's words in a
@@ -452,7 +450,7 @@ fn path_signal(ix: &Index, q: &Query, sc: &mut Scores) {
         let mut words: Vec<String> = Vec::new();
         for (_, w) in terms::words(files::path_stem(path)) {
             terms::each_part_term(w, |t| {
-                if !PATH_PLUMBING.contains(&t) && !words.iter().any(|h| h == t) {
+                if !scope::PLUMBING.contains(&t) && !words.iter().any(|h| h == t) {
                     words.push(t.to_string());
                 }
             });

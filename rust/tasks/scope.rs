@@ -11,15 +11,19 @@ pub const OUTSIDE: f32 = 0.5;
 pub const OUTSIDE_NAMED: f32 = 0.75;
 
 /// Scopes that name a kind of change, not a part of the tree (a `docs/` directory holds
-/// none of the code a `docs:` commit edits in doc comments), and the names that say where code
-/// sits in any tree (`lib`, `src`: `style(lib):` is about the whole library).
+/// none of the code a `docs:` commit edits in doc comments).
 const KINDS: &[&str] = &[
     "build", "chore", "ci", "deps", "doc", "docs", "feat", "fix", "perf", "refactor", "release",
-    "revert", "style", "test", "tests", "src", "lib", "main", "mod", "index", "init",
+    "revert", "style", "test", "tests",
 ];
 
+/// Path words that say where code sits in any tree, not what it is about: no scope
+/// (`style(lib):` is about the whole library), and no path word of the task (tasks/rank.rs).
+pub const PLUMBING: &[&str] = &["src", "lib", "main", "mod", "index", "init"];
+
 /// The scope a task starts with, lower-cased with `_` as `-`: `[x] `, `kind(x): `, `kind(x)!: `
-/// or `x: ` (one word); none for a kind of change or a scope of several parts (`cli,core`).
+/// or `x: ` (one word); none for a kind of change, a plumbing name or a scope of several parts
+/// (`cli,core`).
 pub fn of(task: &str) -> Option<String> {
     let t = task.trim_start();
     let scope = if let Some(rest) = t.strip_prefix('[') {
@@ -36,8 +40,8 @@ pub fn of(task: &str) -> Option<String> {
     };
     let scope = scope.to_lowercase().replace('_', "-");
     let word = |c: char| c.is_alphanumeric() || c == '-' || c == '.';
-    (!scope.is_empty() && scope.chars().all(word) && !KINDS.contains(&scope.as_str()))
-        .then_some(scope)
+    let part = !KINDS.contains(&scope.as_str()) && !PLUMBING.contains(&scope.as_str());
+    (!scope.is_empty() && scope.chars().all(word) && part).then_some(scope)
 }
 
 /// Whether directory `dir` (`/`-separated from the root) or one above it is the scope, or a
