@@ -386,7 +386,8 @@ pub fn answer(ix: &Index, ask: &Ask, count: Count) -> Answer {
 
 /// Files outside the part of the tree the task names at its start count `scope::OUTSIDE` of
 /// their score when some file scored is under a directory of that name, else
-/// `scope::OUTSIDE_NAMED` when some file scored is named so (tasks/scope.rs).
+/// `scope::OUTSIDE_NAMED` when some file scored is named so (tasks/scope.rs). The files inside
+/// say so in their why, as strong as what they would have lost outside.
 fn scope_signal(ix: &Index, task: &str, sc: &mut Scores) {
     let Some(name) = scope::of(task) else {
         return;
@@ -400,14 +401,39 @@ fn scope_signal(ix: &Index, task: &str, sc: &mut Scores) {
         }
     }
     let named = |id: u32| scope::is_named(&name, ix.path(id).rsplit('/').next().unwrap_or(""));
-    let by = if sc.touched().iter().any(|&id| under[id as usize]) {
+    // The scored files inside, each once: (file, under a named directory, else named so).
+    let kept: Vec<(u32, bool)> = sc
+        .touched()
+        .iter()
+        .filter_map(|&id| {
+            if under[id as usize] {
+                Some((id, true))
+            } else {
+                named(id).then_some((id, false))
+            }
+        })
+        .collect();
+    let by = if kept.iter().any(|k| k.1) {
         scope::OUTSIDE
-    } else if sc.touched().iter().any(|&id| named(id)) {
+    } else if !kept.is_empty() {
         scope::OUTSIDE_NAMED
     } else {
         return;
     };
-    sc.scale(by, |id| !under[id as usize] && !named(id));
+    let mut inside = under;
+    for &(id, _) in &kept {
+        inside[id as usize] = true;
+    }
+    sc.scale(by, |id| !inside[id as usize]);
+    let in_dir = sc.reason(format!("under a directory the task's scope `{name}` names"));
+    let by_name = sc.reason(format!("named for the task's scope `{name}`"));
+    for (id, dir) in kept {
+        sc.explain(
+            id,
+            sc.get(id) * (1.0 - by),
+            if dir { in_dir } else { by_name },
+        );
+    }
 }
 
 /// BM25's k1 for a file's score (regions and notes keep `bm25::K1`, 1.2): the file a task is

@@ -80,6 +80,13 @@ impl Scores {
         }
     }
 
+    /// A line of why as strong as `v` that adds nothing to the score (what a file kept).
+    pub fn explain(&mut self, id: u32, v: f32, reason: u32) {
+        if v > 0.0 && (id as usize) < self.buf.score.len() {
+            self.contributions.push((id, v, reason));
+        }
+    }
+
     /// A prior: no line of why.
     pub fn bump(&mut self, id: u32, v: f32) {
         if v > 0.0 && (id as usize) < self.buf.score.len() {

@@ -701,9 +701,11 @@ def test_a_task_that_names_a_part_of_the_tree_keeps_to_it(tmp_path):
     for name in ("cache", "config", "diagnostics"):
         write(repo, f"crates/lint_core/src/{name}.rs", f"fn load_{name}() {{}}\n")
 
+    def ranked(task: str) -> list[dict]:
+        return json.loads(run_cli("context", task, "--json", "--root", str(repo), check=True).stdout)["files"]
+
     def first(task: str) -> str:
-        answer = json.loads(run_cli("context", task, "--json", "--root", str(repo), check=True).stdout)
-        return answer["files"][0]["path"]
+        return ranked(task)[0]["path"]
 
     plain = "fix the import sorting of aliased names"
     assert first(plain) == "crates/lint_core/src/imports.rs"
@@ -711,3 +713,10 @@ def test_a_task_that_names_a_part_of_the_tree_keeps_to_it(tmp_path):
     assert first(f"fix(sorting): {plain}") == "crates/fmt_core/src/sorting.rs"
     for unnamed in (f"docs: {plain}", f"[parser] {plain}"):
         assert first(unnamed) == "crates/lint_core/src/imports.rs", unnamed
+        assert not any("scope" in f["why"] for f in ranked(unnamed)), unnamed
+    # The files kept say why; the rest do not.
+    whys = {f["path"]: f["why"] for f in ranked(f"[fmt] {plain}")}
+    assert "under a directory the task's scope `fmt` names" in whys["crates/fmt_core/src/sorting.rs"], whys
+    assert "scope" not in whys["crates/lint_core/src/imports.rs"], whys
+    whys = {f["path"]: f["why"] for f in ranked(f"fix(sorting): {plain}")}
+    assert "named for the task's scope `sorting`" in whys["crates/fmt_core/src/sorting.rs"], whys
