@@ -576,10 +576,15 @@ const RELEASE_STEMS: &[&str] = &[
 ];
 /// Where none of those holds it, a program's `main` (fzf's `main.go`: `var version = …`).
 const RELEASE_MAIN: &[&str] = &["main"];
+/// Sphinx's `conf.py` holds the release too (alembic's `release = "1.16.3"` changes alone in
+/// its "- 1.16.4" commits), but in most projects it reads the version from the package: it
+/// comes after the package's file, lifted by this share of W_RELEASE.
+const RELEASE_CONF: &str = "conf.py";
+const W_RELEASE_CONF: f32 = 0.25;
 
 /// A task announcing a release (`terms::names_a_release`) names the file holding the version
-/// by convention: W_RELEASE to each (÷ √files), none when more than MAX_DEFINERS qualify.
-/// Returns those files.
+/// by convention: W_RELEASE to each (÷ √files), none when more than MAX_DEFINERS qualify, and
+/// W_RELEASE_CONF to each Sphinx `conf.py` holding the word. Returns those files.
 fn release_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<u32> {
     if !terms::names_a_release(task) {
         return HashSet::new();
@@ -587,33 +592,45 @@ fn release_signal(ix: &Index, task: &str, sc: &mut Scores) -> HashSet<u32> {
     let Some(id) = terms::term("version").and_then(|t| ix.lex.id(&t)) else {
         return HashSet::new();
     };
-    let named = |f: u32, stems: &[&str]| {
-        ix.file(f).is_some_and(|file| {
-            let path = ix.path(f);
-            let name = path.rsplit('/').next().unwrap_or(path);
-            file.code() && stems.contains(&name.split('.').next().unwrap_or(name))
-        })
-    };
-    let holding = |stems: &[&str]| -> Vec<u32> {
+    let holding = |named: &dyn Fn(&str) -> bool| -> Vec<u32> {
         ix.lex
             .postings(id)
             .map(|p| p.0)
-            .filter(|&f| named(f, stems))
+            .filter(|&f| {
+                ix.file(f).is_some_and(|file| {
+                    let path = ix.path(f);
+                    file.code() && named(path.rsplit('/').next().unwrap_or(path))
+                })
+            })
             .collect()
     };
-    let mut files = holding(RELEASE_STEMS);
+    let stem_in = |stems: &'static [&'static str]| {
+        move |name: &str| stems.contains(&name.split('.').next().unwrap_or(name))
+    };
+    let mut files = holding(&stem_in(RELEASE_STEMS));
     if files.is_empty() {
-        files = holding(RELEASE_MAIN);
+        files = holding(&stem_in(RELEASE_MAIN));
     }
-    if files.is_empty() || files.len() > MAX_DEFINERS {
+    let confs = holding(&|name: &str| name == RELEASE_CONF);
+    if files.is_empty() && confs.is_empty()
+        || files.len() > MAX_DEFINERS
+        || confs.len() > MAX_DEFINERS
+    {
         return HashSet::new();
     }
-    let w = W_RELEASE / (files.len() as f32).sqrt();
     let r = sc.reason("holds the version a release changes".to_string());
+    let w = W_RELEASE / (files.len().max(1) as f32).sqrt();
     for &f in &files {
         sc.add(f, w, r);
     }
-    files.into_iter().collect()
+    for &f in &confs {
+        sc.add(
+            f,
+            W_RELEASE * W_RELEASE_CONF / (confs.len() as f32).sqrt(),
+            r,
+        );
+    }
+    files.into_iter().chain(confs).collect()
 }
 
 /// What a name defined in file `f` counts for, as a share: 1 up to the repository's median

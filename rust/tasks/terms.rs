@@ -461,11 +461,12 @@ pub fn identifiers(task: &str) -> Vec<(String, bool)> {
 
 /// Whether the task's first line announces a release: a version number (`3.1.2`, `v1.11.0`)
 /// with the word `version` or `release` ("Version 0.25.0", "start version 3.1.2"), or a
-/// version number alone ("0.74.0", "v4.3.6": fzf's and zod's release commits). Such a commit
-/// changes the file holding the version, which shares at most `version` with the task.
+/// version number alone, the marks around it aside ("0.74.0", "v4.3.6": fzf's and zod's
+/// release commits; "- 1.16.4": alembic's). Such a commit changes the file holding the
+/// version, which shares at most `version` with the task.
 pub fn names_a_release(task: &str) -> bool {
     let first = task.lines().next().unwrap_or("");
-    if is_version_number(first.trim()) {
+    if is_version_number(first.trim_matches(|c: char| !c.is_alphanumeric())) {
         return true;
     }
     let said = [term("version"), term("release")];
@@ -475,12 +476,15 @@ pub fn names_a_release(task: &str) -> bool {
             .any(is_version_number)
 }
 
-/// `3.1.2`, `v1.11.0`, `2.0.0-rc1`: three or more runs of digits joined by dots. Two (`1.24`)
-/// is most often a toolchain's version ("bump minimum Go version to 1.24"), not a release.
+/// `3.1.2`, `v1.11.0`, `2.0.0-rc1`, `2.34.0.dev1`, `1.0.0rc2`: three or more runs of digits
+/// joined by dots, before a pre-release's or a build's tail. Two (`1.24`) is most often a
+/// toolchain's version ("bump minimum Go version to 1.24"), not a release.
 fn is_version_number(w: &str) -> bool {
     let w = w.trim_end_matches(['.', ':', '!', '+']);
     let w = w.strip_prefix(['v', 'V']).unwrap_or(w);
     let w = w.split('-').next().unwrap_or(w);
+    // PEP 440's tails: `.dev1`, `.post2`, `rc1`, `a1` start at the first letter.
+    let w = w[..w.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(w.len())].trim_end_matches('.');
     let mut n = 0;
     for p in w.split('.') {
         if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
@@ -659,6 +663,9 @@ mod tests {
             "Release 2.0.0-rc1\n\nNotes",
             "0.74.0",
             "v4.3.6\n",
+            "- 1.16.4",
+            "v2.34.0.dev1",
+            "1.0.0rc2",
         ] {
             assert!(names_a_release(yes), "{yes}");
         }
@@ -671,6 +678,9 @@ mod tests {
             "0.74.0 and more",
             "chore: bump minimum Go version to 1.24",
             "\nv1.2.3",
+            "- 1.16 and 1.17",
+            "1.2.x",
+            "version 1.2.dev3",
         ] {
             assert!(!names_a_release(no), "{no}");
         }

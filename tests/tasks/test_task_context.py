@@ -430,6 +430,26 @@ def test_a_version_number_alone_is_a_release_and_a_program_s_main_holds_it_where
                    for f in ranked("bump minimum Go version to 1.24")), "a toolchain's version is no release"
 
 
+def test_a_version_number_marked_or_with_a_pre_release_tail_is_a_release_and_sphinx_s_conf_follows(tmp_path):
+    """Through the CLI: alembic's release commits say "- 1.16.4" and change the `release` of
+    Sphinx's `docs/build/conf.py`; requests' say "v2.34.0.dev1". Both are releases: the
+    package's `__init__.py` comes first, and Sphinx's `conf.py` right after it, though it says
+    `release` and `version` more (most projects' `conf.py` reads the version from the package)."""
+    repo = tmp_path / "repo"
+    write(repo, "pkg/__init__.py", 'from pkg.models import Request\n\n__version__ = "2.34.0"\n')
+    write(repo, "pkg/models.py", "class Request:\n    def prepare(self):\n        return self\n")
+    write(repo, "docs/build/conf.py",
+          '# The release and version of the docs.\nproject = "pkg"\nversion = "2.34"\nrelease = "2.34.0"\n')
+
+    def ranked(task: str) -> list[str]:
+        files = json.loads(run_cli("context", task, "--json", "--root", str(repo), check=True).stdout)["files"]
+        return [f["path"] for f in files if "holds the version a release changes" in f["why"]]
+
+    for task in ("- 2.34.1", "v2.34.0.dev1", "Release version 2.35.0rc1"):
+        assert ranked(task) == ["pkg/__init__.py", "docs/build/conf.py"], task
+    assert ranked("- 2.34 and 2.35") == [], "numbers of two parts are no release"
+
+
 def test_a_file_whose_path_the_task_names_in_words_comes_before_one_its_words_fill(tmp_path):
     """Through the CLI: "Shorten the wait in the backoff example" names `examples/backoff/main.py`
     by its path's words (`example`, `backoff`; `main` says nothing), while `net/retry.py` holds
