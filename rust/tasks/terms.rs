@@ -483,8 +483,10 @@ fn is_version_number(w: &str) -> bool {
     let w = w.trim_end_matches(['.', ':', '!', '+']);
     let w = w.strip_prefix(['v', 'V']).unwrap_or(w);
     let w = w.split('-').next().unwrap_or(w);
-    // PEP 440's tails: `.dev1`, `.post2`, `rc1`, `a1` start at the first letter.
-    let w = w[..w.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(w.len())].trim_end_matches('.');
+    // PEP 440's tails (`.dev1`, `.post2`, `rc1`, `a1`) start at the first letter, a build's
+    // (`+build.5`) at its `+`.
+    let tail = w.find(|c: char| c.is_ascii_alphabetic() || c == '+');
+    let w = w[..tail.unwrap_or(w.len())].trim_end_matches('.');
     let mut n = 0;
     for p in w.split('.') {
         if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
@@ -666,6 +668,7 @@ mod tests {
             "- 1.16.4",
             "v2.34.0.dev1",
             "1.0.0rc2",
+            "Release 1.2.3+build.5",
         ] {
             assert!(names_a_release(yes), "{yes}");
         }
