@@ -73,11 +73,10 @@ impl Scores {
         self.reasons.len() as u32 - 1
     }
 
+    /// Adds `v` to file `id`'s score, with a line of why.
     pub fn add(&mut self, id: u32, v: f32, reason: u32) {
-        if v > 0.0 && (id as usize) < self.buf.score.len() {
-            self.raise(id, v);
-            self.contributions.push((id, v, reason));
-        }
+        self.bump(id, v);
+        self.explain(id, v, reason);
     }
 
     /// A line of why as strong as `v` that adds nothing to the score (what a file kept).
