@@ -388,11 +388,18 @@ def main(argv: list[str] | None = None) -> int:
     cmp.add_argument("later", type=Path)
     sub.add_parser("quality", add_help=False,
                    help="rankers' recall and line coverage on a repository's history (python -m benches quality -h)")
+    sub.add_parser("quality-bar", add_help=False,
+                   help="issue 29's bar over quality reports, with each margin's standard error "
+                        "(python -m benches quality-bar -h)")
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["quality"]:  # its own parser (benches/quality.py)
         from benches import quality
 
         return quality.main(argv[1:])
+    if argv[:1] == ["quality-bar"]:  # its own parser (benches/quality_bar.py)
+        from benches import quality_bar
+
+        return quality_bar.main(argv[1:])
     args = parser.parse_args(argv)
 
     if args.cmd == "compare":

@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from benches import quality_bar
 from benches import quality_history as history
 from benches import quality_rankers as rankers
 
@@ -45,6 +46,8 @@ DEFINITIONS = {
     "unreadable": "tasks whose parent git cannot check out (a snapshot with absent blobs): skipped and counted; "
                   "commits whose changed lines cannot be read are passed over in the selection and counted",
     "split": "sha256 of the full commit id as hex, even = tuning, odd = held-out",
+    "bar": "issue 29's, on the held-out half: task_context's recall@10 >= BM25's + 0.10, MRR >= BM25's, "
+           "coverage@8k >= 0.5; each margin with its standard error over the half's tasks (benches/quality_bar.py)",
     "ms": "task_context: each MCP round trip (one per budget); baselines: computing one answer in process, "
           "index built for the state included",
 }
@@ -310,6 +313,8 @@ def markdown(report: dict) -> str:
              f"{report['range']['oldest'][:10]}..{report['range']['newest'][:10]}); "
              f"tokens counted by {report['tokenizer']}.", "", *_table(report["rankers"], budgets),
              *_against_bm25(report["rankers"], budgets)]
+    if report.get("bar"):
+        lines += ["", quality_bar.sentence(report["bar"])]
     languages = report.get("languages", {})
     if len(languages) > 1:
         for lang, rankers in languages.items():
@@ -451,6 +456,7 @@ def run(args: argparse.Namespace) -> dict:
         "walk_s": time.monotonic() - started,
         "rankers": {n: summarise(n, rows, budgets) for n in ranked},
         "languages": by_language(rows, ranked, budgets),
+        "bar": quality_bar.bar(rows),
         "skipped": skipped,
         "warnings": warnings,
         "commits": rows,
