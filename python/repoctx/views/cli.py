@@ -155,7 +155,9 @@ def build_parser(word: str | None = None) -> argparse.ArgumentParser:
     groups: dict[tuple[str, ...], Any] = {(): sub}
     # A command may also head a group (`sessions` and `sessions show`): list it before its subcommands.
     parsers: dict[tuple[str, ...], Any] = {}
-    for cmd in (word and cli_commands(word)) or all_commands():
+    # `serve` needs no other command's parser: their modules are imported with the SDK's, on the path to
+    # a restarted server's first answer.
+    for cmd in [] if word == "serve" else (word and cli_commands(word)) or all_commands():
         if not cmd.cli:
             continue
         words = cmd.name.split()
