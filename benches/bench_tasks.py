@@ -12,7 +12,9 @@ Measures, on the synthetic tree of benches/synth.py (or an existing repository, 
 - `task_context` after an edit (a line appended to one file, then taken out again: the index
   reads that file again), p50;
 - a restarted server's first `task_context` (the index saved by the first server on disk) beside
-  its first no-op (the server's start alone), and each server's RSS once idle after its first
+  its first no-op (the server's start alone) and the first call of the SDK's own low-level server
+  with one tool (benches/sdk_server.py: the interpreter and the SDK, the floor of any server's
+  start), and each server's RSS once idle after its first
   answer: the first builds the index from nothing (a saved one of an earlier run is removed
   first), the restarted one loads it;
   the RSS of a default server on an empty directory, the floor of the server's RSS;
@@ -204,6 +206,21 @@ async def _restarted(root: Path, task: str | None, budget: int) -> tuple[float, 
         return took, await _settled_rss_mib(_server_pid(root))
 
 
+async def _sdk_first_call() -> float:
+    """The SDK's low-level server with one tool, started: its first answer, in seconds from the call."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "benches.sdk_server"],
+                                   cwd=str(Path(__file__).resolve().parents[1]))
+    async with Client(params, mode="2026-07-28") as client:
+        start = time.perf_counter()
+        result = await client.call_tool("noop", {})
+        took = time.perf_counter() - start
+        assert not result.is_error
+        return took
+
+
 def cold_cli(root: Path, task: str, repeat: int) -> dict:
     """The cold CLI with no saved index (nor history), with fresh ones, and after one file was touched."""
     from repoctx.base.task_index import HISTORY_FILE, SAVED_FILE
@@ -281,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         report["mcp"]["restarted_first_call_s"], report["mcp"]["restarted_server_rss_mib"] = anyio.run(
             _restarted, root, tasks[-1], args.budget)
         report["mcp"]["restarted_first_noop_s"] = anyio.run(_restarted, root, None, args.budget)[0]
+        report["mcp"]["sdk_server_first_call_s"] = anyio.run(_sdk_first_call)
         report["mcp"]["empty_server_rss_mib"] = anyio.run(_empty_rss, root)
         print("cold CLI…", file=sys.stderr)
         report["cold_cli"] = cold_cli(root, tasks[0], args.repeat)
@@ -299,7 +317,8 @@ def main(argv: list[str] | None = None) -> int:
           f"server RSS {m['server_rss_mib']:.0f} MiB built from nothing, {m['restarted_server_rss_mib']:.0f} MiB "
           f"restarted from the saved index (an empty one's {m['empty_server_rss_mib']:.0f})" + (f"; after an edit {ms(m['after_an_edit'])}" if m["after_an_edit"] else "")
           + f"; a restarted server's first call {m['restarted_first_call_s']:.2f} s (its first no-op "
-          f"{m['restarted_first_noop_s']:.2f} s)")
+          f"{m['restarted_first_noop_s']:.2f} s; the SDK's own server's first call {m['sdk_server_first_call_s']:.2f} s, "
+          f"{m['restarted_first_call_s'] / m['sdk_server_first_call_s']:.2f} × it)")
     print(f"saved index: {ip['saved_bytes_per_file']:.0f} bytes/file, encoded in {ip['save_s'] * 1000:.0f} ms, "
           f"the index built from it in {ip['load_s']:.2f} s")
     c = report["cold_cli"]
