@@ -233,7 +233,7 @@ async def _sdk_first_call() -> float:
 def restarts(root: Path, task: str, budget: int, repeat: int) -> dict:
     """`repeat` rounds of a restarted server's first `task_context`, its first no-op and the SDK's
     own server's first call, one after the other, so each round's three meet the same load: the
-    medians, each round's ratio of the first call to the SDK's, and the restarted server's RSS."""
+    medians, each round's three, and the restarted server's RSS."""
     rounds = []
     for _ in range(repeat):
         call, rss = anyio.run(_restarted, root, task, budget)
@@ -241,7 +241,7 @@ def restarts(root: Path, task: str, budget: int, repeat: int) -> dict:
     median = lambda i: statistics.median(r[i] for r in rounds)  # noqa: E731
     return {"restarted_first_call_s": median(0), "restarted_first_noop_s": median(1),
             "sdk_server_first_call_s": median(2), "restarted_server_rss_mib": median(3),
-            "restarted_over_sdk": [r[0] / r[2] for r in rounds], "restart_rounds": repeat}
+            "restart_rounds": [{"first_call_s": r[0], "first_noop_s": r[1], "sdk_first_call_s": r[2]} for r in rounds]}
 
 
 def cold_cli(root: Path, task: str, repeat: int) -> dict:
@@ -338,8 +338,9 @@ def main(argv: list[str] | None = None) -> int:
           f"restarted from the saved index (an empty one's {m['empty_server_rss_mib']:.0f})" + (f"; after an edit {ms(m['after_an_edit'])}" if m["after_an_edit"] else "")
           + f"; a restarted server's first call {m['restarted_first_call_s']:.2f} s (its first no-op "
           f"{m['restarted_first_noop_s']:.2f} s; the SDK's own server's first call {m['sdk_server_first_call_s']:.2f} s; "
-          f"medians of {m['restart_rounds']} rounds, the first call over the SDK's "
-          + " / ".join(f"{r:.2f} ×" for r in m["restarted_over_sdk"]) + ")")
+          f"medians of {len(m['restart_rounds'])} rounds; the first call, over the SDK's, round by round: "
+          + ", ".join(f"{r['first_call_s']:.2f} s ({r['first_call_s'] / r['sdk_first_call_s']:.2f} ×)"
+                      for r in m["restart_rounds"]) + ")")
     print(f"saved index: {ip['saved_bytes_per_file']:.0f} bytes/file, encoded in {ip['save_s'] * 1000:.0f} ms, "
           f"the index built from it in {ip['load_s']:.2f} s")
     c = report["cold_cli"]
