@@ -377,8 +377,12 @@ def versions() -> dict:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benches quality", description=__doc__.split("\n\n")[0])
-    p.add_argument("--repo", required=True, type=Path, help="the git repository whose history is the benchmark "
-                   "(only read: a private clone under a temporary directory is walked)")
+    p.add_argument("--repo", required=True, type=Path, action="append",
+                   help="the git repository whose history is the benchmark (only read: a private clone under a "
+                        "temporary directory is walked); given more than once, each is run on its own (--jobs at a "
+                        "time), its reports under --out/NAME/ and its progress in --out/NAME.log, and the bar "
+                        "over all of them is printed and written to --out/bar.md")
+    p.add_argument("--jobs", type=int, default=1, help="with several --repo: how many run at once (default 1)")
     p.add_argument("--rev", default="HEAD", help="the newest commit to consider (default HEAD)")
     p.add_argument("--n", type=int, default=100, help="the last N qualifying commits, before the split (default 100)")
     p.add_argument("--budgets", default="8000,32000", help="token budgets of the bundles (default 8000,32000)")
@@ -463,12 +467,60 @@ def run(args: argparse.Namespace) -> dict:
     }
 
 
+def _one_repo_argv(args: argparse.Namespace, repo: Path, out: Path) -> list[str]:
+    """The command line of one repository's run in a run over many."""
+    argv = ["--repo", str(repo), "--rev", args.rev, "--n", str(args.n), "--budgets", args.budgets,
+            "--rankers", args.rankers, "--out", str(out)]
+    if args.held_out:
+        argv.append("--held-out")
+    if args.ablate is not None:
+        argv.append(f"--ablate={args.ablate}")
+    if args.tokenizer:
+        argv += ["--tokenizer", args.tokenizer]
+    return argv
+
+
+def run_many(args: argparse.Namespace) -> int:
+    """Each repository in its own process, `--jobs` at a time; then the bar over them all."""
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    names = [r.resolve().name for r in args.repo]
+    if len(set(names)) < len(names):
+        parser().error("two --repo share a directory name; their reports would share --out/NAME")
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    def one(repo: Path) -> tuple[str, int]:
+        name = repo.resolve().name
+        with open(args.out / f"{name}.log", "w") as log:
+            rc = subprocess.run([sys.executable, "-m", "benches", "quality",
+                                 *_one_repo_argv(args, repo, args.out / name)],
+                                cwd=Path(__file__).resolve().parents[1], stdout=log, stderr=subprocess.STDOUT).returncode
+        print(f"{name}: {'done' if rc == 0 else f'failed (exit {rc}), see {args.out / name}.log'}", file=sys.stderr)
+        return name, rc
+
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        failed = [name for name, rc in pool.map(one, args.repo) if rc != 0]
+    reports = quality_bar.load([args.out / n for n in names if n not in failed])
+    if reports:
+        text = quality_bar.table(reports)
+        (args.out / "bar.md").write_text(text + "\n")
+        print(text)
+    if failed:
+        print(f"{len(failed)} of {len(names)} failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    try:
-        history.git(args.repo, "rev-parse", "--verify", f"{args.rev}^{{commit}}")
-    except (RuntimeError, OSError) as exc:
-        parser().error(f"--repo {args.repo}: not a git repository with {args.rev} ({exc})")
+    for repo in args.repo:
+        try:
+            history.git(repo, "rev-parse", "--verify", f"{args.rev}^{{commit}}")
+        except (RuntimeError, OSError) as exc:
+            parser().error(f"--repo {repo}: not a git repository with {args.rev} ({exc})")
+    if len(args.repo) > 1:
+        return run_many(args)
+    args.repo = args.repo[0]
     report = run(args)
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = report["machine"]["date"].replace(":", "").replace("+0000", "Z")

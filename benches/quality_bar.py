@@ -155,8 +155,9 @@ def table(reports: dict[str, dict], against: dict[str, dict] | None = None) -> s
             row += " – | – | – |"
         lines.append(row)
     total = len(reports)
-    lines += ["", f"Met on {met} of {total}. Of the {total - met} that miss, {near} miss only within one standard "
-              f"error, and {unreachable} cannot meet recall@10 as written (BM25's is over {1 - RECALL_OVER:.2f})."]
+    lines += ["", f"Met on {met} of {total}." + (
+        f" Of the {total - met} that miss, {near} miss only within one standard error, and {unreachable} cannot "
+        f"meet recall@10 as written (BM25's is over {1 - RECALL_OVER:.2f})." if met < total else "")]
     if against is not None:
         lines.append(f"Against the earlier run, over the {compared} repositories in both: "
                      + "; ".join(f"{n} {s:+.3f} summed ({u} up, {d} down)"

@@ -382,3 +382,31 @@ def test_the_checkout_is_one_repoctx_reads_history_from_and_a_silent_history_is_
     shared = tmp_path / "shared"
     _git(tmp_path, "clone", "-q", "--shared", str(repo), str(shared))
     assert "reads no git from the checkout" in quality._history_warnings(SimpleNamespace(path=shared), rows(3))[0]
+
+
+def test_many_repositories_each_in_its_own_run_then_the_bar_over_them(history, tmp_path):
+    import shutil
+
+    repo, _ = history
+    other = tmp_path / "other"
+    shutil.copytree(repo, other, symlinks=True)
+    out = tmp_path / "many"
+    proc = _quality("--repo", str(repo), "--repo", str(other), "--jobs", "2", "--n", "10", "--budgets", "8000",
+                    "--rankers", "path", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "repo: done" in proc.stderr and "other: done" in proc.stderr
+    for name in ("repo", "other"):
+        report = json.loads(next((out / name).glob("*-quality.json")).read_text())
+        assert Path(report["repo"]).name == name and report["half"] == "tuning" and "path" in report["rankers"]
+        assert "commit 1 of" in (out / f"{name}.log").read_text()  # its progress, in its own log
+    bar = (out / "bar.md").read_text()
+    assert bar in proc.stdout and "| other | tuning |" in bar and "| repo | tuning |" in bar
+    assert "needs task_context and bm25" in bar and "Met on 0 of 2." in bar
+
+    same_name = tmp_path / "again" / "repo"
+    shutil.copytree(repo, same_name, symlinks=True)
+    clash = _quality("--repo", str(repo), "--repo", str(same_name), "--out", str(tmp_path / "clash"))
+    assert clash.returncode == 2 and "share a directory name" in clash.stderr
+    not_git = _quality("--repo", str(repo), "--repo", str(tmp_path / "many"), "--out", str(tmp_path / "x"))
+    assert not_git.returncode == 2 and "not a git repository" in not_git.stderr
+    assert not (tmp_path / "x").exists(), "nothing runs before every repository is checked"
