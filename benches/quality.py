@@ -485,26 +485,26 @@ def run_many(args: argparse.Namespace) -> int:
     import subprocess
     from concurrent.futures import ThreadPoolExecutor
 
-    names = [r.resolve().name for r in args.repo]
+    repos = [r.resolve() for r in args.repo]  # the runs' working directory is this project's
+    names = [r.name for r in repos]
     if len(set(names)) < len(names):
         parser().error("two --repo share a directory name; their reports would share --out/NAME")
-    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
 
     def one(repo: Path) -> tuple[str, int]:
-        name = repo.resolve().name
-        with open(args.out / f"{name}.log", "w") as log:
-            rc = subprocess.run([sys.executable, "-m", "benches", "quality",
-                                 *_one_repo_argv(args, repo, args.out / name)],
+        with open(out / f"{repo.name}.log", "w") as log:
+            rc = subprocess.run([sys.executable, "-m", "benches", "quality", *_one_repo_argv(args, repo, out / repo.name)],
                                 cwd=Path(__file__).resolve().parents[1], stdout=log, stderr=subprocess.STDOUT).returncode
-        print(f"{name}: {'done' if rc == 0 else f'failed (exit {rc}), see {args.out / name}.log'}", file=sys.stderr)
-        return name, rc
+        print(f"{repo.name}: {'done' if rc == 0 else f'failed (exit {rc}), see {out / repo.name}.log'}", file=sys.stderr)
+        return repo.name, rc
 
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        failed = [name for name, rc in pool.map(one, args.repo) if rc != 0]
-    reports = quality_bar.load([args.out / n for n in names if n not in failed])
+        failed = [name for name, rc in pool.map(one, repos) if rc != 0]
+    reports = quality_bar.load([out / n for n in names if n not in failed])
     if reports:
         text = quality_bar.table(reports)
-        (args.out / "bar.md").write_text(text + "\n")
+        (out / "bar.md").write_text(text + "\n")
         print(text)
     if failed:
         print(f"{len(failed)} of {len(names)} failed: {', '.join(failed)}", file=sys.stderr)

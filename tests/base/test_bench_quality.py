@@ -391,8 +391,11 @@ def test_many_repositories_each_in_its_own_run_then_the_bar_over_them(history, t
     other = tmp_path / "other"
     shutil.copytree(repo, other, symlinks=True)
     out = tmp_path / "many"
-    proc = _quality("--repo", str(repo), "--repo", str(other), "--jobs", "2", "--n", "10", "--budgets", "8000",
-                    "--rankers", "path", "--out", str(out))
+    # Relative paths, from another directory than the runs' own (this project's).
+    proc = subprocess.run([sys.executable, "-m", "benches", "quality", "--repo", "repo", "--repo", "other",
+                           "--jobs", "2", "--n", "10", "--budgets", "8000", "--rankers", "path", "--out", "many"],
+                          cwd=tmp_path, env={**os.environ, **GIT_ENV, "PYTHONPATH": str(ROOT)}, capture_output=True,
+                          text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "repo: done" in proc.stderr and "other: done" in proc.stderr
     for name in ("repo", "other"):
