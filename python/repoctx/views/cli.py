@@ -155,8 +155,8 @@ def build_parser(word: str | None = None) -> argparse.ArgumentParser:
     groups: dict[tuple[str, ...], Any] = {(): sub}
     # A command may also head a group (`sessions` and `sessions show`): list it before its subcommands.
     parsers: dict[tuple[str, ...], Any] = {}
-    # `serve` needs no other command's parser: their modules are imported with the SDK's, on the path to
-    # a restarted server's first answer.
+    # `serve` needs no other command's parser: building them all stood before a restarted server's
+    # first answer (0.04 s; 0.2 s more where their modules' bytecode is not kept).
     for cmd in [] if word == "serve" else (word and cli_commands(word)) or all_commands():
         if not cmd.cli:
             continue
