@@ -156,7 +156,7 @@ def build_parser(word: str | None = None) -> argparse.ArgumentParser:
     # A command may also head a group (`sessions` and `sessions show`): list it before its subcommands.
     parsers: dict[tuple[str, ...], Any] = {}
     # `serve` needs no other command's parser: building them all stood before a restarted server's
-    # first answer (0.04 s; 0.2 s more where their modules' bytecode is not kept).
+    # first answer (about 0.04 s).
     for cmd in [] if word == "serve" else (word and cli_commands(word)) or all_commands():
         if not cmd.cli:
             continue
