@@ -97,6 +97,24 @@ impl Arena {
         self.end() + len.max(MIN_CAP) <= MOST_BYTES
     }
 
+    /// Whether lists `lists` can each change, growing by up to `more` bytes, where each that must
+    /// move (one outgrowing its room, or held in the mapping) goes to the end with `make_room`'s
+    /// room: what a few documents put in or taken out one by one may ask (tasks/limits.rs).
+    pub fn fits_changed(&self, lists: impl Iterator<Item = usize>, more: usize) -> bool {
+        let mut end = self.end();
+        for i in lists {
+            let s = self.spans[i];
+            let len = s.len as usize + more;
+            if len > s.cap as usize || s.at() < self.heap() {
+                end += len.max(2 * s.cap as usize).max(MIN_CAP);
+                if end > MOST_BYTES {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     pub fn len(&self) -> usize {
         self.spans.len()
     }

@@ -13,6 +13,10 @@ use std::collections::HashMap;
 pub const K1: f32 = 1.2;
 pub const B: f32 = 0.75;
 
+/// The most bytes one document's posting adds to a list: its gap, its count and the next
+/// posting's gap, varints of at most 5 bytes.
+const POSTING_MAX: usize = 15;
+
 /// How rare a term is among `n` documents when `df` of them hold it.
 pub fn idf(n: u32, df: u32) -> f32 {
     let (n, df) = (n as f32, df as f32);
@@ -158,7 +162,7 @@ impl Inverted {
         sorted.sort_unstable();
         let mut fwd = Vec::with_capacity(sorted.len() * 3);
         put_rising(&mut fwd, sorted.iter().map(|&(id, _)| id));
-        let mut new = Vec::with_capacity(15);
+        let mut new = Vec::with_capacity(POSTING_MAX);
         if let Some(d) = &mut self.deferred {
             d.docs.push((doc, d.counts.len()));
             for &(id, tf) in &sorted {
@@ -203,6 +207,28 @@ impl Inverted {
     /// end, an id at most 5 bytes).
     pub fn fits_doc(&self, terms: usize) -> bool {
         self.forward.fits(5 * terms)
+    }
+
+    /// Whether terms of `bytes` in all can be numbered.
+    pub fn fits_terms(&self, bytes: usize) -> bool {
+        self.vocab.fits(bytes)
+    }
+
+    /// Whether a document with terms `ids` (interned) can go in: each posting list it adds to
+    /// may move to the end with room to grow. Documents put in while postings are deferred
+    /// touch no list (`make_postings` checks what it makes).
+    pub fn fits_added(&self, ids: impl Iterator<Item = u32>) -> bool {
+        self.deferred.is_some()
+            || self
+                .lists
+                .fits_changed(ids.map(|t| t as usize), POSTING_MAX)
+    }
+
+    /// Whether document `doc` can be taken out: a posting list held in the mapping moves to the
+    /// buffer's end when its bytes change.
+    pub fn fits_removed(&self, doc: u32) -> bool {
+        self.lists
+            .fits_changed(self.terms_of(doc).map(|t| t as usize), 0)
     }
 
     /// From now on documents go in without their postings (none of them is taken out before)

@@ -893,13 +893,13 @@ impl Index {
         }
         for d in gone {
             for id in self.by_dir.remove(&d).unwrap_or_default() {
-                self.remove(id, true);
+                self.remove(id, true)?;
             }
             self.written.forget_scope(&d);
             self.dirs.remove(&d);
         }
         for id in vanished {
-            self.remove(id, true);
+            self.remove(id, true)?;
         }
         for dir in &dirs {
             self.dirs.insert(dir.clone());
@@ -930,7 +930,7 @@ impl Index {
                 let had = self.id_of(p);
                 // An edit keeps the file's number and its module: only its own imports move.
                 if let Some(id) = had {
-                    self.remove(id, f.is_none());
+                    self.remove(id, f.is_none())?;
                 }
                 let Some(f) = f else { continue };
                 let id = self.insert(std::mem::take(p), *k, f, had.is_none())?;
@@ -1005,11 +1005,23 @@ impl Index {
         if !self.lex.fits_doc(f.counts.len()) {
             return Err(TooBig("lists"));
         }
+        // Counted whole, held or not: the names' room matters only near 4 GiB.
+        if !self
+            .lex
+            .fits_terms(f.counts.iter().map(|(t, _)| t.len()).sum())
+            || !self.def_ids.fits(f.defs.iter().map(String::len).sum())
+        {
+            return Err(TooBig("names"));
+        }
         let terms: Vec<(u32, u32)> = f
             .counts
             .iter()
             .map(|(t, n)| (self.lex.intern(t), *n))
             .collect();
+        // A packed name number is at most 5 bytes.
+        if !self.lex.fits_added(terms.iter().map(|t| t.0)) || !self.defs.fits(5 * f.defs.len()) {
+            return Err(TooBig("lists"));
+        }
         let defs: Vec<u32> = f.defs.iter().map(|d| self.def_number(d)).collect();
         let annotations = f
             .annotations
@@ -1110,10 +1122,14 @@ impl Index {
         self.defines.add(count);
     }
 
-    /// Take a file out (`reshaped`: for good, not to put it back in after an edit).
-    fn remove(&mut self, id: u32, reshaped: bool) {
+    /// Take a file out (`reshaped`: for good, not to put it back in after an edit); refused,
+    /// the file left in, when its lists could not move (tasks/limits.rs).
+    fn remove(&mut self, id: u32, reshaped: bool) -> Result<(), TooBig> {
+        if !self.lex.fits_removed(id) {
+            return Err(TooBig("lists"));
+        }
         let Some(f) = self.files.get_mut(id as usize).and_then(Option::take) else {
-            return;
+            return Ok(());
         };
         self.changed += reshaped as usize;
         self.lex.remove(id);
@@ -1149,6 +1165,7 @@ impl Index {
         self.free.push(id);
         self.resolve_all |= reshaped;
         self.recency_stale |= reshaped;
+        Ok(())
     }
 
     /// Make what a query reads current: imports resolved, the reverse graph, the written
@@ -1734,6 +1751,84 @@ mod tests {
             std::fs::write(small.path().join(p), text).unwrap();
         }
         assert_eq!(ix.update(&[".".to_string()], None), Err(TooBig("lists")));
+    }
+
+    /// Names are checked as files are read too: long made-up names (300 KB of them here, the
+    /// tests' limit 256 KiB) pass the limit before any list does.
+    #[test]
+    fn long_made_up_names_past_the_limit_are_refused_by_name() {
+        let files: Vec<(String, String)> = (0..100)
+            .map(|f| {
+                let defs = (0..30).map(|d| format!("def n{:0>99}():\n    pass\n", f * 100 + d));
+                (format!("m{f}.py"), defs.collect())
+            })
+            .collect();
+        let Err(e) = Index::build(tree_of("names", &files).path(), opts(), &[".".to_string()])
+        else {
+            panic!("built past the limit");
+        };
+        assert_eq!(
+            e.to_string(),
+            "the task index is over 4 GiB of names: this tree is too big for task context"
+        );
+        Index::build(
+            tree_of("fewer", &files[..50]).path(),
+            opts(),
+            &[".".to_string()],
+        )
+        .unwrap();
+    }
+
+    /// A file put in or taken out of an index near the limit moves each posting list it touches
+    /// to the end with room to grow (a built index's lists have none; a loaded one's are in its
+    /// file): refused by name when that could pass the limit, as a build is, not met by a panic.
+    /// With room left the same changes go in.
+    #[test]
+    fn a_file_put_in_or_taken_out_near_the_lists_limit_is_refused_by_name() {
+        let dot = [".".to_string()];
+        let new_file =
+            |t: &TempTree| std::fs::write(t.path().join("new.txt"), &shared_words(1)[0].1).unwrap();
+        let near = tree_of("near", &shared_words(200));
+        let mut ix = Index::build(near.path(), opts(), &dot).unwrap();
+        new_file(&near);
+        assert_eq!(ix.update(&dot, None), Err(TooBig("lists")));
+
+        let roomy = tree_of("roomy", &shared_words(40));
+        let mut ix = Index::build(roomy.path(), opts(), &dot).unwrap();
+        new_file(&roomy);
+        ix.update(&dot, None).unwrap();
+        assert!(ix.id_of("new.txt").is_some());
+
+        // Taken out of a loaded index: its lists move from the saved file to the buffer.
+        let rel = Path::new(".repoctx/task-index.bin");
+        for (t, refused) in [(&near, true), (&roomy, false)] {
+            std::fs::remove_file(t.path().join("new.txt")).unwrap();
+            let names: Vec<String> = std::fs::read_dir(t.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|n| n.ends_with(".txt"))
+                .collect();
+            clock_past_racy(t, &names.iter().map(String::as_str).collect::<Vec<_>>()); // the saved lists adopted, not read again
+            let bytes = Index::build(t.path(), opts(), &dot).unwrap().save();
+            t.write(".repoctx/task-index.bin", &bytes);
+            let saved = Some(Saved::File(rel, bytes.len() as u64));
+            let mut ix = Index::build_from(t.path(), opts(), &dot, saved, None).unwrap();
+            std::fs::remove_file(t.path().join("f1.txt")).unwrap();
+            let taken_out = ix.update(&dot, None);
+            assert_eq!(
+                taken_out,
+                if refused {
+                    Err(TooBig("lists"))
+                } else {
+                    Ok(())
+                }
+            );
+            assert_eq!(
+                ix.id_of("f1.txt").is_none(),
+                !refused,
+                "refused: the file left in"
+            );
+        }
     }
 
     /// Each file's forward list and its path are checked before they are made, not only the

@@ -1,7 +1,8 @@
-//! How big a task index may grow. Its paths and its lists are each one buffer numbered by
-//! `u32` offsets (tasks/paths.rs, tasks/arena.rs: 4 bytes an offset rather than 8, at one or
-//! two offsets a file and a term), so neither holds 4 GiB; a tree that would pass that is
-//! refused by name (`TooBig`) before the offset is made, not met by a panic. Past 4 GiB of
+//! How big a task index may grow. Its paths, its lists and its words' and names' text are each
+//! one buffer numbered by `u32` offsets (tasks/paths.rs, tasks/arena.rs, tasks/vocab.rs: 4 bytes
+//! an offset rather than 8, at one or two offsets a file and a term), so none holds 4 GiB; a
+//! tree that would pass that is refused by name (`TooBig`) before the offset is made, not met
+//! by a panic: a file as it is read, and as it goes in or out of a held index. Past 4 GiB of
 //! lists is about 5 million files of real code.
 
 /// The most bytes a buffer numbered by `u32` offsets holds (lower in the core's own tests, so

@@ -6,6 +6,7 @@
 //! Hashes are foldhash's, seeded per process: the strings are a repository's words, and a fixed
 //! hasher would let a repository choose words that collide.
 
+use super::limits::MOST_BYTES;
 use foldhash::fast::RandomState;
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
@@ -43,6 +44,12 @@ impl Vocab {
     pub fn get(&self, term: &str) -> Option<u32> {
         let hash = self.keys.hash_one(term);
         self.ids.find(hash, |&id| self.name(id) == term).copied()
+    }
+
+    /// Whether `bytes` more of names fit (tasks/limits.rs): a repository of long made-up words
+    /// or names passes 4 GiB of them before its lists do.
+    pub fn fits(&self, bytes: usize) -> bool {
+        self.names.len() + bytes <= MOST_BYTES
     }
 
     /// `term` (not held) numbered next.
