@@ -62,6 +62,11 @@ fn u32_at(n: usize) -> u32 {
     n as u32
 }
 
+/// The room list `s` gets moved to the end at `len` bytes: its bytes and as many again as it had.
+fn room(s: Span, len: usize) -> usize {
+    len.max(2 * s.cap as usize).max(MIN_CAP)
+}
+
 impl Arena {
     /// Room for `lists` lists; those pushed go to `spool` when given, until `map`.
     pub fn with_capacity(lists: usize, spool: Option<Spool>) -> Arena {
@@ -97,16 +102,21 @@ impl Arena {
         self.end() + len.max(MIN_CAP) <= MOST_BYTES
     }
 
-    /// Whether lists `lists` can each change, growing by up to `more` bytes, where each that must
-    /// move (one outgrowing its room, or held in the mapping) goes to the end with `make_room`'s
-    /// room: what a few documents put in or taken out one by one may ask (tasks/limits.rs).
+    /// Whether list `i` must move to hold `len` bytes: it outgrows its room, or it is held in
+    /// the mapping (which is never written).
+    fn must_move(&self, i: usize, len: usize) -> bool {
+        len > self.spans[i].cap as usize || self.spans[i].at() < self.heap()
+    }
+
+    /// Whether lists `lists` can each change, growing by up to `more` bytes, each that must move
+    /// going to the end with its `room`, as `make_room` moves it: what a few documents put in or
+    /// taken out one by one may ask (tasks/limits.rs).
     pub fn fits_changed(&self, lists: impl Iterator<Item = usize>, more: usize) -> bool {
         let mut end = self.end();
         for i in lists {
-            let s = self.spans[i];
-            let len = s.len as usize + more;
-            if len > s.cap as usize || s.at() < self.heap() {
-                end += len.max(2 * s.cap as usize).max(MIN_CAP);
+            let len = self.spans[i].len as usize + more;
+            if self.must_move(i, len) {
+                end += room(self.spans[i], len);
                 if end > MOST_BYTES {
                     return false;
                 }
@@ -186,7 +196,7 @@ impl Arena {
         }
         let old = self.spans[i].len as usize;
         let len = old - range.len() + new.len();
-        if len > self.spans[i].cap as usize || self.spans[i].at() < self.heap() {
+        if self.must_move(i, len) {
             self.make_room(i, len);
         }
         let s = self.spans[i];
@@ -206,7 +216,7 @@ impl Arena {
     /// List `i` is `new` from now on.
     pub fn set(&mut self, i: usize, new: &[u8]) {
         // Its bytes need not move with it, nor a mapped list's room double on the heap.
-        if new.len() > self.spans[i].cap as usize || self.spans[i].at() < self.heap() {
+        if self.must_move(i, new.len()) {
             self.clear(i);
         }
         let len = self.spans[i].len as usize;
@@ -236,7 +246,7 @@ impl Arena {
     /// bytes and as many again as it had.
     fn make_room(&mut self, i: usize, len: usize) {
         let (s, heap) = (self.spans[i], self.heap());
-        let cap = len.max(2 * s.cap as usize).max(MIN_CAP);
+        let cap = room(s, len);
         if s.at() >= heap && s.at() + s.cap as usize == self.end() && s.cap > 0 {
             self.bytes.resize(s.at() - heap + cap, 0);
             self.spans[i].cap = u32_len(cap);
