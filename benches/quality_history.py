@@ -21,12 +21,16 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The languages repoctx reads symbols of (rust/lang/), by suffix: a task's source files.
-LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".java": "Java"} | dict.fromkeys(
-    (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript")
+# The languages repoctx reads definitions of (rust/lang/defs.rs), by suffix: a task's source files.
+LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".java": "Java", ".cs": "C#",
+             ".kt": "Kotlin", ".swift": "Swift", ".php": "PHP"} | dict.fromkeys(
+    (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript") | dict.fromkeys(
+    (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp"), "C/C++")
 SOURCE_SUFFIXES = tuple(LANGUAGES)
-# Test files as repoctx tells them (rust/project/modscan.rs, rust/lang/mod.rs).
+# Test files as repoctx tells them (rust/lang/mod.rs, is_test_path): directories by their name in
+# any case, and C#'s test projects (`Foo.Tests`).
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "testing"})
+TEST_PROJECTS = (".test", ".tests")
 MAX_FILES = 10
 # A file larger than this, or with a NUL byte, is not a candidate (repoctx's caches skip them too).
 MAX_BYTES = 1 << 20
@@ -51,7 +55,7 @@ def is_test(path: str) -> bool:
     """Under a test directory, or named as a test: test_*.py, *_test.py, *_test.go, conftest.py,
     *.test.ts, *.spec.js, …"""
     *dirs, name = path.split("/")
-    if any(d in TEST_DIRS for d in dirs):
+    if any(d.lower() in TEST_DIRS or d.lower().endswith(TEST_PROJECTS) for d in dirs):
         return True
     stem = name.split(".")[0]
     return (name.startswith("test_") or stem.endswith("_test") or name == "conftest.py"

@@ -1,6 +1,6 @@
 //! Definition lines: the kind and name of the function, class, struct, … a line of code
-//! starts, by a line-oriented grammar per language (Python, Rust, Go, TypeScript/JavaScript
-//! and Java), not a parser.
+//! starts, by a line-oriented grammar per language (Python, Rust, Go, TypeScript/JavaScript,
+//! Java, C#, C and C++, Kotlin, Swift and PHP), not a parser.
 
 use super::lexer::is_ident;
 use super::Lang;
@@ -47,12 +47,16 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
     let member = matches!(lang, Lang::TypeScript | Lang::JavaScript)
         && start > 0
         && rest.trim_ascii_end().ends_with(b"{");
-    if lang != Lang::Java && !member && !DEF_STARTS.iter().any(|d| d.as_bytes() == word) {
+    let keyworded = matches!(
+        lang,
+        Lang::Python | Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript
+    );
+    if keyworded && !member && !DEF_STARTS.iter().any(|d| d.as_bytes() == word) {
         return None;
     }
-    // A Java comment's line (`* Returns the name(s)`, `// see get(i)`) names no definition: a
-    // Java definition has no keyword to start with, so prose ending in `)` would read as one.
-    if lang == Lang::Java && matches!(rest.first(), Some(b'*' | b'/')) {
+    // A comment's line (`* Returns the name(s)`, `// see get(i)`) names no definition: a Java,
+    // C# or C definition has no keyword to start with, so prose ending in `)` would read as one.
+    if !keyworded && matches!(rest.first(), Some(b'*' | b'/' | b'#')) {
         return None;
     }
     let t = tokens(rest);
@@ -61,7 +65,9 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Rust => rust_def(&t),
         Lang::Go => go_def(&t),
         Lang::TypeScript | Lang::JavaScript => js_def(&t, member),
-        Lang::Java => java_def(&t, start > 0),
+        Lang::Java | Lang::CSharp => typed_def(&t, start > 0, false, lang),
+        Lang::C => typed_def(&t, true, start == 0, lang),
+        Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(&t),
         _ => None,
     }
 }
@@ -336,11 +342,215 @@ const JAVA_KEYWORDS: &[&str] = &[
     "yield",
     "instanceof",
 ];
+const CSHARP_MODIFIERS: &[&str] = &[
+    "public",
+    "private",
+    "protected",
+    "internal",
+    "static",
+    "readonly",
+    "sealed",
+    "abstract",
+    "virtual",
+    "override",
+    "async",
+    "extern",
+    "unsafe",
+    "partial",
+    "new",
+    "const",
+    "volatile",
+    "required",
+    "file",
+];
+const CSHARP_KEYWORDS: &[&str] = &[
+    "if",
+    "for",
+    "foreach",
+    "while",
+    "switch",
+    "catch",
+    "return",
+    "new",
+    "throw",
+    "else",
+    "do",
+    "try",
+    "case",
+    "base",
+    "this",
+    "using",
+    "lock",
+    "fixed",
+    "checked",
+    "unchecked",
+    "nameof",
+    "typeof",
+    "sizeof",
+    "await",
+    "yield",
+    "is",
+    "as",
+    "var",
+    "when",
+    "get",
+    "set",
+    "init",
+];
+const C_MODIFIERS: &[&str] = &[
+    "static",
+    "inline",
+    "extern",
+    "const",
+    "constexpr",
+    "consteval",
+    "constinit",
+    "virtual",
+    "explicit",
+    "friend",
+    "volatile",
+    "register",
+    "typedef",
+    "mutable",
+    "thread_local",
+    "__inline",
+    "__forceinline",
+    "public",
+    "private",
+    "protected",
+];
+const C_KEYWORDS: &[&str] = &[
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "return",
+    "new",
+    "delete",
+    "throw",
+    "else",
+    "do",
+    "try",
+    "case",
+    "sizeof",
+    "alignof",
+    "decltype",
+    "typeid",
+    "static_assert",
+    "defined",
+    "goto",
+    "co_return",
+    "co_await",
+    "co_yield",
+    "operator",
+    "this",
+];
 
-/// A Java type (class, record, interface, annotation type, enum) or, `in_type`, a method or
-/// constructor: modifiers and annotations, then `[<T>] [Type] name(` with the line leaving its
-/// parameters open or ending them (below); not a field set by a call, not an enum constant.
-pub(super) fn java_def(t: &[&str], in_type: bool) -> Option<(&'static str, String)> {
+/// The modifiers, the keywords and the type keywords (with the kind each starts) of a language
+/// whose methods put their type before their name and start with no keyword.
+struct Typed {
+    modifiers: &'static [&'static str],
+    keywords: &'static [&'static str],
+    types: &'static [(&'static str, &'static str)],
+}
+
+fn typed(lang: Lang) -> Typed {
+    match lang {
+        Lang::CSharp => Typed {
+            modifiers: CSHARP_MODIFIERS,
+            keywords: CSHARP_KEYWORDS,
+            types: &[
+                ("class", "class"),
+                ("record", "class"),
+                ("struct", "struct"),
+                ("interface", "interface"),
+                ("enum", "enum"),
+            ],
+        },
+        Lang::C => Typed {
+            modifiers: C_MODIFIERS,
+            keywords: C_KEYWORDS,
+            types: &[
+                ("class", "class"),
+                ("struct", "struct"),
+                ("union", "struct"),
+                ("enum", "enum"),
+            ],
+        },
+        _ => Typed {
+            modifiers: JAVA_MODIFIERS,
+            keywords: JAVA_KEYWORDS,
+            types: &[
+                ("class", "class"),
+                ("record", "class"),
+                ("interface", "interface"),
+                ("enum", "enum"),
+            ],
+        },
+    }
+}
+
+/// Whether the kind of the definition around a line makes that line's definitions its
+/// members (for C and C++, a line outside any definition too).
+pub(super) fn holds_members(lang: Lang, around: Option<&str>) -> bool {
+    match around {
+        None => lang == Lang::C,
+        Some(kind) => matches!(kind, "class" | "interface" | "enum" | "struct"),
+    }
+}
+
+/// A macro's name: capitals, digits and `_`, at least two bytes.
+fn is_macro(t: &str) -> bool {
+    t.len() > 1
+        && t.bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        && t.bytes().any(|b| b.is_ascii_uppercase())
+}
+
+/// The index just past the bracket that closes the one at `open` (`(`, `[` or `<`), if on the line.
+fn past_close(t: &[&str], open: usize) -> Option<usize> {
+    let (o, c) = match t[open] {
+        "(" => ("(", ")"),
+        "[" => ("[", "]"),
+        _ => ("<", ">"),
+    };
+    let mut depth = 0usize;
+    for (k, x) in t.iter().enumerate().skip(open) {
+        if *x == o {
+            depth += 1;
+        } else if *x == c {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k + 1);
+            }
+        }
+    }
+    None
+}
+
+/// A type (class, record, interface, struct, enum; a namespace is none, as a package is none)
+/// or, `in_type`, a method or
+/// constructor of Java, C# or C and C++ (for C, a function too): modifiers, annotations and
+/// attributes, then `[<T>] [Type] name(` with the line leaving its parameters open or ending
+/// them (below); not a field set by a call, not an enum constant. What C and C++ add: functions
+/// outside any type, and, where `bare` (a class's constructor, or a function at the line's
+/// start with its type on the line above), named with no type before them unless in capitals
+/// (a macro's call); pointer and reference returns (`char
+/// *name(`); qualified names (`Foo::bar(`); `template <…>`, `__attribute__((…))` and macros
+/// before a definition; a type keyword only on a line with no parentheses. C#'s: type
+/// parameters after the name (`Get<T>(`), attributes (`[Fact]`), bodies of one expression.
+pub(super) fn typed_def(
+    t: &[&str],
+    in_type: bool,
+    bare: bool,
+    lang: Lang,
+) -> Option<(&'static str, String)> {
+    let d = typed(lang);
+    let (c, cs) = (lang == Lang::C, lang == Lang::CSharp);
+    if c && t.first() == Some(&"#") {
+        return None; // the preprocessor's `#define F(x)`, `#if HAS(x)`
+    }
     let mut i = 0;
     loop {
         match t.get(i).copied()? {
@@ -350,62 +560,200 @@ pub(super) fn java_def(t: &[&str], in_type: bool) -> Option<(&'static str, Strin
                     i += t[i..].iter().position(|x| *x == ")")? + 1;
                 }
             }
-            m if JAVA_MODIFIERS.contains(&m) => i += 1,
+            "[" if cs || c => i = past_close(t, i)?, // `[Fact]`, `[[nodiscard]]`
+            "template" if c && t.get(i + 1) == Some(&"<") => i = past_close(t, i + 1)?,
+            "__attribute__" | "__declspec" | "alignas" if c && t.get(i + 1) == Some(&"(") => {
+                i = past_close(t, i + 1)?
+            }
+            m if d.modifiers.contains(&m) => i += 1,
+            m if c && is_macro(m) && t.get(i + 1).is_some_and(|n| is_name(n)) => i += 1,
             _ => break,
         }
     }
     let name_at = |j: usize| {
         t.get(j)
-            .filter(|n| is_name(n) && !JAVA_KEYWORDS.contains(n))
+            .filter(|n| is_name(n) && !d.keywords.contains(n))
             .map(|n| n.to_string())
     };
-    match t.get(i).copied()? {
-        "class" | "record" => return Some(("class", name_at(i + 1)?)),
-        "interface" => return Some(("interface", name_at(i + 1)?)),
-        "@" => return Some(("interface", name_at(i + 2)?)),
-        "enum" => return Some(("enum", name_at(i + 1)?)),
-        _ => {}
+    if t.get(i) == Some(&"@") {
+        return Some(("interface", name_at(i + 2)?));
+    }
+    if let Some(&(_, kind)) = d.types.iter().find(|(w, _)| t.get(i) == Some(w)) {
+        if !c {
+            let record_struct = t.get(i + 1) == Some(&"struct"); // C#'s `record struct P`
+            return Some((kind, name_at(i + 1 + usize::from(record_struct))?));
+        }
+        if t.contains(&"(") {
+            return None; // `struct stat *find(…)` is a function, `enum e x = f();` a variable
+        }
+        let mut j = i + 1; // `enum class Color`, `class FMT_API format_error`
+        while t
+            .get(j)
+            .is_some_and(|x| matches!(*x, "class" | "struct") || is_macro(x))
+        {
+            j += 1;
+        }
+        let name = name_at(j)?;
+        // A name after it makes a variable of that type (`struct point origin;`).
+        let variable = t.get(j + 1).is_some_and(|n| is_name(n) && *n != "final");
+        return (!variable).then_some((kind, name));
     }
     let paren = t.iter().position(|x| *x == "(")?;
-    if !in_type || paren <= i || JAVA_KEYWORDS.contains(&t[i]) || t[i..paren].contains(&"=") {
+    if !in_type || paren <= i || d.keywords.contains(&t[i]) || t[i..paren].contains(&"=") {
         return None;
     }
-    let name = name_at(paren - 1)?;
+    let mut at = paren - 1;
+    if cs && t[at] == ">" {
+        at = open_of(t, i, at)?.checked_sub(1)?;
+    }
+    let name = name_at(at)?;
+    let mut first = at; // where a qualified name starts
+    while c && first >= i + 3 && t[first - 1] == ":" && t[first - 2] == ":" && is_name(t[first - 3])
+    {
+        first -= 3;
+    }
     // A method has a type before its name; a constructor is named as its class, capitalised
     // (a call statement is neither).
-    let typed = paren - 1 > i;
-    if typed
-        && !t
-            .get(paren - 2)
-            .is_some_and(|p| is_name(p) || *p == ">" || *p == "]")
-    {
-        return None;
-    }
-    if !typed && !name.starts_with(|c: char| c.is_ascii_uppercase()) {
-        return None;
-    }
-    // The parameters' closing `)` (an annotation in them has its own parentheses).
-    let mut depth = 0usize;
-    let close = t[paren..].iter().position(|x| {
-        match *x {
-            "(" => depth += 1,
-            ")" => depth -= 1,
-            _ => {}
+    let typed = first > i;
+    if typed {
+        let before = t[first - 1];
+        let pointer = c && matches!(before, "*" | "&");
+        let arrow = c && before == ">" && first >= 2 && t[first - 2] == "-"; // `p->f(`
+        if arrow || !(is_name(before) || before == ">" || before == "]" || pointer) {
+            return None;
         }
-        depth == 0
-    });
-    let Some(close) = close else {
+    } else if c {
+        if is_macro(&name) || !bare {
+            return None;
+        }
+    } else if !name.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
+    }
+    let Some(close) = past_close(t, paren) else {
         return Some(("function", name)); // the parameters go on below
     };
     // What follows them: a body opened here, even closed here (`int size() { return n; }`),
     // a `throws` clause, or nothing when the body opens on a later line (jackson-core writes
     // every method so); then only after a type or a modifier, as an enum constant `FAST("f")`
-    // has neither. A body-less method ends with `;`.
-    let ends = match t.get(paren + close + 1).copied() {
-        None => typed || i > 0,
+    // has neither. A body-less method ends with `;`. C# adds bodies of one expression (`=>
+    // x;`), a constructor's call of another and type constraints; C++ qualifiers (`const`,
+    // `noexcept`, `-> T`), initialisers (`: a(x)`) and `= default;`.
+    let ends = match t.get(close).copied() {
+        None => typed || i > 0 || c,
         Some("{" | "throws") => true,
         Some(";") => typed,
-        _ => t.last() == Some(&"{"),
+        Some("=") if cs => t.get(close + 1) == Some(&">"),
+        Some(":" | "where") if cs => true, // `Cart(int n) : base(n)`, `Get<T>() where T : new()`
+        Some("=") if c => typed,
+        _ => t.last() == Some(&"{") || (c && t.last() != Some(&";")),
     };
     ends.then_some(("function", name))
+}
+
+/// Where the type parameters closed at `close` (`>`) open, searching back to `from`.
+fn open_of(t: &[&str], from: usize, close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    (from..=close).rev().find(|&k| {
+        match t[k] {
+            ">" => depth += 1,
+            "<" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        depth == 0
+    })
+}
+
+/// Words before a Kotlin, Swift or PHP definition's keyword.
+const KEYWORD_MODIFIERS: &[&str] = &[
+    "public",
+    "private",
+    "protected",
+    "internal",
+    "open",
+    "final",
+    "abstract",
+    "override",
+    "suspend",
+    "inline",
+    "infix",
+    "operator",
+    "tailrec",
+    "external",
+    "data",
+    "sealed",
+    "inner",
+    "value",
+    "annotation",
+    "lateinit",
+    "const",
+    "expect",
+    "actual",
+    "companion",
+    "fileprivate",
+    "static",
+    "mutating",
+    "nonmutating",
+    "convenience",
+    "required",
+    "lazy",
+    "dynamic",
+    "nonisolated",
+    "indirect",
+    "prefix",
+    "postfix",
+    "readonly",
+];
+
+/// A definition of a language whose definitions start with a keyword (Kotlin, Swift, PHP):
+/// `fun`, `func` or `function`, Swift's `init`, or a type (class, interface, object, struct,
+/// enum, protocol, extension, trait, actor), after modifiers and annotations.
+pub(super) fn keyword_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let mut i = 0;
+    loop {
+        match t.get(i).copied()? {
+            "@" => {
+                i += 2;
+                if t.get(i) == Some(&"(") {
+                    i = past_close(t, i)?;
+                }
+            }
+            // Swift's `class func`, Kotlin's `enum class` and `fun interface`
+            "class" | "enum" | "fun"
+                if matches!(
+                    t.get(i + 1).copied(),
+                    Some("func" | "var" | "let" | "class" | "interface")
+                ) =>
+            {
+                i += 1
+            }
+            m if KEYWORD_MODIFIERS.contains(&m) => i += 1,
+            _ => break,
+        }
+    }
+    let kind = match t.get(i).copied()? {
+        "fun" | "func" | "function" => {
+            // `fun <T> List<T>.second(`, `func max<T>(`, `function &refs(`
+            let paren = t.iter().skip(i).position(|x| *x == "(")? + i;
+            let mut at = paren.checked_sub(1)?;
+            if t[at] == ">" {
+                at = open_of(t, i, at)?.checked_sub(1)?;
+            }
+            return (at > i && is_name(t[at])).then(|| ("function", t[at].to_string()));
+        }
+        "init" | "deinit"
+            if matches!(t.get(i + 1).copied(), Some("(" | "?" | "!" | "{") | None) =>
+        {
+            return Some(("function", t[i].to_string()));
+        }
+        "class" | "object" | "actor" => "class",
+        "interface" | "protocol" => "interface",
+        "struct" => "struct",
+        "enum" => "enum",
+        "trait" => "trait",
+        "extension" => "impl",
+        _ => return None,
+    };
+    t.get(i + 1)
+        .filter(|n| is_name(n))
+        .map(|n| (kind, n.to_string()))
 }

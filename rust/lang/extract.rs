@@ -75,9 +75,17 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         Lang::Go if scan_code => go::scan(&mut sc),
         Lang::TypeScript | Lang::JavaScript if scan_code => js::scan(&mut sc),
         Lang::Python | Lang::Hash => sc.out.purpose = line_comment_header(&sc.lines, "#"),
-        Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Java | Lang::Slash => {
-            sc.out.purpose = slash_header(&sc.lines)
-        }
+        Lang::Rust
+        | Lang::Go
+        | Lang::TypeScript
+        | Lang::JavaScript
+        | Lang::Java
+        | Lang::CSharp
+        | Lang::C
+        | Lang::Kotlin
+        | Lang::Swift
+        | Lang::Php
+        | Lang::Slash => sc.out.purpose = slash_header(&sc.lines),
         Lang::Dash => sc.out.purpose = line_comment_header(&sc.lines, "--"),
         Lang::Markdown => sc.out.purpose = markdown_header(&sc.lines),
         Lang::Rst => sc.out.purpose = rst_header(&sc.lines),

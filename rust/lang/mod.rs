@@ -22,8 +22,9 @@ mod text;
 
 use imports::Grammar;
 
-/// How a file is read: as code (Python, Rust, TypeScript, JavaScript, Go, Java), else by its
-/// comment syntax (`#`, `//` and `/* */`, `--`, `<!-- -->`) or its kind of text.
+/// How a file is read: as code whose definitions are found (Python, Rust, TypeScript,
+/// JavaScript, Go, Java, C#, C and C++, Kotlin, Swift, PHP), else by its comment syntax (`#`,
+/// `//` and `/* */`, `--`, `<!-- -->`) or its kind of text.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Lang {
     Python,
@@ -32,6 +33,12 @@ pub enum Lang {
     JavaScript,
     Go,
     Java,
+    CSharp,
+    /// C and C++, headers included.
+    C,
+    Kotlin,
+    Swift,
+    Php,
     Hash,
     Slash,
     Dash,
@@ -144,19 +151,19 @@ pub const FILE_KINDS: &[FileKind] = &[
     code("cjs", "JavaScript module", Lang::JavaScript, "JavaScript"),
     code("go", "Go source", Lang::Go, "Go"),
     code("java", "Java source", Lang::Java, "Java"),
-    code("kt", "Kotlin source", Lang::Slash, "Kotlin"),
-    code("kts", "Kotlin script", Lang::Slash, "Kotlin"),
-    code("c", "C source", Lang::Slash, "C"),
-    code("h", "C header", Lang::Slash, "C"),
-    code("cpp", "C++ source", Lang::Slash, "C++"),
-    code("cc", "C++ source", Lang::Slash, "C++"),
-    code("cxx", "C++ source", Lang::Slash, "C++"),
-    code("hpp", "C++ header", Lang::Slash, "C++"),
-    code("hh", "C++ header", Lang::Slash, "C++"),
-    code("cs", "C# source", Lang::Slash, "C#"),
-    code("swift", "Swift source", Lang::Slash, "Swift"),
+    code("kt", "Kotlin source", Lang::Kotlin, "Kotlin"),
+    code("kts", "Kotlin script", Lang::Kotlin, "Kotlin"),
+    code("c", "C source", Lang::C, "C"),
+    code("h", "C header", Lang::C, "C"),
+    code("cpp", "C++ source", Lang::C, "C++"),
+    code("cc", "C++ source", Lang::C, "C++"),
+    code("cxx", "C++ source", Lang::C, "C++"),
+    code("hpp", "C++ header", Lang::C, "C++"),
+    code("hh", "C++ header", Lang::C, "C++"),
+    code("cs", "C# source", Lang::CSharp, "C#"),
+    code("swift", "Swift source", Lang::Swift, "Swift"),
     code("scala", "Scala source", Lang::Slash, "Scala"),
-    code("php", "PHP source", Lang::Slash, "PHP"),
+    code("php", "PHP source", Lang::Php, "PHP"),
     code("dart", "Dart source", Lang::Slash, "Dart"),
     code("rb", "Ruby source", Lang::Hash, "Ruby"),
     code("ex", "Elixir source", Lang::Hash, "Elixir"),
@@ -240,6 +247,22 @@ pub fn lang_of(path: &str) -> Option<Lang> {
     (!matches!(lang, Lang::Rst | Lang::Text | Lang::Json | Lang::Other)).then_some(lang)
 }
 
+/// Whether definitions are found in files of `lang` (lang/defs.rs, lang/spans.rs).
+pub fn has_definitions(lang: Lang) -> bool {
+    !matches!(
+        lang,
+        Lang::Hash
+            | Lang::Slash
+            | Lang::Dash
+            | Lang::Markdown
+            | Lang::Markup
+            | Lang::Rst
+            | Lang::Text
+            | Lang::Json
+            | Lang::Other
+    )
+}
+
 /// Whether files of `lang` are read as code (exports and imports), not only for a header.
 pub fn is_code(lang: Lang) -> bool {
     matches!(
@@ -260,11 +283,24 @@ pub fn is_test_name(name: &str, lang: Lang) -> bool {
     }
 }
 
-/// Directories whose files are tests.
+/// Directories whose files are tests, named in any case (Swift's `Tests/`).
 const TEST_DIRS: &[&str] = &["tests", "test", "__tests__", "spec", "testing"];
+/// The endings of a C# test project's directory (`Polly.Core.Tests/`), in any case.
+const TEST_PROJECTS: &[&str] = &[".tests", ".test"];
+
+fn is_test_dir(d: &str) -> bool {
+    let d = d.as_bytes();
+    TEST_DIRS
+        .iter()
+        .any(|t| d.eq_ignore_ascii_case(t.as_bytes()))
+        || TEST_PROJECTS
+            .iter()
+            .any(|e| d.len() > e.len() && d[d.len() - e.len()..].eq_ignore_ascii_case(e.as_bytes()))
+}
 
 /// Whether a file holds tests, by its path (`rel`, with `/`), in any language: a name such as
-/// `test_x.py`, `x_test.go`, `x.test.ts` or `x.spec.js`, or a directory such as `tests/`.
+/// `test_x.py`, `x_test.go`, `x.test.ts` or `x.spec.js`, or a directory such as `tests/`,
+/// `Tests/` or `Foo.Tests/`.
 pub fn is_test_path(rel: &str) -> bool {
     let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", rel));
     let stem = name.split('.').next().unwrap_or(name);
@@ -275,7 +311,7 @@ pub fn is_test_path(rel: &str) -> bool {
     {
         return true;
     }
-    dirs.split('/').any(|d| TEST_DIRS.contains(&d))
+    dirs.split('/').any(is_test_dir)
 }
 
 /// The names a test file of `name` would have, by its language's convention (None: the
@@ -320,6 +356,9 @@ mod tests {
             "x.spec.js",
             "src/testing/h.rs",
             "__tests__/a.js",
+            "Tests/SessionTests.swift",
+            "src/Polly.Core.Tests/Retry/RetryTests.cs",
+            "src/Foo.Test/A.cs",
         ] {
             assert!(is_test_path(t), "{t}");
         }
@@ -329,6 +368,9 @@ mod tests {
             "testdata.py",
             "a/tested.go",
             "src/spec.rs",
+            "src/Contest/A.cs",
+            "src/Polly.Testing/A.cs",
+            ".tests/a.cs",
         ] {
             assert!(!is_test_path(t), "{t}");
         }

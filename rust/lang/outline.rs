@@ -31,7 +31,7 @@ pub fn outline_json(path: &str, text: &str) -> String {
 }
 
 /// The outline of `text`, the content of `path` (with `/`): empty for a language without
-/// definitions (spans are found for Python, Rust, Go, TypeScript, JavaScript and Java).
+/// definitions (spans are found for the languages `lang::has_definitions` names).
 pub fn outline(path: &str, text: &str) -> Vec<Entry> {
     let Some(lang) = lang_of(path) else {
         return Vec::new();

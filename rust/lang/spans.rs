@@ -1,22 +1,32 @@
 //! Definition spans: the lines each definition of a lexed file covers, nested ones included
-//! (Python by indentation; Rust, Go, TypeScript, JavaScript and Java by braces), and the
+//! (Python by indentation; Rust, Go, TypeScript, JavaScript, Java, C#, C and C++, Kotlin, Swift
+//! and PHP by braces), and the
 //! definition a line belongs to. Annotations take their symbol from them
 //! (artifacts/annotate.rs) and task context cuts files into regions along them
 //! (tasks/regions.rs).
 
-use super::defs::{go_def, java_def, js_def, python_def, rust_def, tokens};
+use super::defs::{
+    go_def, holds_members, js_def, keyword_def, python_def, rust_def, tokens, typed_def,
+};
 use super::lexer::Line;
 use super::Lang;
 
 /// The definitions of a lexed file, nested ones included, in no particular order (Python by
-/// indentation; Rust, Go, TypeScript and JavaScript by braces; none for other languages).
+/// indentation; the others with definitions by braces; none for other languages).
 /// Task context (tasks/regions.rs) cuts files into regions along them.
 pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     match lang {
         Lang::Python => python_spans(lines),
-        Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Java => {
-            brace_spans(lines, lang)
-        }
+        Lang::Rust
+        | Lang::Go
+        | Lang::TypeScript
+        | Lang::JavaScript
+        | Lang::Java
+        | Lang::CSharp
+        | Lang::C
+        | Lang::Kotlin
+        | Lang::Swift
+        | Lang::Php => brace_spans(lines, lang),
         _ => Vec::new(),
     }
 }
@@ -56,12 +66,12 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
         let def = match lang {
             Lang::Rust => rust_def(&t),
             Lang::Go => go_def(&t),
-            Lang::Java => java_def(
-                &t,
-                frames
-                    .last()
-                    .is_some_and(|f| matches!(f.span.kind, "class" | "interface" | "enum")),
-            ),
+            Lang::Java | Lang::CSharp | Lang::C => {
+                let around = frames.last().map(|f| f.span.kind);
+                let bare = line.indent == 0 || matches!(around, Some("class" | "struct"));
+                typed_def(&t, holds_members(lang, around), bare, lang)
+            }
+            Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(&t),
             _ => js_def(&t, in_class),
         };
         if let Some((kind, name)) = def {
@@ -169,6 +179,15 @@ fn python_spans(lines: &[Line]) -> Vec<Span> {
     spans
 }
 
+/// Whether a line of code decorates the definition below it: a decorator or annotation
+/// (`@cache`, `@Override`), a Rust attribute (`#[test]`) or a C# one (`[Fact]`).
+pub fn is_decoration(code: &str) -> bool {
+    let code = code.trim();
+    code.starts_with('@')
+        || code.starts_with("#[")
+        || (code.starts_with('[') && code.ends_with(']'))
+}
+
 /// The definition line `at` (0-based) belongs to: the one that starts right below the comment
 /// block it is in (decorators and attributes may sit between), else the innermost around it.
 pub fn enclosing<'a>(lines: &[Line], spans: &'a [Span], at: usize) -> Option<&'a Span> {
@@ -180,9 +199,7 @@ pub fn enclosing<'a>(lines: &[Line], spans: &'a [Span], at: usize) -> Option<&'a
                 }
                 continue;
             }
-            let code = String::from_utf8_lossy(&line.code);
-            let code = code.trim_start();
-            if code.starts_with('@') || code.starts_with("#[") {
+            if is_decoration(&String::from_utf8_lossy(&line.code)) {
                 continue;
             }
             if let Some(s) = spans.iter().find(|s| s.start == k) {

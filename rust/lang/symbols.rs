@@ -143,7 +143,8 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
         Lang::Python => PYTHON,
         Lang::Go => GO,
         Lang::TypeScript | Lang::JavaScript => JS,
-        Lang::Java => JAVA,
+        // Their keywords are mostly Java's (`if`, `return`, `new`, `this`, `static`, `void`, …).
+        Lang::Java | Lang::CSharp | Lang::C | Lang::Kotlin | Lang::Swift | Lang::Php => JAVA,
         _ => &[],
     }
 }

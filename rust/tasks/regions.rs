@@ -9,9 +9,9 @@
 //! most `WINDOW` lines, ended at a blank line where one is near.
 
 use crate::lang::lexer::{lex, Line};
-use crate::lang::spans::{spans, Span};
+use crate::lang::spans::{is_decoration, spans, Span};
 use crate::lang::symbols;
-use crate::lang::{lang_of, Lang};
+use crate::lang::{has_definitions, lang_of, Lang};
 
 /// The longest window of lines outside definitions.
 pub const WINDOW: usize = 40;
@@ -35,12 +35,7 @@ pub struct Region {
 
 /// The language whose definitions are found, if any.
 pub fn code_lang(path: &str) -> Option<Lang> {
-    lang_of(path).filter(|l| {
-        matches!(
-            l,
-            Lang::Python | Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript | Lang::Java
-        )
-    })
+    lang_of(path).filter(|l| has_definitions(*l))
 }
 
 /// The number of lines of `text` (a final newline ends the last line, it starts none).
@@ -113,8 +108,7 @@ fn leads_in(lines: &[Line], text_lines: &[&str], i: usize) -> bool {
         return false;
     }
     let code = String::from_utf8_lossy(&lines[i].code);
-    let code = code.trim();
-    code.is_empty() || code.starts_with('@') || code.starts_with("#[")
+    code.trim().is_empty() || is_decoration(&code)
 }
 
 /// Cut lines [from, to] into regions: the definitions there, and the lines between them
@@ -340,6 +334,106 @@ mod tests {
         assert_eq!(got[3], r(67, 67, "size", "function"));
         assert_eq!(got[5], r(69, 101, "close", "function"));
         covers_every_line_once("a/Parser.java", &src);
+    }
+
+    #[test]
+    fn csharp_types_and_members_in_a_namespace_with_their_attributes() {
+        let src = "using System;\n\nnamespace Shop.Carts\n{\n    [Serializable]\n    public sealed partial class Cart<T> : IDisposable where T : class\n    {\n        private readonly List<T> items = new List<T>();\n\n        public Cart(int n) : base()\n        {\n            Init(n);\n        }\n\n        public async Task<IList<R>> MapAsync<R>(Func<T, R> f)\n        {\n            return await Task.FromResult(items.Select(f).ToList());\n        }\n\n        public int Count => items.Count;\n\n        public override string ToString() => \"cart\";\n    }\n\n    public record struct Point(int X, int Y);\n}\n";
+        assert_eq!(
+            shape("Shop/Cart.cs", src),
+            [
+                r(1, 4, "", "lines"),
+                r(5, 23, "Cart", "class"),
+                r(24, 24, "", "lines"),
+                r(25, 25, "Point", "class"),
+                r(26, 26, "", "lines"),
+            ],
+            "a namespace is no definition, as a package is none"
+        );
+        let defs = crate::tasks::files::definitions("Shop/Cart.cs", src);
+        assert_eq!(
+            defs,
+            ["Cart", "MapAsync", "Point", "ToString"],
+            "no call, field, property or attribute"
+        );
+        covers_every_line_once("Shop/Cart.cs", src);
+    }
+
+    #[test]
+    fn c_functions_with_their_type_above_and_no_macro_call_or_preprocessor_line() {
+        let src = "#include \"server.h\"\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n\nstruct point {\n    int x, y;\n};\nstruct point origin;\n\nstatic int\nparse(const char *s)\n{\n    return atoi(s);\n}\n\nREDIS_STATIC char *dup_name(robj *o) {\n    o->free(o);\n    return NULL;\n}\n\nSTATIC_ASSERT(sizeof(int) == 4);\nint main(int argc, char **argv);\n";
+        assert_eq!(
+            shape("src/t.c", src),
+            [
+                r(1, 3, "", "lines"),
+                r(4, 6, "point", "struct"),
+                r(7, 9, "", "lines"),
+                r(10, 13, "parse", "function"),
+                r(14, 14, "", "lines"),
+                r(15, 18, "dup_name", "function"),
+                r(19, 20, "", "lines"),
+                r(21, 21, "main", "function"),
+            ]
+        );
+        covers_every_line_once("src/t.c", src);
+    }
+
+    #[test]
+    fn cpp_classes_templates_and_qualified_methods_in_a_namespace() {
+        let src = "namespace fmt {\ntemplate <typename T>\nclass FMT_API buffer : public base<T> {\n public:\n  explicit buffer(size_t n) : size_(n) {}\n  [[nodiscard]] auto size() const noexcept -> size_t { return size_; }\n  virtual void grow(size_t n) = 0;\n private:\n  size_t size_;\n};\nenum class color : int { red };\n}  // namespace fmt\n\nvoid fmt::buffer::clear() {\n  size_ = 0;\n}\n";
+        let defs = crate::tasks::files::definitions("include/fmt/b.h", src);
+        assert_eq!(
+            defs,
+            ["buffer", "clear", "color", "grow", "size"],
+            "no macro, attribute or base class"
+        );
+        assert_eq!(
+            shape("include/fmt/b.h", src),
+            [
+                r(1, 2, "", "lines"),
+                r(3, 10, "buffer", "class"),
+                r(11, 11, "color", "enum"),
+                r(12, 13, "", "lines"),
+                r(14, 16, "clear", "function")
+            ]
+        );
+        covers_every_line_once("include/fmt/b.h", src);
+    }
+
+    #[test]
+    fn kotlin_swift_and_php_definitions_by_their_keywords() {
+        let kt = "package okhttp3\n\n@Suppress(\"x\")\ndata class Url internal constructor(val s: String) {\n  fun <T> List<T>.second(): T = this[1]\n\n  override fun toString(): String {\n    return s\n  }\n\n  companion object {\n    @JvmStatic fun String.toUrl(): Url = Url(this)\n  }\n}\n";
+        assert_eq!(
+            crate::tasks::files::definitions("okhttp/Url.kt", kt),
+            ["Url", "second", "toString", "toUrl"]
+        );
+        assert_eq!(shape("okhttp/Url.kt", kt)[1], r(3, 14, "Url", "class"));
+        let swift = "import Foundation\n\nopen class Session: @unchecked Sendable {\n    public convenience init(queue: DispatchQueue = .main) {\n        self.init()\n    }\n\n    @discardableResult\n    open func request<P: Encodable>(_ p: P) -> Request {\n        perform { $0.run() }\n    }\n}\n\nextension Session: RequestDelegate {\n    class func shared() -> Session { Session() }\n}\n";
+        assert_eq!(
+            crate::tasks::files::definitions("Source/Session.swift", swift),
+            ["Session", "init", "request", "shared"]
+        );
+        assert_eq!(
+            shape("Source/Session.swift", swift)[3],
+            r(14, 16, "Session", "impl")
+        );
+        let php = "<?php\n\nnamespace Composer;\n\n# A note.\nfinal class Installer implements InstallerInterface\n{\n    public function __construct(private IOInterface $io) {}\n\n    protected static function &paths(array $a): array\n    {\n        return array_map(function ($p) { return $p; }, $a);\n    }\n}\n";
+        assert_eq!(
+            crate::tasks::files::definitions("src/Installer.php", php),
+            ["Installer", "__construct", "paths"],
+            "no closure"
+        );
+        assert_eq!(
+            shape("src/Installer.php", php)[1],
+            r(5, 14, "Installer", "class")
+        );
+        for (path, src) in [
+            ("okhttp/Url.kt", kt),
+            ("Source/Session.swift", swift),
+            ("src/Installer.php", php),
+        ] {
+            covers_every_line_once(path, src);
+        }
     }
 
     #[test]

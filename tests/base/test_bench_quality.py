@@ -118,6 +118,8 @@ def test_messages_lose_pull_request_numbers_and_trailers():
     assert quality_history.is_test("pkg/tests/a.py") and quality_history.is_test("src/a_test.go")
     assert quality_history.is_test("web/b.spec.ts") and quality_history.is_test("test_x.py")
     assert not quality_history.is_test("src/testing_utils.py") and not quality_history.is_test("src/contest.py")
+    assert quality_history.is_test("Tests/SessionTests.swift") and quality_history.is_test("src/Polly.Core.Tests/A.cs")
+    assert not quality_history.is_test("src/Polly.Testing/A.cs") and quality_history.is_source("src/a.hpp")
 
 
 def test_metrics_on_constructed_answers():

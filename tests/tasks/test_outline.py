@@ -118,7 +118,129 @@ interface Payable {
     void pay();
 }
 """
-FILES = {"src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA}
+CSHARP = """\
+using System.Collections.Generic;
+
+namespace Billing;
+
+[Serializable]
+public sealed class Ledger<T> where T : IEntry
+{
+    private readonly List<T> entries = new();
+
+    public Ledger(int capacity) : base()
+    {
+        entries.Capacity = capacity;
+    }
+
+    public IEnumerable<R> Select<R>(Func<T, R> map) => entries.Select(map);
+
+    public int Count => entries.Count;
+}
+
+public interface IEntry
+{
+    decimal Amount { get; }
+}
+"""
+C = """\
+#include <stdlib.h>
+#define RING_MAX(r) ((r)->cap - 1)
+
+typedef struct ring {
+    char *buf;
+    size_t cap;
+} ring;
+
+static size_t
+ring_free(const ring *r)
+{
+    return RING_MAX(r);
+}
+
+ring *ring_new(size_t cap) {
+    ring *r = malloc(sizeof(*r));
+    r->buf = malloc(cap);
+    return r;
+}
+"""
+CPP = """\
+#pragma once
+
+namespace mem {
+
+template <typename T>
+class arena {
+ public:
+  explicit arena(size_t n) : size_(n) {}
+  auto size() const noexcept -> size_t { return size_; }
+
+ private:
+  size_t size_;
+};
+
+}  // namespace mem
+"""
+KOTLIN = """\
+package app
+
+data class Receipt(val lines: List<String>) {
+    fun count(): Int = lines.size
+
+    override fun toString(): String {
+        return lines.joinToString("\\n")
+    }
+
+    companion object {
+        fun empty() = Receipt(emptyList())
+    }
+}
+
+fun List<String>.toReceipt(): Receipt = Receipt(this)
+"""
+SWIFT = """\
+import Foundation
+
+public struct Wallet {
+    var cards: [String]
+
+    public init(cards: [String] = []) {
+        self.cards = cards
+    }
+
+    mutating func add<C: StringProtocol>(_ card: C) {
+        cards.append(String(card))
+    }
+}
+
+extension Wallet: CustomStringConvertible {
+    public var description: String { cards.joined() }
+}
+"""
+PHP = """\
+<?php
+
+namespace Web;
+
+final class Coupon
+{
+    public function __construct(private string $code) {}
+
+    # Applies it once.
+    public function apply(array $items): array
+    {
+        return array_map(fn ($i) => $i, $items);
+    }
+}
+
+function coupon_code(Coupon $c): string
+{
+    return (string) $c;
+}
+"""
+FILES = {"src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
+         "billing/Ledger.cs": CSHARP, "native/ring.c": C, "native/arena.hpp": CPP, "app/Receipt.kt": KOTLIN,
+         "ios/Wallet.swift": SWIFT, "web/Coupon.php": PHP}
 
 
 def d(kind, name, start, end, signature, members=()):
@@ -163,6 +285,51 @@ GOLDEN = {
             m("function", "count", 12, 14, "public int count() {"),
         ]),
         d("interface", "Payable", 17, 19, "interface Payable {", [m("function", "pay", 18, 18, "void pay();")]),
+    ]),
+    # A namespace is no definition (as a Java package is none); an attribute, a property and
+    # a field set by a call are none either.
+    "billing/Ledger.cs": ("C#", [
+        d("class", "Ledger", 6, 18, "public sealed class Ledger<T> where T : IEntry", [
+            m("function", "Ledger", 10, 13, "public Ledger(int capacity) : base()"),
+            m("function", "Select", 15, 15, "public IEnumerable<R> Select<R>(Func<T, R> map) => entries.Select(map);"),
+        ]),
+        d("interface", "IEntry", 20, 23, "public interface IEntry"),
+    ]),
+    # The preprocessor's lines and a macro's call are none; a function whose type is on the
+    # line above starts at its name.
+    "native/ring.c": ("C", [
+        d("struct", "ring", 4, 7, "typedef struct ring {"),
+        d("function", "ring_free", 10, 13, "ring_free(const ring *r)"),
+        d("function", "ring_new", 15, 19, "ring *ring_new(size_t cap) {"),
+    ]),
+    "native/arena.hpp": ("C++", [
+        d("class", "arena", 6, 13, "class arena {", [
+            m("function", "arena", 8, 8, "explicit arena(size_t n) : size_(n) {}"),
+            m("function", "size", 9, 9, "auto size() const noexcept -> size_t { return size_; }"),
+        ]),
+    ]),
+    # A companion object has no name, so its functions are the class's.
+    "app/Receipt.kt": ("Kotlin", [
+        d("class", "Receipt", 3, 13, "data class Receipt(val lines: List<String>) {", [
+            m("function", "count", 4, 4, "fun count(): Int = lines.size"),
+            m("function", "toString", 6, 8, "override fun toString(): String {"),
+            m("function", "empty", 11, 11, "fun empty() = Receipt(emptyList())"),
+        ]),
+        d("function", "toReceipt", 15, 15, "fun List<String>.toReceipt(): Receipt = Receipt(this)"),
+    ]),
+    "ios/Wallet.swift": ("Swift", [
+        d("struct", "Wallet", 3, 13, "public struct Wallet {", [
+            m("function", "init", 6, 8, "public init(cards: [String] = []) {"),
+            m("function", "add", 10, 12, "mutating func add<C: StringProtocol>(_ card: C) {"),
+        ]),
+        d("impl", "Wallet", 15, 17, "extension Wallet: CustomStringConvertible {"),
+    ]),
+    "web/Coupon.php": ("PHP", [
+        d("class", "Coupon", 5, 14, "final class Coupon", [
+            m("function", "__construct", 7, 7, "public function __construct(private string $code) {}"),
+            m("function", "apply", 10, 13, "public function apply(array $items): array"),
+        ]),
+        d("function", "coupon_code", 16, 19, "function coupon_code(Coupon $c): string"),
     ]),
 }
 

@@ -204,6 +204,43 @@ def test_words_as_people_write_them_find_the_code_and_its_region(tmp_path):
     assert all("step40(" not in p["text"] for p in ledger["bundle"]), "not the steps in between"
 
 
+# A large file of each language with definitions beside Java: eighty small methods, then the
+# one a task is about, and that method's name.
+STEP_AND_REFUND = {
+    "src/Ledger.cs": ("namespace Shop;\n\npublic class Ledger\n{\n",
+                      "    public int Step{i}(int x)\n    {{\n        return x + {i};\n    }}\n\n",
+                      "    public long RefundTotal(long paid) => paid - fee;\n}}\n", "RefundTotal"),
+    "src/ledger.c": ("#include \"ledger.h\"\n\n", "int step{i}(int x) {{\n    return x + {i};\n}}\n\n",
+                     "long\nrefund_total(long paid)\n{{\n    return paid - fee;\n}}\n", "refund_total"),
+    "src/ledger.cpp": ("namespace shop {\nclass Ledger {\n public:\n",
+                       "  int step{i}(int x) const {{\n    return x + {i};\n  }}\n\n",
+                       "  long refund_total(long paid) const {{\n    return paid - fee_;\n  }}\n}};\n}}\n", "refund_total"),
+    "src/Ledger.kt": ("package shop\n\nclass Ledger {\n", "    fun step{i}(x: Int): Int {{\n        return x + {i}\n    }}\n\n",
+                      "    fun refundTotal(paid: Long): Long = paid - fee\n}}\n", "refundTotal"),
+    "src/Ledger.swift": ("struct Ledger {\n", "    func step{i}(_ x: Int) -> Int {{\n        return x + {i}\n    }}\n\n",
+                         "    func refundTotal(paid: Int) -> Int {{\n        return paid - fee\n    }}\n}}\n", "refundTotal"),
+    "src/Ledger.php": ("<?php\n\nclass Ledger\n{\n",
+                       "    public function step{i}(int $x): int\n    {{\n        return $x + {i};\n    }}\n\n",
+                       "    public function refundTotal(int $paid): int\n    {{\n        return $paid - $this->fee;\n    }}\n}}\n",
+                       "refundTotal"),
+}
+
+
+@pytest.mark.parametrize("path", list(STEP_AND_REFUND))
+def test_in_a_large_file_of_each_language_the_method_the_task_is_about_is_shown(tmp_path, path):
+    """Through the CLI, in C#, C, C++, Kotlin, Swift and PHP as in Java: the method a task is
+    about is the region shown, not the file's head nor the steps before it."""
+    head, step, refund, symbol = STEP_AND_REFUND[path]
+    repo = tmp_path / "repo"
+    write(repo, path, head + "".join(step.format(i=i) for i in range(80)) + refund.format())
+    answer = json.loads(run_cli("context", "refund totals are off", "--budget", "80", "--json",
+                                "--root", str(repo), check=True).stdout)
+    assert answer["files"][0]["path"] == path
+    assert answer["files"][0]["regions"][0]["symbol"] == symbol
+    shown = "".join(p["text"] for p in answer["bundle"])
+    assert f"{symbol}(" in shown and "fee" in shown and "step40(" not in shown.lower()
+
+
 def test_a_long_function_shows_the_lines_the_task_is_about_and_their_helper(tmp_path):
     """Through the CLI: in a function of one 600-line `match` (no members to cut it along), the
     arm the task is about is in a small bundle, not only the function's first lines; and the
