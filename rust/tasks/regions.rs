@@ -437,6 +437,78 @@ mod tests {
     }
 
     #[test]
+    fn any_text_of_a_language_with_definitions_is_cut_into_regions_covering_it_once() {
+        // Pieces of every grammar's definition lines, shuffled: no index past a line's tokens,
+        // no region out of order, in any language.
+        const PIECES: &[&str] = &[
+            "class",
+            "struct",
+            "enum",
+            "fun",
+            "func",
+            "function",
+            "def",
+            "fn",
+            "init",
+            "template",
+            "namespace",
+            "public",
+            "static",
+            "FMT_API",
+            "operator",
+            "x",
+            "Foo",
+            "(",
+            ")",
+            "{",
+            "}",
+            "[",
+            "]",
+            "<",
+            ">",
+            "::",
+            "->",
+            "=>",
+            "=",
+            ";",
+            ":",
+            "*",
+            "&",
+            "@",
+            "#",
+            "\"",
+            "/*",
+            "*/",
+            "//",
+            " ",
+            "\n",
+            "\n    ",
+            "where",
+            "extension",
+            "record",
+        ];
+        let paths = [
+            "a.py", "a.rs", "a.go", "a.ts", "a.js", "A.java", "A.cs", "a.c", "a.hpp", "A.kt",
+            "A.swift", "a.php",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..2000 {
+            let mut text = String::new();
+            for _ in 0..(round % 80) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
+                text.push(' ');
+            }
+            for path in paths {
+                covers_every_line_once(path, &text);
+                crate::tasks::files::definitions(path, &text);
+            }
+        }
+    }
+
+    #[test]
     fn go_and_typescript_definitions() {
         let go = "package x\n\n// Run runs.\nfunc Run() {\n}\n\ntype S struct {\n\tA int\n}\n";
         assert_eq!(
