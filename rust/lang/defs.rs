@@ -54,10 +54,19 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
     if keyworded && !member && !DEF_STARTS.iter().any(|d| d.as_bytes() == word) {
         return None;
     }
-    // A comment's line (`* Returns the name(s)`, `// see get(i)`) names no definition: a Java,
-    // C# or C definition has no keyword to start with, so prose ending in `)` would read as one.
-    if !keyworded && matches!(rest.first(), Some(b'*' | b'/' | b'#')) {
-        return None;
+    // The other languages' definitions start with a name, an annotation, an attribute or Java's
+    // type parameters, never with a statement's keyword (`return f(x);`): a comment's line (`*
+    // Returns the name(s)`) names none, though prose ending in `)` would read as one. Told
+    // before the line is cut into tokens, as most lines are no definition.
+    if !keyworded {
+        let named = |b: u8| b.is_ascii_alphabetic() || b == b'_' || b >= 0x80;
+        if !rest
+            .first()
+            .is_some_and(|&b| named(b) || matches!(b, b'@' | b'[' | b'<'))
+            || !may_start(lang, word, rest)
+        {
+            return None;
+        }
     }
     let t = tokens(rest);
     match lang {
@@ -69,6 +78,26 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::C => typed_def(&t, true, start == 0, lang),
         Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(&t),
         _ => None,
+    }
+}
+
+/// Whether `line`, whose first word is `word`, may start a definition of `lang`: one of Kotlin,
+/// Swift or PHP starts with its keyword or a modifier, or with no word (an annotation); one of
+/// Java, C# or C not with a statement's keyword, and it holds a `(` or a type's keyword.
+fn may_start(lang: Lang, word: &[u8], line: &[u8]) -> bool {
+    let is = |list: &[&str]| list.iter().any(|w| w.as_bytes() == word);
+    match lang {
+        Lang::Kotlin | Lang::Swift | Lang::Php => {
+            word.is_empty() || is(KEYWORD_STARTS) || is(KEYWORD_MODIFIERS)
+        }
+        _ => {
+            let d = typed(lang);
+            (!is(d.keywords) || is(d.modifiers))
+                && (memchr::memchr(b'(', line).is_some()
+                    || d.types
+                        .iter()
+                        .any(|(w, _)| memchr::memmem::find(line, w.as_bytes()).is_some()))
+        }
     }
 }
 
@@ -662,6 +691,24 @@ fn open_of(t: &[&str], from: usize, close: usize) -> Option<usize> {
         depth == 0
     })
 }
+
+/// The words a Kotlin, Swift or PHP definition's keyword may be (`keyword_def`).
+const KEYWORD_STARTS: &[&str] = &[
+    "fun",
+    "func",
+    "function",
+    "init",
+    "deinit",
+    "class",
+    "object",
+    "actor",
+    "interface",
+    "protocol",
+    "struct",
+    "enum",
+    "trait",
+    "extension",
+];
 
 /// Words before a Kotlin, Swift or PHP definition's keyword.
 const KEYWORD_MODIFIERS: &[&str] = &[

@@ -361,7 +361,7 @@ mod tests {
 
     #[test]
     fn c_functions_with_their_type_above_and_no_macro_call_or_preprocessor_line() {
-        let src = "#include \"server.h\"\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n\nstruct point {\n    int x, y;\n};\nstruct point origin;\n\nstatic int\nparse(const char *s)\n{\n    return atoi(s);\n}\n\nREDIS_STATIC char *dup_name(robj *o) {\n    o->free(o);\n    return NULL;\n}\n\nSTATIC_ASSERT(sizeof(int) == 4);\nint main(int argc, char **argv);\n";
+        let src = "#include \"server.h\"\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n\nstruct point {\n    int x, y;\n};\nstruct point origin;\n\nstatic int\nparse(const char *s)\n{\n    return atoi(s);\n}\n\nREDIS_STATIC char *dup_name(robj *o) {\n    o->free(o);\n    help(o,\n        \"usage: robj dup(name)\",\n        NULL);\n}\n\nSTATIC_ASSERT(sizeof(int) == 4);\nint main(int argc, char **argv);\n";
         assert_eq!(
             shape("src/t.c", src),
             [
@@ -370,10 +370,15 @@ mod tests {
                 r(7, 9, "", "lines"),
                 r(10, 13, "parse", "function"),
                 r(14, 14, "", "lines"),
-                r(15, 18, "dup_name", "function"),
-                r(19, 20, "", "lines"),
-                r(21, 21, "main", "function"),
+                r(15, 20, "dup_name", "function"),
+                r(21, 22, "", "lines"),
+                r(23, 23, "main", "function"),
             ]
+        );
+        assert_eq!(
+            crate::tasks::files::definitions("src/t.c", src),
+            ["dup_name", "main", "parse", "point"],
+            "no call through a pointer, no string's words, no variable of a struct"
         );
         covers_every_line_once("src/t.c", src);
     }
