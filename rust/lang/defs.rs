@@ -92,7 +92,7 @@ fn may_start(lang: Lang, word: &[u8], line: &[u8]) -> bool {
         }
         _ => {
             let d = typed(lang);
-            (!is(d.keywords) || is(d.modifiers))
+            (!(is(STATEMENTS) || is(d.keywords)) || is(d.modifiers))
                 && (memchr::memchr(b'(', line).is_some()
                     || d.types
                         .iter()
@@ -352,25 +352,12 @@ const JAVA_MODIFIERS: &[&str] = &[
     "transient",
     "volatile",
 ];
-const JAVA_KEYWORDS: &[&str] = &[
-    "if",
-    "for",
-    "while",
-    "switch",
-    "catch",
-    "return",
-    "new",
-    "throw",
-    "else",
-    "do",
-    "try",
-    "case",
-    "super",
+/// Words that start a statement, never a definition, in Java, C# and C (each adds its own).
+const STATEMENTS: &[&str] = &[
+    "if", "for", "while", "switch", "catch", "return", "new", "throw", "else", "do", "try", "case",
     "this",
-    "assert",
-    "yield",
-    "instanceof",
 ];
+const JAVA_KEYWORDS: &[&str] = &["super", "assert", "yield", "instanceof"];
 const CSHARP_MODIFIERS: &[&str] = &[
     "public",
     "private",
@@ -393,21 +380,8 @@ const CSHARP_MODIFIERS: &[&str] = &[
     "file",
 ];
 const CSHARP_KEYWORDS: &[&str] = &[
-    "if",
-    "for",
     "foreach",
-    "while",
-    "switch",
-    "catch",
-    "return",
-    "new",
-    "throw",
-    "else",
-    "do",
-    "try",
-    "case",
     "base",
-    "this",
     "using",
     "lock",
     "fixed",
@@ -449,19 +423,7 @@ const C_MODIFIERS: &[&str] = &[
     "protected",
 ];
 const C_KEYWORDS: &[&str] = &[
-    "if",
-    "for",
-    "while",
-    "switch",
-    "catch",
-    "return",
-    "new",
     "delete",
-    "throw",
-    "else",
-    "do",
-    "try",
-    "case",
     "sizeof",
     "alignof",
     "decltype",
@@ -473,15 +435,21 @@ const C_KEYWORDS: &[&str] = &[
     "co_await",
     "co_yield",
     "operator",
-    "this",
 ];
 
-/// The modifiers, the keywords and the type keywords (with the kind each starts) of a language
-/// whose methods put their type before their name and start with no keyword.
+/// The modifiers, the keywords besides `STATEMENTS` and the type keywords (with the kind each
+/// starts) of a language whose methods put their type before their name and start with no
+/// keyword.
 struct Typed {
     modifiers: &'static [&'static str],
     keywords: &'static [&'static str],
     types: &'static [(&'static str, &'static str)],
+}
+
+impl Typed {
+    fn keyword(&self, w: &str) -> bool {
+        STATEMENTS.contains(&w) || self.keywords.contains(&w)
+    }
 }
 
 fn typed(lang: Lang) -> Typed {
@@ -601,7 +569,7 @@ pub(super) fn typed_def(
     }
     let name_at = |j: usize| {
         t.get(j)
-            .filter(|n| is_name(n) && !d.keywords.contains(n))
+            .filter(|n| is_name(n) && !d.keyword(n))
             .map(|n| n.to_string())
     };
     if t.get(i) == Some(&"@") {
@@ -628,7 +596,7 @@ pub(super) fn typed_def(
         return (!variable).then_some((kind, name));
     }
     let paren = t.iter().position(|x| *x == "(")?;
-    if !in_type || paren <= i || d.keywords.contains(&t[i]) || t[i..paren].contains(&"=") {
+    if !in_type || paren <= i || d.keyword(t[i]) || t[i..paren].contains(&"=") {
         return None;
     }
     let mut at = paren - 1;

@@ -9,7 +9,7 @@ use super::defs::{
     go_def, holds_members, js_def, keyword_def, python_def, rust_def, tokens, typed_def,
 };
 use super::lexer::Line;
-use super::Lang;
+use super::{has_definitions, Lang};
 
 /// The definitions of a lexed file, nested ones included, in no particular order (Python by
 /// indentation; the others with definitions by braces; none for other languages).
@@ -17,16 +17,7 @@ use super::Lang;
 pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     match lang {
         Lang::Python => python_spans(lines),
-        Lang::Rust
-        | Lang::Go
-        | Lang::TypeScript
-        | Lang::JavaScript
-        | Lang::Java
-        | Lang::CSharp
-        | Lang::C
-        | Lang::Kotlin
-        | Lang::Swift
-        | Lang::Php => brace_spans(lines, lang),
+        l if has_definitions(l) => brace_spans(lines, l),
         _ => Vec::new(),
     }
 }
