@@ -1,8 +1,7 @@
 //! Definition spans: the lines each definition of a lexed file covers, nested ones included
 //! (Python by indentation; Rust, Go, TypeScript, JavaScript, Java, C#, C and C++, Kotlin, Swift
-//! and PHP by braces), and the
-//! definition a line belongs to. Annotations take their symbol from them
-//! (artifacts/annotate.rs) and task context cuts files into regions along them
+//! and PHP by braces), and the definition a line belongs to. Annotations take their symbol from
+//! them (artifacts/annotate.rs) and task context cuts files into regions along them
 //! (tasks/regions.rs).
 
 use super::defs::{
