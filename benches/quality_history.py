@@ -55,7 +55,8 @@ def is_test(path: str) -> bool:
     """Under a test directory, or named as a test: test_*.py, *_test.py, *_test.go, conftest.py,
     *.test.ts, *.spec.js, …"""
     *dirs, name = path.split("/")
-    if any(d.lower() in TEST_DIRS or d.lower().endswith(TEST_PROJECTS) for d in dirs):
+    if any(d.lower() in TEST_DIRS or (d.lower().endswith(TEST_PROJECTS) and d.lower() not in TEST_PROJECTS)
+           for d in dirs):
         return True
     stem = name.split(".")[0]
     return (name.startswith("test_") or stem.endswith("_test") or name == "conftest.py"
