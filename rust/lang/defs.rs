@@ -185,20 +185,7 @@ fn skip_generics<'a>(t: &'a [&'a str]) -> &'a [&'a str] {
     if t.first() != Some(&"<") {
         return t;
     }
-    let mut depth = 0;
-    for (i, x) in t.iter().enumerate() {
-        match *x {
-            "<" => depth += 1,
-            ">" => {
-                depth -= 1;
-                if depth == 0 {
-                    return &t[i + 1..];
-                }
-            }
-            _ => {}
-        }
-    }
-    &[]
+    past_close(t, 0).map_or(&[], |k| &t[k..])
 }
 
 pub(super) fn go_def(t: &[&str]) -> Option<(&'static str, String)> {
@@ -314,22 +301,11 @@ fn is_function_value(v: &[&str]) -> bool {
     };
     match v.first().copied() {
         Some("function") => true,
-        Some("(") => {
-            let mut depth = 0usize;
-            let close = v.iter().position(|x| {
-                match *x {
-                    "(" => depth += 1,
-                    ")" => depth -= 1,
-                    _ => {}
-                }
-                depth == 0
-            });
-            close.is_some_and(|k| {
-                let rest = &v[k + 1..];
-                rest.starts_with(&["=", ">"])
-                    || (rest.first() == Some(&":") && rest.windows(2).any(|w| w == ["=", ">"]))
-            })
-        }
+        Some("(") => past_close(v, 0).is_some_and(|k| {
+            let rest = &v[k..];
+            rest.starts_with(&["=", ">"])
+                || (rest.first() == Some(&":") && rest.windows(2).any(|w| w == ["=", ">"]))
+        }),
         Some(n) => is_name(n) && v[1..].starts_with(&["=", ">"]),
         None => false,
     }
