@@ -31,7 +31,7 @@ DEFINITIONS = {
     "task": f"a non-merge commit changing 1-10 non-test source files ({' '.join(history.SOURCE_SUFFIXES)}), at least "
             "one of them present in its parent; the last N such commits reachable from --rev",
     "test file": "under a test/tests/__tests__/spec/testing directory (any case) or a *.Test/*.Tests one, or named "
-                 "test_*.py, *_test.py, *_test.go, conftest.py, *.test.*, *.spec.*",
+                 "test_*.py, *_test.py, *_test.go, *_spec.rb, conftest.py, *.test.*, *.spec.*",
     "query": "the commit message, subject and body, without '(#N)' pull-request numbers and trailers "
              "(a last paragraph of 'Token: value' lines; Signed-off-by, Co-authored-by, ... anywhere)",
     "state": "the commit's first parent, checked out in one private clone walked oldest first",

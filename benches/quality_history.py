@@ -23,7 +23,8 @@ from pathlib import Path
 
 # The languages repoctx reads definitions of (rust/lang/defs.rs), by suffix: a task's source files.
 LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".java": "Java", ".cs": "C#",
-             ".kt": "Kotlin", ".swift": "Swift", ".php": "PHP"} | dict.fromkeys(
+             ".kt": "Kotlin", ".swift": "Swift", ".php": "PHP", ".rb": "Ruby",
+             ".scala": "Scala"} | dict.fromkeys(
     (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript") | dict.fromkeys(
     (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp"), "C/C++")
 SOURCE_SUFFIXES = tuple(LANGUAGES)
@@ -52,14 +53,14 @@ def is_source(path: str) -> bool:
 
 
 def is_test(path: str) -> bool:
-    """Under a test directory, or named as a test: test_*.py, *_test.py, *_test.go, conftest.py,
-    *.test.ts, *.spec.js, …"""
+    """Under a test directory, or named as a test: test_*.py, *_test.py, *_test.go, *_spec.rb,
+    conftest.py, *.test.ts, *.spec.js, …"""
     *dirs, name = path.split("/")
     if any(d.lower() in TEST_DIRS or (d.lower().endswith(TEST_PROJECTS) and d.lower() not in TEST_PROJECTS)
            for d in dirs):
         return True
     stem = name.split(".")[0]
-    return (name.startswith("test_") or stem.endswith("_test") or name == "conftest.py"
+    return (name.startswith("test_") or stem.endswith(("_test", "_spec")) or name == "conftest.py"
             or ".test." in name or ".spec." in name)
 
 

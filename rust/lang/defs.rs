@@ -1,6 +1,6 @@
 //! Definition lines: the kind and name of the function, class, struct, … a line of code
 //! starts, by a line-oriented grammar per language (Python, Rust, Go, TypeScript/JavaScript,
-//! Java, C#, C and C++, Kotlin, Swift and PHP), not a parser.
+//! Java, C#, C and C++, Kotlin, Swift, PHP, Ruby and Scala), not a parser.
 
 use super::lexer::is_ident;
 use super::Lang;
@@ -49,9 +49,22 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         && rest.trim_ascii_end().ends_with(b"{");
     let keyworded = matches!(
         lang,
-        Lang::Python | Lang::Rust | Lang::Go | Lang::TypeScript | Lang::JavaScript
+        Lang::Python
+            | Lang::Rust
+            | Lang::Go
+            | Lang::TypeScript
+            | Lang::JavaScript
+            | Lang::Ruby
+            | Lang::Scala
     );
-    if keyworded && !member && !DEF_STARTS.iter().any(|d| d.as_bytes() == word) {
+    let is = |list: &[&str]| list.iter().any(|d| d.as_bytes() == word);
+    let starts = match lang {
+        Lang::Ruby => is(&["def", "class"]) || is(RUBY_MODIFIERS),
+        // or an annotation
+        Lang::Scala => word.is_empty() || is(SCALA_STARTS) || is(SCALA_MODIFIERS),
+        _ => is(DEF_STARTS),
+    };
+    if keyworded && !member && !starts {
         return None;
     }
     // The other languages' definitions start with a name, an annotation, an attribute or Java's
@@ -77,6 +90,8 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Java | Lang::CSharp => typed_def(&t, start > 0, false, lang),
         Lang::C => typed_def(&t, true, start == 0, lang),
         Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(&t),
+        Lang::Ruby => ruby_def(&t),
+        Lang::Scala => scala_def(&t),
         _ => None,
     }
 }
@@ -742,6 +757,125 @@ pub(super) fn keyword_def(t: &[&str]) -> Option<(&'static str, String)> {
         "enum" => "enum",
         "trait" => "trait",
         "extension" => "impl",
+        _ => return None,
+    };
+    t.get(i + 1)
+        .filter(|n| is_name(n))
+        .map(|n| (kind, n.to_string()))
+}
+
+/// What may stand before a Ruby `def` on its line (`private def reset`).
+const RUBY_MODIFIERS: &[&str] = &[
+    "private",
+    "protected",
+    "public",
+    "private_class_method",
+    "public_class_method",
+    "module_function",
+];
+
+/// A Ruby definition: a method (`def name`, `def self.name`, `def name=(v)`, an operator such
+/// as `def <=>(other)`), after modifiers, or a class (`class Foo::Bar < Base`, its last name),
+/// not `class << self`. A module is none, as a Java package is none.
+pub(super) fn ruby_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let i = t.iter().take_while(|w| RUBY_MODIFIERS.contains(w)).count();
+    match t.get(i).copied()? {
+        "def" => {
+            let mut at = i + 1;
+            if t.get(at + 1) == Some(&".") {
+                at += 2; // `def self.name`, `def Foo.name`
+            }
+            let name = *t.get(at)?;
+            if is_name(name) {
+                // `valid?`, `save!` and `name=` are named by their word: calls of them read so.
+                return Some(("function", name.to_string()));
+            }
+            let op: String = t[at..]
+                .iter()
+                .take_while(|w| w.len() == 1 && !is_name(w) && !matches!(**w, "(" | ";"))
+                .take(3)
+                .copied()
+                .collect();
+            (!op.is_empty()).then_some(("function", op))
+        }
+        "class" => {
+            let mut at = i + 1;
+            while t
+                .get(at + 1..at + 4)
+                .is_some_and(|w| w[..2] == [":", ":"] && is_name(w[2]))
+            {
+                at += 3;
+            }
+            t.get(at)
+                .filter(|n| is_name(n) && t.get(i + 1).is_some_and(|f| is_name(f)))
+                .map(|n| ("class", n.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// The keywords a Scala definition starts with, after its modifiers.
+const SCALA_STARTS: &[&str] = &["def", "class", "object", "trait", "enum"];
+
+/// What may stand before a Scala definition's keyword (`final case class`, `private[cats]
+/// def`, `package object`).
+const SCALA_MODIFIERS: &[&str] = &[
+    "private",
+    "protected",
+    "final",
+    "sealed",
+    "abstract",
+    "override",
+    "implicit",
+    "lazy",
+    "case",
+    "inline",
+    "transparent",
+    "opaque",
+    "open",
+    "infix",
+    "package",
+];
+
+/// A Scala definition: a method (`def name`, or an operator's `def ++[B]`), a class, case
+/// class or object, a trait or an enum, after annotations and modifiers. A `val`, a `type` and
+/// a `package` are none.
+pub(super) fn scala_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let mut i = 0;
+    loop {
+        match t.get(i).copied()? {
+            "@" => {
+                i += 2;
+                while t.get(i) == Some(&".") {
+                    i += 2; // `@scala.annotation.tailrec`
+                }
+                if t.get(i) == Some(&"(") {
+                    i = past_close(t, i)?;
+                }
+            }
+            "private" | "protected" if t.get(i + 1) == Some(&"[") => i = past_close(t, i + 1)?,
+            "package" if t.get(i + 1) != Some(&"object") => return None,
+            m if SCALA_MODIFIERS.contains(&m) => i += 1,
+            _ => break,
+        }
+    }
+    let kind = match t.get(i).copied()? {
+        "def" => {
+            let name = *t.get(i + 1)?;
+            if is_name(name) {
+                return Some(("function", name.to_string()));
+            }
+            let op: String = t[i + 1..]
+                .iter()
+                .take_while(|w| w.len() == 1 && !is_name(w) && !matches!(**w, "(" | "[" | "="))
+                .take(3)
+                .copied()
+                .collect();
+            return (!op.is_empty()).then_some(("function", op));
+        }
+        "class" | "object" => "class",
+        "trait" => "trait",
+        "enum" => "enum",
         _ => return None,
     };
     t.get(i + 1)

@@ -74,7 +74,9 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         Lang::Rust if scan_code => rust::scan(&mut sc),
         Lang::Go if scan_code => go::scan(&mut sc),
         Lang::TypeScript | Lang::JavaScript if scan_code => js::scan(&mut sc),
-        Lang::Python | Lang::Hash => sc.out.purpose = line_comment_header(&sc.lines, "#"),
+        Lang::Python | Lang::Ruby | Lang::Hash => {
+            sc.out.purpose = line_comment_header(&sc.lines, "#")
+        }
         Lang::Rust
         | Lang::Go
         | Lang::TypeScript
@@ -85,6 +87,7 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         | Lang::Kotlin
         | Lang::Swift
         | Lang::Php
+        | Lang::Scala
         | Lang::Slash => sc.out.purpose = slash_header(&sc.lines),
         Lang::Dash => sc.out.purpose = line_comment_header(&sc.lines, "--"),
         Lang::Markdown => sc.out.purpose = markdown_header(&sc.lines),

@@ -1,6 +1,7 @@
 //! The lexer: each line of a source file split into its code and its comments, by the comment
 //! and string syntax of its language (Python's triple-quoted strings count as comments, other
-//! strings as neither). Annotations are read from the comments, definitions from the code.
+//! strings, Ruby's heredocs included, as neither). Annotations are read from the comments,
+//! definitions from the code.
 
 use super::Lang;
 
@@ -32,6 +33,9 @@ struct Syntax {
     long: &'static [(&'static [u8], bool)],
     long_is_comment: bool,
     rust: bool,
+    /// Ruby's heredocs: `<<~EOS`, `<<-EOS`, `<<EOS` (quoted or not) make the lines after this
+    /// one a string, up to the line that is only `EOS`.
+    heredocs: bool,
 }
 
 fn syntax(lang: Lang) -> Syntax {
@@ -44,6 +48,7 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"\"\"\"", true), (b"'''", true)],
             long_is_comment: true,
             rust: false,
+            heredocs: false,
         },
         Lang::Rust => Syntax {
             line: &[b"//"],
@@ -52,6 +57,7 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"\"", true)],
             long_is_comment: false,
             rust: true,
+            heredocs: false,
         },
         Lang::Go => Syntax {
             line: &[b"//"],
@@ -60,6 +66,7 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"`", false)],
             long_is_comment: false,
             rust: false,
+            heredocs: false,
         },
         Lang::TypeScript | Lang::JavaScript => Syntax {
             line: &[b"//"],
@@ -68,6 +75,7 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"`", true)],
             long_is_comment: false,
             rust: false,
+            heredocs: false,
         },
         Lang::Java => Syntax {
             line: &[b"//"],
@@ -76,15 +84,17 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"\"\"\"", true)],
             long_is_comment: false,
             rust: false,
+            heredocs: false,
         },
-        // C#'s raw strings; Kotlin's and Swift's multi-line ones (Kotlin's have no escapes).
-        Lang::CSharp | Lang::Kotlin => Syntax {
+        // C#'s raw strings; Kotlin's, Scala's and Swift's multi-line ones (Swift's have escapes).
+        Lang::CSharp | Lang::Kotlin | Lang::Scala => Syntax {
             line: &[b"//"],
             block: C_BLOCK,
             quotes: b"\"'",
             long: &[(b"\"\"\"", false)],
             long_is_comment: false,
             rust: false,
+            heredocs: false,
         },
         Lang::Swift => Syntax {
             line: &[b"//"],
@@ -93,6 +103,7 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"\"\"\"", true)],
             long_is_comment: false,
             rust: false,
+            heredocs: false,
         },
         Lang::Php => Syntax {
             line: &[b"//", b"#"],
@@ -101,6 +112,7 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
+            heredocs: false,
         },
         Lang::C | Lang::Slash => Syntax {
             line: &[b"//"],
@@ -109,6 +121,7 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
+            heredocs: false,
         },
         Lang::Hash => Syntax {
             line: &[b"#"],
@@ -117,6 +130,16 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
+            heredocs: false,
+        },
+        Lang::Ruby => Syntax {
+            line: &[b"#"],
+            block: None,
+            quotes: b"\"'",
+            long: &[],
+            long_is_comment: false,
+            rust: false,
+            heredocs: true,
         },
         Lang::Dash => Syntax {
             line: &[b"--"],
@@ -125,6 +148,7 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
+            heredocs: false,
         },
         Lang::Markdown | Lang::Markup => Syntax {
             line: &[],
@@ -133,6 +157,7 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
+            heredocs: false,
         },
         Lang::Rst | Lang::Text | Lang::Json | Lang::Other => Syntax {
             line: &[],
@@ -141,6 +166,7 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
+            heredocs: false,
         },
     }
 }
@@ -148,6 +174,8 @@ fn syntax(lang: Lang) -> Syntax {
 enum State {
     Code,
     Block,
+    /// Inside heredocs, each ended by a line that is only its word, in the order they opened.
+    Heredoc(Vec<Vec<u8>>),
     Str {
         end: Vec<u8>,
         escapes: bool,
@@ -205,7 +233,48 @@ fn openers(sx: &Syntax) -> [bool; 256] {
         at[b'\'' as usize] = true;
         at[b'r' as usize] = true;
     }
+    if sx.heredocs {
+        at[b'<' as usize] = true;
+    }
     at
+}
+
+/// A Ruby heredoc's opener at `i` (`<<~EOS`, `<<-'EOS'`, `<<EOS`): (its length, the word that
+/// ends it). A bare `<<` wants an uppercase word, and a space before it or no operand there
+/// (`1<<BITS` shifts, as `list << ITEM` pushes); `<<~` and `<<-` open one wherever they stand.
+fn heredoc(s: &[u8], i: usize) -> Option<(usize, Vec<u8>)> {
+    let rest = s.get(i..)?.strip_prefix(b"<<")?;
+    let marked = matches!(rest.first(), Some(b'~' | b'-'));
+    let rest = &rest[usize::from(marked)..];
+    let quote = rest
+        .first()
+        .filter(|q| matches!(q, b'\'' | b'"' | b'`'))
+        .copied();
+    let word = &rest[usize::from(quote.is_some())..];
+    let n = word
+        .iter()
+        .take_while(|&&b| is_ident(b) && b != b'$')
+        .count();
+    let end = &word[..n];
+    if n == 0 || end[0].is_ascii_digit() {
+        return None;
+    }
+    let len = 2 + usize::from(marked) + n + if quote.is_some() { 2 } else { 0 };
+    match quote {
+        Some(q) if word.get(n) != Some(&q) => None,
+        Some(_) => Some((len, end.to_vec())),
+        None if marked => Some((len, end.to_vec())),
+        None => {
+            let operand = s[..i]
+                .iter()
+                .rev()
+                .find(|b| !b.is_ascii_whitespace())
+                .is_some_and(|&b| is_ident(b) || matches!(b, b')' | b']' | b'}'));
+            let upper = end.iter().all(|b| !b.is_ascii_lowercase());
+            let spaced = i > 0 && s[i - 1] == b' ';
+            (upper && (spaced || !operand)).then(|| (len, end.to_vec()))
+        }
+    }
 }
 
 /// The place of the first byte of `s` from `i` on that `stop` says stops a run (`s.len()` if none).
@@ -214,6 +283,11 @@ fn run_end(s: &[u8], i: usize, stop: impl Fn(u8) -> bool) -> usize {
         .iter()
         .position(|&b| stop(b))
         .map_or(s.len(), |n| i + n)
+}
+
+/// Leading spaces and tabs.
+fn indent_of(s: &[u8]) -> usize {
+    s.iter().take_while(|&&b| b == b' ' || b == b'\t').count()
 }
 
 /// The lines of `text`, each split into code and comments by the syntax of `lang`.
@@ -232,6 +306,23 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
         let mut code = vec![b' '; s.len()];
         let mut comment = vec![b' '; s.len()];
         let starts_in_code = matches!(state, State::Code);
+        if let State::Heredoc(ends) = &mut state {
+            // The whole line is the string's, its last line too.
+            if s.trim_ascii() == ends[0].as_slice() {
+                ends.remove(0);
+                if ends.is_empty() {
+                    state = State::Code;
+                }
+            }
+            out.push(Line {
+                code: vec![b' '; s.len()],
+                comment: vec![b' '; s.len()],
+                starts_in_code,
+                indent: indent_of(s),
+            });
+            continue;
+        }
+        let mut docs: Vec<Vec<u8>> = Vec::new();
         let mut i = 0;
         while i < s.len() {
             match &state {
@@ -288,6 +379,12 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                         i += d.len();
                         continue;
                     }
+                    if let Some((n, end)) = heredoc(s, i).filter(|_| sx.heredocs) {
+                        code[i..i + n].copy_from_slice(&s[i..i + n]);
+                        docs.push(end);
+                        i += n;
+                        continue;
+                    }
                     if sx.quotes.contains(&s[i]) {
                         state = State::Str {
                             end: vec![s[i]],
@@ -301,6 +398,7 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                     code[i] = s[i];
                     i += 1;
                 }
+                State::Heredoc(_) => unreachable!("a heredoc's lines are taken whole"),
                 State::Block => {
                     let (_, close) = sx.block.expect("block state implies block syntax");
                     let j = if RUNS {
@@ -362,12 +460,14 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
         ) {
             state = State::Code;
         }
-        let indent = s.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        if !docs.is_empty() && matches!(state, State::Code) {
+            state = State::Heredoc(docs);
+        }
         out.push(Line {
             code,
             comment,
             starts_in_code,
-            indent,
+            indent: indent_of(s),
         });
     }
     out
@@ -378,11 +478,41 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ruby_heredocs_are_strings_to_their_word_and_shifts_are_code() {
+        let src = "x = 1<<BITS\nlist << ITEM\nputs <<EOS, <<~'SQL'\n  # no comment\nEOS\nSELECT\n  SQL\ny = 2 # note\n";
+        let lines = lex(src.as_bytes(), Lang::Ruby);
+        let code: Vec<String> = lines
+            .iter()
+            .map(|l| String::from_utf8_lossy(&l.code).trim_end().to_string())
+            .collect();
+        assert_eq!(
+            code,
+            [
+                "x = 1<<BITS",
+                "list << ITEM",
+                "puts <<EOS, <<~'SQL'",
+                "",
+                "",
+                "",
+                "",
+                "y = 2",
+                ""
+            ]
+        );
+        assert!(lines[3].comment_blank(), "a heredoc's `#` opens no comment");
+        assert_eq!(
+            lines.iter().map(|l| l.starts_in_code).collect::<Vec<_>>(),
+            [true, true, true, false, false, false, false, true, true]
+        );
+        assert_eq!(String::from_utf8_lossy(&lines[7].comment).trim(), "# note");
+    }
+
+    #[test]
     fn runs_copied_at_once_lex_as_byte_by_byte() {
         const PIECES: &[&str] = &[
             "a", "r", "b", " ", "\t", "\n", "\r\n", "\\", "#", "//", "/*", "*/", "/", "*", "\"",
             "'", "\"\"\"", "'''", "`", "r#\"", "\"#", "r\"", "--", "<!--", "-->", "x'", "'\\n'",
-            "é", "'é'",
+            "é", "'é'", "<<~A", "<<B", "<<-'A'", "A", "1<<B",
         ];
         let langs = [
             Lang::Python,
@@ -396,6 +526,8 @@ mod tests {
             Lang::Kotlin,
             Lang::Swift,
             Lang::Php,
+            Lang::Ruby,
+            Lang::Scala,
             Lang::Hash,
             Lang::Slash,
             Lang::Dash,

@@ -23,8 +23,8 @@ mod text;
 use imports::Grammar;
 
 /// How a file is read: as code whose definitions are found (Python, Rust, TypeScript,
-/// JavaScript, Go, Java, C#, C and C++, Kotlin, Swift, PHP), else by its comment syntax (`#`,
-/// `//` and `/* */`, `--`, `<!-- -->`) or its kind of text.
+/// JavaScript, Go, Java, C#, C and C++, Kotlin, Swift, PHP, Ruby, Scala), else by its comment
+/// syntax (`#`, `//` and `/* */`, `--`, `<!-- -->`) or its kind of text.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Lang {
     Python,
@@ -39,6 +39,8 @@ pub enum Lang {
     Kotlin,
     Swift,
     Php,
+    Ruby,
+    Scala,
     Hash,
     Slash,
     Dash,
@@ -162,10 +164,10 @@ pub const FILE_KINDS: &[FileKind] = &[
     code("hh", "C++ header", Lang::C, "C++"),
     code("cs", "C# source", Lang::CSharp, "C#"),
     code("swift", "Swift source", Lang::Swift, "Swift"),
-    code("scala", "Scala source", Lang::Slash, "Scala"),
+    code("scala", "Scala source", Lang::Scala, "Scala"),
     code("php", "PHP source", Lang::Php, "PHP"),
     code("dart", "Dart source", Lang::Slash, "Dart"),
-    code("rb", "Ruby source", Lang::Hash, "Ruby"),
+    code("rb", "Ruby source", Lang::Ruby, "Ruby"),
     code("ex", "Elixir source", Lang::Hash, "Elixir"),
     code("exs", "Elixir script", Lang::Hash, "Elixir"),
     code("hs", "Haskell source", Lang::Dash, "Haskell"),
@@ -299,13 +301,14 @@ fn is_test_dir(d: &str) -> bool {
 }
 
 /// Whether a file holds tests, by its path (`rel`, with `/`), in any language: a name such as
-/// `test_x.py`, `x_test.go`, `x.test.ts` or `x.spec.js`, or a directory such as `tests/`,
+/// `test_x.py`, `x_test.go`, `x_spec.rb`, `x.test.ts` or `x.spec.js`, or a directory such as `tests/`,
 /// `Tests/` or `Foo.Tests/`.
 pub fn is_test_path(rel: &str) -> bool {
     let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", rel));
     let stem = name.split('.').next().unwrap_or(name);
     if name.starts_with("test_")
         || stem.ends_with("_test")
+        || stem.ends_with("_spec")
         || name.contains(".test.")
         || name.contains(".spec.")
     {
@@ -359,6 +362,7 @@ mod tests {
             "Tests/SessionTests.swift",
             "src/Polly.Core.Tests/Retry/RetryTests.cs",
             "src/Foo.Test/A.cs",
+            "lib/cart_spec.rb",
         ] {
             assert!(is_test_path(t), "{t}");
         }
@@ -371,6 +375,8 @@ mod tests {
             "src/Contest/A.cs",
             "src/Polly.Testing/A.cs",
             ".tests/a.cs",
+            "lib/rubocop/cop/spec.rb",
+            "lib/inspector.rb",
         ] {
             assert!(!is_test_path(t), "{t}");
         }

@@ -1,21 +1,23 @@
 //! Definition spans: the lines each definition of a lexed file covers, nested ones included
-//! (Python by indentation; Rust, Go, TypeScript, JavaScript, Java, C#, C and C++, Kotlin, Swift
-//! and PHP by braces), and the definition a line belongs to. Annotations take their symbol from
-//! them (artifacts/annotate.rs) and task context cuts files into regions along them
-//! (tasks/regions.rs).
+//! (Python by indentation, Ruby and Scala by indentation to their `end` or `}`; Rust, Go,
+//! TypeScript, JavaScript, Java, C#, C and C++, Kotlin, Swift and PHP by braces), and the
+//! definition a line belongs to. Annotations take their symbol from them (artifacts/annotate.rs) and task context cuts
+//! files into regions along them (tasks/regions.rs).
 
 use super::defs::{
-    go_def, holds_members, js_def, keyword_def, python_def, rust_def, tokens, typed_def,
+    go_def, holds_members, js_def, keyword_def, python_def, ruby_def, rust_def, scala_def, tokens,
+    typed_def,
 };
 use super::lexer::Line;
 use super::{has_definitions, Lang};
 
-/// The definitions of a lexed file, nested ones included, in no particular order (Python by
-/// indentation; the others with definitions by braces; none for other languages).
+/// The definitions of a lexed file, nested ones included, in no particular order (Python, Ruby
+/// and Scala by indentation; the others with definitions by braces; none for other languages).
 /// Task context (tasks/regions.rs) cuts files into regions along them.
 pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     match lang {
         Lang::Python => python_spans(lines),
+        Lang::Ruby | Lang::Scala => indent_spans(lines, lang),
         l if has_definitions(l) => brace_spans(lines, l),
         _ => Vec::new(),
     }
@@ -163,6 +165,85 @@ fn python_spans(lines: &[Line]) -> Vec<Span> {
                 b')' | b']' | b'}' => parens -= 1,
                 _ => {}
             }
+        }
+    }
+    spans.extend(open.into_iter().map(|(s, _)| s));
+    spans
+}
+
+/// How a line at an open definition's own indent bears on it.
+enum AtIndent {
+    /// It is the definition's last line: Ruby's `end`, Scala's closing `}`.
+    Ends,
+    /// It is inside: Ruby's `rescue`, Scala's `} else {`.
+    Stays,
+    /// The definition ended on the line before.
+    After,
+}
+
+fn at_indent(lang: Lang, t: &[&str]) -> AtIndent {
+    match (lang, t.first().copied()) {
+        (Lang::Ruby, Some("end")) => AtIndent::Ends,
+        (Lang::Ruby, Some("rescue" | "ensure" | "else")) => AtIndent::Stays,
+        // A closer that opens again (`} else {`, `): Unit = {`, `) extends Foo(`) stays inside.
+        (Lang::Scala, Some("}" | ")")) => match t.last().copied() {
+            Some("{" | "(" | "=" | ">" | ",") => AtIndent::Stays,
+            _ => AtIndent::Ends,
+        },
+        (Lang::Scala, Some("end")) => AtIndent::Ends, // Scala 3's `end name`
+        _ => AtIndent::After,
+    }
+}
+
+/// Ruby and Scala definitions, each spanning the lines indented deeper than it and the line at
+/// its indent that ends it (Ruby's `end`, Scala's `}`; `at_indent`). By indentation, not by
+/// counting `end`s or braces: a Ruby modifier `if` opens no block, and a Scala body is often
+/// one indented expression with no brace. Only lines of code end or extend one: a string's
+/// lines (a heredoc's, at any indent) and a comment's are inside one only when its code goes on
+/// below them (a doc comment between two definitions leads into the second).
+fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
+    let mut spans = Vec::new();
+    let mut open: Vec<(Span, usize)> = Vec::new(); // (span, indent)
+    for (n, line) in lines.iter().enumerate() {
+        if line.code_blank() {
+            continue;
+        }
+        if !line.starts_in_code {
+            // Code after a multi-line string's last line: inside whatever is open.
+            for (s, _) in &mut open {
+                s.end = n;
+            }
+            continue;
+        }
+        let t = tokens(&line.code);
+        let here = at_indent(lang, &t);
+        while let Some(&(_, i)) = open.last() {
+            if i < line.indent || (i == line.indent && matches!(here, AtIndent::Stays)) {
+                break;
+            }
+            let (mut s, _) = open.pop().expect("checked");
+            if i == line.indent && matches!(here, AtIndent::Ends) {
+                s.end = n;
+            }
+            spans.push(s);
+        }
+        for (s, _) in &mut open {
+            s.end = n;
+        }
+        let def = match lang {
+            Lang::Ruby => ruby_def(&t),
+            _ => scala_def(&t),
+        };
+        if let Some((kind, name)) = def {
+            open.push((
+                Span {
+                    start: n,
+                    end: n,
+                    kind,
+                    name,
+                },
+                line.indent,
+            ));
         }
     }
     spans.extend(open.into_iter().map(|(s, _)| s));

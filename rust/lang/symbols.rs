@@ -137,6 +137,51 @@ const JAVA: &[&str] = &[
     "while",
 ];
 
+const RUBY: &[&str] = &[
+    "alias", "and", "begin", "break", "case", "class", "def", "defined", "else", "elsif", "end",
+    "ensure", "false", "for", "module", "next", "nil", "not", "redo", "rescue", "retry", "return",
+    "self", "super", "then", "true", "undef", "unless", "until", "when", "while", "yield",
+];
+
+const SCALA: &[&str] = &[
+    "abstract",
+    "case",
+    "catch",
+    "class",
+    "def",
+    "else",
+    "extends",
+    "false",
+    "final",
+    "finally",
+    "for",
+    "implicit",
+    "import",
+    "lazy",
+    "match",
+    "new",
+    "null",
+    "object",
+    "override",
+    "package",
+    "private",
+    "protected",
+    "return",
+    "sealed",
+    "super",
+    "this",
+    "throw",
+    "trait",
+    "true",
+    "try",
+    "type",
+    "val",
+    "var",
+    "while",
+    "with",
+    "yield",
+];
+
 fn keywords(lang: Lang) -> &'static [&'static str] {
     match lang {
         Lang::Rust => RUST,
@@ -145,6 +190,8 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
         Lang::TypeScript | Lang::JavaScript => JS,
         // Their keywords are mostly Java's (`if`, `return`, `new`, `this`, `static`, `void`, …).
         Lang::Java | Lang::CSharp | Lang::C | Lang::Kotlin | Lang::Swift | Lang::Php => JAVA,
+        Lang::Ruby => RUBY,
+        Lang::Scala => SCALA,
         _ => &[],
     }
 }

@@ -442,6 +442,153 @@ mod tests {
     }
 
     #[test]
+    fn ruby_definitions_by_indentation_to_their_end() {
+        let rb = r#"# frozen_string_literal: true
+
+module RuboCop
+  module Cop
+    # Checks the style.
+    class Style::Cart < Base
+      MSG = <<~MSG
+        def not_a_method
+      end
+      MSG
+
+      def total(items)
+        items.sum { |i| i.price } if items.any?
+      rescue StandardError
+        0
+      end
+
+      def self.for(user) = new(user)
+
+      private def valid?
+        true
+      end
+
+      class << self
+        def <=>(other)
+          puts <<EOS
+end
+EOS
+          1
+        end
+      end
+    end
+  end
+end
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("lib/cart.rb", rb),
+            ["<=>", "Cart", "for", "not_a_method", "total", "valid"],
+            "`class << self` is no class (a raw line's names are read without the lexer)"
+        );
+        assert_eq!(
+            shape("lib/cart.rb", rb),
+            [
+                r(1, 4, "", "lines"),
+                r(5, 32, "Cart", "class"),
+                r(33, 34, "", "lines")
+            ]
+        );
+        let spans = crate::lang::spans::spans(
+            &crate::lang::lexer::lex(rb.as_bytes(), Lang::Ruby),
+            Lang::Ruby,
+        );
+        let at = |name: &str| {
+            let s = spans.iter().find(|s| s.name == name).expect(name);
+            (s.start + 1, s.end + 1)
+        };
+        assert_eq!(
+            at("total"),
+            (12, 16),
+            "the rescue is the method's, its end too"
+        );
+        assert_eq!(at("for"), (18, 18), "an endless method is one line");
+        assert_eq!(at("valid"), (20, 22));
+        assert_eq!(
+            at("<=>"),
+            (25, 30),
+            "a heredoc's lines at any indent are inside"
+        );
+        assert!(
+            !spans.iter().any(|s| s.name == "not_a_method"),
+            "nor does a heredoc's line define anything"
+        );
+        covers_every_line_once("lib/cart.rb", rb);
+    }
+
+    #[test]
+    fn scala_definitions_by_indentation_to_their_closing_brace() {
+        let scala = r#"package cats.data
+
+/** A chain. */
+sealed abstract class Chain[+A] {
+
+  /**
+   * The head.
+   */
+  def headOption: Option[A] = uncons.map(_._1)
+
+  final def ++[A2 >: A](c: Chain[A2]): Chain[A2] =
+    concat(c)
+
+  @tailrec
+  private[data] def take(
+      count: Long
+  ): Chain[A] = {
+    if (count <= 0) {
+      Chain.nil
+    } else {
+      val usage = """take:
+the first n
+"""
+      this
+    }
+  }
+  lazy val size: Long = length
+}
+
+object Chain {
+  final private[data] case class Wrap[A](seq: Seq[A]) extends Chain[A]
+  def one[A](a: A): Chain[A] =
+    Wrap(a :: Nil)
+}
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("core/Chain.scala", scala),
+            ["++", "Chain", "Wrap", "headOption", "one", "take"],
+            "a `val` and a package are none"
+        );
+        assert_eq!(
+            shape("core/Chain.scala", scala),
+            [
+                r(1, 2, "", "lines"),
+                r(3, 28, "Chain", "class"),
+                r(29, 29, "", "lines"),
+                r(30, 34, "Chain", "class")
+            ]
+        );
+        let spans = crate::lang::spans::spans(
+            &crate::lang::lexer::lex(scala.as_bytes(), Lang::Scala),
+            Lang::Scala,
+        );
+        let at = |name: &str| {
+            let s = spans.iter().find(|s| s.name == name).expect(name);
+            (s.start + 1, s.end + 1)
+        };
+        assert_eq!(at("headOption"), (9, 9), "not the doc comment below it");
+        assert_eq!(at("++"), (11, 12), "a body of one indented expression");
+        assert_eq!(
+            at("take"),
+            (15, 26),
+            "its parameters, `}} else {{` and a string at column 0 are inside; its `}}` ends it"
+        );
+        assert_eq!(at("Wrap"), (31, 31));
+        covers_every_line_once("core/Chain.scala", scala);
+    }
+
+    #[test]
     fn any_text_of_a_language_with_definitions_is_cut_into_regions_covering_it_once() {
         // Pieces of every grammar's definition lines, shuffled: no index past a line's tokens,
         // no region out of order, in any language.
@@ -491,10 +638,17 @@ mod tests {
             "where",
             "extension",
             "record",
+            "end",
+            "<<~E",
+            "\nE",
+            "rescue",
+            "object",
+            "trait",
+            "\"\"\"",
         ];
         let paths = [
             "a.py", "a.rs", "a.go", "a.ts", "a.js", "A.java", "A.cs", "a.c", "a.hpp", "A.kt",
-            "A.swift", "a.php",
+            "A.swift", "a.php", "a.rb", "A.scala",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for round in 0..2000 {

@@ -121,6 +121,8 @@ def test_messages_lose_pull_request_numbers_and_trailers():
     assert quality_history.is_test("Tests/SessionTests.swift") and quality_history.is_test("src/Polly.Core.Tests/A.cs")
     assert not quality_history.is_test("src/Polly.Testing/A.cs") and quality_history.is_source("src/a.hpp")
     assert not quality_history.is_test(".tests/a.cs"), "as the core tells it: a test project has a name"
+    assert quality_history.is_test("lib/cart_spec.rb") and not quality_history.is_test("lib/spec.rb")
+    assert quality_history.is_source("lib/cart.rb")
 
 
 def test_metrics_on_constructed_answers():

@@ -238,9 +238,61 @@ function coupon_code(Coupon $c): string
     return (string) $c;
 }
 """
+RUBY = """\
+# frozen_string_literal: true
+
+module Shop
+  class Till < Base
+    TEMPLATE = <<~TEXT
+      def not_a_method
+    end
+    TEXT
+
+    def self.open(name) = new(name)
+
+    def ring(item)
+      items << item
+    rescue KeyError
+      nil
+    end
+
+    class << self
+      def ==(other)
+        true
+      end
+    end
+  end
+end
+"""
+SCALA = """\
+package shop
+
+/** A till. */
+final class Till(items: List[Item]) {
+  def total: Long = items.map(_.price).sum
+
+  @deprecated("use total", "2.0")
+  private[shop] def sum(
+      discount: Long
+  ): Long = {
+    if (discount > 0) {
+      total - discount
+    } else {
+      total
+    }
+  }
+}
+
+object Till {
+  val empty = new Till(Nil)
+  def apply(items: Item*): Till =
+    new Till(items.toList)
+}
+"""
 FILES = {"src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
          "billing/Ledger.cs": CSHARP, "native/ring.c": C, "native/arena.hpp": CPP, "app/Receipt.kt": KOTLIN,
-         "ios/Wallet.swift": SWIFT, "web/Coupon.php": PHP}
+         "ios/Wallet.swift": SWIFT, "web/Coupon.php": PHP, "lib/till.rb": RUBY,
+         "shop/Till.scala": SCALA}
 
 
 def d(kind, name, start, end, signature, members=()):
@@ -330,6 +382,25 @@ GOLDEN = {
             m("function", "apply", 10, 13, "public function apply(array $items): array"),
         ]),
         d("function", "coupon_code", 16, 19, "function coupon_code(Coupon $c): string"),
+    ]),
+    # A module is no definition, nor is `class << self` (its methods are the class's); a
+    # heredoc's lines are a string, and a `rescue` at the method's indent is the method's.
+    "lib/till.rb": ("Ruby", [
+        d("class", "Till", 4, 23, "class Till < Base", [
+            m("function", "open", 10, 10, "def self.open(name) = new(name)"),
+            m("function", "ring", 12, 16, "def ring(item)"),
+            m("function", "==", 19, 21, "def ==(other)"),
+        ]),
+    ]),
+    # A body of one indented expression, a `} else {` at the method's indent, a `val` none.
+    "shop/Till.scala": ("Scala", [
+        d("class", "Till", 4, 17, "final class Till(items: List[Item]) {", [
+            m("function", "total", 5, 5, "def total: Long = items.map(_.price).sum"),
+            m("function", "sum", 8, 16, "private[shop] def sum("),
+        ]),
+        d("class", "Till", 19, 23, "object Till {", [
+            m("function", "apply", 21, 22, "def apply(items: Item*): Till ="),
+        ]),
     ]),
 }
 

@@ -223,12 +223,17 @@ STEP_AND_REFUND = {
                        "    public function step{i}(int $x): int\n    {{\n        return $x + {i};\n    }}\n\n",
                        "    public function refundTotal(int $paid): int\n    {{\n        return $paid - $this->fee;\n    }}\n}}\n",
                        "refundTotal"),
+    "lib/ledger.rb": ("module Shop\n  class Ledger\n",
+                      "    def step{i}(x)\n      x + {i}\n    end\n\n",
+                      "    def refund_total(paid)\n      paid - fee\n    end\n  end\nend\n", "refund_total"),
+    "src/Ledger.scala": ("package shop\n\nclass Ledger {\n", "  def step{i}(x: Int): Int =\n    x + {i}\n\n",
+                         "  def refundTotal(paid: Long): Long = {{\n    paid - fee\n  }}\n}}\n", "refundTotal"),
 }
 
 
 @pytest.mark.parametrize("path", list(STEP_AND_REFUND))
 def test_in_a_large_file_of_each_language_the_method_the_task_is_about_is_shown(tmp_path, path):
-    """Through the CLI, in C#, C, C++, Kotlin, Swift and PHP as in Java: the method a task is
+    """Through the CLI, in C#, C, C++, Kotlin, Swift, PHP, Ruby and Scala as in Java: the method a task is
     about is the region shown, not the file's head nor the steps before it."""
     head, step, refund, symbol = STEP_AND_REFUND[path]
     repo = tmp_path / "repo"
