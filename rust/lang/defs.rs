@@ -1,6 +1,6 @@
 //! Definition lines: the kind and name of the function, class, struct, … a line of code
 //! starts, by a line-oriented grammar per language (Python, Rust, Go, TypeScript/JavaScript,
-//! Java, C#, C and C++, Kotlin, Swift, PHP, Ruby and Scala), not a parser.
+//! Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby and Scala), not a parser.
 
 use super::lexer::is_ident;
 use super::Lang;
@@ -89,6 +89,8 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::TypeScript | Lang::JavaScript => js_def(&t, member),
         Lang::Java | Lang::CSharp => typed_def(&t, start > 0, false, lang),
         Lang::C => typed_def(&t, true, start == 0, lang),
+        // Not a constructor: a line cannot tell one from a call (`Text(`) in a body.
+        Lang::Dart => typed_def(&t, true, false, lang),
         Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(&t),
         Lang::Ruby => ruby_def(&t),
         Lang::Scala => scala_def(&t),
@@ -98,7 +100,8 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
 
 /// Whether `line`, whose first word is `word`, may start a definition of `lang`: one of Kotlin,
 /// Swift or PHP starts with its keyword or a modifier, or with no word (an annotation); one of
-/// Java, C# or C not with a statement's keyword, and it holds a `(` or a type's keyword.
+/// Java, C#, C or Dart not with a statement's keyword, and it holds a `(`, a type's keyword or
+/// (Dart) a getter's `get`.
 fn may_start(lang: Lang, word: &[u8], line: &[u8]) -> bool {
     let is = |list: &[&str]| list.iter().any(|w| w.as_bytes() == word);
     match lang {
@@ -111,7 +114,8 @@ fn may_start(lang: Lang, word: &[u8], line: &[u8]) -> bool {
                 && (memchr::memchr(b'(', line).is_some()
                     || d.types
                         .iter()
-                        .any(|(w, _)| memchr::memmem::find(line, w.as_bytes()).is_some()))
+                        .any(|(w, _)| memchr::memmem::find(line, w.as_bytes()).is_some())
+                    || (lang == Lang::Dart && memchr::memmem::find(line, b" get ").is_some()))
         }
     }
 }
@@ -343,7 +347,7 @@ const JAVA_MODIFIERS: &[&str] = &[
     "transient",
     "volatile",
 ];
-/// Words that start a statement, never a definition, in Java, C# and C (each adds its own).
+/// Words that start a statement, never a definition, in Java, C#, C and Dart (each adds its own).
 const STATEMENTS: &[&str] = &[
     "if", "for", "while", "switch", "catch", "return", "new", "throw", "else", "do", "try", "case",
     "this",
@@ -428,6 +432,23 @@ const C_KEYWORDS: &[&str] = &[
     "operator",
 ];
 
+const DART_MODIFIERS: &[&str] = &[
+    "static",
+    "final",
+    "const",
+    "late",
+    "external",
+    "abstract",
+    "factory",
+    "covariant",
+    "sealed",
+    "base",
+    "interface",
+];
+const DART_KEYWORDS: &[&str] = &[
+    "await", "yield", "assert", "var", "is", "as", "in", "on", "super", "rethrow", "Function",
+];
+
 /// The modifiers, the keywords besides `STATEMENTS` and the type keywords (with the kind each
 /// starts) of a language whose methods put their type before their name and start with no
 /// keyword.
@@ -466,6 +487,16 @@ fn typed(lang: Lang) -> Typed {
                 ("enum", "enum"),
             ],
         },
+        Lang::Dart => Typed {
+            modifiers: DART_MODIFIERS,
+            keywords: DART_KEYWORDS,
+            types: &[
+                ("class", "class"),
+                ("mixin", "class"),
+                ("extension", "impl"),
+                ("enum", "enum"),
+            ],
+        },
         _ => Typed {
             modifiers: JAVA_MODIFIERS,
             keywords: JAVA_KEYWORDS,
@@ -480,11 +511,11 @@ fn typed(lang: Lang) -> Typed {
 }
 
 /// Whether the kind of the definition around a line makes that line's definitions its
-/// members (for C and C++, a line outside any definition too).
+/// members (for C and C++ and Dart, a line outside any definition too).
 pub(super) fn holds_members(lang: Lang, around: Option<&str>) -> bool {
     match around {
-        None => lang == Lang::C,
-        Some(kind) => matches!(kind, "class" | "interface" | "enum" | "struct"),
+        None => matches!(lang, Lang::C | Lang::Dart),
+        Some(kind) => matches!(kind, "class" | "interface" | "enum" | "struct" | "impl"),
     }
 }
 
@@ -528,6 +559,9 @@ fn past_close(t: &[&str], open: usize) -> Option<usize> {
 /// *name(`); qualified names (`Foo::bar(`); `template <…>`, `__attribute__((…))` and macros
 /// before a definition; a type keyword only on a line with no parentheses. C#'s: type
 /// parameters after the name (`Get<T>(`), attributes (`[Fact]`), bodies of one expression.
+/// Dart's: functions outside any type, getters (`int get size =>`), nullable types (`int?
+/// f(`), named constructors (`factory Foo.fromJson(`, only where `bare`: in a body `Text(` is
+/// a call), bodies of one expression, `async` bodies and initialiser lists.
 pub(super) fn typed_def(
     t: &[&str],
     in_type: bool,
@@ -535,7 +569,7 @@ pub(super) fn typed_def(
     lang: Lang,
 ) -> Option<(&'static str, String)> {
     let d = typed(lang);
-    let (c, cs) = (lang == Lang::C, lang == Lang::CSharp);
+    let (c, cs, dart) = (lang == Lang::C, lang == Lang::CSharp, lang == Lang::Dart);
     if c && t.first() == Some(&"#") {
         return None; // the preprocessor's `#define F(x)`, `#if HAS(x)`
     }
@@ -554,6 +588,7 @@ pub(super) fn typed_def(
                 i = past_close(t, i + 1)?
             }
             m if d.modifiers.contains(&m) => i += 1,
+            "mixin" if dart && t.get(i + 1) == Some(&"class") => i += 1,
             m if c && is_macro(m) && t.get(i + 1).is_some_and(|n| is_name(n)) => i += 1,
             _ => break,
         }
@@ -586,12 +621,25 @@ pub(super) fn typed_def(
         let variable = t.get(j + 1).is_some_and(|n| is_name(n) && *n != "final");
         return (!variable).then_some((kind, name));
     }
+    if dart && in_type {
+        // A getter: `int get size => n;`, `Widget get child {`.
+        let g = t
+            .iter()
+            .skip(i + 1)
+            .position(|x| *x == "get")
+            .map(|g| g + i + 1);
+        if let Some(g) = g.filter(|&g| !t[i..g].iter().any(|x| matches!(*x, "(" | "="))) {
+            if matches!(t.get(g + 2).copied(), Some("=" | "{")) {
+                return name_at(g + 1).map(|n| ("function", n));
+            }
+        }
+    }
     let paren = t.iter().position(|x| *x == "(")?;
     if !in_type || paren <= i || d.keyword(t[i]) || t[i..paren].contains(&"=") {
         return None;
     }
     let mut at = paren - 1;
-    if cs && t[at] == ">" {
+    if (cs || dart) && t[at] == ">" {
         at = open_of(t, i, at)?.checked_sub(1)?;
     }
     let name = name_at(at)?;
@@ -600,6 +648,9 @@ pub(super) fn typed_def(
     {
         first -= 3;
     }
+    if dart && first >= i + 2 && t[first - 1] == "." && is_name(t[first - 2]) {
+        first -= 2; // a named constructor, `Foo.fromJson(`
+    }
     // A method has a type before its name; a constructor is named as its class, capitalised
     // (a call statement is neither).
     let typed = first > i;
@@ -607,7 +658,12 @@ pub(super) fn typed_def(
         let before = t[first - 1];
         let pointer = c && matches!(before, "*" | "&");
         let arrow = c && before == ">" && first >= 2 && t[first - 2] == "-"; // `p->f(`
-        if arrow || !(is_name(before) || before == ">" || before == "]" || pointer) {
+        let nullable = dart && before == "?";
+        if arrow || !(is_name(before) || before == ">" || before == "]" || pointer || nullable) {
+            return None;
+        }
+    } else if dart {
+        if !bare || !t[first].starts_with(|c: char| c.is_ascii_uppercase()) {
             return None;
         }
     } else if c {
@@ -629,8 +685,9 @@ pub(super) fn typed_def(
     let ends = match t.get(close).copied() {
         None => typed || i > 0 || c,
         Some("{" | "throws") => true,
-        Some(";") => typed,
-        Some("=") if cs => t.get(close + 1) == Some(&">"),
+        Some(";") => typed || dart,
+        Some("=") if cs || dart => t.get(close + 1) == Some(&">"),
+        Some("async" | "sync" | ":") if dart => true,
         Some(":" | "where") if cs => true, // `Cart(int n) : base(n)`, `Get<T>() where T : new()`
         Some("=") if c => typed,
         _ => t.last() == Some(&"{") || (c && t.last() != Some(&";")),

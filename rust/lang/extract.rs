@@ -84,6 +84,7 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         | Lang::Java
         | Lang::CSharp
         | Lang::C
+        | Lang::Dart
         | Lang::Kotlin
         | Lang::Swift
         | Lang::Php

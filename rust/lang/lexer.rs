@@ -96,6 +96,15 @@ fn syntax(lang: Lang) -> Syntax {
             rust: false,
             heredocs: false,
         },
+        Lang::Dart => Syntax {
+            line: &[b"//"],
+            block: C_BLOCK,
+            quotes: b"\"'",
+            long: &[(b"\"\"\"", true), (b"'''", true)],
+            long_is_comment: false,
+            rust: false,
+            heredocs: false,
+        },
         Lang::Swift => Syntax {
             line: &[b"//"],
             block: C_BLOCK,
@@ -523,6 +532,7 @@ mod tests {
             Lang::Java,
             Lang::CSharp,
             Lang::C,
+            Lang::Dart,
             Lang::Kotlin,
             Lang::Swift,
             Lang::Php,

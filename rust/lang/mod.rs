@@ -23,8 +23,8 @@ mod text;
 use imports::Grammar;
 
 /// How a file is read: as code whose definitions are found (Python, Rust, TypeScript,
-/// JavaScript, Go, Java, C#, C and C++, Kotlin, Swift, PHP, Ruby, Scala), else by its comment
-/// syntax (`#`, `//` and `/* */`, `--`, `<!-- -->`) or its kind of text.
+/// JavaScript, Go, Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby, Scala), else by its
+/// comment syntax (`#`, `//` and `/* */`, `--`, `<!-- -->`) or its kind of text.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Lang {
     Python,
@@ -36,6 +36,7 @@ pub enum Lang {
     CSharp,
     /// C and C++, headers included.
     C,
+    Dart,
     Kotlin,
     Swift,
     Php,
@@ -166,7 +167,7 @@ pub const FILE_KINDS: &[FileKind] = &[
     code("swift", "Swift source", Lang::Swift, "Swift"),
     code("scala", "Scala source", Lang::Scala, "Scala"),
     code("php", "PHP source", Lang::Php, "PHP"),
-    code("dart", "Dart source", Lang::Slash, "Dart"),
+    code("dart", "Dart source", Lang::Dart, "Dart"),
     code("rb", "Ruby source", Lang::Ruby, "Ruby"),
     code("ex", "Elixir source", Lang::Hash, "Elixir"),
     code("exs", "Elixir script", Lang::Hash, "Elixir"),

@@ -1,6 +1,6 @@
 //! Definition spans: the lines each definition of a lexed file covers, nested ones included
 //! (Python by indentation, Ruby and Scala by indentation to their `end` or `}`; Rust, Go,
-//! TypeScript, JavaScript, Java, C#, C and C++, Kotlin, Swift and PHP by braces), and the
+//! TypeScript, JavaScript, Java, C#, C and C++, Dart, Kotlin, Swift and PHP by braces), and the
 //! definition a line belongs to. Annotations take their symbol from them (artifacts/annotate.rs) and task context cuts
 //! files into regions along them (tasks/regions.rs).
 
@@ -58,9 +58,16 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
         let def = match lang {
             Lang::Rust => rust_def(&t),
             Lang::Go => go_def(&t),
-            Lang::Java | Lang::CSharp | Lang::C => {
+            Lang::Java | Lang::CSharp | Lang::C | Lang::Dart => {
                 let around = frames.last().map(|f| f.span.kind);
-                let bare = line.indent == 0 || matches!(around, Some("class" | "struct"));
+                let bare = match lang {
+                    // A Dart constructor names its class (`Foo(`, `Foo.named(`); another
+                    // capitalised name is a call (`Text(`) in a body not read as one.
+                    Lang::Dart => frames.last().is_some_and(|f| {
+                        matches!(f.span.kind, "class" | "enum") && t.contains(&f.span.name.as_str())
+                    }),
+                    _ => line.indent == 0 || matches!(around, Some("class" | "struct")),
+                };
                 typed_def(&t, holds_members(lang, around), bare, lang)
             }
             Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(&t),

@@ -189,7 +189,13 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
         Lang::Go => GO,
         Lang::TypeScript | Lang::JavaScript => JS,
         // Their keywords are mostly Java's (`if`, `return`, `new`, `this`, `static`, `void`, …).
-        Lang::Java | Lang::CSharp | Lang::C | Lang::Kotlin | Lang::Swift | Lang::Php => JAVA,
+        Lang::Java
+        | Lang::CSharp
+        | Lang::C
+        | Lang::Dart
+        | Lang::Kotlin
+        | Lang::Swift
+        | Lang::Php => JAVA,
         Lang::Ruby => RUBY,
         Lang::Scala => SCALA,
         _ => &[],

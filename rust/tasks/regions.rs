@@ -589,6 +589,94 @@ object Chain {
     }
 
     #[test]
+    fn dart_definitions_are_typed_as_java_s_and_a_call_in_a_body_is_none() {
+        let dart = r#"import 'package:flutter/material.dart';
+
+int twice(int x) => x * 2;
+
+/// The counter's page.
+class CounterPage extends StatelessWidget {
+  const CounterPage({super.key});
+
+  factory CounterPage.empty() => const CounterPage();
+
+  int get size => 1;
+
+  @override
+  Future<Widget?> build<T>(
+    BuildContext context, {
+    bool dense = false,
+  }) async {
+    return Padding(
+      child: Text('x'),
+    );
+  }
+}
+
+extension Doubled on int {
+  int doubled() => this * 2;
+}
+
+mixin class Tapped {
+  static OrderedSet<int> Function() factory = () {
+    return OrderedSet();
+  };
+}
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("lib/counter_page.dart", dart),
+            [
+                "CounterPage",
+                "Doubled",
+                "Tapped",
+                "build",
+                "doubled",
+                "size",
+                "twice"
+            ],
+            "a raw line reads no constructor, nor a function type's `Function`"
+        );
+        assert_eq!(
+            shape("lib/counter_page.dart", dart),
+            [
+                r(1, 2, "", "lines"),
+                r(3, 3, "twice", "function"),
+                r(4, 4, "", "lines"),
+                r(5, 22, "CounterPage", "class"),
+                r(23, 23, "", "lines"),
+                r(24, 26, "Doubled", "impl"),
+                r(27, 27, "", "lines"),
+                r(28, 32, "Tapped", "class")
+            ]
+        );
+        let spans = crate::lang::spans::spans(
+            &crate::lang::lexer::lex(dart.as_bytes(), Lang::Dart),
+            Lang::Dart,
+        );
+        let mut names: Vec<(&str, usize, usize)> = spans
+            .iter()
+            .map(|s| (s.name.as_str(), s.start + 1, s.end + 1))
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                ("CounterPage", 6, 22),
+                ("CounterPage", 7, 7),
+                ("Doubled", 24, 26),
+                ("Tapped", 28, 32),
+                ("build", 14, 21),
+                ("doubled", 25, 25),
+                ("empty", 9, 9),
+                ("size", 11, 11),
+                ("twice", 3, 3)
+            ],
+            "no `Padding`, `Text` or `OrderedSet` call, no `Function` type"
+        );
+        covers_every_line_once("lib/counter_page.dart", dart);
+    }
+
+    #[test]
     fn any_text_of_a_language_with_definitions_is_cut_into_regions_covering_it_once() {
         // Pieces of every grammar's definition lines, shuffled: no index past a line's tokens,
         // no region out of order, in any language.
@@ -645,10 +733,15 @@ object Chain {
             "object",
             "trait",
             "\"\"\"",
+            "get",
+            "=>",
+            ".",
+            "?",
+            "mixin",
         ];
         let paths = [
             "a.py", "a.rs", "a.go", "a.ts", "a.js", "A.java", "A.cs", "a.c", "a.hpp", "A.kt",
-            "A.swift", "a.php", "a.rb", "A.scala",
+            "A.swift", "a.php", "a.rb", "A.scala", "a.dart",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for round in 0..2000 {

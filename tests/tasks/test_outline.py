@@ -289,10 +289,28 @@ object Till {
     new Till(items.toList)
 }
 """
+DART = """\
+import 'package:flutter/widgets.dart';
+
+class Badge extends StatelessWidget {
+  const Badge({super.key, required this.count});
+
+  final int count;
+
+  bool get empty => count == 0;
+
+  @override
+  Widget build(BuildContext context) {
+    return Text('$count');
+  }
+}
+
+String label(int n) => n.toString();
+"""
 FILES = {"src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
          "billing/Ledger.cs": CSHARP, "native/ring.c": C, "native/arena.hpp": CPP, "app/Receipt.kt": KOTLIN,
          "ios/Wallet.swift": SWIFT, "web/Coupon.php": PHP, "lib/till.rb": RUBY,
-         "shop/Till.scala": SCALA}
+         "shop/Till.scala": SCALA, "ui/badge.dart": DART}
 
 
 def d(kind, name, start, end, signature, members=()):
@@ -401,6 +419,15 @@ GOLDEN = {
         d("class", "Till", 19, 23, "object Till {", [
             m("function", "apply", 21, 22, "def apply(items: Item*): Till ="),
         ]),
+    ]),
+    # A constructor, a getter and a method; the call of `Text` in a body is none.
+    "ui/badge.dart": ("Dart", [
+        d("class", "Badge", 3, 14, "class Badge extends StatelessWidget {", [
+            m("function", "Badge", 4, 4, "const Badge({super.key, required this.count});"),
+            m("function", "empty", 8, 8, "bool get empty => count == 0;"),
+            m("function", "build", 11, 13, "Widget build(BuildContext context) {"),
+        ]),
+        d("function", "label", 16, 16, "String label(int n) => n.toString();"),
     ]),
 }
 

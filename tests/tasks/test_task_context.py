@@ -228,13 +228,15 @@ STEP_AND_REFUND = {
                       "    def refund_total(paid)\n      paid - fee\n    end\n  end\nend\n", "refund_total"),
     "src/Ledger.scala": ("package shop\n\nclass Ledger {\n", "  def step{i}(x: Int): Int =\n    x + {i}\n\n",
                          "  def refundTotal(paid: Long): Long = {{\n    paid - fee\n  }}\n}}\n", "refundTotal"),
+    "lib/ledger.dart": ("class Ledger {\n", "  int step{i}(int x) {{\n    return x + {i};\n  }}\n\n",
+                        "  int refundTotal(int paid) => paid - fee;\n}}\n", "refundTotal"),
 }
 
 
 @pytest.mark.parametrize("path", list(STEP_AND_REFUND))
 def test_in_a_large_file_of_each_language_the_method_the_task_is_about_is_shown(tmp_path, path):
-    """Through the CLI, in C#, C, C++, Kotlin, Swift, PHP, Ruby and Scala as in Java: the method a task is
-    about is the region shown, not the file's head nor the steps before it."""
+    """Through the CLI, in C#, C, C++, Dart, Kotlin, Swift, PHP, Ruby and Scala as in Java: the method a
+    task is about is the region shown, not the file's head nor the steps before it."""
     head, step, refund, symbol = STEP_AND_REFUND[path]
     repo = tmp_path / "repo"
     write(repo, path, head + "".join(step.format(i=i) for i in range(80)) + refund.format())
