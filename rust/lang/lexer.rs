@@ -142,13 +142,8 @@ fn syntax(lang: Lang) -> Syntax {
             heredocs: false,
         },
         Lang::Ruby => Syntax {
-            line: &[b"#"],
-            block: None,
-            quotes: b"\"'",
-            long: &[],
-            long_is_comment: false,
-            rust: false,
             heredocs: true,
+            ..syntax(Lang::Hash)
         },
         Lang::Dash => Syntax {
             line: &[b"--"],

@@ -32,6 +32,19 @@ pub struct Span {
     pub name: String,
 }
 
+impl Span {
+    /// A definition of `kind` and `name` starting at line `n`, as long as that line until its
+    /// end is found.
+    fn at(n: usize, (kind, name): (&'static str, String)) -> Span {
+        Span {
+            start: n,
+            end: n,
+            kind,
+            name,
+        }
+    }
+}
+
 /// Definitions of a brace language, each spanning its body's braces (or one line
 /// for a body-less definition such as `const f = (x) => x;`).
 fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
@@ -73,19 +86,11 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(&t),
             _ => js_def(&t, in_class),
         };
-        if let Some((kind, name)) = def {
+        if let Some(def) = def {
             if let Some((p, _)) = pending.take() {
                 spans.push(p);
             }
-            pending = Some((
-                Span {
-                    start: n,
-                    end: n,
-                    kind,
-                    name,
-                },
-                depth,
-            ));
+            pending = Some((Span::at(n, def), depth));
             brackets = 0;
         }
         for &b in &line.code {
@@ -146,16 +151,8 @@ fn python_spans(lines: &[Line]) -> Vec<Span> {
             for (s, _) in &mut open {
                 s.end = n;
             }
-            if let Some((kind, name)) = python_def(&tokens(&line.code)) {
-                open.push((
-                    Span {
-                        start: n,
-                        end: n,
-                        kind,
-                        name,
-                    },
-                    indent,
-                ));
+            if let Some(def) = python_def(&tokens(&line.code)) {
+                open.push((Span::at(n, def), indent));
             }
         } else if !line.code_blank() || !line.comment_blank() {
             // A continuation line or a comment: inside every definition indented less.
@@ -241,16 +238,8 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             Lang::Ruby => ruby_def(&t),
             _ => scala_def(&t),
         };
-        if let Some((kind, name)) = def {
-            open.push((
-                Span {
-                    start: n,
-                    end: n,
-                    kind,
-                    name,
-                },
-                line.indent,
-            ));
+        if let Some(def) = def {
+            open.push((Span::at(n, def), line.indent));
         }
     }
     spans.extend(open.into_iter().map(|(s, _)| s));

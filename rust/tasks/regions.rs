@@ -235,6 +235,21 @@ mod tests {
         (s, e, sym.to_string(), kind)
     }
 
+    /// Each definition's name with its first and last line (1-based), sorted.
+    fn span_lines(src: &str, lang: Lang) -> Vec<(String, usize, usize)> {
+        let mut v: Vec<_> = spans(&lex(src.as_bytes(), lang), lang)
+            .into_iter()
+            .map(|s| (s.name, s.start + 1, s.end + 1))
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn span_of(src: &str, lang: Lang, name: &str) -> (usize, usize) {
+        let s = span_lines(src, lang).into_iter().find(|s| s.0 == name);
+        s.map(|s| (s.1, s.2)).expect(name)
+    }
+
     fn covers_every_line_once(path: &str, text: &str) {
         let regions = regions(path, text);
         let mut next = 1;
@@ -491,14 +506,7 @@ end
                 r(33, 34, "", "lines")
             ]
         );
-        let spans = crate::lang::spans::spans(
-            &crate::lang::lexer::lex(rb.as_bytes(), Lang::Ruby),
-            Lang::Ruby,
-        );
-        let at = |name: &str| {
-            let s = spans.iter().find(|s| s.name == name).expect(name);
-            (s.start + 1, s.end + 1)
-        };
+        let at = |name: &str| span_of(rb, Lang::Ruby, name);
         assert_eq!(
             at("total"),
             (12, 16),
@@ -512,7 +520,9 @@ end
             "a heredoc's lines at any indent are inside"
         );
         assert!(
-            !spans.iter().any(|s| s.name == "not_a_method"),
+            !span_lines(rb, Lang::Ruby)
+                .iter()
+                .any(|s| s.0 == "not_a_method"),
             "nor does a heredoc's line define anything"
         );
         covers_every_line_once("lib/cart.rb", rb);
@@ -569,14 +579,7 @@ object Chain {
                 r(30, 34, "Chain", "class")
             ]
         );
-        let spans = crate::lang::spans::spans(
-            &crate::lang::lexer::lex(scala.as_bytes(), Lang::Scala),
-            Lang::Scala,
-        );
-        let at = |name: &str| {
-            let s = spans.iter().find(|s| s.name == name).expect(name);
-            (s.start + 1, s.end + 1)
-        };
+        let at = |name: &str| span_of(scala, Lang::Scala, name);
         assert_eq!(at("headOption"), (9, 9), "not the doc comment below it");
         assert_eq!(at("++"), (11, 12), "a body of one indented expression");
         assert_eq!(
@@ -649,27 +652,18 @@ mixin class Tapped {
                 r(28, 32, "Tapped", "class")
             ]
         );
-        let spans = crate::lang::spans::spans(
-            &crate::lang::lexer::lex(dart.as_bytes(), Lang::Dart),
-            Lang::Dart,
-        );
-        let mut names: Vec<(&str, usize, usize)> = spans
-            .iter()
-            .map(|s| (s.name.as_str(), s.start + 1, s.end + 1))
-            .collect();
-        names.sort();
         assert_eq!(
-            names,
+            span_lines(dart, Lang::Dart),
             [
-                ("CounterPage", 6, 22),
-                ("CounterPage", 7, 7),
-                ("Doubled", 24, 26),
-                ("Tapped", 28, 32),
-                ("build", 14, 21),
-                ("doubled", 25, 25),
-                ("empty", 9, 9),
-                ("size", 11, 11),
-                ("twice", 3, 3)
+                ("CounterPage".into(), 6, 22),
+                ("CounterPage".into(), 7, 7),
+                ("Doubled".into(), 24, 26),
+                ("Tapped".into(), 28, 32),
+                ("build".into(), 14, 21),
+                ("doubled".into(), 25, 25),
+                ("empty".into(), 9, 9),
+                ("size".into(), 11, 11),
+                ("twice".into(), 3, 3)
             ],
             "no `Padding`, `Text` or `OrderedSet` call, no `Function` type"
         );
