@@ -302,8 +302,8 @@ fn is_test_dir(d: &str) -> bool {
 }
 
 /// Whether a file holds tests, by its path (`rel`, with `/`), in any language: a name such as
-/// `test_x.py`, `x_test.go`, `x_spec.rb`, `x.test.ts` or `x.spec.js`, or a directory such as `tests/`,
-/// `Tests/` or `Foo.Tests/`.
+/// `test_x.py`, `x_test.go`, `x_spec.rb`, `x.test.ts` or `x.spec.js`, or a directory such as
+/// `tests/`, `Tests/` or `Foo.Tests/`.
 pub fn is_test_path(rel: &str) -> bool {
     let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", rel));
     let stem = name.split('.').next().unwrap_or(name);

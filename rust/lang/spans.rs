@@ -1,8 +1,8 @@
 //! Definition spans: the lines each definition of a lexed file covers, nested ones included
 //! (Python by indentation, Ruby and Scala by indentation to their `end` or `}`; Rust, Go,
 //! TypeScript, JavaScript, Java, C#, C and C++, Dart, Kotlin, Swift and PHP by braces), and the
-//! definition a line belongs to. Annotations take their symbol from them (artifacts/annotate.rs) and task context cuts
-//! files into regions along them (tasks/regions.rs).
+//! definition a line belongs to. Annotations take their symbol from them (artifacts/annotate.rs)
+//! and task context cuts files into regions along them (tasks/regions.rs).
 
 use super::defs::{
     go_def, holds_members, js_def, keyword_def, python_def, ruby_def, rust_def, scala_def, tokens,
