@@ -821,6 +821,18 @@ pub(super) fn keyword_def(t: &[&str]) -> Option<(&'static str, String)> {
         .map(|n| (kind, n.to_string()))
 }
 
+/// A method named by an operator (Ruby's `<=>` and `[]=`, Scala's `++` and `+:`): the
+/// punctuation tokens from `from` on, up to three, before any of `stops`.
+fn operator_name(t: &[&str], from: usize, stops: &[&str]) -> Option<String> {
+    let op: String = t[from..]
+        .iter()
+        .take_while(|w| w.len() == 1 && !is_name(w) && !stops.contains(w))
+        .take(3)
+        .copied()
+        .collect();
+    (!op.is_empty()).then_some(op)
+}
+
 /// What may stand before a Ruby `def` on its line (`private def reset`).
 const RUBY_MODIFIERS: &[&str] = &[
     "private",
@@ -847,13 +859,7 @@ pub(super) fn ruby_def(t: &[&str]) -> Option<(&'static str, String)> {
                 // `valid?`, `save!` and `name=` are named by their word: calls of them read so.
                 return Some(("function", name.to_string()));
             }
-            let op: String = t[at..]
-                .iter()
-                .take_while(|w| w.len() == 1 && !is_name(w) && !matches!(**w, "(" | ";"))
-                .take(3)
-                .copied()
-                .collect();
-            (!op.is_empty()).then_some(("function", op))
+            operator_name(t, at, &["(", ";"]).map(|op| ("function", op))
         }
         "class" => {
             let mut at = i + 1;
@@ -922,13 +928,7 @@ pub(super) fn scala_def(t: &[&str]) -> Option<(&'static str, String)> {
             if is_name(name) {
                 return Some(("function", name.to_string()));
             }
-            let op: String = t[i + 1..]
-                .iter()
-                .take_while(|w| w.len() == 1 && !is_name(w) && !matches!(**w, "(" | "[" | "="))
-                .take(3)
-                .copied()
-                .collect();
-            return (!op.is_empty()).then_some(("function", op));
+            return operator_name(t, i + 1, &["(", "[", "="]).map(|op| ("function", op));
         }
         "class" | "object" => "class",
         "trait" => "trait",

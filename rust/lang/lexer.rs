@@ -383,7 +383,7 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                         i += d.len();
                         continue;
                     }
-                    if let Some((n, end)) = heredoc(s, i).filter(|_| sx.heredocs) {
+                    if let Some((n, end)) = sx.heredocs.then(|| heredoc(s, i)).flatten() {
                         code[i..i + n].copy_from_slice(&s[i..i + n]);
                         docs.push(end);
                         i += n;
