@@ -24,7 +24,8 @@ from pathlib import Path
 # The languages repoctx reads definitions of (rust/lang/defs.rs), by suffix: a task's source files.
 LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".java": "Java", ".cs": "C#",
              ".kt": "Kotlin", ".swift": "Swift", ".php": "PHP", ".rb": "Ruby",
-             ".scala": "Scala", ".dart": "Dart"} | dict.fromkeys(
+             ".scala": "Scala", ".dart": "Dart", ".ex": "Elixir", ".exs": "Elixir", ".lua": "Lua",
+             ".hs": "Haskell"} | dict.fromkeys(
     (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript") | dict.fromkeys(
     (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp"), "C/C++")
 SOURCE_SUFFIXES = tuple(LANGUAGES)

@@ -1,6 +1,7 @@
 //! Definition lines: the kind and name of the function, class, struct, … a line of code
 //! starts, by a line-oriented grammar per language (Python, Rust, Go, TypeScript/JavaScript,
-//! Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby and Scala), not a parser.
+//! Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua and Haskell), not a
+//! parser.
 
 use super::lexer::is_ident;
 use super::Lang;
@@ -56,12 +57,24 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
             | Lang::JavaScript
             | Lang::Ruby
             | Lang::Scala
+            | Lang::Elixir
+            | Lang::Lua
+            | Lang::Haskell
     );
     let is = |list: &[&str]| list.iter().any(|d| d.as_bytes() == word);
     let starts = match lang {
         Lang::Ruby => is(&["def", "class"]) || is(RUBY_MODIFIERS),
         // or an annotation
         Lang::Scala => word.is_empty() || is(SCALA_STARTS) || is(SCALA_MODIFIERS),
+        Lang::Elixir => word.starts_with(b"def"),
+        Lang::Lua => memchr::memmem::find(rest, b"function").is_some(),
+        // A declaration at the top level, not prose at column 0 in a `{- -}` comment.
+        Lang::Haskell => {
+            start == 0
+                && (is(&["data", "newtype", "type", "class", "instance"])
+                    || memchr::memchr(b'=', rest).is_some()
+                    || memchr::memmem::find(rest, b"::").is_some())
+        }
         _ => is(DEF_STARTS),
     };
     if keyworded && !member && !starts {
@@ -94,6 +107,9 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(&t),
         Lang::Ruby => ruby_def(&t),
         Lang::Scala => scala_def(&t),
+        Lang::Elixir => elixir_def(&t),
+        Lang::Lua => lua_def(&t),
+        Lang::Haskell => haskell_def(&t),
         _ => None,
     }
 }
@@ -937,5 +953,126 @@ pub(super) fn scala_def(t: &[&str]) -> Option<(&'static str, String)> {
     };
     t.get(i + 1)
         .filter(|n| is_name(n))
+        .map(|n| (kind, n.to_string()))
+}
+
+/// An Elixir definition: a function or macro (`def`, `defp`, `defmacro`, `defguard`,
+/// `defdelegate`, Nx's `defn`, a name's `?` or `!` left off as Ruby's is), a module (its last
+/// alias: `defmodule Shop.Cart do` is `Cart`), a protocol, or an implementation (named by its
+/// `for:` type, else by its protocol).
+pub(super) fn elixir_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let last_alias = |from: usize| {
+        t.get(dotted_end(t, from))
+            .filter(|n| capitalised(n))
+            .map(|n| n.to_string())
+    };
+    match t.first().copied()? {
+        // `defmacro unquote(verb)(…)` is named when it is compiled.
+        "def" | "defp" | "defmacro" | "defmacrop" | "defguard" | "defguardp" | "defdelegate"
+        | "defn" | "defnp" => t
+            .get(1)
+            .filter(|n| is_name(n) && **n != "unquote")
+            .map(|n| ("function", n.to_string())),
+        "defmodule" => last_alias(1).map(|n| ("class", n)),
+        "defprotocol" => last_alias(1).map(|n| ("interface", n)),
+        "defimpl" => {
+            let target = t.windows(2).position(|w| w == ["for", ":"]);
+            last_alias(target.map_or(1, |f| f + 2)).map(|n| ("impl", n))
+        }
+        _ => None,
+    }
+}
+
+/// A type's, a module's or a constructor's name: it starts with a capital.
+fn capitalised(n: &str) -> bool {
+    n.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// The place of the last name of the dotted name at `at` (`Shop.Cart`, Haskell's `QC.Gen`).
+fn dotted_end(t: &[&str], mut at: usize) -> usize {
+    while t.get(at + 1) == Some(&".") && t.get(at + 2).is_some_and(|n| is_name(n)) {
+        at += 2;
+    }
+    at
+}
+
+/// A Lua function: `function name(`, `local function name(`, `function M.sub.name(` and
+/// `function M:name(` (its last name), or a function bound by assignment (`M.name = function(`,
+/// `local name = function(`, a table's `name = function(`).
+pub(super) fn lua_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let t = t.strip_prefix(&["local"]).unwrap_or(t);
+    let named = |end: usize| {
+        (end > 0
+            && is_name(t[end - 1])
+            && t[..end - 1]
+                .iter()
+                .all(|w| is_name(w) || matches!(*w, "." | ":")))
+        .then(|| ("function", t[end - 1].to_string()))
+    };
+    if t.first() == Some(&"function") {
+        let paren = t.iter().position(|w| *w == "(")?;
+        return named(paren).filter(|_| paren > 1);
+    }
+    let eq = t.iter().position(|w| *w == "=")?;
+    (t.get(eq + 1) == Some(&"function"))
+        .then(|| named(eq))
+        .flatten()
+}
+
+/// Haskell's words that start a top-level line but no definition.
+const HASKELL_NOT_DEFS: &[&str] = &[
+    "module", "import", "infix", "infixl", "infixr", "deriving", "default", "foreign", "where",
+    "let", "in", "if", "then", "else", "case", "of", "do",
+];
+
+/// A Haskell definition, read from a line of a declaration (at the top level, or in a class or
+/// instance body): a type (`data`, `newtype`, `type`, `type family`), a class, an instance (by
+/// its type: `instance Show a => Show (Tree a)` is `Tree`), or a function or value by its
+/// signature or an equation (`name :: …`, `name x y = …`, `(<+>) :: …`, ``x `op` y = …``,
+/// `x <+> y = …`). A line that goes on an equation of the name above is read as that name too
+/// (the caller keeps them in one definition).
+pub(super) fn haskell_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let first = *t.first()?;
+    let kind = match first {
+        "data" | "newtype" | "type" => "type",
+        "class" => "class",
+        "instance" => {
+            let from = t.iter().position(|w| *w == "=").map_or(1, |e| e + 2);
+            let rest = &t[from.min(t.len())..];
+            let class = dotted_end(rest, rest.iter().position(|n| capitalised(n))?); // `Monad.Monad`
+            return rest[class + 1..]
+                .iter()
+                .find(|n| capitalised(n))
+                .map(|n| ("impl", n.to_string()));
+        }
+        "(" => return operator_name(t, 1, &[")"]).map(|op| ("function", op)),
+        w if HASKELL_NOT_DEFS.contains(&w)
+            || !is_name(w)
+            || w.starts_with('$')
+            || capitalised(w) =>
+        {
+            return None;
+        }
+        // ``x `op` y = …``, `x <+> y = …`; else the name of a signature, an equation or a guard
+        w => {
+            let name = match t.get(1).copied() {
+                Some("`") => t.get(2).filter(|n| is_name(n)).map(|n| n.to_string()),
+                Some(p) if p.len() == 1 && "#%&*+./<>?\\^-".contains(p) => {
+                    operator_name(t, 1, &["("])
+                }
+                _ => Some(w.to_string()),
+            };
+            return name.map(|n| ("function", n));
+        }
+    };
+    // `class (Monad m) => MonadState s m`, `type family F a`, `data instance D Int`
+    let from = t
+        .iter()
+        .position(|w| *w == "=")
+        .filter(|_| kind == "class")
+        .map_or(1, |e| e + 2);
+    t[from.min(t.len())..]
+        .iter()
+        .find(|n| capitalised(n))
         .map(|n| (kind, n.to_string()))
 }

@@ -74,7 +74,7 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         Lang::Rust if scan_code => rust::scan(&mut sc),
         Lang::Go if scan_code => go::scan(&mut sc),
         Lang::TypeScript | Lang::JavaScript if scan_code => js::scan(&mut sc),
-        Lang::Python | Lang::Ruby | Lang::Hash => {
+        Lang::Python | Lang::Ruby | Lang::Elixir | Lang::Hash => {
             sc.out.purpose = line_comment_header(&sc.lines, "#")
         }
         Lang::Rust
@@ -90,7 +90,9 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         | Lang::Php
         | Lang::Scala
         | Lang::Slash => sc.out.purpose = slash_header(&sc.lines),
-        Lang::Dash => sc.out.purpose = line_comment_header(&sc.lines, "--"),
+        Lang::Lua | Lang::Haskell | Lang::Dash => {
+            sc.out.purpose = line_comment_header(&sc.lines, "--")
+        }
         Lang::Markdown => sc.out.purpose = markdown_header(&sc.lines),
         Lang::Rst => sc.out.purpose = rst_header(&sc.lines),
         Lang::Text => sc.out.purpose = sc.lines.iter().find_map(|l| clean(l)),

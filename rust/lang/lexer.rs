@@ -145,6 +145,22 @@ fn syntax(lang: Lang) -> Syntax {
             heredocs: true,
             ..syntax(Lang::Hash)
         },
+        // `@doc """` and `@moduledoc """` are the docs, read as Python's docstrings are.
+        Lang::Elixir => Syntax {
+            long: &[(b"\"\"\"", true), (b"'''", true)],
+            long_is_comment: true,
+            ..syntax(Lang::Hash)
+        },
+        Lang::Lua => Syntax {
+            block: Some((b"--[[", b"]]")),
+            ..syntax(Lang::Dash)
+        },
+        // `'` is no quote: it ends names (`foldl'`, `x'`).
+        Lang::Haskell => Syntax {
+            block: Some((b"{-", b"-}")),
+            quotes: b"\"",
+            ..syntax(Lang::Dash)
+        },
         Lang::Dash => Syntax {
             line: &[b"--"],
             block: C_BLOCK,
@@ -342,14 +358,15 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                         continue;
                     }
                     let rest = &s[i..];
-                    if sx.line.iter().any(|t| rest.starts_with(t)) {
-                        comment[i..].copy_from_slice(rest);
-                        break;
-                    }
+                    // A block first: Lua's `--[[` opens one where `--` is a line's.
                     if let Some((open, _)) = sx.block.filter(|(open, _)| rest.starts_with(open)) {
                         state = State::Block;
                         i += open.len();
                         continue;
+                    }
+                    if sx.line.iter().any(|t| rest.starts_with(t)) {
+                        comment[i..].copy_from_slice(rest);
+                        break;
                     }
                     if sx.rust {
                         if s[i] == b'\'' {
@@ -511,12 +528,63 @@ mod tests {
         assert_eq!(String::from_utf8_lossy(&lines[7].comment).trim(), "# note");
     }
 
+    /// Each line's code and comment, trimmed.
+    fn split(src: &str, lang: Lang) -> Vec<(String, String)> {
+        let text = |b: &[u8]| String::from_utf8_lossy(b).trim().to_string();
+        lex(src.as_bytes(), lang)
+            .iter()
+            .map(|l| (text(&l.code), text(&l.comment)))
+            .collect()
+    }
+
+    #[test]
+    fn lua_s_block_comments_haskell_s_primes_and_elixir_s_docs() {
+        let pair = |c: &str, m: &str| (c.to_string(), m.to_string());
+        assert_eq!(
+            split("--[[ off\nf() ]] x = 1 -- one\n-- [[ a line's\n", Lang::Lua),
+            [
+                pair("", "off"),
+                pair("x = 1", "f()          -- one"),
+                pair("", "-- [[ a line's"),
+                pair("", "")
+            ],
+            "a block's delimiters are neither code nor comment, as C's are"
+        );
+        assert_eq!(
+            split(
+                "go' x = foldl' f x -- note\n{- a\nb -} y = \"--\"\n",
+                Lang::Haskell
+            ),
+            [
+                pair("go' x = foldl' f x", "-- note"),
+                pair("", "a"),
+                pair("y =", "b"),
+                pair("", "")
+            ],
+            "a prime opens no string, and `--` in a string no comment"
+        );
+        assert_eq!(
+            split(
+                "  @doc \"\"\"\n  Adds # two.\n  \"\"\"\n  def add(a), do: a # ok\n",
+                Lang::Elixir
+            ),
+            [
+                pair("@doc", ""),
+                pair("", "Adds # two."),
+                pair("", ""),
+                pair("def add(a), do: a", "# ok"),
+                pair("", "")
+            ],
+            "a doc's heredoc is read as a comment, as a Python docstring is"
+        );
+    }
+
     #[test]
     fn runs_copied_at_once_lex_as_byte_by_byte() {
         const PIECES: &[&str] = &[
             "a", "r", "b", " ", "\t", "\n", "\r\n", "\\", "#", "//", "/*", "*/", "/", "*", "\"",
             "'", "\"\"\"", "'''", "`", "r#\"", "\"#", "r\"", "--", "<!--", "-->", "x'", "'\\n'",
-            "é", "'é'", "<<~A", "<<B", "<<-'A'", "A", "1<<B",
+            "é", "'é'", "<<~A", "<<B", "<<-'A'", "A", "1<<B", "--[[", "]]", "{-", "-}",
         ];
         let langs = [
             Lang::Python,
@@ -533,6 +601,9 @@ mod tests {
             Lang::Php,
             Lang::Ruby,
             Lang::Scala,
+            Lang::Elixir,
+            Lang::Lua,
+            Lang::Haskell,
             Lang::Hash,
             Lang::Slash,
             Lang::Dash,

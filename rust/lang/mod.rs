@@ -23,8 +23,9 @@ mod text;
 use imports::Grammar;
 
 /// How a file is read: as code whose definitions are found (Python, Rust, TypeScript,
-/// JavaScript, Go, Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby, Scala), else by its
-/// comment syntax (`#`, `//` and `/* */`, `--`, `<!-- -->`) or its kind of text.
+/// JavaScript, Go, Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua,
+/// Haskell), else by its comment syntax (`#`, `//` and `/* */`, `--`, `<!-- -->`) or its kind
+/// of text.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Lang {
     Python,
@@ -42,6 +43,9 @@ pub enum Lang {
     Php,
     Ruby,
     Scala,
+    Elixir,
+    Lua,
+    Haskell,
     Hash,
     Slash,
     Dash,
@@ -169,10 +173,10 @@ pub const FILE_KINDS: &[FileKind] = &[
     code("php", "PHP source", Lang::Php, "PHP"),
     code("dart", "Dart source", Lang::Dart, "Dart"),
     code("rb", "Ruby source", Lang::Ruby, "Ruby"),
-    code("ex", "Elixir source", Lang::Hash, "Elixir"),
-    code("exs", "Elixir script", Lang::Hash, "Elixir"),
-    code("hs", "Haskell source", Lang::Dash, "Haskell"),
-    code("lua", "Lua script", Lang::Dash, "Lua"),
+    code("ex", "Elixir source", Lang::Elixir, "Elixir"),
+    code("exs", "Elixir script", Lang::Elixir, "Elixir"),
+    code("hs", "Haskell source", Lang::Haskell, "Haskell"),
+    code("lua", "Lua script", Lang::Lua, "Lua"),
     code("r", "R script", Lang::Hash, "R"),
     code("pl", "Perl script", Lang::Hash, "Perl"),
     text("sql", "SQL script", Lang::Dash, "SQL"),

@@ -1,23 +1,25 @@
 //! Definition spans: the lines each definition of a lexed file covers, nested ones included
-//! (Python by indentation, Ruby and Scala by indentation to their `end` or `}`; Rust, Go,
-//! TypeScript, JavaScript, Java, C#, C and C++, Dart, Kotlin, Swift and PHP by braces), and the
-//! definition a line belongs to. Annotations take their symbol from them (artifacts/annotate.rs)
+//! (Python by indentation; Ruby, Scala, Elixir, Lua and Haskell by indentation to their `end`,
+//! their `}` or their last equation; Rust, Go, TypeScript, JavaScript, Java, C#, C and C++,
+//! Dart, Kotlin, Swift and PHP by braces), and the definition a line belongs to. Annotations take their symbol from them (artifacts/annotate.rs)
 //! and task context cuts files into regions along them (tasks/regions.rs).
 
 use super::defs::{
-    go_def, holds_members, js_def, keyword_def, python_def, ruby_def, rust_def, scala_def, tokens,
-    typed_def,
+    elixir_def, go_def, haskell_def, holds_members, js_def, keyword_def, lua_def, python_def,
+    ruby_def, rust_def, scala_def, tokens, typed_def,
 };
 use super::lexer::Line;
 use super::{has_definitions, Lang};
 
-/// The definitions of a lexed file, nested ones included, in no particular order (Python, Ruby
-/// and Scala by indentation; the others with definitions by braces; none for other languages).
-/// Task context (tasks/regions.rs) cuts files into regions along them.
+/// The definitions of a lexed file, nested ones included, in no particular order (Python, Ruby,
+/// Scala, Elixir, Lua and Haskell by indentation; the others with definitions by braces; none
+/// for other languages). Task context (tasks/regions.rs) cuts files into regions along them.
 pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     match lang {
         Lang::Python => python_spans(lines),
-        Lang::Ruby | Lang::Scala => indent_spans(lines, lang),
+        Lang::Ruby | Lang::Scala | Lang::Elixir | Lang::Lua | Lang::Haskell => {
+            indent_spans(lines, lang)
+        }
         l if has_definitions(l) => brace_spans(lines, l),
         _ => Vec::new(),
     }
@@ -177,18 +179,26 @@ fn python_spans(lines: &[Line]) -> Vec<Span> {
 
 /// How a line at an open definition's own indent bears on it.
 enum AtIndent {
-    /// It is the definition's last line: Ruby's `end`, Scala's closing `}`.
+    /// It is the definition's last line: Ruby's, Elixir's and Lua's `end`, Scala's closing `}`.
     Ends,
-    /// It is inside: Ruby's `rescue`, Scala's `} else {`.
+    /// It is inside: Ruby's `rescue`, Scala's `} else {`, a Haskell function's next equation.
     Stays,
     /// The definition ended on the line before.
     After,
 }
 
-fn at_indent(lang: Lang, t: &[&str]) -> AtIndent {
+fn at_indent(lang: Lang, t: &[&str], open: &Span) -> AtIndent {
     match (lang, t.first().copied()) {
-        (Lang::Ruby, Some("end")) => AtIndent::Ends,
+        (Lang::Ruby | Lang::Elixir | Lang::Lua, Some("end")) => AtIndent::Ends,
         (Lang::Ruby, Some("rescue" | "ensure" | "else")) => AtIndent::Stays,
+        (Lang::Elixir, Some("rescue" | "catch" | "else" | "after")) => AtIndent::Stays,
+        // A Haskell function's next equation, or its equations after its signature.
+        (Lang::Haskell, _)
+            if open.kind == "function"
+                && haskell_def(t).is_some_and(|(k, name)| k == "function" && name == open.name) =>
+        {
+            AtIndent::Stays
+        }
         // A closer that opens again (`} else {`, `): Unit = {`, `) extends Foo(`) stays inside.
         (Lang::Scala, Some("}" | ")")) => match t.last().copied() {
             Some("{" | "(" | "=" | ">" | ",") => AtIndent::Stays,
@@ -199,10 +209,11 @@ fn at_indent(lang: Lang, t: &[&str]) -> AtIndent {
     }
 }
 
-/// Ruby and Scala definitions, each spanning the lines indented deeper than it and the line at
-/// its indent that ends it (Ruby's `end`, Scala's `}`; `at_indent`). By indentation, not by
-/// counting `end`s or braces: a Ruby modifier `if` opens no block, and a Scala body is often
-/// one indented expression with no brace. Only lines of code end or extend one: a string's
+/// Ruby, Scala, Elixir, Lua and Haskell definitions, each spanning the lines indented deeper
+/// than it and the lines at its indent that end it or stay inside (`at_indent`). By
+/// indentation, not by counting `end`s or braces: a Ruby modifier `if` opens no block, a Scala
+/// body is often one indented expression with no brace, and a Haskell function is the
+/// equations of its name. Only lines of code end or extend one: a string's
 /// lines (a heredoc's, at any indent) and a comment's are inside one only when its code goes on
 /// below them (a doc comment between two definitions leads into the second).
 fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
@@ -220,13 +231,22 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             continue;
         }
         let t = tokens(&line.code);
-        let here = at_indent(lang, &t);
-        while let Some(&(_, i)) = open.last() {
-            if i < line.indent || (i == line.indent && matches!(here, AtIndent::Stays)) {
+        let mut stays = false;
+        while let Some((s, i)) = open.last() {
+            if *i < line.indent {
+                break;
+            }
+            let here = if *i == line.indent {
+                at_indent(lang, &t, s)
+            } else {
+                AtIndent::After
+            };
+            if matches!(here, AtIndent::Stays) {
+                stays = true;
                 break;
             }
             let (mut s, _) = open.pop().expect("checked");
-            if i == line.indent && matches!(here, AtIndent::Ends) {
+            if matches!(here, AtIndent::Ends) {
                 s.end = n;
             }
             spans.push(s);
@@ -235,8 +255,21 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             s.end = n;
         }
         let def = match lang {
+            _ if stays => None,
             Lang::Ruby => ruby_def(&t),
-            _ => scala_def(&t),
+            Lang::Scala => scala_def(&t),
+            Lang::Elixir => elixir_def(&t),
+            Lang::Lua => lua_def(&t),
+            // Declarations: at the top level, or in a class's or an instance's body (not a
+            // function's `where`).
+            _ => {
+                let member = open
+                    .last()
+                    .is_some_and(|(s, _)| matches!(s.kind, "class" | "impl"));
+                (line.indent == 0 || member)
+                    .then(|| haskell_def(&t))
+                    .flatten()
+            }
         };
         if let Some(def) = def {
             open.push((Span::at(n, def), line.indent));

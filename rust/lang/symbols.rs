@@ -182,6 +182,69 @@ const SCALA: &[&str] = &[
     "yield",
 ];
 
+const ELIXIR: &[&str] = &[
+    "after",
+    "alias",
+    "and",
+    "case",
+    "catch",
+    "cond",
+    "def",
+    "defmacro",
+    "defmacrop",
+    "defmodule",
+    "defp",
+    "defstruct",
+    "else",
+    "end",
+    "false",
+    "import",
+    "nil",
+    "not",
+    "quote",
+    "raise",
+    "receive",
+    "require",
+    "rescue",
+    "true",
+    "try",
+    "unless",
+    "unquote",
+    "use",
+    "when",
+    "with",
+];
+
+const LUA: &[&str] = &[
+    "and", "break", "else", "elseif", "end", "false", "for", "function", "goto", "local", "nil",
+    "not", "repeat", "return", "self", "then", "true", "until", "while",
+];
+
+const HASKELL: &[&str] = &[
+    "case",
+    "class",
+    "data",
+    "default",
+    "deriving",
+    "else",
+    "family",
+    "forall",
+    "foreign",
+    "hiding",
+    "import",
+    "infix",
+    "infixl",
+    "infixr",
+    "instance",
+    "let",
+    "module",
+    "newtype",
+    "qualified",
+    "then",
+    "type",
+    "where",
+];
+
 fn keywords(lang: Lang) -> &'static [&'static str] {
     match lang {
         Lang::Rust => RUST,
@@ -198,6 +261,9 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
         | Lang::Php => JAVA,
         Lang::Ruby => RUBY,
         Lang::Scala => SCALA,
+        Lang::Elixir => ELIXIR,
+        Lang::Lua => LUA,
+        Lang::Haskell => HASKELL,
         _ => &[],
     }
 }

@@ -592,6 +592,205 @@ object Chain {
     }
 
     #[test]
+    fn elixir_definitions_by_indentation_to_their_end() {
+        let ex = r#"defmodule Shop.Cart do
+  @moduledoc """
+  A cart.
+
+  def not_a_function(x)
+  """
+
+  alias Shop.Item
+
+  @doc "The total."
+  @spec total(t) :: integer
+  def total(cart) do
+    Enum.sum(cart.items)
+  rescue
+    _ -> 0
+  end
+
+  def empty?(%{items: []}), do: true
+  def empty?(_cart), do: false
+
+  defp price(item),
+    do: item.price
+
+  defmacro unquote(:name)(x), do: x
+
+  defimpl String.Chars, for: Shop.Cart do
+    def to_string(cart), do: "cart"
+  end
+end
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("lib/shop/cart.ex", ex),
+            [
+                "Cart",
+                "empty",
+                "not_a_function",
+                "price",
+                "to_string",
+                "total"
+            ],
+            "a raw line's names are read without the lexer; `unquote(…)` names none"
+        );
+        assert_eq!(shape("lib/shop/cart.ex", ex), [r(1, 29, "Cart", "class")]);
+        let at = |name: &str| span_of(ex, Lang::Elixir, name);
+        assert_eq!(
+            at("total"),
+            (12, 16),
+            "the rescue is the function's, its end too"
+        );
+        assert_eq!(at("price"), (21, 22), "a `do:` on the line below");
+        assert_eq!(at("Cart"), (1, 29));
+        assert_eq!(
+            span_lines(ex, Lang::Elixir)
+                .iter()
+                .filter(|s| s.0 == "empty" || s.0 == "Cart")
+                .map(|s| (s.1, s.2))
+                .collect::<Vec<_>>(),
+            [(1, 29), (26, 28), (18, 18), (19, 19)],
+            "the module; the implementation for it; one line a clause"
+        );
+        assert!(!span_lines(ex, Lang::Elixir)
+            .iter()
+            .any(|s| s.0 == "not_a_function" || s.0 == "unquote"));
+        covers_every_line_once("lib/shop/cart.ex", ex);
+    }
+
+    #[test]
+    fn lua_definitions_by_indentation_to_their_end() {
+        let lua = r#"local M = {}
+
+--[[
+function M.not_a_function()
+end
+]]
+
+--- Sums a cart.
+function M.total(cart)
+  local sum = 0
+  for _, item in ipairs(cart) do
+    sum = sum + item.price
+  end
+  return sum
+end
+
+local function price(item) return item.price end
+
+M.handlers = {
+  add = function(cart, item)
+    table.insert(cart, item)
+  end,
+}
+
+vim.schedule(function()
+  M.total({})
+end)
+
+function Cart:clear()
+  self.items = {}
+end
+
+return M
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("lua/shop/cart.lua", lua),
+            ["add", "clear", "not_a_function", "price", "total"]
+        );
+        let at = |name: &str| span_of(lua, Lang::Lua, name);
+        assert_eq!(at("total"), (9, 15), "its `end`'s, not the loop's");
+        assert_eq!(at("price"), (17, 17));
+        assert_eq!(at("add"), (20, 22), "a table's field, to its `end,`");
+        assert_eq!(at("clear"), (29, 31));
+        assert!(
+            !span_lines(lua, Lang::Lua)
+                .iter()
+                .any(|s| s.0 == "not_a_function"),
+            "a block comment defines nothing; nor does a function passed to a call"
+        );
+        assert_eq!(span_lines(lua, Lang::Lua).len(), 4);
+        assert_eq!(
+            shape("lua/shop/cart.lua", lua)[1],
+            r(8, 15, "total", "function"),
+            "its doc comment leads into it"
+        );
+        covers_every_line_once("lua/shop/cart.lua", lua);
+    }
+
+    #[test]
+    fn haskell_definitions_from_their_signature_through_their_equations() {
+        let hs = r#"module Shop.Cart (total, Cart (..)) where
+
+import qualified Data.Map as M
+
+{-
+total :: not a signature
+-}
+
+-- | A cart.
+data Cart = Cart
+  { items :: [Item]
+  }
+
+-- | The total.
+total :: Cart -> Int
+total (Cart []) = 0
+total (Cart xs) = sum (map price xs)
+  where
+    price = itemPrice
+
+empty
+  :: Cart
+empty = Cart []
+
+instance Show Cart where
+  show c = "cart"
+
+instance Monoid.Semigroup Cart where
+  a <> b = Cart (items a ++ items b)
+
+(<+>) :: Cart -> Cart -> Cart
+x <+> y = x <> y
+
+a `merge` b = a <+> b
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("src/Shop/Cart.hs", hs),
+            ["<+>", "Cart", "empty", "merge", "total"],
+            "top-level declarations, read from raw lines (not those in a `{{- -}}` that have no `=` or `::`)"
+        );
+        let at = |name: &str| span_of(hs, Lang::Haskell, name);
+        assert_eq!(
+            at("total"),
+            (15, 19),
+            "its signature, equations and `where`"
+        );
+        assert_eq!(at("empty"), (21, 23), "a signature on lines of its own");
+        assert_eq!(at("<+>"), (31, 32));
+        assert_eq!(at("merge"), (34, 34));
+        assert_eq!(at("show"), (26, 26), "an instance's method");
+        assert_eq!(at("<>"), (29, 29));
+        assert_eq!(
+            span_lines(hs, Lang::Haskell)
+                .iter()
+                .filter(|s| s.0 == "Cart")
+                .map(|s| (s.1, s.2))
+                .collect::<Vec<_>>(),
+            [(10, 12), (25, 26), (28, 29)],
+            "the type, and its instances by the type (`Monoid.Semigroup` is one class)"
+        );
+        assert!(
+            !span_lines(hs, Lang::Haskell)
+                .iter()
+                .any(|s| s.0 == "price" || s.0 == "M"),
+            "a `where`'s binding is its function's; an import defines nothing"
+        );
+        covers_every_line_once("src/Shop/Cart.hs", hs);
+    }
+
+    #[test]
     fn dart_definitions_are_typed_as_java_s_and_a_call_in_a_body_is_none() {
         let dart = r#"import 'package:flutter/material.dart';
 
@@ -732,10 +931,22 @@ mixin class Tapped {
             ".",
             "?",
             "mixin",
+            "defmodule",
+            "defimpl",
+            "for:",
+            "local",
+            "--[[",
+            "]]",
+            "instance",
+            "data",
+            "`",
+            "{-",
+            "-}",
+            "\nf",
         ];
         let paths = [
             "a.py", "a.rs", "a.go", "a.ts", "a.js", "A.java", "A.cs", "a.c", "a.hpp", "A.kt",
-            "A.swift", "a.php", "a.rb", "A.scala", "a.dart",
+            "A.swift", "a.php", "a.rb", "A.scala", "a.dart", "a.ex", "a.lua", "A.hs",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for round in 0..2000 {

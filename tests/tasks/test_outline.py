@@ -307,10 +307,57 @@ class Badge extends StatelessWidget {
 
 String label(int n) => n.toString();
 """
+ELIXIR = """\
+defmodule Shop.Till do
+  @moduledoc \"\"\"
+  A till.
+  \"\"\"
+
+  @doc "Rings an item up."
+  def ring(till, item) do
+    [item | till]
+  rescue
+    _ -> till
+  end
+
+  defp empty?([]), do: true
+end
+"""
+LUA = """\
+local Till = {}
+
+--[[
+function Till.not_a_function()
+end
+]]
+
+function Till:ring(item)
+  table.insert(self.items, item)
+end
+
+local function total(items)
+  return #items
+end
+
+return Till
+"""
+HASKELL = """\
+module Shop.Till where
+
+data Till = Till [Int]
+
+ring :: Int -> Till -> Till
+ring x (Till xs) =
+  Till (x : xs)
+
+instance Show Till where
+  show (Till xs) = "till"
+"""
 FILES = {"src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
          "billing/Ledger.cs": CSHARP, "native/ring.c": C, "native/arena.hpp": CPP, "app/Receipt.kt": KOTLIN,
          "ios/Wallet.swift": SWIFT, "web/Coupon.php": PHP, "lib/till.rb": RUBY,
-         "shop/Till.scala": SCALA, "ui/badge.dart": DART}
+         "shop/Till.scala": SCALA, "ui/badge.dart": DART, "lib/shop/till.ex": ELIXIR, "lua/till.lua": LUA,
+         "src/Shop/Till.hs": HASKELL}
 
 
 def d(kind, name, start, end, signature, members=()):
@@ -428,6 +475,26 @@ GOLDEN = {
             m("function", "build", 11, 13, "Widget build(BuildContext context) {"),
         ]),
         d("function", "label", 16, 16, "String label(int n) => n.toString();"),
+    ]),
+    # A module's functions, the rescue inside one; the doc heredoc defines nothing.
+    "lib/shop/till.ex": ("Elixir", [
+        d("class", "Till", 1, 14, "defmodule Shop.Till do", [
+            m("function", "ring", 7, 11, "def ring(till, item) do"),
+            m("function", "empty", 13, 13, "defp empty?([]), do: true"),
+        ]),
+    ]),
+    # A method and a local function; a commented-out block is none.
+    "lua/till.lua": ("Lua", [
+        d("function", "ring", 8, 10, "function Till:ring(item)"),
+        d("function", "total", 12, 14, "local function total(items)"),
+    ]),
+    # A function from its signature through its equation, and an instance with its method.
+    "src/Shop/Till.hs": ("Haskell", [
+        d("type", "Till", 3, 3, "data Till = Till [Int]"),
+        d("function", "ring", 5, 7, "ring :: Int -> Till -> Till"),
+        d("impl", "Till", 9, 10, "instance Show Till where", [
+            m("function", "show", 10, 10, 'show (Till xs) = "till"'),
+        ]),
     ]),
 }
 
