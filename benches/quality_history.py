@@ -21,13 +21,19 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The languages repoctx reads definitions of (rust/lang/defs.rs), by suffix: a task's source files.
+# The code repoctx reads (rust/lang/mod.rs, FILE_KINDS), by suffix: a task's source files. Those
+# after the first dictionary have no definitions read: they are cut into windows.
 LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".java": "Java", ".cs": "C#",
              ".kt": "Kotlin", ".swift": "Swift", ".php": "PHP", ".rb": "Ruby",
              ".scala": "Scala", ".dart": "Dart", ".ex": "Elixir", ".exs": "Elixir", ".lua": "Lua",
-             ".hs": "Haskell"} | dict.fromkeys(
+             ".hs": "Haskell", ".zig": "Zig", ".pl": "Perl", ".pm": "Perl", ".r": "R", ".R": "R",
+             ".jl": "Julia", ".cr": "Crystal", ".elm": "Elm"} | dict.fromkeys(
     (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript") | dict.fromkeys(
-    (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp"), "C/C++")
+    (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".ipp", ".inl", ".cu", ".cuh"), "C/C++") | {
+    ".m": "Objective-C", ".mm": "Objective-C", ".groovy": "Groovy", ".sol": "Solidity", ".gleam": "Gleam",
+    ".ml": "OCaml", ".mli": "OCaml", ".fs": "F#", ".fsi": "F#", ".fsx": "F#", ".erl": "Erlang", ".hrl": "Erlang",
+    ".clj": "Clojure", ".cljs": "Clojure", ".cljc": "Clojure", ".el": "Lisp", ".lisp": "Lisp", ".scm": "Lisp",
+    ".rkt": "Lisp", ".nim": "Nim"}
 SOURCE_SUFFIXES = tuple(LANGUAGES)
 # Test files as repoctx tells them (rust/lang/mod.rs, is_test_path): directories by their name in
 # any case, and C#'s test projects (`Foo.Tests`).

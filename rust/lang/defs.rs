@@ -1,7 +1,7 @@
 //! Definition lines: the kind and name of the function, class, struct, … a line of code
 //! starts, by a line-oriented grammar per language (Python, Rust, Go, TypeScript/JavaScript,
-//! Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua and Haskell), not a
-//! parser.
+//! Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua, Haskell, Zig, Perl,
+//! R and Julia), not a parser.
 
 use super::lexer::is_ident;
 use super::Lang;
@@ -60,6 +60,10 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
             | Lang::Elixir
             | Lang::Lua
             | Lang::Haskell
+            | Lang::Zig
+            | Lang::Perl
+            | Lang::R
+            | Lang::Julia
     );
     let is = |list: &[&str]| list.iter().any(|d| d.as_bytes() == word);
     let starts = match lang {
@@ -74,6 +78,18 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
                 && (is(&["data", "newtype", "type", "class", "instance"])
                     || memchr::memchr(b'=', rest).is_some()
                     || memchr::memmem::find(rest, b"::").is_some())
+        }
+        Lang::Zig => is(&["pub", "fn", "const", "var", "export", "extern", "inline"]),
+        Lang::Perl => word == b"sub",
+        Lang::R => {
+            memchr::memmem::find(rest, b"function").is_some()
+                || memchr::memmem::find(rest, b"\\(").is_some()
+        }
+        // or an `@` macro before a struct, or a one-line function
+        Lang::Julia => {
+            word.is_empty()
+                || is(&["function", "macro", "struct", "mutable", "abstract"])
+                || (memchr::memchr(b'(', rest).is_some() && memchr::memchr(b'=', rest).is_some())
         }
         _ => is(DEF_STARTS),
     };
@@ -110,6 +126,10 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Elixir => elixir_def(&t),
         Lang::Lua => lua_def(&t),
         Lang::Haskell => haskell_def(&t),
+        Lang::Zig => zig_def(&t),
+        Lang::Perl => perl_def(&t),
+        Lang::R => r_def(&t),
+        Lang::Julia => julia_def(&t),
         _ => None,
     }
 }
@@ -1074,5 +1094,114 @@ pub(super) fn haskell_def(t: &[&str]) -> Option<(&'static str, String)> {
     t[from.min(t.len())..]
         .iter()
         .find(|n| capitalised(n))
+        .map(|n| (kind, n.to_string()))
+}
+
+/// A Zig definition: a function (`pub fn name(`, `export fn`, `inline fn`) or a type bound to a
+/// name (`pub const Point = struct {`, `packed struct(u32)`, `enum(u8)`, `union(enum)`,
+/// `opaque`). Another `const` is none.
+pub(super) fn zig_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let i = t
+        .iter()
+        .take_while(|w| matches!(**w, "pub" | "export" | "extern" | "inline" | "noinline"))
+        .count();
+    let name = t.get(i + 1).filter(|n| is_name(n))?.to_string();
+    match t.get(i).copied()? {
+        "fn" => Some(("function", name)),
+        "const" | "var" if t.get(i + 2) == Some(&"=") => {
+            let ty = t[i + 3..]
+                .iter()
+                .find(|w| !matches!(**w, "extern" | "packed"))?;
+            match *ty {
+                "struct" | "union" | "opaque" => Some(("struct", name)),
+                "enum" => Some(("enum", name)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A Perl sub (`sub name {`, `sub Foo::name`, by its last name). A package is none, as a Ruby
+/// module is none.
+pub(super) fn perl_def(t: &[&str]) -> Option<(&'static str, String)> {
+    if t.first() != Some(&"sub") {
+        return None;
+    }
+    let mut at = 1;
+    while t
+        .get(at + 1..at + 4)
+        .is_some_and(|w| w[..2] == [":", ":"] && is_name(w[2]))
+    {
+        at += 3;
+    }
+    t.get(at)
+        .filter(|n| is_name(n))
+        .map(|n| ("function", n.to_string()))
+}
+
+/// An R function bound to a name: `name <- function(`, `name = function(` (an R6 class's
+/// member too), `name <<- function(`, or R 4.1's `\(x)`. A dot is part of an R name
+/// (`is.valid`, the S3 method `mutate.data.frame`).
+pub(super) fn r_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let end = dotted_end(t, 0);
+    let value = match t.get(end + 1..)? {
+        ["<", "<", "-", v @ ..] | ["<", "-", v @ ..] | ["=", v @ ..] => v,
+        _ => return None,
+    };
+    (is_name(t[0]) && matches!(value, ["function", "(", ..] | ["\\", "(", ..]))
+        .then(|| ("function", t[..=end].concat()))
+}
+
+/// A Julia definition: a function or macro (`function name(`, `function Base.show(`, by its
+/// last name; `function name end`), a one-line function (`area(c::Circle) = π * c.r^2`), a
+/// struct (`mutable struct`, `Base.@kwdef struct`) or an abstract type. A module is none, as a
+/// Ruby module is none.
+pub(super) fn julia_def(t: &[&str]) -> Option<(&'static str, String)> {
+    // `@kwdef struct`, `Base.@kwdef mutable struct`
+    let mut i = 0;
+    while let Some(at) = t
+        .get(i..)?
+        .iter()
+        .position(|w| *w == "@")
+        .filter(|&a| a <= 2)
+    {
+        i += at + 2;
+    }
+    let t = t.get(i..)?;
+    let kind = match t.first().copied()? {
+        "function" | "macro" => {
+            let end = t
+                .iter()
+                .position(|w| matches!(*w, "(" | "{"))
+                .unwrap_or(t.len());
+            let name = dotted_end(t, 1);
+            return (name < end && is_name(t[name])).then(|| ("function", t[name].to_string()));
+        }
+        "mutable" if t.get(1) == Some(&"struct") => return julia_type(&t[1..], "struct"),
+        "struct" => "struct",
+        "abstract" if t.get(1) == Some(&"type") => return julia_type(&t[1..], "type"),
+        _ => {
+            // `name(args) = …`, `name(args)::T = …`, `name(args) where T = …`; not `==`
+            let name = dotted_end(t, 0);
+            if !is_name(t[name]) || t.get(name + 1) != Some(&"(") {
+                return None;
+            }
+            let close = past_close(t, name + 1)?;
+            let eq = t[close..].iter().position(|w| *w == "=")? + close;
+            let typed = t[close..eq]
+                .first()
+                .is_none_or(|w| matches!(*w, ":" | "where"));
+            return (typed && t.get(eq + 1) != Some(&"=") && !t[close..eq].contains(&"("))
+                .then(|| ("function", t[name].to_string()));
+        }
+    };
+    julia_type(t, kind)
+}
+
+/// The type `struct Name{T} <: Super` or `type Name` names.
+fn julia_type(t: &[&str], kind: &'static str) -> Option<(&'static str, String)> {
+    t.get(1)
+        .filter(|n| is_name(n))
         .map(|n| (kind, n.to_string()))
 }

@@ -74,9 +74,13 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         Lang::Rust if scan_code => rust::scan(&mut sc),
         Lang::Go if scan_code => go::scan(&mut sc),
         Lang::TypeScript | Lang::JavaScript if scan_code => js::scan(&mut sc),
-        Lang::Python | Lang::Ruby | Lang::Elixir | Lang::Hash => {
-            sc.out.purpose = line_comment_header(&sc.lines, "#")
-        }
+        Lang::Python
+        | Lang::Ruby
+        | Lang::Elixir
+        | Lang::Perl
+        | Lang::R
+        | Lang::Julia
+        | Lang::Hash => sc.out.purpose = line_comment_header(&sc.lines, "#"),
         Lang::Rust
         | Lang::Go
         | Lang::TypeScript
@@ -89,10 +93,13 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         | Lang::Swift
         | Lang::Php
         | Lang::Scala
+        | Lang::Zig
         | Lang::Slash => sc.out.purpose = slash_header(&sc.lines),
         Lang::Lua | Lang::Haskell | Lang::Dash => {
             sc.out.purpose = line_comment_header(&sc.lines, "--")
         }
+        Lang::Semi => sc.out.purpose = line_comment_header(&sc.lines, ";"),
+        Lang::Percent => sc.out.purpose = line_comment_header(&sc.lines, "%"),
         Lang::Markdown => sc.out.purpose = markdown_header(&sc.lines),
         Lang::Rst => sc.out.purpose = rst_header(&sc.lines),
         Lang::Text => sc.out.purpose = sc.lines.iter().find_map(|l| clean(l)),
@@ -105,7 +112,7 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
                         .and_then(clean)
                 });
         }
-        Lang::Json | Lang::Markup | Lang::Other => {}
+        Lang::Json | Lang::Markup | Lang::Paren | Lang::Other => {}
     }
     if let Some(g) = kind.imports.filter(|_| whole) {
         sc.out.imports = imports::of_lines(g, text, &sc.lines);

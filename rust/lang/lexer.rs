@@ -1,6 +1,7 @@
 //! The lexer: each line of a source file split into its code and its comments, by the comment
-//! and string syntax of its language (Python's triple-quoted strings count as comments, other
-//! strings, Ruby's heredocs included, as neither). Annotations are read from the comments,
+//! and string syntax of its language (Python's, Elixir's and Julia's triple-quoted strings,
+//! their docstrings, count as comments, as do Perl's POD and Ruby's `=begin`; other strings,
+//! Ruby's and Perl's heredocs included, as neither). Annotations are read from the comments,
 //! definitions from the code.
 
 use super::Lang;
@@ -36,6 +37,10 @@ struct Syntax {
     /// Ruby's heredocs: `<<~EOS`, `<<-EOS`, `<<EOS` (quoted or not) make the lines after this
     /// one a string, up to the line that is only `EOS`.
     heredocs: bool,
+    /// Documentation in whole lines, from a line that starts with the first (then a letter,
+    /// for a lone `=`) to one that starts with the second: Perl's POD (`=head1` … `=cut`),
+    /// Ruby's `=begin` … `=end`.
+    pod: Option<(&'static [u8], &'static [u8])>,
 }
 
 fn syntax(lang: Lang) -> Syntax {
@@ -49,6 +54,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: true,
             rust: false,
             heredocs: false,
+            pod: None,
         },
         Lang::Rust => Syntax {
             line: &[b"//"],
@@ -58,6 +64,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: true,
             heredocs: false,
+            pod: None,
         },
         Lang::Go => Syntax {
             line: &[b"//"],
@@ -67,6 +74,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
         },
         Lang::TypeScript | Lang::JavaScript => Syntax {
             line: &[b"//"],
@@ -76,6 +84,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
         },
         Lang::Java => Syntax {
             line: &[b"//"],
@@ -85,6 +94,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
         },
         // C#'s raw strings; Kotlin's, Scala's and Swift's multi-line ones (Swift's have escapes).
         Lang::CSharp | Lang::Kotlin | Lang::Scala => Syntax {
@@ -95,6 +105,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
         },
         Lang::Dart => Syntax {
             line: &[b"//"],
@@ -104,6 +115,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
         },
         Lang::Swift => Syntax {
             line: &[b"//"],
@@ -113,6 +125,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
         },
         Lang::Php => Syntax {
             line: &[b"//", b"#"],
@@ -122,6 +135,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
         },
         Lang::C | Lang::Slash => Syntax {
             line: &[b"//"],
@@ -131,6 +145,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
         },
         Lang::Hash => Syntax {
             line: &[b"#"],
@@ -140,10 +155,29 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
         },
         Lang::Ruby => Syntax {
             heredocs: true,
+            pod: Some((b"=begin", b"=end")),
             ..syntax(Lang::Hash)
+        },
+        Lang::Perl => Syntax {
+            pod: Some((b"=", b"=cut")),
+            ..syntax(Lang::Ruby)
+        },
+        Lang::R => syntax(Lang::Hash),
+        // `'` is no quote: it is Julia's adjoint (`A'`).
+        Lang::Julia => Syntax {
+            block: Some((b"#=", b"=#")),
+            quotes: b"\"",
+            long: &[(b"\"\"\"", true)],
+            long_is_comment: true,
+            ..syntax(Lang::Hash)
+        },
+        Lang::Zig => Syntax {
+            block: None,
+            ..syntax(Lang::C)
         },
         // `@doc """` and `@moduledoc """` are the docs, read as Python's docstrings are.
         Lang::Elixir => Syntax {
@@ -169,6 +203,23 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
+        },
+        Lang::Paren => Syntax {
+            line: &[b"//"],
+            block: Some((b"(*", b"*)")),
+            quotes: b"\"",
+            ..syntax(Lang::Dash)
+        },
+        Lang::Semi => Syntax {
+            line: &[b";"],
+            quotes: b"\"",
+            ..syntax(Lang::Hash)
+        },
+        Lang::Percent => Syntax {
+            line: &[b"%"],
+            quotes: b"\"",
+            ..syntax(Lang::Hash)
         },
         Lang::Markdown | Lang::Markup => Syntax {
             line: &[],
@@ -178,6 +229,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
         },
         Lang::Rst | Lang::Text | Lang::Json | Lang::Other => Syntax {
             line: &[],
@@ -187,6 +239,7 @@ fn syntax(lang: Lang) -> Syntax {
             long_is_comment: false,
             rust: false,
             heredocs: false,
+            pod: None,
         },
     }
 }
@@ -194,6 +247,8 @@ fn syntax(lang: Lang) -> Syntax {
 enum State {
     Code,
     Block,
+    /// Inside whole lines of documentation, ended by a line that starts with this.
+    Pod(&'static [u8]),
     /// Inside heredocs, each ended by a line that is only its word, in the order they opened.
     Heredoc(Vec<Vec<u8>>),
     Str {
@@ -326,6 +381,31 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
         let mut code = vec![b' '; s.len()];
         let mut comment = vec![b' '; s.len()];
         let starts_in_code = matches!(state, State::Code);
+        let pod = match (&state, sx.pod) {
+            (State::Code, Some((open, close)))
+                if s.starts_with(open)
+                    && (open.len() > 1 || s.get(1).is_some_and(u8::is_ascii_alphabetic)) =>
+            {
+                state = State::Pod(close);
+                true
+            }
+            (State::Pod(close), _) => {
+                if s.starts_with(close) {
+                    state = State::Code;
+                }
+                true
+            }
+            _ => false,
+        };
+        if pod {
+            out.push(Line {
+                code: vec![b' '; s.len()],
+                comment: s.to_vec(),
+                starts_in_code,
+                indent: indent_of(s),
+            });
+            continue;
+        }
         if let State::Heredoc(ends) = &mut state {
             // The whole line is the string's, its last line too.
             if s.trim_ascii() == ends[0].as_slice() {
@@ -419,7 +499,7 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                     code[i] = s[i];
                     i += 1;
                 }
-                State::Heredoc(_) => unreachable!("a heredoc's lines are taken whole"),
+                State::Heredoc(_) | State::Pod(_) => unreachable!("their lines are taken whole"),
                 State::Block => {
                     let (_, close) = sx.block.expect("block state implies block syntax");
                     let j = if RUNS {
@@ -580,11 +660,45 @@ mod tests {
     }
 
     #[test]
+    fn perl_s_pod_and_ruby_s_begin_end_are_comments_in_whole_lines() {
+        let pair = |c: &str, m: &str| (c.to_string(), m.to_string());
+        assert_eq!(
+            split(
+                "my $x = 1;\n=head1 NAME\nsub f { }\n=cut\nsub g { } # ok\n  =head2 no\n",
+                Lang::Perl
+            ),
+            [
+                pair("my $x = 1;", ""),
+                pair("", "=head1 NAME"),
+                pair("", "sub f { }"),
+                pair("", "=cut"),
+                pair("sub g { }", "# ok"),
+                pair("=head2 no", ""),
+                pair("", "")
+            ],
+            "POD opens at a line's start only"
+        );
+        assert_eq!(
+            split("=begin\ndef f\n=end\nx == 1\n=> y\n", Lang::Ruby),
+            [
+                pair("", "=begin"),
+                pair("", "def f"),
+                pair("", "=end"),
+                pair("x == 1", ""),
+                pair("=> y", ""),
+                pair("", "")
+            ],
+            "`=>` at a line's start opens nothing in Ruby"
+        );
+    }
+
+    #[test]
     fn runs_copied_at_once_lex_as_byte_by_byte() {
         const PIECES: &[&str] = &[
             "a", "r", "b", " ", "\t", "\n", "\r\n", "\\", "#", "//", "/*", "*/", "/", "*", "\"",
             "'", "\"\"\"", "'''", "`", "r#\"", "\"#", "r\"", "--", "<!--", "-->", "x'", "'\\n'",
-            "é", "'é'", "<<~A", "<<B", "<<-'A'", "A", "1<<B", "--[[", "]]", "{-", "-}",
+            "é", "'é'", "<<~A", "<<B", "<<-'A'", "A", "1<<B", "--[[", "]]", "{-", "-}", "\n=head1",
+            "\n=cut", "\n=begin", "\n=end", "#=", "=#", "(*", "*)", ";", "%",
         ];
         let langs = [
             Lang::Python,
@@ -604,6 +718,13 @@ mod tests {
             Lang::Elixir,
             Lang::Lua,
             Lang::Haskell,
+            Lang::Zig,
+            Lang::Perl,
+            Lang::R,
+            Lang::Julia,
+            Lang::Paren,
+            Lang::Semi,
+            Lang::Percent,
             Lang::Hash,
             Lang::Slash,
             Lang::Dash,

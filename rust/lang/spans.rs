@@ -1,23 +1,24 @@
 //! Definition spans: the lines each definition of a lexed file covers, nested ones included
-//! (Python by indentation; Ruby, Scala, Elixir, Lua and Haskell by indentation to their `end`,
-//! their `}` or their last equation; Rust, Go, TypeScript, JavaScript, Java, C#, C and C++,
-//! Dart, Kotlin, Swift and PHP by braces), and the definition a line belongs to. Annotations take their symbol from them (artifacts/annotate.rs)
+//! (Python by indentation; Ruby, Scala, Elixir, Lua, Haskell and Julia by indentation to their
+//! `end`, their `}` or their last equation; Rust, Go, TypeScript, JavaScript, Java, C#, C and
+//! C++, Dart, Kotlin, Swift, PHP, Zig, Perl and R by braces), and the definition a line belongs
+//! to. Annotations take their symbol from them (artifacts/annotate.rs)
 //! and task context cuts files into regions along them (tasks/regions.rs).
 
 use super::defs::{
-    elixir_def, go_def, haskell_def, holds_members, js_def, keyword_def, lua_def, python_def,
-    ruby_def, rust_def, scala_def, tokens, typed_def,
+    elixir_def, go_def, haskell_def, holds_members, js_def, julia_def, keyword_def, lua_def,
+    perl_def, python_def, r_def, ruby_def, rust_def, scala_def, tokens, typed_def, zig_def,
 };
 use super::lexer::Line;
 use super::{has_definitions, Lang};
 
 /// The definitions of a lexed file, nested ones included, in no particular order (Python, Ruby,
-/// Scala, Elixir, Lua and Haskell by indentation; the others with definitions by braces; none
-/// for other languages). Task context (tasks/regions.rs) cuts files into regions along them.
+/// Scala, Elixir, Lua, Haskell and Julia by indentation; the others with definitions by braces;
+/// none for other languages). Task context (tasks/regions.rs) cuts files into regions along them.
 pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     match lang {
         Lang::Python => python_spans(lines),
-        Lang::Ruby | Lang::Scala | Lang::Elixir | Lang::Lua | Lang::Haskell => {
+        Lang::Ruby | Lang::Scala | Lang::Elixir | Lang::Lua | Lang::Haskell | Lang::Julia => {
             indent_spans(lines, lang)
         }
         l if has_definitions(l) => brace_spans(lines, l),
@@ -65,6 +66,9 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     let mut depth = 0usize;
     let mut brackets = 0usize;
     let mut last = b' '; // the last code byte that is not blank
+                         // Inside a Zig error set (`error{OutOfMemory}!T`, `const E = error{ … }`): its braces
+                         // open and close no body.
+    let mut error_set = false;
     for (n, line) in lines.iter().enumerate() {
         let t = tokens(&line.code);
         let in_class = frames
@@ -86,6 +90,9 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
                 typed_def(&t, holds_members(lang, around), bare, lang)
             }
             Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(&t),
+            Lang::Zig => zig_def(&t),
+            Lang::Perl => perl_def(&t),
+            Lang::R => r_def(&t),
             _ => js_def(&t, in_class),
         };
         if let Some(def) = def {
@@ -95,8 +102,14 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             pending = Some((Span::at(n, def), depth));
             brackets = 0;
         }
-        for &b in &line.code {
+        for (k, &b) in line.code.iter().enumerate() {
             match b {
+                b'{' if lang == Lang::Zig
+                    && line.code[..k].trim_ascii_end().ends_with(b"error") =>
+                {
+                    error_set = true;
+                }
+                b'}' if error_set => error_set = false,
                 b'(' | b'[' => brackets += 1,
                 b')' | b']' => brackets = brackets.saturating_sub(1),
                 b'{' => {
@@ -189,7 +202,7 @@ enum AtIndent {
 
 fn at_indent(lang: Lang, t: &[&str], open: &Span) -> AtIndent {
     match (lang, t.first().copied()) {
-        (Lang::Ruby | Lang::Elixir | Lang::Lua, Some("end")) => AtIndent::Ends,
+        (Lang::Ruby | Lang::Elixir | Lang::Lua | Lang::Julia, Some("end")) => AtIndent::Ends,
         (Lang::Ruby, Some("rescue" | "ensure" | "else")) => AtIndent::Stays,
         (Lang::Elixir, Some("rescue" | "catch" | "else" | "after")) => AtIndent::Stays,
         // A Haskell function's next equation, or its equations after its signature.
@@ -209,7 +222,7 @@ fn at_indent(lang: Lang, t: &[&str], open: &Span) -> AtIndent {
     }
 }
 
-/// Ruby, Scala, Elixir, Lua and Haskell definitions, each spanning the lines indented deeper
+/// Ruby, Scala, Elixir, Lua, Haskell and Julia definitions, each spanning the lines indented deeper
 /// than it and the lines at its indent that end it or stay inside (`at_indent`). By
 /// indentation, not by counting `end`s or braces: a Ruby modifier `if` opens no block, a Scala
 /// body is often one indented expression with no brace, and a Haskell function is the
@@ -218,40 +231,44 @@ fn at_indent(lang: Lang, t: &[&str], open: &Span) -> AtIndent {
 /// below them (a doc comment between two definitions leads into the second).
 fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     let mut spans = Vec::new();
-    let mut open: Vec<(Span, usize)> = Vec::new(); // (span, indent)
+    // (span, indent, whether a line at its indent may end it: not one whole on its line)
+    let mut open: Vec<(Span, usize, bool)> = Vec::new();
     for (n, line) in lines.iter().enumerate() {
         if line.code_blank() {
             continue;
         }
         if !line.starts_in_code {
             // Code after a multi-line string's last line: inside whatever is open.
-            for (s, _) in &mut open {
+            for (s, ..) in &mut open {
                 s.end = n;
             }
             continue;
         }
         let t = tokens(&line.code);
         let mut stays = false;
-        while let Some((s, i)) = open.last() {
+        while let Some((s, i, ends)) = open.last() {
             if *i < line.indent {
                 break;
             }
-            let here = if *i == line.indent {
-                at_indent(lang, &t, s)
-            } else {
+            let here = if *i > line.indent {
                 AtIndent::After
+            } else {
+                match at_indent(lang, &t, s) {
+                    AtIndent::Ends if !ends => AtIndent::After,
+                    here => here,
+                }
             };
             if matches!(here, AtIndent::Stays) {
                 stays = true;
                 break;
             }
-            let (mut s, _) = open.pop().expect("checked");
+            let (mut s, ..) = open.pop().expect("checked");
             if matches!(here, AtIndent::Ends) {
                 s.end = n;
             }
             spans.push(s);
         }
-        for (s, _) in &mut open {
+        for (s, ..) in &mut open {
             s.end = n;
         }
         let def = match lang {
@@ -260,22 +277,29 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             Lang::Scala => scala_def(&t),
             Lang::Elixir => elixir_def(&t),
             Lang::Lua => lua_def(&t),
+            Lang::Julia => julia_def(&t),
             // Declarations: at the top level, or in a class's or an instance's body (not a
             // function's `where`).
             _ => {
                 let member = open
                     .last()
-                    .is_some_and(|(s, _)| matches!(s.kind, "class" | "impl"));
+                    .is_some_and(|(s, ..)| matches!(s.kind, "class" | "impl"));
                 (line.indent == 0 || member)
                     .then(|| haskell_def(&t))
                     .flatten()
             }
         };
         if let Some(def) = def {
-            open.push((Span::at(n, def), line.indent));
+            // Whole on its line: `def f; end`, `struct Empty end`, Julia's `f(x) = x` (whose
+            // module's `end` is at its indent, as Julia indents no module).
+            let ends = t.last() != Some(&"end")
+                && (lang != Lang::Julia
+                    || t.iter()
+                        .any(|w| matches!(*w, "function" | "macro" | "struct")));
+            open.push((Span::at(n, def), line.indent, ends));
         }
     }
-    spans.extend(open.into_iter().map(|(s, _)| s));
+    spans.extend(open.into_iter().map(|(s, ..)| s));
     spans
 }
 

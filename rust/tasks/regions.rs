@@ -101,11 +101,12 @@ fn outermost(spans: &[Span], from: usize, to: usize, skip: Option<&Span>) -> Vec
     out
 }
 
-/// Whether line `i` belongs with the definition below it (a comment or a decorator).
+/// Whether line `i` belongs with the definition below it (a comment or a decorator; a blank
+/// line only inside a comment or a docstring, as in Julia's `"""` above a function).
 fn leads_in(lines: &[Line], text_lines: &[&str], i: usize) -> bool {
     let raw = text_lines.get(i).map_or("", |l| l.trim());
     if raw.is_empty() {
-        return false;
+        return !lines[i].starts_in_code;
     }
     let code = String::from_utf8_lossy(&lines[i].code);
     code.trim().is_empty() || is_decoration(&code)
@@ -791,6 +792,204 @@ a `merge` b = a <+> b
     }
 
     #[test]
+    fn zig_perl_and_r_definitions_by_braces() {
+        let zig = r#"const std = @import("std");
+
+/// A point.
+pub const Point = packed struct(u32) {
+    x: u16,
+    y: u16,
+
+    pub fn init(x: u16) Point {
+        return .{ .x = x, .y = 0 };
+    }
+};
+
+fn alloc(a: std.mem.Allocator) error{OutOfMemory}!*Point {
+    return a.create(Point);
+}
+
+const Error = error{
+    Full,
+};
+
+test "init" {
+    _ = Point.init(1);
+}
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("src/point.zig", zig),
+            ["Point", "alloc", "init"]
+        );
+        let at = |name: &str| span_of(zig, Lang::Zig, name);
+        assert_eq!(at("Point"), (4, 11));
+        assert_eq!(at("init"), (8, 10));
+        assert_eq!(at("alloc"), (13, 15), "an error set's braces open no body");
+        assert_eq!(
+            span_lines(zig, Lang::Zig).len(),
+            3,
+            "an error set and a test are none"
+        );
+        covers_every_line_once("src/point.zig", zig);
+
+        let perl = r#"package Shop::Cart;
+use Mojo::Base -base;
+
+=head1 NAME
+
+sub not_a_sub { }
+
+=cut
+
+sub total {
+  my $self = shift;
+  return sum map { $_->price } @{$self->items};
+}
+
+sub Shop::Cart::empty { !@{shift->items} }
+
+my $helper = sub { 1 };
+1;
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("lib/Shop/Cart.pm", perl),
+            ["empty", "not_a_sub", "total"],
+            "a raw line's names are read without the lexer"
+        );
+        assert_eq!(span_of(perl, Lang::Perl, "total"), (10, 13));
+        assert_eq!(span_of(perl, Lang::Perl, "empty"), (15, 15));
+        assert_eq!(
+            span_lines(perl, Lang::Perl).len(),
+            2,
+            "POD defines nothing, nor does an anonymous sub"
+        );
+        covers_every_line_once("lib/Shop/Cart.pm", perl);
+
+        let r = r#"#' Totals a cart.
+cart_total <- function(cart) {
+  sum(cart$price)
+}
+
+mutate.data.frame = function(.data, ...) {
+  NULL
+}
+
+Cart <- R6::R6Class("Cart", public = list(
+  add = function(item) {
+    invisible(self)
+  }
+))
+
+double <- \(x) x * 2
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("R/cart.R", r),
+            ["add", "cart_total", "double", "mutate.data.frame"],
+            "a dot is part of an R name"
+        );
+        let at = |name: &str| span_of(r, Lang::R, name);
+        assert_eq!(at("cart_total"), (2, 4));
+        assert_eq!(at("mutate.data.frame"), (6, 8));
+        assert_eq!(at("add"), (11, 13), "an R6 class's member");
+        assert_eq!(at("double"), (16, 16));
+        assert_eq!(
+            shape("R/cart.R", r)[0],
+            (1, 4, "cart_total".to_string(), "function"),
+            "its roxygen comment leads into it"
+        );
+        covers_every_line_once("R/cart.R", r);
+    }
+
+    #[test]
+    fn julia_definitions_by_indentation_to_their_end() {
+        let jl = r#"module Shapes
+
+"""
+    area(c)
+
+function not_a_function(x)
+"""
+area(c::Circle) = π * c.r^2
+
+#=
+function commented(x)
+end
+=#
+
+function Base.show(io::IO, c::Circle)
+    if c.r > 0
+        print(io, "circle")
+    end
+end
+
+Base.@kwdef mutable struct Circle{T} <: Shape
+    r::T = 1
+    Circle(r) = new{typeof(r)}(r)
+end
+
+is_big(c)::Bool = c.r == 10 || c.r > 100
+check(c) == true
+x = f(y)
+
+end
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("src/shapes.jl", jl),
+            [
+                "Circle",
+                "area",
+                "commented",
+                "is_big",
+                "not_a_function",
+                "show"
+            ],
+            "a raw line's names are read without the lexer; `==` and a call's value are none"
+        );
+        let at = |name: &str| span_of(jl, Lang::Julia, name);
+        assert_eq!(at("area"), (8, 8));
+        assert_eq!(at("show"), (15, 19), "its `end`'s, not its `if`'s");
+        assert_eq!(
+            span_lines(jl, Lang::Julia)
+                .iter()
+                .filter(|s| s.0 == "Circle")
+                .map(|s| (s.1, s.2))
+                .collect::<Vec<_>>(),
+            [(21, 24), (23, 23)],
+            "a struct after a macro, and its inner constructor"
+        );
+        assert_eq!(at("is_big"), (26, 26));
+        assert_eq!(
+            shape("src/shapes.jl", jl)[1],
+            r(3, 8, "area", "function"),
+            "its docstring leads into it"
+        );
+        assert_eq!(span_lines(jl, Lang::Julia).len(), 5, "a module is none");
+        covers_every_line_once("src/shapes.jl", jl);
+    }
+
+    #[test]
+    fn elm_reads_as_haskell_and_crystal_as_ruby() {
+        let elm = r#"module Main exposing (main)
+
+import Html exposing (Html)
+
+type alias Model =
+    { count : Int }
+
+view : Model -> Html Msg
+view model =
+    Html.text (String.fromInt model.count)
+"#;
+        assert_eq!(
+            span_lines(elm, Lang::Haskell),
+            [("Model".to_string(), 5, 6), ("view".to_string(), 8, 10)]
+        );
+        assert_eq!(lang_of("src/Main.elm"), Some(Lang::Haskell));
+        assert_eq!(lang_of("src/cart.cr"), Some(Lang::Ruby));
+        covers_every_line_once("src/Main.elm", elm);
+    }
+
+    #[test]
     fn dart_definitions_are_typed_as_java_s_and_a_call_in_a_body_is_none() {
         let dart = r#"import 'package:flutter/material.dart';
 
@@ -943,10 +1142,19 @@ mixin class Tapped {
             "{-",
             "-}",
             "\nf",
+            "sub",
+            "\n=head1",
+            "\n=cut",
+            "<-",
+            "error{",
+            "#=",
+            "=#",
+            "@",
         ];
         let paths = [
             "a.py", "a.rs", "a.go", "a.ts", "a.js", "A.java", "A.cs", "a.c", "a.hpp", "A.kt",
-            "A.swift", "a.php", "a.rb", "A.scala", "a.dart", "a.ex", "a.lua", "A.hs",
+            "A.swift", "a.php", "a.rb", "A.scala", "a.dart", "a.ex", "a.lua", "A.hs", "a.zig",
+            "a.pm", "a.R", "a.jl",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for round in 0..2000 {

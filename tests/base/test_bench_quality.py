@@ -123,7 +123,8 @@ def test_messages_lose_pull_request_numbers_and_trailers():
     assert not quality_history.is_test(".tests/a.cs"), "as the core tells it: a test project has a name"
     assert quality_history.is_test("lib/cart_spec.rb") and not quality_history.is_test("lib/spec.rb")
     assert quality_history.is_source("lib/cart.rb")
-    assert all(map(quality_history.is_source, ("lib/cart.ex", "mix.exs", "lua/cart.lua", "src/Cart.hs")))
+    assert all(map(quality_history.is_source, ("lib/cart.ex", "mix.exs", "lua/cart.lua", "src/Cart.hs", "src/cart.zig",
+                                               "lib/Cart.pm", "script/cart.pl", "R/cart.R", "src/Cart.jl")))
     assert quality_history.is_test("test/cart_test.exs") and quality_history.is_test("spec/cart_spec.lua")
 
 

@@ -353,11 +353,61 @@ ring x (Till xs) =
 instance Show Till where
   show (Till xs) = "till"
 """
+ZIG = """\
+const std = @import("std");
+
+pub const Till = struct {
+    items: std.ArrayList(u32),
+
+    pub fn ring(self: *Till, item: u32) error{OutOfMemory}!void {
+        try self.items.append(item);
+    }
+};
+"""
+PERL = """\
+package Shop::Till;
+
+=head1 NAME
+
+sub not_a_sub { }
+
+=cut
+
+sub ring {
+  my ($self, $item) = @_;
+  push @{$self->{items}}, $item;
+}
+
+1;
+"""
+R = """\
+#' Rings an item up.
+ring <- function(till, item) {
+  c(till, item)
+}
+
+total.till = function(x, ...) sum(x)
+"""
+JULIA = """\
+module Shop
+
+\"\"\"
+    ring(till, item)
+\"\"\"
+function ring(till::Till, item)
+    push!(till.items, item)
+end
+
+total(t::Till) = sum(t.items)
+
+end
+"""
 FILES = {"src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
          "billing/Ledger.cs": CSHARP, "native/ring.c": C, "native/arena.hpp": CPP, "app/Receipt.kt": KOTLIN,
          "ios/Wallet.swift": SWIFT, "web/Coupon.php": PHP, "lib/till.rb": RUBY,
          "shop/Till.scala": SCALA, "ui/badge.dart": DART, "lib/shop/till.ex": ELIXIR, "lua/till.lua": LUA,
-         "src/Shop/Till.hs": HASKELL}
+         "src/Shop/Till.hs": HASKELL, "src/till.zig": ZIG, "lib/Shop/Till.pm": PERL, "R/till.R": R,
+         "src/Shop.jl": JULIA}
 
 
 def d(kind, name, start, end, signature, members=()):
@@ -495,6 +545,26 @@ GOLDEN = {
         d("impl", "Till", 9, 10, "instance Show Till where", [
             m("function", "show", 10, 10, 'show (Till xs) = "till"'),
         ]),
+    ]),
+    # A struct's method; an error set's braces open no body.
+    "src/till.zig": ("Zig", [
+        d("struct", "Till", 3, 9, "pub const Till = struct {", [
+            m("function", "ring", 6, 8, "pub fn ring(self: *Till, item: u32) error{OutOfMemory}!void {"),
+        ]),
+    ]),
+    # A sub; the one in the POD is none.
+    "lib/Shop/Till.pm": ("Perl", [
+        d("function", "ring", 9, 12, "sub ring {"),
+    ]),
+    # A dot is part of an R name (an S3 method).
+    "R/till.R": ("R", [
+        d("function", "ring", 2, 4, "ring <- function(till, item) {"),
+        d("function", "total.till", 6, 6, "total.till = function(x, ...) sum(x)"),
+    ]),
+    # A function to its end, and one of one line; a module is none.
+    "src/Shop.jl": ("Julia", [
+        d("function", "ring", 6, 8, "function ring(till::Till, item)"),
+        d("function", "total", 10, 10, "total(t::Till) = sum(t.items)"),
     ]),
 }
 

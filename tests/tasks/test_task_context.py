@@ -238,13 +238,24 @@ STEP_AND_REFUND = {
                             "refund_total"),
     "src/Shop/Ledger.hs": ("module Shop.Ledger where\n\n", "step{i} :: Int -> Int\nstep{i} x = x + {i}\n\n",
                            "refundTotal :: Int -> Int\nrefundTotal paid =\n  paid - fee\n", "refundTotal"),
+    "src/ledger.zig": ("const Ledger = struct {\n", "    pub fn step{i}(x: u32) u32 {{\n        return x + {i};\n    }}\n\n",
+                       "    pub fn refundTotal(paid: u64) error{{Overdrawn}}!u64 {{\n        return paid - fee;\n    }}\n}};\n",
+                       "refundTotal"),
+    "lib/Shop/Ledger.pm": ("package Shop::Ledger;\n\n", "sub step{i} {{\n  my ($x) = @_;\n  return $x + {i};\n}}\n\n",
+                           "sub refund_total {{\n  my ($self, $paid) = @_;\n  return $paid - $self->fee;\n}}\n\n1;\n",
+                           "refund_total"),
+    "R/ledger.R": ("#' Ledger steps.\n\n", "step{i} <- function(x) {{\n  x + {i}\n}}\n\n",
+                   "refund_total <- function(paid) {{\n  paid - fee\n}}\n", "refund_total"),
+    "src/Ledger.jl": ("module Ledger\n\n", "function step{i}(x)\n    x + {i}\nend\n\n",
+                      "function refund_total(paid)\n    paid - fee\nend\n\nend\n", "refund_total"),
 }
 
 
 @pytest.mark.parametrize("path", list(STEP_AND_REFUND))
 def test_in_a_large_file_of_each_language_the_method_the_task_is_about_is_shown(tmp_path, path):
-    """Through the CLI, in C#, C, C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua and Haskell as in
-    Java: the method a task is about is the region shown, not the file's head nor the steps before it."""
+    """Through the CLI, in C#, C, C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua, Haskell, Zig, Perl,
+    R and Julia as in Java: the method a task is about is the region shown, not the file's head nor the steps
+    before it."""
     head, step, refund, symbol = STEP_AND_REFUND[path]
     repo = tmp_path / "repo"
     write(repo, path, head + "".join(step.format(i=i) for i in range(80)) + refund.format())
