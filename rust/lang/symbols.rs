@@ -245,6 +245,54 @@ const HASKELL: &[&str] = &[
     "where",
 ];
 
+const ZIG: &[&str] = &[
+    "and",
+    "anytype",
+    "break",
+    "catch",
+    "comptime",
+    "const",
+    "continue",
+    "defer",
+    "else",
+    "enum",
+    "errdefer",
+    "error",
+    "false",
+    "for",
+    "inline",
+    "null",
+    "orelse",
+    "pub",
+    "return",
+    "struct",
+    "switch",
+    "true",
+    "try",
+    "undefined",
+    "union",
+    "unreachable",
+    "var",
+    "void",
+    "while",
+];
+
+const PERL: &[&str] = &[
+    "die", "else", "elsif", "foreach", "for", "last", "local", "next", "our", "package", "return",
+    "shift", "sub", "undef", "unless", "until", "use", "while",
+];
+
+const R: &[&str] = &[
+    "break", "else", "FALSE", "for", "function", "Inf", "NA", "NaN", "next", "NULL", "repeat",
+    "return", "TRUE", "while",
+];
+
+const JULIA: &[&str] = &[
+    "abstract", "begin", "break", "catch", "const", "continue", "else", "elseif", "end", "export",
+    "false", "finally", "for", "function", "global", "import", "let", "local", "macro", "module",
+    "mutable", "nothing", "quote", "return", "struct", "true", "try", "using", "where", "while",
+];
+
 fn keywords(lang: Lang) -> &'static [&'static str] {
     match lang {
         Lang::Rust => RUST,
@@ -264,6 +312,10 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
         Lang::Elixir => ELIXIR,
         Lang::Lua => LUA,
         Lang::Haskell => HASKELL,
+        Lang::Zig => ZIG,
+        Lang::Perl => PERL,
+        Lang::R => R,
+        Lang::Julia => JULIA,
         _ => &[],
     }
 }
@@ -326,6 +378,14 @@ mod tests {
                 Lang::Go
             ),
             ["Run", "Server", "error", "serve"]
+        );
+        assert_eq!(
+            refs(
+                "function total(cart) # sum_all\n    return sum(item.price for item in cart)\nend\n",
+                Lang::Julia
+            ),
+            ["cart", "item", "price", "sum", "total"],
+            "Julia's keywords are no names"
         );
     }
 }
