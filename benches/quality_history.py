@@ -27,13 +27,13 @@ LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".ja
              ".kt": "Kotlin", ".swift": "Swift", ".php": "PHP", ".rb": "Ruby",
              ".scala": "Scala", ".dart": "Dart", ".ex": "Elixir", ".exs": "Elixir", ".lua": "Lua",
              ".hs": "Haskell", ".zig": "Zig", ".pl": "Perl", ".pm": "Perl", ".r": "R", ".R": "R",
-             ".jl": "Julia", ".cr": "Crystal", ".elm": "Elm"} | dict.fromkeys(
+             ".jl": "Julia", ".cr": "Crystal", ".elm": "Elm", ".ml": "OCaml", ".mli": "OCaml", ".fs": "F#",
+             ".fsi": "F#", ".fsx": "F#", ".erl": "Erlang", ".hrl": "Erlang", ".clj": "Clojure", ".cljs": "Clojure",
+             ".cljc": "Clojure", ".el": "Lisp", ".lisp": "Lisp", ".scm": "Lisp", ".rkt": "Lisp"} | dict.fromkeys(
     (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript") | dict.fromkeys(
     (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".ipp", ".inl", ".cu", ".cuh"), "C/C++") | {
     ".m": "Objective-C", ".mm": "Objective-C", ".groovy": "Groovy", ".sol": "Solidity", ".gleam": "Gleam",
-    ".ml": "OCaml", ".mli": "OCaml", ".fs": "F#", ".fsi": "F#", ".fsx": "F#", ".erl": "Erlang", ".hrl": "Erlang",
-    ".clj": "Clojure", ".cljs": "Clojure", ".cljc": "Clojure", ".el": "Lisp", ".lisp": "Lisp", ".scm": "Lisp",
-    ".rkt": "Lisp", ".nim": "Nim"}
+    ".nim": "Nim"}
 SOURCE_SUFFIXES = tuple(LANGUAGES)
 # Test files as repoctx tells them (rust/lang/mod.rs, is_test_path): directories by their name in
 # any case, and C#'s test projects (`Foo.Tests`).

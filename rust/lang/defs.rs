@@ -1,7 +1,7 @@
 //! Definition lines: the kind and name of the function, class, struct, … a line of code
 //! starts, by a line-oriented grammar per language (Python, Rust, Go, TypeScript/JavaScript,
 //! Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua, Haskell, Zig, Perl,
-//! R and Julia), not a parser.
+//! R, Julia, OCaml and F#, Erlang and the Lisps), not a parser.
 
 use super::lexer::is_ident;
 use super::Lang;
@@ -64,6 +64,9 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
             | Lang::Perl
             | Lang::R
             | Lang::Julia
+            | Lang::Ml
+            | Lang::Erlang
+            | Lang::Lisp
     );
     let is = |list: &[&str]| list.iter().any(|d| d.as_bytes() == word);
     let starts = match lang {
@@ -91,6 +94,13 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
                 || is(&["function", "macro", "struct", "mutable", "abstract"])
                 || (memchr::memchr(b'(', rest).is_some() && memchr::memchr(b'=', rest).is_some())
         }
+        // A member at any indent; the rest at the top level, not a function's local `let`.
+        Lang::Ml => {
+            is(&["member", "override", "static", "new", "abstract", "default"])
+                || (start == 0 && is(&["let", "and", "val", "external", "type", "module", "class"]))
+        }
+        Lang::Erlang => start == 0 && memchr::memchr(b'(', rest).is_some(),
+        Lang::Lisp => rest.starts_with(b"(def") || rest.starts_with(b"(cl-def"),
         _ => is(DEF_STARTS),
     };
     if keyworded && !member && !starts {
@@ -130,6 +140,9 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Perl => perl_def(&t),
         Lang::R => r_def(&t),
         Lang::Julia => julia_def(&t),
+        Lang::Ml => ml_def(&t),
+        Lang::Erlang => erlang_def(&t),
+        Lang::Lisp => lisp_def(rest),
         _ => None,
     }
 }
@@ -1204,4 +1217,102 @@ fn julia_type(t: &[&str], kind: &'static str) -> Option<(&'static str, String)> 
     t.get(1)
         .filter(|n| is_name(n))
         .map(|n| (kind, n.to_string()))
+}
+
+/// What may stand between an OCaml or F# `let` (or `member`) and its name.
+const ML_MODIFIERS: &[&str] = &[
+    "rec", "inline", "private", "internal", "public", "mutable", "static", "override", "default",
+    "abstract",
+];
+
+/// An OCaml or F# definition: a function or value (`let name`, `let rec`, `and name`, an
+/// operator's `let (+)`, a signature's `val name`, `external`), a type (`type 'a tree`, `type
+/// Shape<'T> =`), a module (`module Name =`, `module Name : sig`; F#'s `module Name` heading a
+/// file is none, as a namespace is none) or a class, and in a type an F# `member`, `override`
+/// or `new`.
+pub(super) fn ml_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let i = usize::from(t.first() == Some(&"static"));
+    let kind = match t.get(i).copied()? {
+        "let" | "and" | "val" | "external" | "member" | "override" | "default" | "abstract" => {
+            "function"
+        }
+        "new" if t.get(i + 1) == Some(&"(") => return Some(("function", "new".to_string())),
+        "type" => "type",
+        "module" if t.iter().any(|w| matches!(*w, "=" | ":")) => "module",
+        "class" => "class",
+        _ => return None,
+    };
+    let mut at = i + 1;
+    while t
+        .get(at)
+        .is_some_and(|w| ML_MODIFIERS.contains(w) || *w == "member")
+    {
+        at += 1;
+    }
+    // `member this.Area`, `member _.Area`: the name after the self's
+    if kind == "function"
+        && t.get(at + 1) == Some(&".")
+        && t.get(at + 2).is_some_and(|n| is_name(n))
+    {
+        at += 2;
+    }
+    // a type's parameters: `'a`, `('a, 'b)`
+    if kind == "type" {
+        if t.get(at) == Some(&"(") {
+            at = past_close(t, at)?;
+        } else if t.get(at) == Some(&"'") {
+            at += 2;
+        }
+    }
+    match t.get(at).copied()? {
+        "(" if kind == "function" => operator_name(t, at + 1, &[")"]).map(|op| (kind, op)),
+        n if is_name(n) && n != "_" => Some((kind, n.to_string())),
+        _ => None,
+    }
+}
+
+/// An Erlang function, named by each of its clauses (`name(Args) ->`, at the top level); the
+/// caller keeps a function's clauses in one definition, as a Haskell function's equations.
+pub(super) fn erlang_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let name = t
+        .first()
+        .filter(|n| n.starts_with(|c: char| c.is_ascii_lowercase()))?;
+    (t.get(1) == Some(&"(")).then(|| ("function", name.to_string()))
+}
+
+/// A Lisp definition, read from a line's code (its names hold `-`, `?`, `!`, `*`, `>`): a
+/// function or macro (Clojure's `(defn name`, `(defmacro`, `(defmethod`; Emacs and Common
+/// Lisp's `(defun`; Scheme's and Racket's `(define (name args)`), a type (`(defrecord`,
+/// `(deftype`, `(defstruct`, `(defclass`) or a protocol. A value's `(def x` is none, as a `val`
+/// is none.
+pub(super) fn lisp_def(code: &[u8]) -> Option<(&'static str, String)> {
+    let symbol = |s: &[u8]| -> usize {
+        s.iter()
+            .position(|b| {
+                b.is_ascii_whitespace()
+                    || matches!(b, b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'"')
+            })
+            .unwrap_or(s.len())
+    };
+    let rest = code.trim_ascii_start().strip_prefix(b"(")?;
+    let head = &rest[..symbol(rest)];
+    let kind = match head.strip_prefix(b"cl-").unwrap_or(head) {
+        b"defn" | b"defn-" | b"defmacro" | b"defmulti" | b"defmethod" | b"defun" | b"defsubst"
+        | b"defgeneric" | b"define" | b"define-syntax" | b"define-macro" => "function",
+        b"defrecord" | b"deftype" | b"defstruct" | b"defclass" | b"define-record-type" => "struct",
+        b"defprotocol" | b"definterface" => "interface",
+        _ => return None,
+    };
+    let mut name = rest[head.len()..].trim_ascii_start();
+    while name.first() == Some(&b'^') {
+        name = name[symbol(name)..].trim_ascii_start(); // Clojure's `^:private`, `^String`
+    }
+    if kind == "function" && head.starts_with(b"define") {
+        name = name.strip_prefix(b"(").unwrap_or(name); // `(define (name args)`
+    }
+    let name = &name[..symbol(name)];
+    let text = std::str::from_utf8(name).ok()?;
+    (!text.is_empty()
+        && !text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, ':' | '\'' | '^' | '#')))
+    .then(|| (kind, text.to_string()))
 }

@@ -98,8 +98,8 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         Lang::Lua | Lang::Haskell | Lang::Dash => {
             sc.out.purpose = line_comment_header(&sc.lines, "--")
         }
-        Lang::Semi => sc.out.purpose = line_comment_header(&sc.lines, ";"),
-        Lang::Percent => sc.out.purpose = line_comment_header(&sc.lines, "%"),
+        Lang::Lisp => sc.out.purpose = line_comment_header(&sc.lines, ";"),
+        Lang::Erlang => sc.out.purpose = line_comment_header(&sc.lines, "%"),
         Lang::Markdown => sc.out.purpose = markdown_header(&sc.lines),
         Lang::Rst => sc.out.purpose = rst_header(&sc.lines),
         Lang::Text => sc.out.purpose = sc.lines.iter().find_map(|l| clean(l)),
@@ -112,7 +112,7 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
                         .and_then(clean)
                 });
         }
-        Lang::Json | Lang::Markup | Lang::Paren | Lang::Other => {}
+        Lang::Json | Lang::Markup | Lang::Ml | Lang::Other => {}
     }
     if let Some(g) = kind.imports.filter(|_| whole) {
         sc.out.imports = imports::of_lines(g, text, &sc.lines);

@@ -205,18 +205,18 @@ fn syntax(lang: Lang) -> Syntax {
             heredocs: false,
             pod: None,
         },
-        Lang::Paren => Syntax {
+        Lang::Ml => Syntax {
             line: &[b"//"],
             block: Some((b"(*", b"*)")),
             quotes: b"\"",
             ..syntax(Lang::Dash)
         },
-        Lang::Semi => Syntax {
+        Lang::Lisp => Syntax {
             line: &[b";"],
             quotes: b"\"",
             ..syntax(Lang::Hash)
         },
-        Lang::Percent => Syntax {
+        Lang::Erlang => Syntax {
             line: &[b"%"],
             quotes: b"\"",
             ..syntax(Lang::Hash)
@@ -722,9 +722,9 @@ mod tests {
             Lang::Perl,
             Lang::R,
             Lang::Julia,
-            Lang::Paren,
-            Lang::Semi,
-            Lang::Percent,
+            Lang::Ml,
+            Lang::Lisp,
+            Lang::Erlang,
             Lang::Hash,
             Lang::Slash,
             Lang::Dash,

@@ -24,8 +24,8 @@ use imports::Grammar;
 
 /// How a file is read: as code whose definitions are found (Python, Rust, TypeScript,
 /// JavaScript, Go, Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua,
-/// Haskell, Zig, Perl, R, Julia), else by its comment syntax (`#`, `//` and `/* */`, `--`,
-/// `<!-- -->`) or its kind of text.
+/// Haskell, Zig, Perl, R, Julia, OCaml and F#, Erlang, the Lisps), else by its comment syntax
+/// (`#`, `//` and `/* */`, `--`, `<!-- -->`) or its kind of text.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Lang {
     Python,
@@ -50,15 +50,15 @@ pub enum Lang {
     Perl,
     R,
     Julia,
+    /// OCaml and F#.
+    Ml,
+    Erlang,
+    /// Clojure, Emacs Lisp, Common Lisp, Scheme, Racket.
+    Lisp,
     Hash,
     Slash,
     Dash,
-    /// `(* *)` (and `//`): OCaml, F#.
-    Paren,
-    /// `;`: the Lisps.
-    Semi,
-    /// `%`: Erlang.
-    Percent,
+
     Markdown,
     Markup,
     Rst,
@@ -192,35 +192,35 @@ pub const FILE_KINDS: &[FileKind] = &[
     code("r", "R script", Lang::R, "R"),
     code("pl", "Perl script", Lang::Perl, "Perl"),
     code("pm", "Perl module", Lang::Perl, "Perl"),
-    // Code whose definitions are not read: cut into windows, its comments lexed.
-    code("m", "Objective-C source", Lang::Slash, "Objective-C"),
-    code("mm", "Objective-C++ source", Lang::Slash, "Objective-C"),
     code("cu", "CUDA source", Lang::C, "CUDA"),
     code("cuh", "CUDA header", Lang::C, "CUDA"),
     code("hxx", "C++ header", Lang::C, "C++"),
     code("ipp", "C++ header", Lang::C, "C++"),
     code("inl", "C++ header", Lang::C, "C++"),
-    code("groovy", "Groovy source", Lang::Slash, "Groovy"),
-    code("sol", "Solidity source", Lang::Slash, "Solidity"),
-    code("gleam", "Gleam source", Lang::Slash, "Gleam"),
-    code("ml", "OCaml source", Lang::Paren, "OCaml"),
-    code("mli", "OCaml interface", Lang::Paren, "OCaml"),
-    code("fs", "F# source", Lang::Paren, "F#"),
-    code("fsi", "F# signature", Lang::Paren, "F#"),
-    code("fsx", "F# script", Lang::Paren, "F#"),
-    code("erl", "Erlang source", Lang::Percent, "Erlang"),
-    code("hrl", "Erlang header", Lang::Percent, "Erlang"),
-    code("clj", "Clojure source", Lang::Semi, "Clojure"),
-    code("cljs", "ClojureScript source", Lang::Semi, "Clojure"),
-    code("cljc", "Clojure source", Lang::Semi, "Clojure"),
-    code("el", "Emacs Lisp source", Lang::Semi, "Emacs Lisp"),
-    code("lisp", "Lisp source", Lang::Semi, "Common Lisp"),
-    code("scm", "Scheme source", Lang::Semi, "Scheme"),
-    code("rkt", "Racket source", Lang::Semi, "Racket"),
-    code("nim", "Nim source", Lang::Hash, "Nim"),
+    code("ml", "OCaml source", Lang::Ml, "OCaml"),
+    code("mli", "OCaml interface", Lang::Ml, "OCaml"),
+    code("fs", "F# source", Lang::Ml, "F#"),
+    code("fsi", "F# signature", Lang::Ml, "F#"),
+    code("fsx", "F# script", Lang::Ml, "F#"),
+    code("erl", "Erlang source", Lang::Erlang, "Erlang"),
+    code("hrl", "Erlang header", Lang::Erlang, "Erlang"),
+    code("clj", "Clojure source", Lang::Lisp, "Clojure"),
+    code("cljs", "ClojureScript source", Lang::Lisp, "Clojure"),
+    code("cljc", "Clojure source", Lang::Lisp, "Clojure"),
+    code("el", "Emacs Lisp source", Lang::Lisp, "Emacs Lisp"),
+    code("lisp", "Lisp source", Lang::Lisp, "Common Lisp"),
+    code("scm", "Scheme source", Lang::Lisp, "Scheme"),
+    code("rkt", "Racket source", Lang::Lisp, "Racket"),
     // Crystal reads as Ruby, Elm as Haskell.
     code("cr", "Crystal source", Lang::Ruby, "Crystal"),
     code("elm", "Elm source", Lang::Haskell, "Elm"),
+    // Code whose definitions are not read: cut into windows, its comments lexed.
+    code("m", "Objective-C source", Lang::Slash, "Objective-C"),
+    code("mm", "Objective-C++ source", Lang::Slash, "Objective-C"),
+    code("groovy", "Groovy source", Lang::Slash, "Groovy"),
+    code("sol", "Solidity source", Lang::Slash, "Solidity"),
+    code("gleam", "Gleam source", Lang::Slash, "Gleam"),
+    code("nim", "Nim source", Lang::Hash, "Nim"),
     text("sql", "SQL script", Lang::Dash, "SQL"),
     text("sh", "Shell script", Lang::Hash, "Shell"),
     text("bash", "Shell script", Lang::Hash, "Shell"),
@@ -305,9 +305,6 @@ pub fn has_definitions(lang: Lang) -> bool {
         Lang::Hash
             | Lang::Slash
             | Lang::Dash
-            | Lang::Paren
-            | Lang::Semi
-            | Lang::Percent
             | Lang::Markdown
             | Lang::Markup
             | Lang::Rst

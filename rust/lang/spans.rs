@@ -1,26 +1,33 @@
 //! Definition spans: the lines each definition of a lexed file covers, nested ones included
-//! (Python by indentation; Ruby, Scala, Elixir, Lua, Haskell and Julia by indentation to their
-//! `end`, their `}` or their last equation; Rust, Go, TypeScript, JavaScript, Java, C#, C and
+//! (Python by indentation; Ruby, Scala, Elixir, Lua, Haskell, Julia, OCaml and F#, Erlang and
+//! the Lisps by indentation to their `end`, their `}` or their last equation; Rust, Go, TypeScript, JavaScript, Java, C#, C and
 //! C++, Dart, Kotlin, Swift, PHP, Zig, Perl and R by braces), and the definition a line belongs
 //! to. Annotations take their symbol from them (artifacts/annotate.rs)
 //! and task context cuts files into regions along them (tasks/regions.rs).
 
 use super::defs::{
-    elixir_def, go_def, haskell_def, holds_members, js_def, julia_def, keyword_def, lua_def,
-    perl_def, python_def, r_def, ruby_def, rust_def, scala_def, tokens, typed_def, zig_def,
+    elixir_def, erlang_def, go_def, haskell_def, holds_members, js_def, julia_def, keyword_def,
+    lisp_def, lua_def, ml_def, perl_def, python_def, r_def, ruby_def, rust_def, scala_def, tokens,
+    typed_def, zig_def,
 };
 use super::lexer::Line;
 use super::{has_definitions, Lang};
 
 /// The definitions of a lexed file, nested ones included, in no particular order (Python, Ruby,
-/// Scala, Elixir, Lua, Haskell and Julia by indentation; the others with definitions by braces;
-/// none for other languages). Task context (tasks/regions.rs) cuts files into regions along them.
+/// Scala, Elixir, Lua, Haskell, Julia, OCaml and F#, Erlang and the Lisps by indentation; the
+/// others with definitions by braces; none for other languages). Task context (tasks/regions.rs) cuts files into regions along them.
 pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     match lang {
         Lang::Python => python_spans(lines),
-        Lang::Ruby | Lang::Scala | Lang::Elixir | Lang::Lua | Lang::Haskell | Lang::Julia => {
-            indent_spans(lines, lang)
-        }
+        Lang::Ruby
+        | Lang::Scala
+        | Lang::Elixir
+        | Lang::Lua
+        | Lang::Haskell
+        | Lang::Julia
+        | Lang::Ml
+        | Lang::Erlang
+        | Lang::Lisp => indent_spans(lines, lang),
         l if has_definitions(l) => brace_spans(lines, l),
         _ => Vec::new(),
     }
@@ -202,13 +209,24 @@ enum AtIndent {
 
 fn at_indent(lang: Lang, t: &[&str], open: &Span) -> AtIndent {
     match (lang, t.first().copied()) {
-        (Lang::Ruby | Lang::Elixir | Lang::Lua | Lang::Julia, Some("end")) => AtIndent::Ends,
+        // An OCaml module's `struct` or `sig` on a line of its own, and a signature's `end =`
+        // before its structure, stay inside it.
+        (Lang::Ml, Some("struct" | "sig" | "object")) => AtIndent::Stays,
+        (Lang::Ml, Some("end")) if t.last() == Some(&"=") => AtIndent::Stays,
+        (Lang::Ruby | Lang::Elixir | Lang::Lua | Lang::Julia | Lang::Ml, Some("end")) => {
+            AtIndent::Ends
+        }
         (Lang::Ruby, Some("rescue" | "ensure" | "else")) => AtIndent::Stays,
         (Lang::Elixir, Some("rescue" | "catch" | "else" | "after")) => AtIndent::Stays,
-        // A Haskell function's next equation, or its equations after its signature.
-        (Lang::Haskell, _)
+        // A Haskell function's next equation, or its equations after its signature; an Erlang
+        // function's next clause.
+        (Lang::Haskell | Lang::Erlang, _)
             if open.kind == "function"
-                && haskell_def(t).is_some_and(|(k, name)| k == "function" && name == open.name) =>
+                && match lang {
+                    Lang::Haskell => haskell_def(t),
+                    _ => erlang_def(t),
+                }
+                .is_some_and(|(k, name)| k == "function" && name == open.name) =>
         {
             AtIndent::Stays
         }
@@ -222,11 +240,11 @@ fn at_indent(lang: Lang, t: &[&str], open: &Span) -> AtIndent {
     }
 }
 
-/// Ruby, Scala, Elixir, Lua, Haskell and Julia definitions, each spanning the lines indented deeper
-/// than it and the lines at its indent that end it or stay inside (`at_indent`). By
-/// indentation, not by counting `end`s or braces: a Ruby modifier `if` opens no block, a Scala
-/// body is often one indented expression with no brace, and a Haskell function is the
-/// equations of its name. Only lines of code end or extend one: a string's
+/// Ruby, Scala, Elixir, Lua, Haskell, Julia, OCaml and F#, Erlang and Lisp definitions, each
+/// spanning the lines indented deeper than it and the lines at its indent that end it or stay
+/// inside (`at_indent`). By indentation, not by counting `end`s or braces: a Ruby modifier `if`
+/// opens no block, a Scala body is often one indented expression with no brace, and a Haskell
+/// function is the equations of its name. Only lines of code end or extend one: a string's
 /// lines (a heredoc's, at any indent) and a comment's are inside one only when its code goes on
 /// below them (a doc comment between two definitions leads into the second).
 fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
@@ -278,14 +296,21 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             Lang::Elixir => elixir_def(&t),
             Lang::Lua => lua_def(&t),
             Lang::Julia => julia_def(&t),
+            Lang::Lisp => lisp_def(&line.code),
+            Lang::Erlang => (line.indent == 0).then(|| erlang_def(&t)).flatten(),
             // Declarations: at the top level, or in a class's or an instance's body (not a
-            // function's `where`).
+            // function's `where` or local `let`), or OCaml's and F#'s module's or type's.
             _ => {
-                let member = open
-                    .last()
-                    .is_some_and(|(s, ..)| matches!(s.kind, "class" | "impl"));
+                let member = open.last().is_some_and(|(s, ..)| match s.kind {
+                    "class" | "impl" => true,
+                    "module" | "type" => lang == Lang::Ml,
+                    _ => false,
+                });
                 (line.indent == 0 || member)
-                    .then(|| haskell_def(&t))
+                    .then(|| match lang {
+                        Lang::Ml => ml_def(&t),
+                        _ => haskell_def(&t),
+                    })
                     .flatten()
             }
         };

@@ -293,6 +293,22 @@ const JULIA: &[&str] = &[
     "mutable", "nothing", "quote", "return", "struct", "true", "try", "using", "where", "while",
 ];
 
+const ML: &[&str] = &[
+    "and", "begin", "else", "end", "false", "fun", "function", "let", "match", "member", "module",
+    "mutable", "new", "not", "open", "override", "rec", "sig", "struct", "then", "this", "true",
+    "type", "val", "when", "with",
+];
+
+const ERLANG: &[&str] = &[
+    "after", "andalso", "begin", "case", "catch", "end", "false", "fun", "not", "orelse",
+    "receive", "true", "try", "when",
+];
+
+const LISP: &[&str] = &[
+    "and", "cond", "def", "define", "defmacro", "defn", "defun", "false", "lambda", "let", "nil",
+    "not", "progn", "setq", "true", "unless", "when",
+];
+
 fn keywords(lang: Lang) -> &'static [&'static str] {
     match lang {
         Lang::Rust => RUST,
@@ -316,6 +332,9 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
         Lang::Perl => PERL,
         Lang::R => R,
         Lang::Julia => JULIA,
+        Lang::Ml => ML,
+        Lang::Erlang => ERLANG,
+        Lang::Lisp => LISP,
         _ => &[],
     }
 }

@@ -990,6 +990,105 @@ view model =
     }
 
     #[test]
+    fn ocaml_f_sharp_erlang_and_lisp_definitions_by_indentation() {
+        let ml = r#"(* Carts. *)
+module Cart =
+struct
+  type 'a t = { items : 'a list }
+
+  let rec total cart =
+    let sum = List.fold_left ( + ) 0 in
+    sum cart.items
+
+  and ( +: ) cart item = { items = item :: cart.items }
+end
+
+let empty = { Cart.items = [] }
+"#;
+        let at = |name: &str| span_of(ml, Lang::Ml, name);
+        assert_eq!(
+            at("Cart"),
+            (2, 11),
+            "its `struct` on a line of its own stays inside"
+        );
+        assert_eq!(at("t"), (4, 4));
+        assert_eq!(at("total"), (6, 8), "not its local `let`");
+        assert_eq!(at("+:"), (10, 10));
+        assert_eq!(at("empty"), (13, 13));
+        assert_eq!(span_lines(ml, Lang::Ml).len(), 5);
+        covers_every_line_once("lib/cart.ml", ml);
+
+        let fs = r#"module Shop.Cart
+
+type Cart(items: int list) =
+    member this.Total = List.sum items
+    static member Empty = Cart([])
+
+let inline total (cart: Cart) =
+    let tax = 0
+    cart.Total + tax
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("src/Cart.fs", fs),
+            ["Cart", "Empty", "Total", "total"],
+            "a file's heading `module` is none"
+        );
+        assert_eq!(span_of(fs, Lang::Ml, "Cart"), (3, 5));
+        assert_eq!(span_of(fs, Lang::Ml, "Total"), (4, 4));
+        assert_eq!(span_of(fs, Lang::Ml, "total"), (7, 9));
+        covers_every_line_once("src/Cart.fs", fs);
+
+        let erl = r#"-module(cart).
+-export([total/1]).
+
+%% The total.
+total([]) ->
+    0;
+total([Item | Rest]) ->
+    price(Item) + total(Rest).
+
+price(#{price := P}) -> P.
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("src/cart.erl", erl),
+            ["price", "total"]
+        );
+        assert_eq!(
+            span_of(erl, Lang::Erlang, "total"),
+            (5, 8),
+            "a function's clauses are one definition"
+        );
+        assert_eq!(span_of(erl, Lang::Erlang, "price"), (10, 10));
+        assert_eq!(shape("src/cart.erl", erl)[1], r(4, 8, "total", "function"));
+        covers_every_line_once("src/cart.erl", erl);
+
+        let clj = r#"(ns shop.cart)
+
+;; The total.
+(defn ^:private cart-total
+  [cart]
+  (reduce + (map :price cart)))
+
+(def tax 0.2)
+
+(defrecord Cart [items])
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("src/shop/cart.clj", clj),
+            ["Cart", "cart-total"],
+            "a value's `def` is none"
+        );
+        assert_eq!(span_of(clj, Lang::Lisp, "cart-total"), (4, 6));
+        assert_eq!(span_of(clj, Lang::Lisp, "Cart"), (10, 10));
+        let scheme = "(define (cart-total cart)\n  (apply + cart))\n";
+        assert_eq!(
+            span_lines(scheme, Lang::Lisp),
+            [("cart-total".to_string(), 1, 2)]
+        );
+        covers_every_line_once("src/shop/cart.clj", clj);
+    }
+
+    #[test]
     fn dart_definitions_are_typed_as_java_s_and_a_call_in_a_body_is_none() {
         let dart = r#"import 'package:flutter/material.dart';
 
@@ -1150,6 +1249,10 @@ mixin class Tapped {
             "#=",
             "=#",
             "@",
+            "let",
+            "struct",
+            "(defn",
+            "member",
         ];
         let paths = [
             "a.py", "a.rs", "a.go", "a.ts", "a.js", "A.java", "A.cs", "a.c", "a.hpp", "A.kt",

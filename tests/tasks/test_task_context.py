@@ -248,14 +248,20 @@ STEP_AND_REFUND = {
                    "refund_total <- function(paid) {{\n  paid - fee\n}}\n", "refund_total"),
     "src/Ledger.jl": ("module Ledger\n\n", "function step{i}(x)\n    x + {i}\nend\n\n",
                       "function refund_total(paid)\n    paid - fee\nend\n\nend\n", "refund_total"),
+    "lib/ledger.ml": ("(* The ledger. *)\n\n", "let step{i} x =\n  x + {i}\n\n",
+                      "let refund_total paid =\n  paid - fee\n", "refund_total"),
+    "src/ledger.erl": ("-module(ledger).\n\n", "step{i}(X) ->\n    X + {i}.\n\n",
+                       "refund_total(Paid) ->\n    Paid - fee().\n", "refund_total"),
+    "src/shop/ledger.clj": ("(ns shop.ledger)\n\n", "(defn step{i}\n  [x]\n  (+ x {i}))\n\n",
+                            "(defn refund_total\n  [paid]\n  (- paid fee))\n", "refund_total"),
 }
 
 
 @pytest.mark.parametrize("path", list(STEP_AND_REFUND))
 def test_in_a_large_file_of_each_language_the_method_the_task_is_about_is_shown(tmp_path, path):
     """Through the CLI, in C#, C, C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua, Haskell, Zig, Perl,
-    R and Julia as in Java: the method a task is about is the region shown, not the file's head nor the steps
-    before it."""
+    R, Julia, OCaml, Erlang and Clojure as in Java: the method a task is about is the region shown, not the
+    file's head nor the steps before it."""
     head, step, refund, symbol = STEP_AND_REFUND[path]
     repo = tmp_path / "repo"
     write(repo, path, head + "".join(step.format(i=i) for i in range(80)) + refund.format())
