@@ -1072,7 +1072,8 @@ pub(super) fn haskell_def(t: &[&str]) -> Option<(&'static str, String)> {
         "instance" => {
             let from = t.iter().position(|w| *w == "=").map_or(1, |e| e + 2);
             let rest = &t[from.min(t.len())..];
-            let class = dotted_end(rest, rest.iter().position(|n| capitalised(n))?); // `Monad.Monad`
+            // the class, dotted or not (`Monad.Monad`), then the type
+            let class = dotted_end(rest, rest.iter().position(|n| capitalised(n))?);
             return rest[class + 1..]
                 .iter()
                 .find(|n| capitalised(n))

@@ -1,9 +1,10 @@
 //! Definition spans: the lines each definition of a lexed file covers, nested ones included
 //! (Python by indentation; Ruby, Scala, Elixir, Lua, Haskell, Julia, OCaml and F#, Erlang and
-//! the Lisps by indentation to their `end`, their `}` or their last equation; Rust, Go, TypeScript, JavaScript, Java, C#, C and
-//! C++, Dart, Kotlin, Swift, PHP, Zig, Perl and R by braces), and the definition a line belongs
-//! to. Annotations take their symbol from them (artifacts/annotate.rs)
-//! and task context cuts files into regions along them (tasks/regions.rs).
+//! the Lisps by indentation to their `end`, their `}` or their last equation; Rust, Go,
+//! TypeScript, JavaScript, Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Zig, Perl and R by
+//! braces), and the definition a line belongs to. Annotations take their symbol from them
+//! (artifacts/annotate.rs) and task context cuts files into regions along them
+//! (tasks/regions.rs).
 
 use super::defs::{
     elixir_def, erlang_def, go_def, haskell_def, holds_members, js_def, julia_def, keyword_def,
@@ -15,7 +16,8 @@ use super::{has_definitions, Lang};
 
 /// The definitions of a lexed file, nested ones included, in no particular order (Python, Ruby,
 /// Scala, Elixir, Lua, Haskell, Julia, OCaml and F#, Erlang and the Lisps by indentation; the
-/// others with definitions by braces; none for other languages). Task context (tasks/regions.rs) cuts files into regions along them.
+/// others with definitions by braces; none for other languages). Task context
+/// (tasks/regions.rs) cuts files into regions along them.
 pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     match lang {
         Lang::Python => python_spans(lines),
@@ -72,10 +74,10 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     let mut pending: Option<(Span, usize)> = None;
     let mut depth = 0usize;
     let mut brackets = 0usize;
-    let mut last = b' '; // the last code byte that is not blank
-                         // Inside a Zig error set (`error{OutOfMemory}!T`, `const E = error{ … }`): its braces
-                         // open and close no body.
+    // Inside a Zig error set (`error{OutOfMemory}!T`, `const E = error{ … }`): its braces open
+    // and close no body.
     let mut error_set = false;
+    let mut last = b' '; // the last code byte that is not blank
     for (n, line) in lines.iter().enumerate() {
         let t = tokens(&line.code);
         let in_class = frames
