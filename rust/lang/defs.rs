@@ -48,25 +48,11 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
     let member = matches!(lang, Lang::TypeScript | Lang::JavaScript)
         && start > 0
         && rest.trim_ascii_end().ends_with(b"{");
-    let keyworded = matches!(
+    // Java's, C#'s, C's, Dart's, Kotlin's, Swift's and PHP's lines are told by `may_start`
+    // below; every other language's definition starts with a word of its own.
+    let keyworded = !matches!(
         lang,
-        Lang::Python
-            | Lang::Rust
-            | Lang::Go
-            | Lang::TypeScript
-            | Lang::JavaScript
-            | Lang::Ruby
-            | Lang::Scala
-            | Lang::Elixir
-            | Lang::Lua
-            | Lang::Haskell
-            | Lang::Zig
-            | Lang::Perl
-            | Lang::R
-            | Lang::Julia
-            | Lang::Ml
-            | Lang::Erlang
-            | Lang::Lisp
+        Lang::Java | Lang::CSharp | Lang::C | Lang::Dart | Lang::Kotlin | Lang::Swift | Lang::Php
     );
     let is = |list: &[&str]| list.iter().any(|d| d.as_bytes() == word);
     let starts = match lang {
@@ -911,13 +897,7 @@ pub(super) fn ruby_def(t: &[&str]) -> Option<(&'static str, String)> {
             operator_name(t, at, &["(", ";"]).map(|op| ("function", op))
         }
         "class" => {
-            let mut at = i + 1;
-            while t
-                .get(at + 1..at + 4)
-                .is_some_and(|w| w[..2] == [":", ":"] && is_name(w[2]))
-            {
-                at += 3;
-            }
+            let at = path_end(t, i + 1, &[":", ":"]);
             t.get(at)
                 .filter(|n| is_name(n) && t.get(i + 1).is_some_and(|f| is_name(f)))
                 .map(|n| ("class", n.to_string()))
@@ -1022,9 +1002,19 @@ fn capitalised(n: &str) -> bool {
 }
 
 /// The place of the last name of the dotted name at `at` (`Shop.Cart`, Haskell's `QC.Gen`).
-fn dotted_end(t: &[&str], mut at: usize) -> usize {
-    while t.get(at + 1) == Some(&".") && t.get(at + 2).is_some_and(|n| is_name(n)) {
-        at += 2;
+fn dotted_end(t: &[&str], at: usize) -> usize {
+    path_end(t, at, &["."])
+}
+
+/// The place of the last name of the path at `at` whose names `sep` joins (`.`, or Ruby's and
+/// Perl's `::` as two tokens).
+fn path_end(t: &[&str], mut at: usize, sep: &[&str]) -> usize {
+    let step = sep.len() + 1;
+    while t
+        .get(at + 1..at + 1 + step)
+        .is_some_and(|w| w[..sep.len()] == *sep && is_name(w[sep.len()]))
+    {
+        at += step;
     }
     at
 }
@@ -1142,14 +1132,7 @@ pub(super) fn perl_def(t: &[&str]) -> Option<(&'static str, String)> {
     if t.first() != Some(&"sub") {
         return None;
     }
-    let mut at = 1;
-    while t
-        .get(at + 1..at + 4)
-        .is_some_and(|w| w[..2] == [":", ":"] && is_name(w[2]))
-    {
-        at += 3;
-    }
-    t.get(at)
+    t.get(path_end(t, 1, &[":", ":"]))
         .filter(|n| is_name(n))
         .map(|n| ("function", n.to_string()))
 }
