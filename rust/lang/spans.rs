@@ -209,7 +209,8 @@ enum AtIndent {
     After,
 }
 
-fn at_indent(lang: Lang, t: &[&str], open: &Span) -> AtIndent {
+/// `def` is the definition the line reads as, wherever it stands.
+fn at_indent(lang: Lang, t: &[&str], def: Option<&(&str, String)>, open: &Span) -> AtIndent {
     match (lang, t.first().copied()) {
         // An OCaml module's `struct` or `sig` on a line of its own, and a signature's `end =`
         // before its structure, stay inside it.
@@ -224,11 +225,7 @@ fn at_indent(lang: Lang, t: &[&str], open: &Span) -> AtIndent {
         // function's next clause.
         (Lang::Haskell | Lang::Erlang, _)
             if open.kind == "function"
-                && match lang {
-                    Lang::Haskell => haskell_def(t),
-                    _ => erlang_def(t),
-                }
-                .is_some_and(|(k, name)| k == "function" && name == open.name) =>
+                && def.is_some_and(|(k, name)| *k == "function" && *name == open.name) =>
         {
             AtIndent::Stays
         }
@@ -265,6 +262,17 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             continue;
         }
         let t = tokens(&line.code);
+        let def = match lang {
+            Lang::Ruby => ruby_def(&t),
+            Lang::Scala => scala_def(&t),
+            Lang::Elixir => elixir_def(&t),
+            Lang::Lua => lua_def(&t),
+            Lang::Julia => julia_def(&t),
+            Lang::Lisp => lisp_def(&line.code),
+            Lang::Erlang => erlang_def(&t),
+            Lang::Ml => ml_def(&t),
+            _ => haskell_def(&t),
+        };
         let mut stays = false;
         while let Some((s, i, ends)) = open.last() {
             if *i < line.indent {
@@ -273,7 +281,7 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             let here = if *i > line.indent {
                 AtIndent::After
             } else {
-                match at_indent(lang, &t, s) {
+                match at_indent(lang, &t, def.as_ref(), s) {
                     AtIndent::Ends if !ends => AtIndent::After,
                     here => here,
                 }
@@ -291,32 +299,22 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
         for (s, ..) in &mut open {
             s.end = n;
         }
-        let def = match lang {
-            _ if stays => None,
-            Lang::Ruby => ruby_def(&t),
-            Lang::Scala => scala_def(&t),
-            Lang::Elixir => elixir_def(&t),
-            Lang::Lua => lua_def(&t),
-            Lang::Julia => julia_def(&t),
-            Lang::Lisp => lisp_def(&line.code),
-            Lang::Erlang => (line.indent == 0).then(|| erlang_def(&t)).flatten(),
-            // Declarations: at the top level, or in a class's or an instance's body (not a
-            // function's `where` or local `let`), or OCaml's and F#'s module's or type's.
-            _ => {
-                let member = open.last().is_some_and(|(s, ..)| match s.kind {
-                    "class" | "impl" => true,
-                    "module" | "type" => lang == Lang::Ml,
-                    _ => false,
-                });
-                (line.indent == 0 || member)
-                    .then(|| match lang {
-                        Lang::Ml => ml_def(&t),
-                        _ => haskell_def(&t),
+        // Erlang's functions are at the top level. Haskell's, OCaml's and F#'s declarations are
+        // there or in a class's or an instance's body (not a function's `where` or local `let`),
+        // or OCaml's and F#'s module's or type's.
+        let placed = match lang {
+            Lang::Erlang => line.indent == 0,
+            Lang::Haskell | Lang::Ml => {
+                line.indent == 0
+                    || open.last().is_some_and(|(s, ..)| match s.kind {
+                        "class" | "impl" => true,
+                        "module" | "type" => lang == Lang::Ml,
+                        _ => false,
                     })
-                    .flatten()
             }
+            _ => true,
         };
-        if let Some(def) = def {
+        if let Some(def) = def.filter(|_| placed && !stays) {
             // Whole on its line: `def f; end`, `struct Empty end`, Julia's `f(x) = x` (whose
             // module's `end` is at its indent, as Julia indents no module).
             let ends = t.last() != Some(&"end")
