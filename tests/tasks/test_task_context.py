@@ -270,7 +270,7 @@ def test_in_a_large_file_of_each_language_the_method_the_task_is_about_is_shown(
     assert answer["files"][0]["path"] == path
     assert answer["files"][0]["regions"][0]["symbol"] == symbol
     shown = "".join(p["text"] for p in answer["bundle"])
-    assert re.search(rf"\b{symbol}\b", shown) and "fee" in shown and not re.search(r"step40\b", shown.lower())
+    assert re.search(rf"\b{symbol}[\s(]", shown) and "fee" in shown and not re.search(r"step40\b", shown.lower())
 
 
 def test_a_long_function_shows_the_lines_the_task_is_about_and_their_helper(tmp_path):
