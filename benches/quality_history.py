@@ -29,11 +29,19 @@ LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".ja
              ".hs": "Haskell", ".zig": "Zig", ".pl": "Perl", ".pm": "Perl", ".r": "R", ".R": "R",
              ".jl": "Julia", ".cr": "Crystal", ".elm": "Elm", ".ml": "OCaml", ".mli": "OCaml", ".fs": "F#",
              ".fsi": "F#", ".fsx": "F#", ".erl": "Erlang", ".hrl": "Erlang", ".clj": "Clojure", ".cljs": "Clojure",
-             ".cljc": "Clojure", ".el": "Lisp", ".lisp": "Lisp", ".scm": "Lisp", ".rkt": "Lisp"} | dict.fromkeys(
+             ".cljc": "Clojure", ".el": "Lisp", ".lisp": "Lisp", ".scm": "Lisp", ".rkt": "Lisp", ".fnl": "Lisp",
+             ".rake": "Ruby", ".purs": "PureScript", ".bzl": "Starlark", ".star": "Starlark", ".pyx": "Cython",
+             ".pxd": "Cython", ".mojo": "Mojo"} | dict.fromkeys(
     (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript") | dict.fromkeys(
-    (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".ipp", ".inl", ".cu", ".cuh"), "C/C++") | {
+    (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".ipp", ".inl", ".cu", ".cuh", ".ino"), "C/C++") | {
     ".m": "Objective-C", ".mm": "Objective-C", ".groovy": "Groovy", ".sol": "Solidity", ".gleam": "Gleam",
-    ".nim": "Nim"}
+    ".nim": "Nim", ".d": "D", ".hx": "Haxe", ".v": "Verilog", ".vh": "Verilog", ".sv": "Verilog", ".svh": "Verilog",
+    ".vhd": "VHDL", ".vhdl": "VHDL", ".ads": "Ada", ".adb": "Ada", ".f": "Fortran", ".f90": "Fortran",
+    ".f95": "Fortran", ".f03": "Fortran", ".f08": "Fortran", ".pas": "Pascal", ".dpr": "Pascal", ".lpr": "Pascal",
+    ".vb": "Visual Basic", ".bas": "Visual Basic", ".nix": "Nix", ".vim": "Vim script", ".lean": "Lean",
+    ".tcl": "Tcl", ".coffee": "CoffeeScript", ".raku": "Raku", ".rakumod": "Raku", ".odin": "Odin", ".move": "Move",
+    ".asm": "Assembly", ".s": "Assembly", ".S": "Assembly"} | dict.fromkeys(
+    (".glsl", ".vert", ".frag", ".hlsl", ".wgsl", ".metal"), "Shaders")
 SOURCE_SUFFIXES = tuple(LANGUAGES)
 # Test files as repoctx tells them (rust/lang/mod.rs, is_test_path): directories by their name in
 # any case, and C#'s test projects (`Foo.Tests`).

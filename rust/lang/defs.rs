@@ -1,7 +1,8 @@
 //! Definition lines: the kind and name of the function, class, struct, … a line of code
 //! starts, by a line-oriented grammar per language (Python, Rust, Go, TypeScript/JavaScript,
 //! Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua, Haskell, Zig, Perl,
-//! R, Julia, OCaml and F#, Erlang and the Lisps), not a parser.
+//! R, Julia, OCaml and F#, Erlang, the Lisps, Pascal, Ada, VHDL, Verilog, Fortran, Visual Basic,
+//! Vim script, Lean and CoffeeScript), not a parser.
 
 use super::lexer::is_ident;
 use super::Lang;
@@ -55,6 +56,8 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Java | Lang::CSharp | Lang::C | Lang::Dart | Lang::Kotlin | Lang::Swift | Lang::Php
     );
     let is = |list: &[&str]| list.iter().any(|d| d.as_bytes() == word);
+    let is_any_case = |list: &[&str]| list.iter().any(|d| d.as_bytes().eq_ignore_ascii_case(word));
+    let holds = |s: &[u8]| rest.windows(s.len()).any(|w| w.eq_ignore_ascii_case(s));
     let starts = match lang {
         Lang::Ruby => is(&["def", "class"]) || is(RUBY_MODIFIERS),
         // or an annotation
@@ -87,6 +90,91 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         }
         Lang::Erlang => start == 0 && memchr::memchr(b'(', rest).is_some(),
         Lang::Lisp => rest.starts_with(b"(def") || rest.starts_with(b"(cl-def"),
+        // or a type (`TCart = class`)
+        Lang::Pascal => {
+            is_any_case(&[
+                "procedure",
+                "function",
+                "constructor",
+                "destructor",
+                "operator",
+                "class",
+            ]) || memchr::memchr(b'=', rest).is_some()
+        }
+        Lang::Ada => is_any_case(&[
+            "procedure",
+            "function",
+            "entry",
+            "package",
+            "task",
+            "protected",
+            "type",
+            "overriding",
+            "not",
+        ]),
+        // or a named process (`tx : process`)
+        Lang::Vhdl => {
+            is_any_case(&[
+                "entity",
+                "architecture",
+                "package",
+                "function",
+                "procedure",
+                "pure",
+                "impure",
+                "type",
+            ]) || memchr::memchr(b':', rest).is_some()
+        }
+        Lang::Verilog => is(&[
+            "module",
+            "macromodule",
+            "program",
+            "interface",
+            "package",
+            "class",
+            "function",
+            "task",
+            "virtual",
+            "static",
+            "protected",
+            "local",
+        ]),
+        Lang::Fortran => {
+            is_any_case(&["module", "program", "submodule", "type"])
+                || holds(b"function")
+                || holds(b"subroutine")
+        }
+        Lang::Basic => {
+            is_any_case(BASIC_MODIFIERS)
+                || is_any_case(&[
+                    "sub",
+                    "function",
+                    "property",
+                    "operator",
+                    "class",
+                    "module",
+                    "structure",
+                    "interface",
+                    "enum",
+                ])
+        }
+        Lang::Vim => word.starts_with(b"fu") || is(&["def", "export"]),
+        Lang::Lean => {
+            rest.starts_with(b"@[")
+                || is(LEAN_MODIFIERS)
+                || is(&[
+                    "def",
+                    "theorem",
+                    "lemma",
+                    "abbrev",
+                    "opaque",
+                    "instance",
+                    "structure",
+                    "class",
+                    "inductive",
+                ])
+        }
+        Lang::Coffee => is(&["class", "export"]) || holds(b"->") || holds(b"=>"),
         _ => is(DEF_STARTS),
     };
     if keyworded && !member && !starts {
@@ -129,6 +217,15 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Ml => ml_def(&t),
         Lang::Erlang => erlang_def(&t),
         Lang::Lisp => lisp_def(rest),
+        Lang::Pascal => pascal_def(&t),
+        Lang::Ada => ada_def(&t),
+        Lang::Vhdl => vhdl_def(&t),
+        Lang::Verilog => verilog_def(&t),
+        Lang::Fortran => fortran_def(&t),
+        Lang::Basic => basic_def(&t),
+        Lang::Vim => vim_def(&t),
+        Lang::Lean => lean_def(&t),
+        Lang::Coffee => coffee_def(&t),
         _ => None,
     }
 }
@@ -1299,4 +1396,305 @@ pub(super) fn lisp_def(code: &[u8]) -> Option<(&'static str, String)> {
     (!text.is_empty()
         && !text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, ':' | '\'' | '^' | '#')))
     .then(|| (kind, text.to_string()))
+}
+
+/// Whether `w` is one of `words` (lower case), in any case: Pascal, Ada, VHDL, Fortran and
+/// Visual Basic tell no case apart in their keywords.
+pub(super) fn any_case<S: AsRef<str>>(w: Option<S>, words: &[&str]) -> bool {
+    w.is_some_and(|w| words.iter().any(|k| w.as_ref().eq_ignore_ascii_case(k)))
+}
+
+/// The name the words from `at` start, if they start one: a path's last name (`TForm.Show`,
+/// `Ada.Text_IO`).
+fn last_name(t: &[&str], at: usize) -> Option<String> {
+    t.get(at)
+        .filter(|n| is_name(n))
+        .map(|_| t[dotted_end(t, at)].to_string())
+}
+
+/// A Pascal or Delphi definition: a routine (`procedure`, `function`, `constructor`,
+/// `destructor`, `operator`, after `class`; `TForm1.Button1Click` is `Button1Click`), or a type
+/// with members (`TCart = class(TObject)`, `= record`, `= packed record`, `= interface`); a
+/// forward declaration (`TCart = class;`) and a class reference (`= class of`) are none.
+pub(super) fn pascal_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let at = usize::from(any_case(t.first(), &["class"]));
+    if any_case(
+        t.get(at),
+        &[
+            "procedure",
+            "function",
+            "constructor",
+            "destructor",
+            "operator",
+        ],
+    ) {
+        return last_name(t, at + 1).map(|n| ("function", n));
+    }
+    let name = t.first().filter(|n| is_name(n))?;
+    // `TList<T> = class`
+    let after = if t.get(1) == Some(&"<") {
+        past_close(t, 1)?
+    } else {
+        1
+    };
+    let rest = match &t[after..] {
+        ["=", "packed", r @ ..] | ["=", r @ ..] => r,
+        _ => return None,
+    };
+    let kind = match rest.first() {
+        w if any_case(w, &["class", "object"]) => "class",
+        w if any_case(w, &["record"]) => "struct",
+        w if any_case(w, &["interface", "dispinterface"]) => "interface",
+        _ => return None,
+    };
+    // `TCart = class;`, `TCart = class(TBase);`, not `TPoint = record x: Integer; end;`
+    let whole = rest.last() == Some(&";") && !any_case(rest.iter().rev().nth(1), &["end"]);
+    (!whole && !any_case(rest.get(1), &["of"])).then(|| (kind, name.to_string()))
+}
+
+/// An Ada definition: a subprogram (`procedure`, `function`, after `overriding`), a package
+/// (`package Name is`, `package body Name is`; `Ada.Text_IO` is `Text_IO`), a task or protected
+/// type or body, or a record type (`type Cart is record`, `is tagged record`); a package
+/// renaming or instance (`package IO is new …`) is none.
+pub(super) fn ada_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let mut at = 0;
+    while any_case(t.get(at), &["overriding", "not"]) {
+        at += 1;
+    }
+    let body = |i: usize| i + usize::from(any_case(t.get(i), &["body", "type"]));
+    match t.get(at) {
+        w if any_case(w, &["procedure", "function", "entry"]) => {
+            last_name(t, at + 1).map(|n| ("function", n))
+        }
+        w if any_case(w, &["package", "task", "protected"]) => {
+            let name = body(at + 1);
+            let end = dotted_end(t, name);
+            (!any_case(t.get(end + 2), &["new"]))
+                .then(|| last_name(t, name))
+                .flatten()
+                .map(|n| ("module", n))
+        }
+        w if any_case(w, &["type"]) => {
+            let is = t.iter().position(|w| w.eq_ignore_ascii_case("is"))?;
+            t[is..]
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case("record"))
+                .then(|| last_name(t, at + 1).map(|n| ("struct", n)))
+                .flatten()
+        }
+        _ => None,
+    }
+}
+
+/// A VHDL design unit or subprogram: an entity, a package (body), an architecture (named by its
+/// entity, as an impl by its type: `architecture rtl of uart is` is `uart`), a function or
+/// procedure (`pure`, `impure`), a record type, or a named process (`tx : process (clk)`).
+pub(super) fn vhdl_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let at = usize::from(any_case(t.first(), &["pure", "impure"]));
+    match t.get(at) {
+        w if any_case(w, &["entity"]) => last_name(t, 1).map(|n| ("module", n)),
+        w if any_case(w, &["package"]) => {
+            last_name(t, 1 + usize::from(any_case(t.get(1), &["body"]))).map(|n| ("module", n))
+        }
+        w if any_case(w, &["architecture"]) => any_case(t.get(2), &["of"])
+            .then(|| last_name(t, 3).map(|n| ("impl", n)))
+            .flatten(),
+        w if any_case(w, &["function", "procedure"]) => {
+            last_name(t, at + 1).map(|n| ("function", n))
+        }
+        w if any_case(w, &["type"]) => (any_case(t.get(2), &["is"])
+            && any_case(t.get(3), &["record"]))
+        .then(|| last_name(t, 1).map(|n| ("struct", n)))
+        .flatten(),
+        _ => (t.get(1) == Some(&":") && any_case(t.get(2), &["process"]) && is_name(t[0]))
+            .then(|| ("function", t[0].to_string())),
+    }
+}
+
+/// A Verilog or SystemVerilog definition: a module (`module`, `macromodule`), an interface,
+/// a package, a program, a class (`virtual class`), or a function or task by the name before its
+/// `(` or `;` (`function automatic logic [31:0] crc(`); an `extern` or `pure virtual`
+/// prototype is none.
+pub(super) fn verilog_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let mut at = 0;
+    while matches!(
+        t.get(at),
+        Some(&("virtual" | "static" | "protected" | "local"))
+    ) {
+        at += 1;
+    }
+    if matches!(t.first(), Some(&("extern" | "pure" | "import" | "export"))) {
+        return None;
+    }
+    let named = |kind| last_name(t, at + 1).map(|n| (kind, n));
+    match t.get(at).copied()? {
+        "module" | "macromodule" | "program" => named("module"),
+        "interface" if t.get(at + 1) != Some(&"class") => named("interface"),
+        "package" => named("module"),
+        "class" => named("class"),
+        "function" | "task" => {
+            let end = t[at..]
+                .iter()
+                .position(|w| matches!(*w, "(" | ";"))
+                .map_or(t.len(), |p| at + p);
+            let name = t[..end].last().filter(|n| is_name(n) && end > at + 1)?;
+            Some(("function", name.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// A Fortran definition: a subroutine or function (after its prefixes and type: `pure
+/// elemental`, `integer(kind=8) function`, `module subroutine`), a module, submodule or program,
+/// or a derived type (`type :: cart`, `type, extends(base) :: cart`, `type cart`; not a
+/// variable's `type(cart) :: c`); `end` and `module procedure` lines are none.
+pub(super) fn fortran_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let first = t.first()?;
+    if first.to_ascii_lowercase().starts_with("end") {
+        return None;
+    }
+    if any_case(Some(first), &["module", "program", "submodule"])
+        && !any_case(t.get(1), &["procedure", "subroutine", "function"])
+    {
+        // `submodule (parent) name`
+        let at = if t.get(1) == Some(&"(") {
+            t.iter().position(|w| *w == ")")? + 1
+        } else {
+            1
+        };
+        return last_name(t, at).map(|n| ("module", n));
+    }
+    if any_case(Some(first), &["type"]) {
+        return match t.get(1) {
+            Some(&("," | ":")) => {
+                let colons = t.windows(2).position(|w| w == [":", ":"])?;
+                last_name(t, colons + 2).map(|n| ("type", n))
+            }
+            Some(n) if is_name(n) && t.len() == 2 => Some(("type", n.to_string())),
+            _ => None,
+        };
+    }
+    // Not a declaration's name (`procedure(f), pointer :: function_ptr`).
+    let at = t
+        .iter()
+        .position(|w| any_case(Some(w), &["subroutine", "function"]))?;
+    (!t[..at].contains(&":"))
+        .then(|| last_name(t, at + 1).map(|n| ("function", n)))
+        .flatten()
+}
+
+/// Visual Basic's modifiers before a definition.
+const BASIC_MODIFIERS: &[&str] = &[
+    "public",
+    "private",
+    "friend",
+    "protected",
+    "shared",
+    "overrides",
+    "overridable",
+    "mustoverride",
+    "notoverridable",
+    "overloads",
+    "shadows",
+    "partial",
+    "static",
+    "async",
+    "iterator",
+    "readonly",
+    "writeonly",
+    "default",
+    "widening",
+    "narrowing",
+    "mustinherit",
+    "notinheritable",
+    "global",
+];
+
+/// A Visual Basic definition: a `Sub`, `Function`, `Property` or `Operator`, a `Class`,
+/// `Module`, `Structure` or `Interface`, or an `Enum`, after its modifiers; a `Declare`d
+/// external routine is none, as is a line's `Exit Sub` or `End Sub`.
+pub(super) fn basic_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let at = t.iter().position(|w| !any_case(Some(w), BASIC_MODIFIERS))?;
+    let kind = match t[at].to_ascii_lowercase().as_str() {
+        "sub" | "function" | "property" | "operator" => "function",
+        "class" | "module" | "structure" => "class",
+        "interface" => "interface",
+        "enum" => "enum",
+        _ => return None,
+    };
+    // Visual Basic 6's `Property Get Name`
+    let at =
+        at + usize::from(kind == "function" && any_case(t.get(at + 1), &["get", "let", "set"]));
+    t.get(at + 1)
+        .filter(|n| is_name(n))
+        .map(|n| (kind, n.to_string()))
+}
+
+/// A Vim script function: `function! s:name(`, `fu name(`, `function fugitive#Name(` (the name
+/// after its scope or autoload path), or Vim9's `def Name(` (`export def`).
+pub(super) fn vim_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let t = t.strip_prefix(&["export"]).unwrap_or(t);
+    let head = *t.first()?;
+    if !(head == "def" || (head.len() >= 2 && "function".starts_with(head))) {
+        return None;
+    }
+    let paren = t.iter().position(|w| *w == "(")?;
+    t[..paren]
+        .last()
+        .filter(|n| paren > 1 && is_name(n))
+        .map(|n| ("function", n.to_string()))
+}
+
+/// Lean's modifiers before a declaration.
+const LEAN_MODIFIERS: &[&str] = &[
+    "private",
+    "protected",
+    "noncomputable",
+    "partial",
+    "unsafe",
+    "nonrec",
+    "scoped",
+    "local",
+];
+
+/// A Lean declaration, after its attributes (`@[simp]`) and modifiers: a `def`, `theorem`,
+/// `lemma`, `abbrev`, `opaque` or named `instance` (a function, by its last name:
+/// `List.sum_cons` is `sum_cons`), or a `structure`, `class` or `inductive`.
+pub(super) fn lean_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let mut at = 0;
+    if t.first() == Some(&"@") {
+        at = t.iter().position(|w| *w == "]")? + 1;
+    }
+    while t.get(at).is_some_and(|w| LEAN_MODIFIERS.contains(w)) {
+        at += 1;
+    }
+    let kind = match *t.get(at)? {
+        "def" | "theorem" | "lemma" | "abbrev" | "opaque" | "instance" => "function",
+        "structure" | "class" => "class",
+        "inductive" => "type",
+        _ => return None,
+    };
+    let at = at + usize::from(t.get(at + 1) == Some(&"inductive")); // `class inductive`
+    last_name(t, at + 1).map(|n| (kind, n))
+}
+
+/// A CoffeeScript definition: a class (`class Cart extends Base`, `export class`), or a
+/// function bound to a name (`total = (items) ->`, a class's `total: ->`, `@total = =>`,
+/// `exports.total = ->`; the last name).
+pub(super) fn coffee_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let t = t.strip_prefix(&["export"]).unwrap_or(t);
+    if t.first() == Some(&"class") {
+        let at = 1 + usize::from(t.get(1) == Some(&"@"));
+        return last_name(t, at).map(|n| ("class", n));
+    }
+    let at = usize::from(t.first() == Some(&"@"));
+    let end = dotted_end(t, at);
+    if !is_name(t.get(at)?) || !matches!(t.get(end + 1), Some(&("=" | ":"))) {
+        return None;
+    }
+    let mut value = &t[end + 2..];
+    if value.first() == Some(&"(") {
+        value = &value[past_close(value, 0)?..];
+    }
+    matches!(value, ["-" | "=", ">", ..]).then(|| ("function", t[end].to_string()))
 }

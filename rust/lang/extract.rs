@@ -80,6 +80,8 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         | Lang::Perl
         | Lang::R
         | Lang::Julia
+        | Lang::Nix
+        | Lang::Coffee
         | Lang::Hash => sc.out.purpose = line_comment_header(&sc.lines, "#"),
         Lang::Rust
         | Lang::Go
@@ -94,11 +96,16 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         | Lang::Php
         | Lang::Scala
         | Lang::Zig
+        | Lang::Pascal
+        | Lang::Verilog
         | Lang::Slash => sc.out.purpose = slash_header(&sc.lines),
-        Lang::Lua | Lang::Haskell | Lang::Dash => {
+        Lang::Lua | Lang::Haskell | Lang::Lean | Lang::Ada | Lang::Vhdl | Lang::Dash => {
             sc.out.purpose = line_comment_header(&sc.lines, "--")
         }
         Lang::Lisp => sc.out.purpose = line_comment_header(&sc.lines, ";"),
+        Lang::Fortran => sc.out.purpose = line_comment_header(&sc.lines, "!"),
+        Lang::Basic => sc.out.purpose = line_comment_header(&sc.lines, "'"),
+        Lang::Vim => sc.out.purpose = line_comment_header(&sc.lines, "\""),
         Lang::Erlang => sc.out.purpose = line_comment_header(&sc.lines, "%"),
         Lang::Markdown => sc.out.purpose = markdown_header(&sc.lines),
         Lang::Rst => sc.out.purpose = rst_header(&sc.lines),

@@ -205,6 +205,56 @@ fn syntax(lang: Lang) -> Syntax {
             heredocs: false,
             pod: None,
         },
+        // `'` is no quote: it ends names (`h'`), as in Haskell.
+        Lang::Lean => Syntax {
+            block: Some((b"/-", b"-/")),
+            quotes: b"\"",
+            ..syntax(Lang::Dash)
+        },
+        Lang::Fortran => Syntax {
+            line: &[b"!"],
+            ..syntax(Lang::Hash)
+        },
+        // `'` is no quote: it marks an attribute (`X'Length`, `clk'event`).
+        Lang::Ada | Lang::Vhdl => Syntax {
+            quotes: b"\"",
+            ..syntax(Lang::Dash)
+        },
+        // `'` is no quote: it is a literal's base (`8'hFF`).
+        Lang::Verilog => Syntax {
+            quotes: b"\"",
+            ..syntax(Lang::C)
+        },
+        // `###` opens a block comment before `#` a line's; `"""` strings span lines.
+        Lang::Coffee => Syntax {
+            block: Some((b"###", b"###")),
+            long: &[(b"\"\"\"", true), (b"'''", true)],
+            ..syntax(Lang::Hash)
+        },
+        Lang::Basic => Syntax {
+            line: &[b"'"],
+            quotes: b"\"",
+            ..syntax(Lang::Hash)
+        },
+        Lang::Pascal => Syntax {
+            line: &[b"//"],
+            block: Some((b"{", b"}")),
+            quotes: b"'",
+            ..syntax(Lang::Hash)
+        },
+        // A `''` string spans lines; `'` alone is no quote (`x'` is a name).
+        Lang::Nix => Syntax {
+            block: C_BLOCK,
+            quotes: b"\"",
+            long: &[(b"''", false)],
+            ..syntax(Lang::Hash)
+        },
+        // `"` starts a comment; a string in `"` reads as one, which blanks it from the code alike.
+        Lang::Vim => Syntax {
+            line: &[b"\""],
+            quotes: b"'",
+            ..syntax(Lang::Hash)
+        },
         Lang::Ml => Syntax {
             line: &[b"//"],
             block: Some((b"(*", b"*)")),
@@ -693,12 +743,62 @@ mod tests {
     }
 
     #[test]
+    fn fortran_basic_pascal_nix_vim_and_lean_comments() {
+        let pair = |c: &str, m: &str| (c.to_string(), m.to_string());
+        let first = |src: &str, lang| split(src, lang).remove(0);
+        assert_eq!(
+            first("print *, \"Hi!\" ! greet", Lang::Fortran),
+            pair("print *,", "! greet")
+        );
+        assert_eq!(
+            first("s = \"it's\" ' note", Lang::Basic),
+            pair("s =", "' note")
+        );
+        assert_eq!(
+            split("x := 'a{'; { note\nmore } y := 1; // end\n", Lang::Pascal),
+            [
+                pair("x :=     ;", "note"),
+                pair("y := 1;", "more           // end"),
+                pair("", "")
+            ],
+            "a brace in a string opens no comment"
+        );
+        assert_eq!(
+            split(
+                "s = ''\n  # not a comment\n''; x' = 1; /* a */ # b\n",
+                Lang::Nix
+            ),
+            [
+                pair("s =", ""),
+                pair("", ""),
+                pair("; x' = 1;", "a    # b"),
+                pair("", "")
+            ],
+            "a '' string spans lines, and a prime opens none"
+        );
+        assert_eq!(
+            first("let s = 'a\"b' \" note", Lang::Vim),
+            pair("let s =", "\" note")
+        );
+        assert_eq!(
+            split("theorem t' : x := rfl -- q\n/- a\nb -/ def f\n", Lang::Lean),
+            [
+                pair("theorem t' : x := rfl", "-- q"),
+                pair("", "a"),
+                pair("def f", "b"),
+                pair("", "")
+            ],
+        );
+    }
+
+    #[test]
     fn runs_copied_at_once_lex_as_byte_by_byte() {
         const PIECES: &[&str] = &[
             "a", "r", "b", " ", "\t", "\n", "\r\n", "\\", "#", "//", "/*", "*/", "/", "*", "\"",
             "'", "\"\"\"", "'''", "`", "r#\"", "\"#", "r\"", "--", "<!--", "-->", "x'", "'\\n'",
             "é", "'é'", "<<~A", "<<B", "<<-'A'", "A", "1<<B", "--[[", "]]", "{-", "-}", "\n=head1",
-            "\n=cut", "\n=begin", "\n=end", "#=", "=#", "(*", "*)", ";", "%",
+            "\n=cut", "\n=begin", "\n=end", "#=", "=#", "(*", "*)", ";", "%", "!", "{", "}", "''",
+            "/-", "-/",
         ];
         let langs = [
             Lang::Python,
@@ -728,6 +828,16 @@ mod tests {
             Lang::Hash,
             Lang::Slash,
             Lang::Dash,
+            Lang::Fortran,
+            Lang::Basic,
+            Lang::Pascal,
+            Lang::Nix,
+            Lang::Vim,
+            Lang::Lean,
+            Lang::Ada,
+            Lang::Vhdl,
+            Lang::Verilog,
+            Lang::Coffee,
             Lang::Markdown,
             Lang::Markup,
             Lang::Text,

@@ -1,22 +1,24 @@
 //! Definition spans: the lines each definition of a lexed file covers, nested ones included
-//! (Python by indentation; Ruby, Scala, Elixir, Lua, Haskell, Julia, OCaml and F#, Erlang and
-//! the Lisps by indentation to their `end`, their `}` or their last equation; Rust, Go,
+//! (Python by indentation; Ruby, Scala, Elixir, Lua, Haskell, Julia, OCaml and F#, Erlang, the
+//! Lisps, Pascal, Ada, VHDL, Verilog, Fortran, Visual Basic, Vim script, Lean and CoffeeScript
+//! by indentation to their `end`, their `}` or their last equation; Rust, Go,
 //! TypeScript, JavaScript, Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Zig, Perl and R by
 //! braces), and the definition a line belongs to. Annotations take their symbol from them
 //! (artifacts/annotate.rs) and task context cuts files into regions along them
 //! (tasks/regions.rs).
 
 use super::defs::{
-    elixir_def, erlang_def, go_def, haskell_def, holds_members, js_def, julia_def, keyword_def,
-    lisp_def, lua_def, ml_def, perl_def, python_def, r_def, ruby_def, rust_def, scala_def, tokens,
-    typed_def, zig_def,
+    ada_def, any_case, basic_def, coffee_def, elixir_def, erlang_def, fortran_def, go_def,
+    haskell_def, holds_members, js_def, julia_def, keyword_def, lean_def, lisp_def, lua_def,
+    ml_def, pascal_def, perl_def, python_def, r_def, ruby_def, rust_def, scala_def, tokens,
+    typed_def, verilog_def, vhdl_def, vim_def, zig_def,
 };
 use super::lexer::Line;
 use super::{has_definitions, Lang};
 
-/// The definitions of a lexed file, nested ones included, in no particular order (Python, Ruby,
-/// Scala, Elixir, Lua, Haskell, Julia, OCaml and F#, Erlang and the Lisps by indentation; the
-/// others with definitions by braces; none for other languages). Task context
+/// The definitions of a lexed file, nested ones included, in no particular order (Python and
+/// the languages of `indent_spans` by indentation; the others with definitions by braces; none
+/// for other languages). Task context
 /// (tasks/regions.rs) cuts files into regions along them.
 pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     match lang {
@@ -29,7 +31,16 @@ pub fn spans(lines: &[Line], lang: Lang) -> Vec<Span> {
         | Lang::Julia
         | Lang::Ml
         | Lang::Erlang
-        | Lang::Lisp => indent_spans(lines, lang),
+        | Lang::Lisp
+        | Lang::Pascal
+        | Lang::Ada
+        | Lang::Vhdl
+        | Lang::Verilog
+        | Lang::Fortran
+        | Lang::Basic
+        | Lang::Vim
+        | Lang::Lean
+        | Lang::Coffee => indent_spans(lines, lang),
         l if has_definitions(l) => brace_spans(lines, l),
         _ => Vec::new(),
     }
@@ -235,9 +246,63 @@ fn at_indent(lang: Lang, t: &[&str], def: Option<&(&str, String)>, open: &Span) 
             _ => AtIndent::Ends,
         },
         (Lang::Scala, Some("end")) => AtIndent::Ends, // Scala 3's `end name`
+        // A routine's sections and body, a class's visibility sections; a package's private
+        // part; an architecture's body; a module's procedures; a module's port list's closing
+        // `);` and a preprocessor's line.
+        (Lang::Pascal, w) if any_case(w, PASCAL_SECTIONS) => AtIndent::Stays,
+        (Lang::Ada | Lang::Vhdl, w) if any_case(w, &["begin", "is", "exception", "private"]) => {
+            AtIndent::Stays
+        }
+        // A Fortran unit ends at its `end` only (`end subroutine`, `end`), its body often not
+        // indented; another unit at its indent is one it contains. A loop's or a branch's end
+        // (`end do`, `endif`) goes on it.
+        (Lang::Fortran, Some(w)) => {
+            let unit = |w: &str| any_case(Some(w), FORTRAN_UNITS);
+            let lower = w.to_ascii_lowercase();
+            match lower.strip_prefix("end") {
+                Some("") if t.get(1).is_none_or(|u| unit(u)) => AtIndent::Ends,
+                Some(u) if unit(u) => AtIndent::Ends,
+                _ => AtIndent::Stays,
+            }
+        }
+        (Lang::Verilog, Some("begin" | "end" | ")" | "`")) => AtIndent::Stays,
+        (Lang::Pascal | Lang::Ada | Lang::Vhdl | Lang::Verilog | Lang::Basic, Some(w))
+            if w.get(..3).is_some_and(|e| e.eq_ignore_ascii_case("end")) =>
+        {
+            AtIndent::Ends
+        }
+        (Lang::Vim, Some(w)) if w.starts_with("endf") || w == "enddef" => AtIndent::Ends,
         _ => AtIndent::After,
     }
 }
+
+/// What a Fortran `end` may end.
+const FORTRAN_UNITS: &[&str] = &[
+    "subroutine",
+    "function",
+    "module",
+    "submodule",
+    "program",
+    "type",
+    "interface",
+    "procedure",
+];
+
+/// Pascal's words at a routine's or a class's indent that go on it.
+const PASCAL_SECTIONS: &[&str] = &[
+    "var",
+    "const",
+    "type",
+    "label",
+    "begin",
+    "resourcestring",
+    "private",
+    "protected",
+    "public",
+    "published",
+    "strict",
+    "automated",
+];
 
 /// Ruby, Scala, Elixir, Lua, Haskell, Julia, OCaml and F#, Erlang and Lisp definitions, each
 /// spanning the lines indented deeper than it and the lines at its indent that end it or stay
@@ -271,9 +336,18 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             Lang::Lisp => lisp_def(&line.code),
             Lang::Erlang => erlang_def(&t),
             Lang::Ml => ml_def(&t),
+            Lang::Pascal => pascal_def(&t),
+            Lang::Ada => ada_def(&t),
+            Lang::Vhdl => vhdl_def(&t),
+            Lang::Verilog => verilog_def(&t),
+            Lang::Fortran => fortran_def(&t),
+            Lang::Basic => basic_def(&t),
+            Lang::Vim => vim_def(&t),
+            Lang::Lean => lean_def(&t),
+            Lang::Coffee => coffee_def(&t),
             _ => haskell_def(&t),
         };
-        let mut stays = false;
+        let mut continues = false;
         while let Some((s, i, ends)) = open.last() {
             if *i < line.indent {
                 break;
@@ -287,12 +361,19 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
                 }
             };
             if matches!(here, AtIndent::Stays) {
-                stays = true;
+                // A line that goes on a definition opens none of its own name (a Haskell
+                // function's next equation), though it may open another (a Fortran unit's).
+                continues = def
+                    .as_ref()
+                    .is_some_and(|(k, name)| *k == s.kind && *name == s.name);
                 break;
             }
             let (mut s, ..) = open.pop().expect("checked");
             if matches!(here, AtIndent::Ends) {
+                // The line ends this one only: a Fortran module at the same indent goes on.
                 s.end = n;
+                spans.push(s);
+                break;
             }
             spans.push(s);
         }
@@ -314,7 +395,7 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             }
             _ => true,
         };
-        if let Some(def) = def.filter(|_| placed && !stays) {
+        if let Some(def) = def.filter(|_| placed && !continues) {
             // Whole on its line: `def f; end`, `struct Empty end`, Julia's `f(x) = x` (whose
             // module's `end` is at its indent, as Julia indents no module).
             let ends = t.last() != Some(&"end")

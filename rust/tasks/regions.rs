@@ -1089,6 +1089,238 @@ price(#{price := P}) -> P.
     }
 
     #[test]
+    fn pascal_ada_vhdl_and_visual_basic_definitions_to_their_end() {
+        let pas = r#"unit Carts;
+
+interface
+
+type
+  TCart = class(TObject)
+  private
+    FItems: TList;
+  public
+    function Total: Currency;
+  end;
+  TCartRef = class of TCart;
+
+implementation
+
+{ The sum of the items. }
+function TCart.Total: Currency;
+var
+  I: Integer;
+begin
+  Result := 0;
+end;
+
+end.
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("src/Carts.pas", pas),
+            ["TCart", "Total"],
+            "a class reference is none"
+        );
+        let spans = span_lines(pas, Lang::Pascal);
+        assert_eq!(
+            spans,
+            [
+                ("TCart".to_string(), 6, 11),
+                ("Total".to_string(), 10, 10),
+                ("Total".to_string(), 17, 22)
+            ],
+            "its sections and its body stay inside, to its `end`"
+        );
+        covers_every_line_once("src/Carts.pas", pas);
+
+        let ada = r#"package body Shop.Carts is
+
+   function Total (C : Cart) return Money
+   is
+      Sum : Money := 0;
+   begin
+      return Sum;
+   exception
+      when others => return 0;
+   end Total;
+
+   package Money_IO is new Ada.Text_IO.Float_IO (Money);
+end Shop.Carts;
+"#;
+        assert_eq!(span_of(ada, Lang::Ada, "Carts"), (1, 13));
+        assert_eq!(
+            span_of(ada, Lang::Ada, "Total"),
+            (3, 10),
+            "its `is`, `begin` and `exception` stay inside"
+        );
+        assert_eq!(span_lines(ada, Lang::Ada).len(), 2, "an instance is none");
+        covers_every_line_once("src/shop-carts.adb", ada);
+
+        let vhdl = r#"entity uart is
+  port (clk : in std_logic);
+end entity;
+
+architecture rtl of uart is
+  signal busy : std_logic;
+begin
+  tx : process (clk)
+  begin
+    busy <= clk;
+  end process;
+end architecture rtl;
+"#;
+        assert_eq!(
+            span_lines(vhdl, Lang::Vhdl),
+            [
+                ("tx".to_string(), 8, 11),
+                ("uart".to_string(), 1, 3),
+                ("uart".to_string(), 5, 12)
+            ],
+            "an architecture is named by its entity"
+        );
+        covers_every_line_once("rtl/uart.vhd", vhdl);
+
+        let vb = r#"Imports System
+
+Public Class Cart
+    Private ReadOnly items As New List(Of Item)
+
+    ' The sum of the items.
+    Public Function Total() As Decimal
+        If items.Count = 0 Then
+            Return 0
+        End If
+        Return items.Sum(Function(i) i.Price)
+    End Function
+
+    Public Property Get Count() As Integer
+End Class
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("Cart.vb", vb),
+            ["Cart", "Count", "Total"]
+        );
+        assert_eq!(span_of(vb, Lang::Basic, "Cart"), (3, 15));
+        assert_eq!(span_of(vb, Lang::Basic, "Total"), (7, 12));
+        covers_every_line_once("Cart.vb", vb);
+    }
+
+    #[test]
+    fn verilog_fortran_vim_lean_and_coffeescript_definitions() {
+        let sv = r#"module alu #(
+  parameter int W = 32
+) (
+  input  logic [W-1:0] a_i,
+  output logic [W-1:0] y_o
+);
+`ifdef FAST
+  localparam bit F = 1'b1;
+`endif
+  function automatic logic [W-1:0] twice(input logic [W-1:0] x);
+    return x << 1;
+  endfunction
+  assign y_o = twice(a_i);
+endmodule
+"#;
+        assert_eq!(
+            span_lines(sv, Lang::Verilog),
+            [("alu".to_string(), 1, 14), ("twice".to_string(), 10, 12)],
+            "its port list's `);` and a preprocessor's line stay inside"
+        );
+        covers_every_line_once("rtl/alu.sv", sv);
+
+        let f90 = r#"module carts
+implicit none
+contains
+
+!> The sum of the items.
+pure function total(items) result(s)
+real, intent(in) :: items(:)
+real :: s
+integer :: i
+do i = 1, size(items)
+  s = s + items(i)
+end do
+end function total
+
+subroutine show(c)
+type(cart), intent(in) :: c
+end subroutine
+end module carts
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("src/carts.f90", f90),
+            ["carts", "show", "total"],
+            "a variable's `type(cart)` is none"
+        );
+        assert_eq!(
+            span_lines(f90, Lang::Fortran),
+            [
+                ("carts".to_string(), 1, 18),
+                ("show".to_string(), 15, 17),
+                ("total".to_string(), 6, 13)
+            ],
+            "a unit ends at its `end`, not at its body's indent nor at a loop's end"
+        );
+        covers_every_line_once("src/carts.f90", f90);
+
+        let vim = r#"" Carts.
+function! s:Total(items) abort
+  return eval(join(a:items, '+'))
+endfunction
+
+function carts#Show(cart) abort
+  echo s:Total(a:cart)
+endf
+"#;
+        assert_eq!(
+            span_lines(vim, Lang::Vim),
+            [("Show".to_string(), 6, 8), ("Total".to_string(), 2, 4)]
+        );
+        covers_every_line_once("autoload/carts.vim", vim);
+
+        let lean = r#"namespace Cart
+
+/-- The sum of the prices. -/
+@[simp] protected def Cart.total (c : Cart) : Nat :=
+  c.items.foldl (· + ·) 0
+
+theorem total_nil : total [] = 0 := by
+  simp
+
+instance : Inhabited Cart := ⟨[]⟩
+
+end Cart
+"#;
+        assert_eq!(
+            span_lines(lean, Lang::Lean),
+            [("total".to_string(), 4, 5), ("total_nil".to_string(), 7, 8)],
+            "an instance with no name is none"
+        );
+        covers_every_line_once("Shop/Cart.lean", lean);
+
+        let coffee = r#"### The carts. ###
+class Cart extends Base
+  # The sum.
+  total: (items) ->
+    items.reduce ((a, b) -> a + b), 0
+
+  @empty = => new Cart
+
+exports.show = (cart) -> console.log cart.total()
+"#;
+        assert_eq!(
+            span_lines(coffee, Lang::Coffee),
+            [
+                ("Cart".to_string(), 2, 7),
+                ("empty".to_string(), 7, 7),
+                ("show".to_string(), 9, 9),
+                ("total".to_string(), 4, 5)
+            ]
+        );
+        covers_every_line_once("src/cart.coffee", coffee);
+    }
+
+    #[test]
     fn dart_definitions_are_typed_as_java_s_and_a_call_in_a_body_is_none() {
         let dart = r#"import 'package:flutter/material.dart';
 
@@ -1253,11 +1485,25 @@ mixin class Tapped {
             "struct",
             "(defn",
             "member",
+            "procedure",
+            "begin",
+            "is",
+            "subroutine",
+            "contains",
+            "endmodule",
+            "endfunction",
+            "End",
+            "Sub",
+            "theorem",
+            "process",
+            "TFoo",
+            "\n\n",
         ];
         let paths = [
             "a.py", "a.rs", "a.go", "a.ts", "a.js", "A.java", "A.cs", "a.c", "a.hpp", "A.kt",
             "A.swift", "a.php", "a.rb", "A.scala", "a.dart", "a.ex", "a.lua", "A.hs", "a.zig",
-            "a.pm", "a.R", "a.jl",
+            "a.pm", "a.R", "a.jl", "a.pas", "a.adb", "a.vhd", "a.sv", "a.f90", "a.vb", "a.vim",
+            "A.lean", "a.coffee",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for round in 0..2000 {

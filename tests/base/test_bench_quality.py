@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import write
+from repoctx import _core
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -126,6 +127,8 @@ def test_messages_lose_pull_request_numbers_and_trailers():
     assert all(map(quality_history.is_source, ("lib/cart.ex", "mix.exs", "lua/cart.lua", "src/Cart.hs", "src/cart.zig",
                                                "lib/Cart.pm", "script/cart.pl", "R/cart.R", "src/Cart.jl")))
     assert quality_history.is_test("test/cart_test.exs") and quality_history.is_test("spec/cart_spec.lua")
+    assert all(_core.file_kind(f"a{suffix}").code for suffix in quality_history.SOURCE_SUFFIXES), (
+        "the harness's source files are code to repoctx")
 
 
 def test_metrics_on_constructed_answers():

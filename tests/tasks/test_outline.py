@@ -402,12 +402,52 @@ total(t::Till) = sum(t.items)
 
 end
 """
+PASCAL = """\
+unit Till;
+
+interface
+
+type
+  TTill = class(TObject)
+  public
+    procedure Ring(Item: Integer);
+  end;
+
+implementation
+
+procedure TTill.Ring(Item: Integer);
+begin
+  Inc(FTotal, Item);
+end;
+
+end.
+"""
+FORTRAN = """\
+module till
+implicit none
+contains
+subroutine ring(total, item)
+integer, intent(inout) :: total
+integer, intent(in) :: item
+total = total + item
+end subroutine ring
+end module till
+"""
+VERILOG = """\
+module till (
+  input logic clk_i
+);
+  function automatic int ring(int total, int item);
+    return total + item;
+  endfunction
+endmodule
+"""
 FILES = {"src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
          "billing/Ledger.cs": CSHARP, "native/ring.c": C, "native/arena.hpp": CPP, "app/Receipt.kt": KOTLIN,
          "ios/Wallet.swift": SWIFT, "web/Coupon.php": PHP, "lib/till.rb": RUBY,
          "shop/Till.scala": SCALA, "ui/badge.dart": DART, "lib/shop/till.ex": ELIXIR, "lua/till.lua": LUA,
          "src/Shop/Till.hs": HASKELL, "src/till.zig": ZIG, "lib/Shop/Till.pm": PERL, "R/till.R": R,
-         "src/Shop.jl": JULIA}
+         "src/Shop.jl": JULIA, "src/Till.pas": PASCAL, "src/till.f90": FORTRAN, "rtl/till.sv": VERILOG}
 
 
 def d(kind, name, start, end, signature, members=()):
@@ -565,6 +605,25 @@ GOLDEN = {
     "src/Shop.jl": ("Julia", [
         d("function", "ring", 6, 8, "function ring(till::Till, item)"),
         d("function", "total", 10, 10, "total(t::Till) = sum(t.items)"),
+    ]),
+    # A class's sections stay inside it, to its `end`; a method's body to its own.
+    "src/Till.pas": ("Pascal", [
+        d("class", "TTill", 6, 9, "TTill = class(TObject)", [
+            m("function", "Ring", 8, 8, "procedure Ring(Item: Integer);"),
+        ]),
+        d("function", "Ring", 13, 16, "procedure TTill.Ring(Item: Integer);"),
+    ]),
+    # A unit's body need not be indented: it ends at its `end`.
+    "src/till.f90": ("Fortran", [
+        d("module", "till", 1, 9, "module till", [
+            m("function", "ring", 4, 8, "subroutine ring(total, item)"),
+        ]),
+    ]),
+    # The port list's `);` stays inside the module.
+    "rtl/till.sv": ("SystemVerilog", [
+        d("module", "till", 1, 7, "module till (", [
+            m("function", "ring", 4, 6, "function automatic int ring(int total, int item);"),
+        ]),
     ]),
 }
 

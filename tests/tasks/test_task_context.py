@@ -254,14 +254,48 @@ STEP_AND_REFUND = {
                        "refund_total(Paid) ->\n    Paid - fee().\n", "refund_total"),
     "src/shop/ledger.clj": ("(ns shop.ledger)\n\n", "(defn step{i}\n  [x]\n  (+ x {i}))\n\n",
                             "(defn refund_total\n  [paid]\n  (- paid fee))\n", "refund_total"),
+    "src/Ledger.pas": ("unit Ledger;\n\nimplementation\n\n",
+                       "function Step{i}(X: Integer): Integer;\nbegin\n  Result := X + {i};\nend;\n\n",
+                       "function RefundTotal(Paid: Integer): Integer;\nvar\n  Due: Integer;\nbegin\n"
+                       "  Result := Paid - fee;\nend;\n\nend.\n", "RefundTotal"),
+    "src/shop-ledger.adb": ("package body Shop.Ledger is\n\n",
+                            "   function Step{i} (X : Integer) return Integer is\n   begin\n      return X + {i};\n"
+                            "   end Step{i};\n\n",
+                            "   function Refund_Total (Paid : Integer) return Integer is\n   begin\n"
+                            "      return Paid - fee;\n   end Refund_Total;\nend Shop.Ledger;\n", "Refund_Total"),
+    "rtl/ledger.vhd": ("package body ledger is\n\n",
+                       "  function step{i} (x : integer) return integer is\n  begin\n    return x + {i};\n"
+                       "  end function;\n\n",
+                       "  function refund_total (paid : integer) return integer is\n  begin\n"
+                       "    return paid - fee;\n  end function;\nend package body;\n", "refund_total"),
+    "rtl/ledger.sv": ("package ledger;\n\n",
+                      "  function automatic int step{i}(int x);\n    return x + {i};\n  endfunction\n\n",
+                      "  function automatic int refund_total(int paid);\n    return paid - fee;\n  endfunction\n"
+                      "endpackage\n", "refund_total"),
+    "src/ledger.f90": ("module ledger\ncontains\n\n",
+                       "integer function step{i}(x)\ninteger :: x\nstep{i} = x + {i}\nend function\n\n",
+                       "integer function refund_total(paid)\ninteger :: paid\nrefund_total = paid - fee\n"
+                       "end function\nend module ledger\n", "refund_total"),
+    "src/Ledger.vb": ("Public Module Ledger\n\n",
+                      "    Function Step{i}(x As Integer) As Integer\n        Return x + {i}\n    End Function\n\n",
+                      "    Function RefundTotal(paid As Integer) As Integer\n        Return paid - fee\n"
+                      "    End Function\nEnd Module\n", "RefundTotal"),
+    "autoload/ledger.vim": ("\" The ledger.\n\n", "function! ledger#Step{i}(x) abort\n  return a:x + {i}\nendfunction\n\n",
+                            "function! ledger#RefundTotal(paid) abort\n  return a:paid - s:fee\nendfunction\n",
+                            "RefundTotal"),
+    "Shop/Ledger.lean": ("namespace Ledger\n\n", "def step{i} (x : Nat) : Nat :=\n  x + {i}\n\n",
+                         "def refundTotal (paid : Nat) : Nat :=\n  paid - fee\n\nend Ledger\n", "refundTotal"),
+    "src/ledger.coffee": ("# The ledger.\n\n", "step{i} = (x) ->\n  x + {i}\n\n",
+                          "refundTotal = (paid) ->\n  paid - fee\n", "refundTotal"),
 }
 
 
 @pytest.mark.parametrize("path", list(STEP_AND_REFUND))
 def test_in_a_large_file_of_each_language_the_method_the_task_is_about_is_shown(tmp_path, path):
     """Through the CLI, in C#, C, C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua, Haskell, Zig, Perl,
-    R, Julia, OCaml, Erlang and Clojure as in Java: the method a task is about is the region shown, not the
-    file's head nor the steps before it."""
+    R, Julia, OCaml, Erlang, Clojure, Pascal, Ada, VHDL, SystemVerilog, Fortran, Visual Basic, Vim script, Lean
+    and CoffeeScript as in Java: the method a task is about is the region shown, not the file's head nor the
+    steps before it."""
     head, step, refund, symbol = STEP_AND_REFUND[path]
     repo = tmp_path / "repo"
     write(repo, path, head + "".join(step.format(i=i) for i in range(80)) + refund.format())

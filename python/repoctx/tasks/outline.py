@@ -126,9 +126,9 @@ COMMANDS = [
         "definitions (functions, classes, structs, impls, …) in line order, each with its kind, name, first and "
         "last line (1-based) and signature line, and its members (methods under a class or impl). Definitions "
         "are found for Python, Rust, Go, TypeScript/JavaScript, Java, C#, C/C++, Dart, Kotlin, Swift, PHP, Ruby, "
-        "Scala, Elixir, Lua, Haskell, Zig, Perl, R, Julia, OCaml, F#, Erlang and the Lisps; other files have "
-        "none. Read a file's "
-        "shape before its text, then ask for the lines you need.",
+        "Scala, Elixir, Lua, Haskell, Zig, Perl, R, Julia, OCaml, F#, Erlang, the Lisps, Pascal, Ada, VHDL, "
+        "Verilog, Fortran, Visual Basic, Vim script, Lean and CoffeeScript; other files have none. Read a "
+        "file's shape before its text, then ask for the lines you need.",
         params=OutlineParams,
         result=OutlineResult | OutlineError,
         handler=file_outline,
