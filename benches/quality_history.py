@@ -37,7 +37,7 @@ LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".ja
     ".m": "Objective-C", ".mm": "Objective-C", ".groovy": "Groovy", ".sol": "Solidity", ".gleam": "Gleam",
     ".nim": "Nim", ".d": "D", ".hx": "Haxe", ".v": "Verilog", ".vh": "Verilog", ".sv": "Verilog", ".svh": "Verilog",
     ".vhd": "VHDL", ".vhdl": "VHDL", ".ads": "Ada", ".adb": "Ada", ".f": "Fortran", ".f90": "Fortran",
-    ".f95": "Fortran", ".f03": "Fortran", ".f08": "Fortran", ".pas": "Pascal", ".dpr": "Pascal", ".lpr": "Pascal",
+    ".f95": "Fortran", ".f03": "Fortran", ".f08": "Fortran", ".F90": "Fortran", ".F": "Fortran", ".pas": "Pascal", ".dpr": "Pascal", ".lpr": "Pascal",
     ".vb": "Visual Basic", ".bas": "Visual Basic", ".nix": "Nix", ".vim": "Vim script", ".lean": "Lean",
     ".tcl": "Tcl", ".coffee": "CoffeeScript", ".raku": "Raku", ".rakumod": "Raku", ".odin": "Odin", ".move": "Move",
     ".asm": "Assembly", ".s": "Assembly", ".S": "Assembly"} | dict.fromkeys(

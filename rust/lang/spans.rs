@@ -254,15 +254,27 @@ fn at_indent(lang: Lang, t: &[&str], def: Option<&(&str, String)>, open: &Span) 
             AtIndent::Stays
         }
         // A Fortran unit ends at its `end` only (`end subroutine`, `end`), its body often not
-        // indented; another unit at its indent is one it contains. A loop's or a branch's end
-        // (`end do`, `endif`) goes on it.
+        // indented; another unit at its indent or less is one it contains. Another block's end
+        // (`end do`, `endif`, `end interface`) goes on it.
         (Lang::Fortran, Some(w)) => {
-            let unit = |w: &str| any_case(Some(w), FORTRAN_UNITS);
             let lower = w.to_ascii_lowercase();
-            match lower.strip_prefix("end") {
-                Some("") if t.get(1).is_none_or(|u| unit(u)) => AtIndent::Ends,
-                Some(u) if unit(u) => AtIndent::Ends,
-                _ => AtIndent::Stays,
+            let ended = match lower.strip_prefix("end") {
+                Some("") => t.get(1).map(|u| u.to_ascii_lowercase()),
+                Some(u) => Some(u.to_string()),
+                None => return AtIndent::Stays,
+            };
+            // What it ends, if it is the open unit's end: `end subroutine`, or a bare `end`.
+            let kind = match ended.as_deref() {
+                None => open.kind,
+                Some("subroutine" | "function") => "function",
+                Some("module" | "submodule" | "program") => "module",
+                Some("type") => "type",
+                Some(_) => "",
+            };
+            if kind == open.kind {
+                AtIndent::Ends
+            } else {
+                AtIndent::Stays
             }
         }
         (Lang::Verilog, Some("begin" | "end" | ")" | "`")) => AtIndent::Stays,
@@ -275,18 +287,6 @@ fn at_indent(lang: Lang, t: &[&str], def: Option<&(&str, String)>, open: &Span) 
         _ => AtIndent::After,
     }
 }
-
-/// What a Fortran `end` may end.
-const FORTRAN_UNITS: &[&str] = &[
-    "subroutine",
-    "function",
-    "module",
-    "submodule",
-    "program",
-    "type",
-    "interface",
-    "procedure",
-];
 
 /// Pascal's words at a routine's or a class's indent that go on it.
 const PASCAL_SECTIONS: &[&str] = &[
@@ -352,7 +352,8 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             if *i < line.indent {
                 break;
             }
-            let here = if *i > line.indent {
+            // A Fortran unit ends at its `end` only, at any indent (a `#include` at column 0).
+            let here = if *i > line.indent && lang != Lang::Fortran {
                 AtIndent::After
             } else {
                 match at_indent(lang, &t, def.as_ref(), s) {

@@ -1230,6 +1230,7 @@ endmodule
 
         let f90 = r#"module carts
 implicit none
+#include "carts.inc"
 contains
 
 !> The sum of the items.
@@ -1255,11 +1256,11 @@ end module carts
         assert_eq!(
             span_lines(f90, Lang::Fortran),
             [
-                ("carts".to_string(), 1, 18),
-                ("show".to_string(), 15, 17),
-                ("total".to_string(), 6, 13)
+                ("carts".to_string(), 1, 19),
+                ("show".to_string(), 16, 18),
+                ("total".to_string(), 7, 14)
             ],
-            "a unit ends at its `end`, not at its body's indent nor at a loop's end"
+            "a unit ends at its `end`, not at a line indented less nor at a loop's end"
         );
         covers_every_line_once("src/carts.f90", f90);
 
