@@ -205,27 +205,36 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         // Not a constructor: a line cannot tell one from a call (`Text(`) in a body.
         Lang::Dart => typed_def(&t, true, false, lang),
         Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(&t),
-        Lang::Ruby => ruby_def(&t),
-        Lang::Scala => scala_def(&t),
-        Lang::Elixir => elixir_def(&t),
-        Lang::Lua => lua_def(&t),
-        Lang::Haskell => haskell_def(&t),
         Lang::Zig => zig_def(&t),
         Lang::Perl => perl_def(&t),
         Lang::R => r_def(&t),
-        Lang::Julia => julia_def(&t),
-        Lang::Ml => ml_def(&t),
-        Lang::Erlang => erlang_def(&t),
-        Lang::Lisp => lisp_def(rest),
-        Lang::Pascal => pascal_def(&t),
-        Lang::Ada => ada_def(&t),
-        Lang::Vhdl => vhdl_def(&t),
-        Lang::Verilog => verilog_def(&t),
-        Lang::Fortran => fortran_def(&t),
-        Lang::Basic => basic_def(&t),
-        Lang::Vim => vim_def(&t),
-        Lang::Lean => lean_def(&t),
-        Lang::Coffee => coffee_def(&t),
+        _ => indented_def(lang, &t, rest),
+    }
+}
+
+/// The definition a line of a language whose spans go by indentation starts (`spans.rs`,
+/// `indent_spans`), from its tokens `t` or, for the Lisps, whose names hold `-` and `?`, its
+/// code.
+pub(super) fn indented_def(lang: Lang, t: &[&str], code: &[u8]) -> Option<(&'static str, String)> {
+    match lang {
+        Lang::Ruby => ruby_def(t),
+        Lang::Scala => scala_def(t),
+        Lang::Elixir => elixir_def(t),
+        Lang::Lua => lua_def(t),
+        Lang::Haskell => haskell_def(t),
+        Lang::Julia => julia_def(t),
+        Lang::Ml => ml_def(t),
+        Lang::Erlang => erlang_def(t),
+        Lang::Lisp => lisp_def(code),
+        Lang::Pascal => pascal_def(t),
+        Lang::Ada => ada_def(t),
+        Lang::Vhdl => vhdl_def(t),
+        Lang::Verilog => verilog_def(t),
+        Lang::Fortran => fortran_def(t),
+        Lang::Basic => basic_def(t),
+        Lang::Vim => vim_def(t),
+        Lang::Lean => lean_def(t),
+        Lang::Coffee => coffee_def(t),
         _ => None,
     }
 }

@@ -8,10 +8,8 @@
 //! (tasks/regions.rs).
 
 use super::defs::{
-    ada_def, any_case, basic_def, coffee_def, elixir_def, erlang_def, fortran_def, go_def,
-    haskell_def, holds_members, js_def, julia_def, keyword_def, lean_def, lisp_def, lua_def,
-    ml_def, pascal_def, perl_def, python_def, r_def, ruby_def, rust_def, scala_def, tokens,
-    typed_def, verilog_def, vhdl_def, vim_def, zig_def,
+    any_case, go_def, holds_members, indented_def, js_def, keyword_def, perl_def, python_def,
+    r_def, rust_def, tokens, typed_def, zig_def,
 };
 use super::lexer::Line;
 use super::{has_definitions, Lang};
@@ -327,26 +325,7 @@ fn indent_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             continue;
         }
         let t = tokens(&line.code);
-        let def = match lang {
-            Lang::Ruby => ruby_def(&t),
-            Lang::Scala => scala_def(&t),
-            Lang::Elixir => elixir_def(&t),
-            Lang::Lua => lua_def(&t),
-            Lang::Julia => julia_def(&t),
-            Lang::Lisp => lisp_def(&line.code),
-            Lang::Erlang => erlang_def(&t),
-            Lang::Ml => ml_def(&t),
-            Lang::Pascal => pascal_def(&t),
-            Lang::Ada => ada_def(&t),
-            Lang::Vhdl => vhdl_def(&t),
-            Lang::Verilog => verilog_def(&t),
-            Lang::Fortran => fortran_def(&t),
-            Lang::Basic => basic_def(&t),
-            Lang::Vim => vim_def(&t),
-            Lang::Lean => lean_def(&t),
-            Lang::Coffee => coffee_def(&t),
-            _ => haskell_def(&t),
-        };
+        let def = indented_def(lang, &t, &line.code);
         let mut continues = false;
         while let Some((s, i, ends)) = open.last() {
             if *i < line.indent {
