@@ -21,7 +21,9 @@ GOLDEN = {
     "mts": "TypeScript", "cts": "TypeScript", "js": "JavaScript", "jsx": "JavaScript", "mjs": "JavaScript",
     "cjs": "JavaScript", "java": "Java", "kt": "Kotlin", "vue": "Vue", "svelte": "Svelte", "c": "C",
     "h": "C", "cpp": "C++", "hpp": "C++", "cs": "C#", "rb": "Ruby", "ex": "Elixir", "sh": "Shell",
-    "md": "Markdown", "yaml": "YAML",
+    "md": "Markdown", "yaml": "YAML", "pas": "Pascal", "f90": "Fortran", "sv": "SystemVerilog", "vhd": "VHDL",
+    "adb": "Ada", "vb": "Visual Basic", "vim": "Vim script", "lean": "Lean", "coffee": "CoffeeScript", "nix": "Nix",
+    "bzl": "Starlark",
 }
 KINDS = {k.key: k for k in _core.file_kinds()}
 

@@ -205,6 +205,24 @@ def test_words_as_people_write_them_find_the_code_and_its_region(tmp_path):
     assert all("step40(" not in p["text"] for p in ledger["bundle"]), "not the steps in between"
 
 
+def test_templates_nix_and_bazel_files_are_read(tmp_path):
+    """Through the CLI: a Phoenix template, a Nix flake and a Bazel build file are files task
+    context reads (they were no kind of file, and not read at all)."""
+    repo = tmp_path / "repo"
+    write(repo, "lib/shop_web/cart.html.heex", '<button class="checkout">Pay the basket</button>\n')
+    write(repo, "flake.nix", "{\n  devShells.default = pkgs.mkShell { packages = [ pkgs.rustfmt ]; };\n}\n")
+    write(repo, "tools/BUILD.bazel", 'py_binary(\n    name = "linter_wrapper",\n    srcs = ["wrap.py"],\n)\n')
+    write(repo, "shop/cart.py", "def total(items):\n    return sum(items)\n")
+
+    def first(task: str) -> str:
+        answer = json.loads(run_cli("context", task, "--json", "--root", str(repo), check=True).stdout)
+        return answer["files"][0]["path"]
+
+    assert first("the basket checkout button") == "lib/shop_web/cart.html.heex"
+    assert first("add rustfmt to the dev shell") == "flake.nix"
+    assert first("the linter_wrapper binary") == "tools/BUILD.bazel"
+
+
 # A large file of each language with definitions beside Java: eighty small methods, then the
 # one a task is about, and that method's name.
 STEP_AND_REFUND = {
