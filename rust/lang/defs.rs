@@ -92,14 +92,9 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Lisp => rest.starts_with(b"(def") || rest.starts_with(b"(cl-def"),
         // or a type (`TCart = class`)
         Lang::Pascal => {
-            is_any_case(&[
-                "procedure",
-                "function",
-                "constructor",
-                "destructor",
-                "operator",
-                "class",
-            ]) || memchr::memchr(b'=', rest).is_some()
+            is_any_case(PASCAL_ROUTINES)
+                || is_any_case(&["class"])
+                || memchr::memchr(b'=', rest).is_some()
         }
         Lang::Ada => is_any_case(&[
             "procedure",
@@ -125,20 +120,19 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
                 "type",
             ]) || memchr::memchr(b':', rest).is_some()
         }
-        Lang::Verilog => is(&[
-            "module",
-            "macromodule",
-            "program",
-            "interface",
-            "package",
-            "class",
-            "function",
-            "task",
-            "virtual",
-            "static",
-            "protected",
-            "local",
-        ]),
+        Lang::Verilog => {
+            is(VERILOG_MODIFIERS)
+                || is(&[
+                    "module",
+                    "macromodule",
+                    "program",
+                    "interface",
+                    "package",
+                    "class",
+                    "function",
+                    "task",
+                ])
+        }
         Lang::Fortran => {
             is_any_case(&["module", "program", "submodule", "type"])
                 || holds(b"function")
@@ -1421,22 +1415,22 @@ fn last_name(t: &[&str], at: usize) -> Option<String> {
         .map(|_| t[dotted_end(t, at)].to_string())
 }
 
+/// The words a Pascal routine starts with (after `class`).
+const PASCAL_ROUTINES: &[&str] = &[
+    "procedure",
+    "function",
+    "constructor",
+    "destructor",
+    "operator",
+];
+
 /// A Pascal or Delphi definition: a routine (`procedure`, `function`, `constructor`,
 /// `destructor`, `operator`, after `class`; `TForm1.Button1Click` is `Button1Click`), or a type
 /// with members (`TCart = class(TObject)`, `= record`, `= packed record`, `= interface`); a
 /// forward declaration (`TCart = class;`) and a class reference (`= class of`) are none.
 pub(super) fn pascal_def(t: &[&str]) -> Option<(&'static str, String)> {
     let at = usize::from(any_case(t.first(), &["class"]));
-    if any_case(
-        t.get(at),
-        &[
-            "procedure",
-            "function",
-            "constructor",
-            "destructor",
-            "operator",
-        ],
-    ) {
+    if any_case(t.get(at), PASCAL_ROUTINES) {
         return last_name(t, at + 1).map(|n| ("function", n));
     }
     let name = t.first().filter(|n| is_name(n))?;
@@ -1520,16 +1514,16 @@ pub(super) fn vhdl_def(t: &[&str]) -> Option<(&'static str, String)> {
     }
 }
 
+/// SystemVerilog's modifiers before a class member.
+const VERILOG_MODIFIERS: &[&str] = &["virtual", "static", "protected", "local"];
+
 /// A Verilog or SystemVerilog definition: a module (`module`, `macromodule`), an interface,
 /// a package, a program, a class (`virtual class`), or a function or task by the name before its
 /// `(` or `;` (`function automatic logic [31:0] crc(`); an `extern` or `pure virtual`
 /// prototype is none.
 pub(super) fn verilog_def(t: &[&str]) -> Option<(&'static str, String)> {
     let mut at = 0;
-    while matches!(
-        t.get(at),
-        Some(&("virtual" | "static" | "protected" | "local"))
-    ) {
+    while t.get(at).is_some_and(|w| VERILOG_MODIFIERS.contains(w)) {
         at += 1;
     }
     if matches!(t.first(), Some(&("extern" | "pure" | "import" | "export"))) {
