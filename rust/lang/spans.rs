@@ -244,9 +244,9 @@ fn at_indent(lang: Lang, t: &[&str], def: Option<&(&str, String)>, open: &Span) 
             _ => AtIndent::Ends,
         },
         (Lang::Scala, Some("end")) => AtIndent::Ends, // Scala 3's `end name`
-        // A routine's sections and body, a class's visibility sections; a package's private
-        // part; an architecture's body; a module's procedures; a module's port list's closing
-        // `);` and a preprocessor's line.
+        // A Pascal routine's sections and body, a class's visibility sections; an Ada
+        // subprogram's `is`, body and handlers, a package's private part, a VHDL architecture's
+        // body.
         (Lang::Pascal, w) if any_case(w, PASCAL_SECTIONS) => AtIndent::Stays,
         (Lang::Ada | Lang::Vhdl, w) if any_case(w, &["begin", "is", "exception", "private"]) => {
             AtIndent::Stays
@@ -275,10 +275,18 @@ fn at_indent(lang: Lang, t: &[&str], def: Option<&(&str, String)>, open: &Span) 
                 AtIndent::Stays
             }
         }
+        // A module's port list's closing `);`, a preprocessor's line, a block's `begin`/`end`.
         (Lang::Verilog, Some("begin" | "end" | ")" | "`")) => AtIndent::Stays,
-        (Lang::Pascal | Lang::Ada | Lang::Vhdl | Lang::Verilog | Lang::Basic, Some(w))
-            if w.get(..3).is_some_and(|e| e.eq_ignore_ascii_case("end")) =>
-        {
+        // `endmodule`, `endfunction`, …; not a name (`endpoint u_ep (`).
+        (
+            Lang::Verilog,
+            Some(
+                "endmodule" | "endfunction" | "endtask" | "endclass" | "endpackage"
+                | "endinterface" | "endprogram",
+            ),
+        ) => AtIndent::Ends,
+        // `end Total;`, `End Sub`; not a name (`EndDate`).
+        (Lang::Pascal | Lang::Ada | Lang::Vhdl | Lang::Basic, w) if any_case(w, &["end"]) => {
             AtIndent::Ends
         }
         (Lang::Vim, Some(w)) if w.starts_with("endf") || w == "enddef" => AtIndent::Ends,
