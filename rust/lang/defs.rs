@@ -56,7 +56,7 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Java | Lang::CSharp | Lang::C | Lang::Dart | Lang::Kotlin | Lang::Swift | Lang::Php
     );
     let is = |list: &[&str]| list.iter().any(|d| d.as_bytes() == word);
-    let is_any_case = |list: &[&str]| list.iter().any(|d| d.as_bytes().eq_ignore_ascii_case(word));
+    let is_any_case = |list: &[&str]| any_case(std::str::from_utf8(word).ok(), list);
     let holds = |s: &[u8]| rest.windows(s.len()).any(|w| w.eq_ignore_ascii_case(s));
     let starts = match lang {
         Lang::Ruby => is(&["def", "class"]) || is(RUBY_MODIFIERS),
@@ -1407,6 +1407,13 @@ pub(super) fn any_case<S: AsRef<str>>(w: Option<S>, words: &[&str]) -> bool {
     w.is_some_and(|w| words.iter().any(|k| w.as_ref().eq_ignore_ascii_case(k)))
 }
 
+/// What follows `prefix` (lower case) at the start of `w`, in any case: `End` of `EndDate`.
+pub(super) fn after_any_case<'a>(w: &'a str, prefix: &str) -> Option<&'a str> {
+    w.get(..prefix.len())
+        .filter(|p| p.eq_ignore_ascii_case(prefix))
+        .map(|_| &w[prefix.len()..])
+}
+
 /// The name the words from `at` start, if they start one: a path's last name (`TForm.Show`,
 /// `Ada.Text_IO`).
 fn last_name(t: &[&str], at: usize) -> Option<String> {
@@ -1553,7 +1560,7 @@ pub(super) fn verilog_def(t: &[&str]) -> Option<(&'static str, String)> {
 /// variable's `type(cart) :: c`); `end` and `module procedure` lines are none.
 pub(super) fn fortran_def(t: &[&str]) -> Option<(&'static str, String)> {
     let first = t.first()?;
-    if first.to_ascii_lowercase().starts_with("end") {
+    if after_any_case(first, "end").is_some() {
         return None;
     }
     if any_case(Some(first), &["module", "program", "submodule"])
@@ -1618,13 +1625,20 @@ const BASIC_MODIFIERS: &[&str] = &[
 /// external routine is none, as is a line's `Exit Sub` or `End Sub`.
 pub(super) fn basic_def(t: &[&str]) -> Option<(&'static str, String)> {
     let at = t.iter().position(|w| !any_case(Some(w), BASIC_MODIFIERS))?;
-    let kind = match t[at].to_ascii_lowercase().as_str() {
-        "sub" | "function" | "property" | "operator" => "function",
-        "class" | "module" | "structure" => "class",
-        "interface" => "interface",
-        "enum" => "enum",
-        _ => return None,
-    };
+    let kind = [
+        ("sub", "function"),
+        ("function", "function"),
+        ("property", "function"),
+        ("operator", "function"),
+        ("class", "class"),
+        ("module", "class"),
+        ("structure", "class"),
+        ("interface", "interface"),
+        ("enum", "enum"),
+    ]
+    .iter()
+    .find(|(word, _)| t[at].eq_ignore_ascii_case(word))?
+    .1;
     // Visual Basic 6's `Property Get Name`
     let at =
         at + usize::from(kind == "function" && any_case(t.get(at + 1), &["get", "let", "set"]));

@@ -8,8 +8,8 @@
 //! (tasks/regions.rs).
 
 use super::defs::{
-    any_case, go_def, holds_members, indented_def, js_def, keyword_def, perl_def, python_def,
-    r_def, rust_def, tokens, typed_def, zig_def,
+    after_any_case, any_case, go_def, holds_members, indented_def, js_def, keyword_def, perl_def,
+    python_def, r_def, rust_def, tokens, typed_def, zig_def,
 };
 use super::lexer::Line;
 use super::{has_definitions, Lang};
@@ -255,18 +255,17 @@ fn at_indent(lang: Lang, t: &[&str], def: Option<&(&str, String)>, open: &Span) 
         // indented; another unit at its indent or less is one it contains. Another block's end
         // (`end do`, `endif`, `end interface`) goes on it.
         (Lang::Fortran, Some(w)) => {
-            let lower = w.to_ascii_lowercase();
-            let ended = match lower.strip_prefix("end") {
-                Some("") => t.get(1).map(|u| u.to_ascii_lowercase()),
-                Some(u) => Some(u.to_string()),
+            let ended = match after_any_case(w, "end") {
+                Some("") => t.get(1).copied(),
+                Some(u) => Some(u),
                 None => return AtIndent::Stays,
             };
             // What it ends, if it is the open unit's end: `end subroutine`, or a bare `end`.
-            let kind = match ended.as_deref() {
+            let kind = match ended {
                 None => open.kind,
-                Some("subroutine" | "function") => "function",
-                Some("module" | "submodule" | "program") => "module",
-                Some("type") => "type",
+                u if any_case(u, &["subroutine", "function"]) => "function",
+                u if any_case(u, &["module", "submodule", "program"]) => "module",
+                u if any_case(u, &["type"]) => "type",
                 Some(_) => "",
             };
             if kind == open.kind {
