@@ -2,7 +2,7 @@
 //! starts, by a line-oriented grammar per language (Python, Rust, Go, TypeScript/JavaScript,
 //! Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua, Haskell, Zig, Perl,
 //! R, Julia, OCaml and F#, Erlang, the Lisps, Pascal, Ada, VHDL, Verilog, Fortran, Visual Basic,
-//! Vim script, Lean and CoffeeScript), not a parser.
+//! Vim script, Lean, CoffeeScript, the shells and PowerShell), not a parser.
 
 use super::lexer::is_ident;
 use super::Lang;
@@ -169,6 +169,15 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
                 ])
         }
         Lang::Coffee => is(&["class", "export"]) || holds(b"->") || holds(b"=>"),
+        Lang::Shell => word == b"function" || memchr::memchr(b'(', rest).is_some(),
+        Lang::PowerShell => is_any_case(&[
+            "function",
+            "filter",
+            "workflow",
+            "configuration",
+            "class",
+            "enum",
+        ]),
         _ => is(DEF_STARTS),
     };
     if keyworded && !member && !starts {
@@ -202,6 +211,8 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         Lang::Zig => zig_def(&t),
         Lang::Perl => perl_def(&t),
         Lang::R => r_def(&t),
+        Lang::Shell => shell_def(rest),
+        Lang::PowerShell => powershell_def(rest, false),
         _ => indented_def(lang, &t, rest),
     }
 }
@@ -1235,6 +1246,112 @@ pub(super) fn perl_def(t: &[&str]) -> Option<(&'static str, String)> {
     t.get(path_end(t, 1, &[":", ":"]))
         .filter(|n| is_name(n))
         .map(|n| ("function", n.to_string()))
+}
+
+/// A shell function: `name() {`, `name ()`, `function name {`, `function name() (`. Its name
+/// may hold `-`, `.` and `:` (`nvm_ls-remote`, `_acme::run`), so it is read from the code.
+pub(super) fn shell_def(code: &[u8]) -> Option<(&'static str, String)> {
+    let rest = code.trim_ascii_start();
+    let name = match rest.strip_prefix(b"function") {
+        Some(after) if after.first().is_some_and(u8::is_ascii_whitespace) => {
+            command_name(after.trim_ascii_start()).0
+        }
+        _ => {
+            let (name, after) = command_name(rest);
+            let parens = after.trim_ascii_start().strip_prefix(b"(")?;
+            parens
+                .trim_ascii_start()
+                .starts_with(b")")
+                .then_some(name)?
+        }
+    };
+    Some(("function", name_of(name)?))
+}
+
+/// A PowerShell definition: a function (`function Verb-Noun {`, `function global:Name(`, a
+/// `filter`, a `workflow` or a DSC `configuration`), a class or an enum, and in a class's body
+/// (`members`) a method or constructor (`[string] Name(`, `static [void] Name(`, `Name(`).
+/// Keywords are read in any case.
+pub(super) fn powershell_def(code: &[u8], members: bool) -> Option<(&'static str, String)> {
+    let rest = code.trim_ascii_start();
+    let (word, after) = letters(rest);
+    let kind = if any_case(word, &["function", "filter", "workflow", "configuration"]) {
+        "function"
+    } else if any_case(word, &["class"]) {
+        "class"
+    } else if any_case(word, &["enum"]) {
+        "enum"
+    } else if members {
+        return powershell_method(rest);
+    } else {
+        return None;
+    };
+    if !after.first().is_some_and(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let (name, _) = command_name(after.trim_ascii_start());
+    // a scope (`global:`, `script:`) is no part of the name
+    let name = name.rsplit(|&b| b == b':').next().unwrap_or(name);
+    Some((kind, name_of(name)?))
+}
+
+/// A PowerShell class member that is a method or a constructor: modifiers, a type in brackets,
+/// then a name and `(`.
+fn powershell_method(line: &[u8]) -> Option<(&'static str, String)> {
+    let mut rest = line;
+    loop {
+        let (word, after) = letters(rest);
+        if !any_case(word, &["static", "hidden"]) {
+            break;
+        }
+        rest = after.trim_ascii_start();
+    }
+    if rest.first() == Some(&b'[') {
+        let mut depth = 0usize;
+        let close = rest.iter().position(|&b| {
+            depth = match b {
+                b'[' => depth + 1,
+                b']' => depth - 1,
+                _ => depth,
+            };
+            depth == 0
+        })?;
+        rest = rest[close + 1..].trim_ascii_start();
+    }
+    let n = rest
+        .iter()
+        .take_while(|&&b| is_ident(b) && b != b'$')
+        .count();
+    let (name, after) = rest.split_at(n);
+    if !after.trim_ascii_start().starts_with(b"(") {
+        return None;
+    }
+    Some(("method", name_of(name)?))
+}
+
+/// The letters `s` starts with, as a word, and what follows them.
+fn letters(s: &[u8]) -> (Option<&str>, &[u8]) {
+    let n = s
+        .iter()
+        .position(|b| !b.is_ascii_alphabetic())
+        .unwrap_or(s.len());
+    (std::str::from_utf8(&s[..n]).ok(), &s[n..])
+}
+
+/// `name` as a definition's name, if it starts as one.
+fn name_of(name: &[u8]) -> Option<String> {
+    name.first()
+        .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_' || b >= 0x80)
+        .then(|| String::from_utf8_lossy(name).into_owned())
+}
+
+/// A command's name at the start of `s` (letters, digits, `_`, `-`, `.`, `:`), and what follows.
+fn command_name(s: &[u8]) -> (&[u8], &[u8]) {
+    let n = s
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+        .count();
+    s.split_at(n)
 }
 
 /// An R function bound to a name: `name <- function(`, `name = function(` (an R6 class's

@@ -1,7 +1,7 @@
 //! The lexer: each line of a source file split into its code and its comments, by the comment
 //! and string syntax of its language (Python's, Elixir's and Julia's triple-quoted strings,
 //! their docstrings, count as comments, as do Perl's POD and Ruby's `=begin`; other strings,
-//! Ruby's and Perl's heredocs included, as neither). Annotations are read from the comments,
+//! heredocs and here-strings included, as neither). Annotations are read from the comments,
 //! definitions from the code.
 
 use super::Lang;
@@ -34,13 +34,33 @@ struct Syntax {
     long: &'static [(&'static [u8], bool)],
     long_is_comment: bool,
     rust: bool,
-    /// Ruby's heredocs: `<<~EOS`, `<<-EOS`, `<<EOS` (quoted or not) make the lines after this
-    /// one a string, up to the line that is only `EOS`.
-    heredocs: bool,
+    /// The byte that escapes the next one in a string: `\\`, or PowerShell's backtick.
+    escape: u8,
+    /// The shells' and PowerShell's rules: a line comment opens only where a word starts
+    /// (`$#`, `${#list[@]}` and `a#b` are code); `escape` escapes a byte in code too
+    /// (`grep \"ok\"`); a `"` string holds code in `$( )` and `${ }`, itself with strings
+    /// (`"$(type "$cmd" | awk '{print $4}')"`).
+    shell: bool,
+    /// Strings in whole lines after the one that opens them (`heredoc`).
+    heredocs: Heredocs,
     /// Documentation in whole lines, from a line that starts with the first (then a letter,
     /// for a lone `=`) to one that starts with the second: Perl's POD (`=head1` … `=cut`),
     /// Ruby's `=begin` … `=end`.
     pod: Option<(&'static [u8], &'static [u8])>,
+}
+
+/// Which strings a language writes in whole lines after an opener (`Syntax::heredocs`).
+#[derive(Clone, Copy, PartialEq)]
+enum Heredocs {
+    No,
+    /// Ruby's and Perl's: `<<~EOS`, `<<-EOS`, `<<EOS` (quoted or not) make the lines after this
+    /// one a string, up to the line that is only `EOS`.
+    Ruby,
+    /// The shells': `<<EOS`, `<<-EOS`, `<< 'EOS'`, `<<"EOS"`, up to the line that is only `EOS`.
+    Shell,
+    /// PowerShell's here-strings: `@"` or `@'` ending a line, up to the line that starts with
+    /// `"@` or `'@`.
+    PowerShell,
 }
 
 fn syntax(lang: Lang) -> Syntax {
@@ -53,7 +73,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"\"\"\"", true), (b"'''", true)],
             long_is_comment: true,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         Lang::Rust => Syntax {
@@ -63,7 +85,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"\"", true)],
             long_is_comment: false,
             rust: true,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         Lang::Go => Syntax {
@@ -73,7 +97,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"`", false)],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         Lang::TypeScript | Lang::JavaScript => Syntax {
@@ -83,7 +109,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"`", true)],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         Lang::Java => Syntax {
@@ -93,7 +121,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"\"\"\"", true)],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         // C#'s raw strings; Kotlin's, Scala's and Swift's multi-line ones (Swift's have escapes).
@@ -104,7 +134,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"\"\"\"", false)],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         Lang::Dart => Syntax {
@@ -114,7 +146,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"\"\"\"", true), (b"'''", true)],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         Lang::Swift => Syntax {
@@ -124,7 +158,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[(b"\"\"\"", true)],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         Lang::Php => Syntax {
@@ -134,7 +170,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         Lang::C | Lang::Slash => Syntax {
@@ -144,7 +182,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         Lang::Hash => Syntax {
@@ -154,11 +194,13 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         Lang::Ruby => Syntax {
-            heredocs: true,
+            heredocs: Heredocs::Ruby,
             pod: Some((b"=begin", b"=end")),
             ..syntax(Lang::Hash)
         },
@@ -202,7 +244,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         // `'` is no quote: it ends names (`h'`), as in Haskell.
@@ -271,6 +315,22 @@ fn syntax(lang: Lang) -> Syntax {
             quotes: b"\"",
             ..syntax(Lang::Hash)
         },
+        // Strings span lines (an awk program in `'`), and a `'` one escapes nothing.
+        Lang::Shell => Syntax {
+            quotes: b"",
+            long: &[(b"'", false), (b"\"", true)],
+            shell: true,
+            heredocs: Heredocs::Shell,
+            ..syntax(Lang::Hash)
+        },
+        // As the shells'; a `'` string doubles a quote to hold one (`'it''s'`): read as two
+        // strings, alike.
+        Lang::PowerShell => Syntax {
+            block: Some((b"<#", b"#>")),
+            escape: b'`',
+            heredocs: Heredocs::PowerShell,
+            ..syntax(Lang::Shell)
+        },
         Lang::Markdown | Lang::Markup => Syntax {
             line: &[],
             block: Some((b"<!--", b"-->")),
@@ -278,7 +338,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
         Lang::Rst | Lang::Text | Lang::Json | Lang::Other => Syntax {
@@ -288,7 +350,9 @@ fn syntax(lang: Lang) -> Syntax {
             long: &[],
             long_is_comment: false,
             rust: false,
-            heredocs: false,
+            escape: b'\\',
+            shell: false,
+            heredocs: Heredocs::No,
             pod: None,
         },
     }
@@ -299,11 +363,12 @@ enum State {
     Block,
     /// Inside whole lines of documentation, ended by a line that starts with this.
     Pod(&'static [u8]),
-    /// Inside heredocs, each ended by a line that is only its word, in the order they opened.
+    /// Inside heredocs, each ended by its end's line (`ends_heredoc`), in the order they opened.
     Heredoc(Vec<Vec<u8>>),
     Str {
         end: Vec<u8>,
-        escapes: bool,
+        /// The byte that escapes the next one, if any does.
+        escape: Option<u8>,
         multiline: bool,
         comment: bool,
     },
@@ -358,8 +423,16 @@ fn openers(sx: &Syntax) -> [bool; 256] {
         at[b'\'' as usize] = true;
         at[b'r' as usize] = true;
     }
-    if sx.heredocs {
-        at[b'<' as usize] = true;
+    if sx.shell {
+        at[sx.escape as usize] = true;
+        for b in *b"(){}" {
+            at[b as usize] = true;
+        }
+    }
+    match sx.heredocs {
+        Heredocs::No => {}
+        Heredocs::Ruby | Heredocs::Shell => at[b'<' as usize] = true,
+        Heredocs::PowerShell => at[b'@' as usize] = true,
     }
     at
 }
@@ -367,7 +440,7 @@ fn openers(sx: &Syntax) -> [bool; 256] {
 /// A Ruby heredoc's opener at `i` (`<<~EOS`, `<<-'EOS'`, `<<EOS`): (its length, the word that
 /// ends it). A bare `<<` wants an uppercase word, and a space before it or no operand there
 /// (`1<<BITS` shifts, as `list << ITEM` pushes); `<<~` and `<<-` open one wherever they stand.
-fn heredoc(s: &[u8], i: usize) -> Option<(usize, Vec<u8>)> {
+fn ruby_heredoc(s: &[u8], i: usize) -> Option<(usize, Vec<u8>)> {
     let rest = s.get(i..)?.strip_prefix(b"<<")?;
     let marked = matches!(rest.first(), Some(b'~' | b'-'));
     let rest = &rest[usize::from(marked)..];
@@ -402,6 +475,93 @@ fn heredoc(s: &[u8], i: usize) -> Option<(usize, Vec<u8>)> {
     }
 }
 
+/// A shell heredoc's opener at `i` (`<<EOS`, `<<-EOS`, `<< 'EOS'`, `<<"EOS"`): (its length, the
+/// word that ends it). Not a here-string (`<<<`), and a bare word after `<<` with no space
+/// before it is a shift unless upper case (`$((x<<n))`).
+fn shell_heredoc(s: &[u8], i: usize) -> Option<(usize, Vec<u8>)> {
+    let rest = s.get(i..)?.strip_prefix(b"<<")?;
+    if rest.first() == Some(&b'<') || (i > 0 && s[i - 1] == b'<') {
+        return None;
+    }
+    let dash = usize::from(rest.first() == Some(&b'-'));
+    let spaces = rest[dash..]
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count();
+    let at = dash + spaces;
+    let quote = rest
+        .get(at)
+        .filter(|q| matches!(q, b'\'' | b'"' | b'\\'))
+        .copied();
+    let word = &rest[at + usize::from(quote.is_some())..];
+    // Any word, `End-Of-Usage` too: up to a blank or a byte the shell reads apart.
+    let n = word
+        .iter()
+        .take_while(|&&b| !b.is_ascii_whitespace() && !b";&|<>()'\"`$".contains(&b))
+        .count();
+    let end = &word[..n];
+    if n == 0 || end[0].is_ascii_digit() {
+        return None;
+    }
+    let len = 2
+        + at
+        + n
+        + match quote {
+            Some(b'\\') => 1,
+            Some(q) if word.get(n) == Some(&q) => 2,
+            Some(_) => return None,
+            None => 0,
+        };
+    let spaced = i == 0 || s[i - 1] == b' ' || s[i - 1] == b'\t';
+    let upper = end.iter().all(|b| !b.is_ascii_lowercase());
+    (quote.is_some() || dash == 1 || spaced || upper).then(|| (len, end.to_vec()))
+}
+
+/// A PowerShell here-string's opener at `i`: `@"` or `@'` with nothing after it on the line
+/// but blanks: (its length, what starts the line that ends it).
+fn here_string(s: &[u8], i: usize) -> Option<(usize, Vec<u8>)> {
+    let q = *s.get(i + 1).filter(|q| matches!(q, b'"' | b'\''))?;
+    (s[i] == b'@' && s[i + 2..].iter().all(u8::is_ascii_whitespace)).then(|| (2, vec![q, b'@']))
+}
+
+/// The heredoc opener of `kind` at `i` of `s`, if one is there: (its length, its end).
+fn heredoc(kind: Heredocs, s: &[u8], i: usize) -> Option<(usize, Vec<u8>)> {
+    match kind {
+        Heredocs::No => None,
+        Heredocs::Ruby => ruby_heredoc(s, i),
+        Heredocs::Shell => shell_heredoc(s, i),
+        Heredocs::PowerShell => here_string(s, i),
+    }
+}
+
+/// Whether line `s` ends a heredoc whose end is `end`: a line that is only its word, or for a
+/// here-string (`"@`) one that starts with it.
+fn ends_heredoc(s: &[u8], end: &[u8]) -> bool {
+    if matches!(end.first(), Some(b'"' | b'\'')) {
+        s.trim_ascii_start().starts_with(end)
+    } else {
+        s.trim_ascii() == end
+    }
+}
+
+/// Whether a shell word ends before byte `b`, so that a `#` after it opens a comment.
+fn word_ends(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+    )
+}
+
+/// Inside a `"` string again, after a substitution in it closed.
+fn in_quotes(sx: &Syntax) -> State {
+    State::Str {
+        end: b"\"".to_vec(),
+        escape: Some(sx.escape),
+        multiline: true,
+        comment: false,
+    }
+}
+
 /// The place of the first byte of `s` from `i` on that `stop` says stops a run (`s.len()` if none).
 fn run_end(s: &[u8], i: usize, stop: impl Fn(u8) -> bool) -> usize {
     s[i..]
@@ -425,6 +585,9 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
     let sx = syntax(lang);
     let opens = openers(&sx);
     let mut state = State::Code;
+    // The substitutions open in `"` strings (`Syntax::shell`), innermost last: the
+    // bracket that closes each, and how many of its opening bracket are open inside it.
+    let mut subs: Vec<(u8, usize)> = Vec::new();
     let mut out = Vec::new();
     for raw in text.split(|&b| b == b'\n') {
         let s = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -458,7 +621,7 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
         }
         if let State::Heredoc(ends) = &mut state {
             // The whole line is the string's, its last line too.
-            if s.trim_ascii() == ends[0].as_slice() {
+            if ends_heredoc(s, &ends[0]) {
                 ends.remove(0);
                 if ends.is_empty() {
                     state = State::Code;
@@ -487,6 +650,28 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                         i = j;
                         continue;
                     }
+                    if let Some((close, open)) = subs.last_mut() {
+                        if matches!(s[i], b'(' | b')' | b'{' | b'}') {
+                            let opener = if *close == b')' { b'(' } else { b'{' };
+                            if s[i] == opener {
+                                *open += 1;
+                            } else if s[i] == *close && *open > 0 {
+                                *open -= 1;
+                            } else if s[i] == *close {
+                                subs.pop();
+                                state = in_quotes(&sx);
+                            }
+                            code[i] = s[i];
+                            i += 1;
+                            continue;
+                        }
+                    }
+                    // The escaped byte is blanked: `\{` opens no group.
+                    if sx.shell && s[i] == sx.escape {
+                        code[i] = s[i];
+                        i += 2;
+                        continue;
+                    }
                     let rest = &s[i..];
                     // A block first: Lua's `--[[` opens one where `--` is a line's.
                     if let Some((open, _)) = sx.block.filter(|(open, _)| rest.starts_with(open)) {
@@ -494,7 +679,9 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                         i += open.len();
                         continue;
                     }
-                    if sx.line.iter().any(|t| rest.starts_with(t)) {
+                    if sx.line.iter().any(|t| rest.starts_with(t))
+                        && (!sx.shell || i == 0 || word_ends(s[i - 1]))
+                    {
                         comment[i..].copy_from_slice(rest);
                         break;
                     }
@@ -512,7 +699,7 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                         if let Some((n, end)) = rust_raw(s, i) {
                             state = State::Str {
                                 end,
-                                escapes: false,
+                                escape: None,
                                 multiline: true,
                                 comment: false,
                             };
@@ -523,14 +710,14 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                     if let Some((d, esc)) = sx.long.iter().find(|(d, _)| rest.starts_with(d)) {
                         state = State::Str {
                             end: d.to_vec(),
-                            escapes: *esc,
+                            escape: esc.then_some(sx.escape),
                             multiline: true,
                             comment: sx.long_is_comment,
                         };
                         i += d.len();
                         continue;
                     }
-                    if let Some((n, end)) = sx.heredocs.then(|| heredoc(s, i)).flatten() {
+                    if let Some((n, end)) = heredoc(sx.heredocs, s, i) {
                         code[i..i + n].copy_from_slice(&s[i..i + n]);
                         docs.push(end);
                         i += n;
@@ -539,7 +726,7 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                     if sx.quotes.contains(&s[i]) {
                         state = State::Str {
                             end: vec![s[i]],
-                            escapes: true,
+                            escape: Some(sx.escape),
                             multiline: false,
                             comment: false,
                         };
@@ -572,12 +759,15 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                 }
                 State::Str {
                     end,
-                    escapes,
+                    escape,
                     comment: as_comment,
                     ..
                 } => {
+                    let subbing = sx.shell && end == b"\"";
                     let j = if RUNS {
-                        run_end(s, i, |b| b == end[0] || (*escapes && b == b'\\'))
+                        run_end(s, i, |b| {
+                            b == end[0] || Some(b) == *escape || (subbing && b == b'$')
+                        })
                     } else {
                         i
                     };
@@ -588,7 +778,12 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
                         i = j;
                         continue;
                     }
-                    if *escapes && s[i] == b'\\' {
+                    if subbing && matches!(s.get(i..i + 2), Some(b"$(" | b"${")) {
+                        subs.push((if s[i + 1] == b'(' { b')' } else { b'}' }, 0));
+                        code[i..i + 2].copy_from_slice(&s[i..i + 2]);
+                        state = State::Code;
+                        i += 2;
+                    } else if Some(s[i]) == *escape {
                         i += 2;
                     } else if s[i..].starts_with(end) {
                         i += end.len();
@@ -792,13 +987,62 @@ mod tests {
     }
 
     #[test]
+    fn shell_words_escapes_substitutions_and_heredocs() {
+        let pair = |c: &str, m: &str| (c.to_string(), m.to_string());
+        assert_eq!(
+            split(
+                "n=$# m=${#a[@]} a#b # note\ngrep \\\"ok\\\" \\{x;# c\nawk '{\n}' \"$(type \"$c\" | tr '{' x)\"\n",
+                Lang::Shell
+            ),
+            [
+                pair("n=$# m=${#a[@]} a#b", "# note"),
+                pair("grep \\ ok\\  \\ x;", "# c"),
+                pair("awk", ""),
+                pair("$(type      | tr     x)", ""),
+                pair("", "")
+            ],
+            "`#` inside a word is code; an escaped byte is blanked; a `'` string spans lines; \
+             a `\"` string's substitution is code with strings of its own"
+        );
+        assert_eq!(
+            split(
+                "cat <<-'End-Of-It' >f\n\t{ it's\n\tEnd-Of-It\nx=$((1<<n))\n",
+                Lang::Shell
+            ),
+            [
+                pair("cat <<-'End-Of-It' >f", ""),
+                pair("", ""),
+                pair("", ""),
+                pair("x=$((1<<n))", ""),
+                pair("", "")
+            ],
+            "a heredoc's word may hold `-`; a shift is none"
+        );
+        assert_eq!(
+            split(
+                "<# a\n#> $s = \"a`\"{\" + 'it''s' # n\n$t = @'\n{\n'@\n",
+                Lang::PowerShell
+            ),
+            [
+                pair("", "a"),
+                pair("$s =        +", "# n"),
+                pair("$t = @'", ""),
+                pair("", ""),
+                pair("", ""),
+                pair("", "")
+            ],
+            "PowerShell's block comments, backtick escapes and here-strings"
+        );
+    }
+
+    #[test]
     fn runs_copied_at_once_lex_as_byte_by_byte() {
         const PIECES: &[&str] = &[
             "a", "r", "b", " ", "\t", "\n", "\r\n", "\\", "#", "//", "/*", "*/", "/", "*", "\"",
             "'", "\"\"\"", "'''", "`", "r#\"", "\"#", "r\"", "--", "<!--", "-->", "x'", "'\\n'",
             "é", "'é'", "<<~A", "<<B", "<<-'A'", "A", "1<<B", "--[[", "]]", "{-", "-}", "\n=head1",
             "\n=cut", "\n=begin", "\n=end", "#=", "=#", "(*", "*)", ";", "%", "!", "{", "}", "''",
-            "/-", "-/",
+            "/-", "-/", "$(", "${", ")", "<<-E-F", "\nE-F", "@\"", "\n\"@", "<#", "#>",
         ];
         let langs = [
             Lang::Python,
@@ -838,6 +1082,8 @@ mod tests {
             Lang::Vhdl,
             Lang::Verilog,
             Lang::Coffee,
+            Lang::Shell,
+            Lang::PowerShell,
             Lang::Markdown,
             Lang::Markup,
             Lang::Text,

@@ -68,6 +68,9 @@ pub enum Lang {
     Vim,
     Lean,
     Coffee,
+    /// sh, Bash, zsh and ksh.
+    Shell,
+    PowerShell,
     Hash,
     Slash,
     Dash,
@@ -95,7 +98,7 @@ pub struct FileKind {
     /// The language (or format) people name it by, "" for none: "Python", "C++", "YAML".
     pub language: &'static str,
     /// A programming language: modules are made of its files, and it names a project's language
-    /// (init's `project.language`, project scan's stack); a format or a script language is not.
+    /// (init's `project.language`, project scan's stack); a format, a markup or a build file is not.
     pub code: bool,
     /// The import grammar its imports are read by.
     pub imports: Option<Grammar>,
@@ -147,7 +150,7 @@ const fn code(
     row(key, label, lang, language, true)
 }
 
-/// A file of a format, a markup or a script language.
+/// A file of a format, a markup or a build file.
 const fn text(
     key: &'static str,
     label: &'static str,
@@ -293,9 +296,11 @@ pub const FILE_KINDS: &[FileKind] = &[
     code("asm", "Assembly source", Lang::Slash, "Assembly"),
     code("s", "Assembly source", Lang::Slash, "Assembly"),
     text("sql", "SQL script", Lang::Dash, "SQL"),
-    text("sh", "Shell script", Lang::Hash, "Shell"),
-    text("bash", "Shell script", Lang::Hash, "Shell"),
-    text("zsh", "Shell script", Lang::Hash, "Shell"),
+    code("sh", "Shell script", Lang::Shell, "Shell"),
+    code("bash", "Shell script", Lang::Shell, "Shell"),
+    code("zsh", "Shell script", Lang::Shell, "Shell"),
+    code("ksh", "Shell script", Lang::Shell, "Shell"),
+    code("zsh-theme", "zsh theme", Lang::Shell, "Shell"),
     text("yaml", "YAML configuration", Lang::Hash, "YAML"),
     text("yml", "YAML configuration", Lang::Hash, "YAML"),
     text("toml", "TOML configuration", Lang::Hash, "TOML"),
@@ -317,7 +322,7 @@ pub const FILE_KINDS: &[FileKind] = &[
     text("dockerfile", "Container build file", Lang::Hash, ""),
     text("graphql", "GraphQL schema", Lang::Hash, ""),
     text("gradle", "Gradle build script", Lang::Slash, "Groovy"),
-    text("ps1", "PowerShell script", Lang::Hash, "PowerShell"),
+    code("ps1", "PowerShell script", Lang::PowerShell, "PowerShell"),
     text("gql", "GraphQL schema", Lang::Hash, ""),
     text("proto", "Protocol Buffers definitions", Lang::Slash, ""),
     text("Dockerfile", "Container build file", Lang::Hash, ""),
@@ -349,8 +354,14 @@ pub const FILE_KINDS: &[FileKind] = &[
     text("cabal", "Cabal package description", Lang::Dash, ""),
     text("dune", "Dune build file", Lang::Lisp, ""),
     text("edn", "EDN data", Lang::Lisp, ""),
-    text("fish", "Shell script", Lang::Hash, "Shell"),
-    text("psm1", "PowerShell module", Lang::Hash, "PowerShell"),
+    code("fish", "fish script", Lang::Hash, "Shell"),
+    code("psm1", "PowerShell module", Lang::PowerShell, "PowerShell"),
+    text(
+        "psd1",
+        "PowerShell module manifest",
+        Lang::PowerShell,
+        "PowerShell",
+    ),
     text("ini", "Configuration file", Lang::Hash, ""),
     text("cfg", "Configuration file", Lang::Hash, ""),
     text("conf", "Configuration file", Lang::Hash, ""),
@@ -484,7 +495,8 @@ fn is_test_dir(d: &str) -> bool {
 }
 
 /// Whether a file holds tests, by its path (`rel`, with `/`), in any language: a name such as
-/// `test_x.py`, `x_test.go`, `x_spec.rb`, `x.test.ts` or `x.spec.js`, or a directory such as
+/// `test_x.py`, `x_test.go`, `x_spec.rb`, `x.test.ts`, `x.spec.js` or PowerShell's
+/// `X.Tests.ps1`, or a directory such as
 /// `tests/`, `Tests/` or `Foo.Tests/`.
 pub fn is_test_path(rel: &str) -> bool {
     let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", rel));
@@ -494,6 +506,7 @@ pub fn is_test_path(rel: &str) -> bool {
         || stem.ends_with("_spec")
         || name.contains(".test.")
         || name.contains(".spec.")
+        || name.contains(".Tests.")
     {
         return true;
     }
@@ -528,7 +541,7 @@ mod tests {
         assert_eq!(lang_of("a.bin"), None);
         assert_eq!(kind_of("a.PYI").language, "Python");
         assert_eq!(kind_of("App.vue").imports, Some(Grammar::Js));
-        assert!(!kind_of("run.sh").code && kind_of("x.kts").code);
+        assert!(kind_of("run.sh").code && kind_of("x.kts").code && !kind_of("Makefile").code);
     }
 
     #[test]
@@ -546,6 +559,7 @@ mod tests {
             "src/Polly.Core.Tests/Retry/RetryTests.cs",
             "src/Foo.Test/A.cs",
             "lib/cart_spec.rb",
+            "tst/Get-Cart.Tests.ps1",
         ] {
             assert!(is_test_path(t), "{t}");
         }

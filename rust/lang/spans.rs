@@ -2,14 +2,14 @@
 //! (Python by indentation; Ruby, Scala, Elixir, Lua, Haskell, Julia, OCaml and F#, Erlang, the
 //! Lisps, Pascal, Ada, VHDL, Verilog, Fortran, Visual Basic, Vim script, Lean and CoffeeScript
 //! by indentation to their `end`, their `}` or their last equation; Rust, Go,
-//! TypeScript, JavaScript, Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Zig, Perl and R by
-//! braces), and the definition a line belongs to. Annotations take their symbol from them
+//! TypeScript, JavaScript, Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Zig, Perl, R, the
+//! shells and PowerShell by braces), and the definition a line belongs to. Annotations take their symbol from them
 //! (artifacts/annotate.rs) and task context cuts files into regions along them
 //! (tasks/regions.rs).
 
 use super::defs::{
     after_any_case, any_case, go_def, holds_members, indented_def, js_def, keyword_def, perl_def,
-    python_def, r_def, rust_def, tokens, typed_def, zig_def,
+    powershell_def, python_def, r_def, rust_def, shell_def, tokens, typed_def, zig_def,
 };
 use super::lexer::Line;
 use super::{has_definitions, Lang};
@@ -111,6 +111,8 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             Lang::Zig => zig_def(&t),
             Lang::Perl => perl_def(&t),
             Lang::R => r_def(&t),
+            Lang::Shell => shell_def(&line.code),
+            Lang::PowerShell => powershell_def(&line.code, in_class),
             _ => js_def(&t, in_class),
         };
         if let Some(def) = def {

@@ -543,6 +543,17 @@ const LEAN: &[&str] = &[
     "with",
 ];
 
+const SHELL: &[&str] = &[
+    "case", "declare", "done", "echo", "elif", "else", "esac", "eval", "exit", "export", "false",
+    "local", "readonly", "return", "set", "shift", "test", "then", "true", "typeset", "unset",
+    "until", "while",
+];
+// Read in any case by PowerShell, but written mostly in lower case (and `$true`).
+const POWERSHELL: &[&str] = &[
+    "begin", "break", "catch", "class", "continue", "else", "elseif", "end", "enum", "false",
+    "filter", "finally", "foreach", "function", "hidden", "null", "param", "process", "return",
+    "static", "switch", "throw", "true", "until", "while",
+];
 const COFFEE: &[&str] = &[
     "and",
     "catch",
@@ -613,6 +624,8 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
         Lang::Vim => VIM,
         Lang::Lean => LEAN,
         Lang::Coffee => COFFEE,
+        Lang::Shell => SHELL,
+        Lang::PowerShell => POWERSHELL,
         _ => &[],
     }
 }

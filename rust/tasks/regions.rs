@@ -1322,6 +1322,84 @@ exports.show = (cart) -> console.log cart.total()
     }
 
     #[test]
+    fn shell_and_powershell_definitions() {
+        let sh = r#"#!/usr/bin/env bash
+# Counts what `$#` says: no comment.
+cart_count() {
+  local n=${#items[@]}
+  echo "$n items: $(printf '%s' "${items[@]}" | awk '{ print $1 }')"
+}
+
+function cart::show-all {
+  cat <<-End-Of-Usage
+	usage: show { all }
+	End-Of-Usage
+  case "$1" in
+    \{*) echo brace ;;
+  esac
+}
+
+function cart_total()
+{
+  awk 'BEGIN {
+    t = 0
+  }'
+}
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("bin/cart.sh", sh),
+            ["cart::show-all", "cart_count", "cart_total"]
+        );
+        assert_eq!(
+            span_lines(sh, Lang::Shell),
+            [
+                ("cart::show-all".to_string(), 8, 15),
+                ("cart_count".to_string(), 3, 6),
+                ("cart_total".to_string(), 17, 22)
+            ],
+            "no brace of a string, a heredoc, `${{#`, `\\{{` or a substitution in a string counts"
+        );
+        covers_every_line_once("bin/cart.sh", sh);
+
+        let ps = r#"<# The carts. { #>
+function Get-CartTotal {
+    param([string] $Name)
+    Write-Host "Total of $($Name.Trim()) is `"{0}`"" -f 'it''s {'
+    $text = @"
+    } not code {
+"@
+}
+
+class Cart : Base {
+    [int] $Count
+    static [Cart] Empty() { return [Cart]::new() }
+    [decimal] Total([int] $tax)
+    {
+        return 0
+    }
+}
+
+Function global:Show-Cart($c) { $c }
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("Carts.psm1", ps),
+            ["Cart", "Get-CartTotal", "Show-Cart"]
+        );
+        assert_eq!(
+            span_lines(ps, Lang::PowerShell),
+            [
+                ("Cart".to_string(), 10, 17),
+                ("Empty".to_string(), 12, 12),
+                ("Get-CartTotal".to_string(), 2, 8),
+                ("Show-Cart".to_string(), 19, 19),
+                ("Total".to_string(), 13, 16)
+            ],
+            "a block comment's, a here-string's and an escaped string's braces count for nothing"
+        );
+        covers_every_line_once("Carts.psm1", ps);
+    }
+
+    #[test]
     fn dart_definitions_are_typed_as_java_s_and_a_call_in_a_body_is_none() {
         let dart = r#"import 'package:flutter/material.dart';
 
@@ -1499,12 +1577,23 @@ mixin class Tapped {
             "process",
             "TFoo",
             "\n\n",
+            "$(",
+            "${",
+            "<<-E",
+            "'",
+            "\\",
+            "@\"",
+            "\n\"@",
+            "<#",
+            "#>",
+            "[int]",
+            "Get-Foo",
         ];
         let paths = [
             "a.py", "a.rs", "a.go", "a.ts", "a.js", "A.java", "A.cs", "a.c", "a.hpp", "A.kt",
             "A.swift", "a.php", "a.rb", "A.scala", "a.dart", "a.ex", "a.lua", "A.hs", "a.zig",
             "a.pm", "a.R", "a.jl", "a.pas", "a.adb", "a.vhd", "a.sv", "a.f90", "a.vb", "a.vim",
-            "A.lean", "a.coffee",
+            "A.lean", "a.coffee", "a.sh", "a.ps1",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for round in 0..2000 {

@@ -23,7 +23,7 @@ GOLDEN = {
     "h": "C", "cpp": "C++", "hpp": "C++", "cs": "C#", "rb": "Ruby", "ex": "Elixir", "sh": "Shell",
     "md": "Markdown", "yaml": "YAML", "pas": "Pascal", "f90": "Fortran", "sv": "SystemVerilog", "vhd": "VHDL",
     "adb": "Ada", "vb": "Visual Basic", "vim": "Vim script", "lean": "Lean", "coffee": "CoffeeScript", "nix": "Nix",
-    "bzl": "Starlark",
+    "bzl": "Starlark", "ps1": "PowerShell", "zsh": "Shell",
 }
 KINDS = {k.key: k for k in _core.file_kinds()}
 
@@ -31,7 +31,7 @@ KINDS = {k.key: k for k in _core.file_kinds()}
 def test_the_table_holds_the_golden_decisions():
     assert {ext: KINDS[ext].language for ext in GOLDEN} == GOLDEN
     assert KINDS["vue"].imports == KINDS["mts"].imports == "js" and KINDS["pyi"].imports == "python"
-    assert KINDS["vue"].code and not KINDS["sh"].code and not KINDS["md"].code
+    assert KINDS["vue"].code and KINDS["sh"].code and KINDS["ps1"].code and not KINDS["md"].code
     assert _core.file_kind("App.VUE").language == "Vue"
     assert _core.file_kind("Cargo.toml").label == "Rust crate manifest"
     assert _core.file_kind("no-extension").language == ""

@@ -442,7 +442,38 @@ module till (
   endfunction
 endmodule
 """
-FILES = {"src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
+SHELL = """\
+#!/bin/sh
+till::ring-up() {
+  cat <<EOF
+  } no body's {
+EOF
+  awk '{ s += $1 }
+    END { print s }' "$1"
+}
+
+function till_total {
+  local n=${#items[@]}
+  # a `$#` and a `${#` are code
+  echo "$n $(printf '%s' "$#")"
+}
+"""
+POWERSHELL = """\
+class Till {
+    [int] $Total
+    [void] Ring([int] $item) {
+        $this.Total += $item
+    }
+}
+
+function Get-TillTotal($till) {
+    $text = @"
+} not code {
+"@
+    $till.Total
+}
+"""
+FILES = {"bin/till.sh": SHELL, "src/Till.ps1": POWERSHELL, "src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
          "billing/Ledger.cs": CSHARP, "native/ring.c": C, "native/arena.hpp": CPP, "app/Receipt.kt": KOTLIN,
          "ios/Wallet.swift": SWIFT, "web/Coupon.php": PHP, "lib/till.rb": RUBY,
          "shop/Till.scala": SCALA, "ui/badge.dart": DART, "lib/shop/till.ex": ELIXIR, "lua/till.lua": LUA,
@@ -624,6 +655,18 @@ GOLDEN = {
         d("module", "till", 1, 7, "module till (", [
             m("function", "ring", 4, 6, "function automatic int ring(int total, int item);"),
         ]),
+    ]),
+    # A name with `-` and `:`; a heredoc's and an awk program's braces are no body's.
+    "bin/till.sh": ("Shell", [
+        d("function", "till::ring-up", 2, 8, "till::ring-up() {"),
+        d("function", "till_total", 10, 14, "function till_total {"),
+    ]),
+    # A class's methods, a here-string's braces are none.
+    "src/Till.ps1": ("PowerShell", [
+        d("class", "Till", 1, 6, "class Till {", [
+            m("method", "Ring", 3, 5, "[void] Ring([int] $item) {"),
+        ]),
+        d("function", "Get-TillTotal", 8, 13, "function Get-TillTotal($till) {"),
     ]),
 }
 
