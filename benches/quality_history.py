@@ -40,7 +40,8 @@ LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".ja
     ".f95": "Fortran", ".f03": "Fortran", ".f08": "Fortran", ".F90": "Fortran", ".F": "Fortran", ".pas": "Pascal", ".dpr": "Pascal", ".lpr": "Pascal",
     ".vb": "Visual Basic", ".bas": "Visual Basic", ".nix": "Nix", ".vim": "Vim script", ".lean": "Lean",
     ".tcl": "Tcl", ".coffee": "CoffeeScript", ".raku": "Raku", ".rakumod": "Raku", ".odin": "Odin", ".move": "Move",
-    ".asm": "Assembly", ".s": "Assembly", ".S": "Assembly"} | dict.fromkeys(
+    ".asm": "Assembly", ".s": "Assembly", ".S": "Assembly", ".ps1": "PowerShell", ".psm1": "PowerShell"} | dict.fromkeys(
+    (".sh", ".bash", ".zsh", ".ksh"), "Shell") | dict.fromkeys(
     (".glsl", ".vert", ".frag", ".hlsl", ".wgsl", ".metal"), "Shaders")
 SOURCE_SUFFIXES = tuple(LANGUAGES)
 # Test files as repoctx tells them (rust/lang/mod.rs, is_test_path): directories by their name in
@@ -69,14 +70,14 @@ def is_source(path: str) -> bool:
 
 def is_test(path: str) -> bool:
     """Under a test directory, or named as a test: test_*.py, *_test.py, *_test.go, *_spec.rb,
-    conftest.py, *.test.ts, *.spec.js, …"""
+    conftest.py, *.test.ts, *.spec.js, PowerShell's *.Tests.ps1, …"""
     *dirs, name = path.split("/")
     if any(d.lower() in TEST_DIRS or (d.lower().endswith(TEST_PROJECTS) and d.lower() not in TEST_PROJECTS)
            for d in dirs):
         return True
     stem = name.split(".")[0]
     return (name.startswith("test_") or stem.endswith(("_test", "_spec")) or name == "conftest.py"
-            or ".test." in name or ".spec." in name)
+            or ".test." in name or ".spec." in name or ".Tests." in name)
 
 
 def line_count(data: bytes) -> int:
