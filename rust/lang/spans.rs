@@ -3,9 +3,9 @@
 //! Lisps, Pascal, Ada, VHDL, Verilog, Fortran, Visual Basic, Vim script, Lean and CoffeeScript
 //! by indentation to their `end`, their `}` or their last equation; Rust, Go,
 //! TypeScript, JavaScript, Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Zig, Perl, R, the
-//! shells and PowerShell by braces), and the definition a line belongs to. Annotations take their symbol from them
-//! (artifacts/annotate.rs) and task context cuts files into regions along them
-//! (tasks/regions.rs).
+//! shells and PowerShell by braces), and the definition a line belongs to. Annotations take
+//! their symbol from them (artifacts/annotate.rs) and task context cuts files into regions
+//! along them (tasks/regions.rs).
 
 use super::defs::{
     after_any_case, any_case, go_def, holds_members, indented_def, js_def, keyword_def, perl_def,
