@@ -169,6 +169,8 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
                 ])
         }
         Lang::Coffee => is(&["class", "export"]) || holds(b"->") || holds(b"=>"),
+        // or an annotation (`@rpc`)
+        Lang::GdScript => word.is_empty() || is(&["func", "static", "class", "enum"]),
         Lang::Shell => word == b"function" || memchr::memchr(b'(', rest).is_some(),
         Lang::PowerShell => is_any_case(&[
             "function",
@@ -200,6 +202,7 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
     let t = tokens(rest);
     match lang {
         Lang::Python => python_def(&t),
+        Lang::GdScript => gdscript_def(&t),
         Lang::Rust => rust_def(&t),
         Lang::Go => go_def(&t),
         Lang::TypeScript | Lang::JavaScript => js_def(&t, member),
@@ -303,6 +306,29 @@ pub(super) fn python_def(t: &[&str]) -> Option<(&'static str, String)> {
     match (t.first(), t.get(1)) {
         (Some(&"def"), Some(n)) if is_name(n) => Some(("function", n.to_string())),
         (Some(&"class"), Some(n)) if is_name(n) => Some(("class", n.to_string())),
+        _ => None,
+    }
+}
+
+/// A GDScript function (`func name(`, `static func`), inner class (`class Name:`, `class Name
+/// extends Base:`) or enum (`enum Name {`), after annotations (`@rpc("any_peer")`). A file's
+/// `class_name` and a `signal` are none.
+pub(super) fn gdscript_def(t: &[&str]) -> Option<(&'static str, String)> {
+    let mut i = 0;
+    while t.get(i) == Some(&"@") {
+        i += 2;
+        if t.get(i) == Some(&"(") {
+            i += t[i..].iter().position(|x| *x == ")")? + 1;
+        }
+    }
+    if t.get(i) == Some(&"static") {
+        i += 1;
+    }
+    let name = t.get(i + 1).filter(|n| is_name(n)).map(|n| n.to_string());
+    match t.get(i).copied()? {
+        "func" => Some(("function", name?)),
+        "class" => Some(("class", name?)),
+        "enum" => Some(("enum", name?)),
         _ => None,
     }
 }

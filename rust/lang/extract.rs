@@ -82,6 +82,7 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
         | Lang::Julia
         | Lang::Nix
         | Lang::Coffee
+        | Lang::GdScript
         | Lang::Shell
         | Lang::PowerShell
         | Lang::Hash => sc.out.purpose = line_comment_header(&sc.lines, "#"),

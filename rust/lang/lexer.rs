@@ -66,7 +66,7 @@ enum Heredocs {
 fn syntax(lang: Lang) -> Syntax {
     const C_BLOCK: Option<(&[u8], &[u8])> = Some((b"/*", b"*/"));
     match lang {
-        Lang::Python => Syntax {
+        Lang::Python | Lang::GdScript => Syntax {
             line: &[b"#"],
             block: None,
             quotes: b"\"'",
@@ -1084,6 +1084,7 @@ mod tests {
             Lang::Coffee,
             Lang::Shell,
             Lang::PowerShell,
+            Lang::GdScript,
             Lang::Markdown,
             Lang::Markup,
             Lang::Text,

@@ -68,6 +68,8 @@ pub enum Lang {
     Vim,
     Lean,
     Coffee,
+    /// Godot's GDScript.
+    GdScript,
     /// sh, Bash, zsh and ksh.
     Shell,
     PowerShell,
@@ -239,6 +241,7 @@ pub const FILE_KINDS: &[FileKind] = &[
     code("pyx", "Cython module", Lang::Python, "Cython"),
     code("pxd", "Cython declarations", Lang::Python, "Cython"),
     code("mojo", "Mojo source", Lang::Python, "Mojo"),
+    code("gd", "GDScript source", Lang::GdScript, "GDScript"),
     code("ino", "Arduino sketch", Lang::C, "C++"),
     code("fnl", "Fennel source", Lang::Lisp, "Fennel"),
     // Code whose definitions are not read: cut into windows, its comments lexed.
@@ -293,6 +296,12 @@ pub const FILE_KINDS: &[FileKind] = &[
     code("hlsl", "HLSL shader", Lang::Slash, "HLSL"),
     code("wgsl", "WGSL shader", Lang::Slash, "WGSL"),
     code("metal", "Metal shader", Lang::Slash, "Metal"),
+    code(
+        "gdshader",
+        "Godot shader",
+        Lang::Slash,
+        "Godot shading language",
+    ),
     code("asm", "Assembly source", Lang::Slash, "Assembly"),
     code("s", "Assembly source", Lang::Slash, "Assembly"),
     text("sql", "SQL script", Lang::Dash, "SQL"),

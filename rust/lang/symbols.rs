@@ -24,6 +24,35 @@ const PYTHON: &[&str] = &[
     "lambda", "nonlocal", "not", "pass", "raise", "return", "self", "try", "while", "with",
     "yield",
 ];
+const GDSCRIPT: &[&str] = &[
+    "and",
+    "await",
+    "break",
+    "class",
+    "class_name",
+    "const",
+    "continue",
+    "elif",
+    "else",
+    "enum",
+    "extends",
+    "false",
+    "for",
+    "func",
+    "match",
+    "not",
+    "null",
+    "pass",
+    "return",
+    "self",
+    "signal",
+    "static",
+    "super",
+    "true",
+    "var",
+    "void",
+    "while",
+];
 const GO: &[&str] = &[
     "break",
     "case",
@@ -593,6 +622,7 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
     match lang {
         Lang::Rust => RUST,
         Lang::Python => PYTHON,
+        Lang::GdScript => GDSCRIPT,
         Lang::Go => GO,
         Lang::TypeScript | Lang::JavaScript => JS,
         // Their keywords are mostly Java's (`if`, `return`, `new`, `this`, `static`, `void`, …).

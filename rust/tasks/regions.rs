@@ -1322,6 +1322,45 @@ exports.show = (cart) -> console.log cart.total()
     }
 
     #[test]
+    fn gdscript_definitions() {
+        let gd = r#"class_name Cart
+extends Node
+
+signal emptied
+enum State { OPEN, PAID }
+
+@rpc("any_peer")
+func total(items: Array,
+		tax := 0.0) -> float:
+	var sum := 0.0
+	for i in items:
+		sum += i.price
+	return sum
+
+
+class Line extends RefCounted:
+	static func of(price: float) -> Line:
+		return Line.new()
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("src/cart.gd", gd),
+            ["Line", "State", "of", "total"],
+            "no `class_name`, no `signal`"
+        );
+        assert_eq!(
+            span_lines(gd, Lang::GdScript),
+            [
+                ("Line".to_string(), 16, 18),
+                ("State".to_string(), 5, 5),
+                ("of".to_string(), 17, 18),
+                ("total".to_string(), 8, 13)
+            ],
+            "a wrapped parameter list stays inside"
+        );
+        covers_every_line_once("src/cart.gd", gd);
+    }
+
+    #[test]
     fn shell_and_powershell_definitions() {
         let sh = r#"#!/usr/bin/env bash
 # Counts what `$#` says: no comment.
@@ -1593,7 +1632,7 @@ mixin class Tapped {
             "a.py", "a.rs", "a.go", "a.ts", "a.js", "A.java", "A.cs", "a.c", "a.hpp", "A.kt",
             "A.swift", "a.php", "a.rb", "A.scala", "a.dart", "a.ex", "a.lua", "A.hs", "a.zig",
             "a.pm", "a.R", "a.jl", "a.pas", "a.adb", "a.vhd", "a.sv", "a.f90", "a.vb", "a.vim",
-            "A.lean", "a.coffee", "a.sh", "a.ps1",
+            "A.lean", "a.coffee", "a.sh", "a.ps1", "a.gd",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for round in 0..2000 {

@@ -23,7 +23,7 @@ GOLDEN = {
     "h": "C", "cpp": "C++", "hpp": "C++", "cs": "C#", "rb": "Ruby", "ex": "Elixir", "sh": "Shell",
     "md": "Markdown", "yaml": "YAML", "pas": "Pascal", "f90": "Fortran", "sv": "SystemVerilog", "vhd": "VHDL",
     "adb": "Ada", "vb": "Visual Basic", "vim": "Vim script", "lean": "Lean", "coffee": "CoffeeScript", "nix": "Nix",
-    "bzl": "Starlark", "ps1": "PowerShell", "zsh": "Shell",
+    "bzl": "Starlark", "ps1": "PowerShell", "zsh": "Shell", "gd": "GDScript",
 }
 KINDS = {k.key: k for k in _core.file_kinds()}
 

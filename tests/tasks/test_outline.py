@@ -473,7 +473,19 @@ function Get-TillTotal($till) {
     $till.Total
 }
 """
-FILES = {"bin/till.sh": SHELL, "src/Till.ps1": POWERSHELL, "src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
+GDSCRIPT = """\
+class_name Till
+signal rung(item)
+
+func ring(item: int) -> void:
+\trung.emit(item)
+
+
+class Receipt extends RefCounted:
+\tstatic func of(total: int) -> Receipt:
+\t\treturn Receipt.new()
+"""
+FILES = {"game/till.gd": GDSCRIPT, "bin/till.sh": SHELL, "src/Till.ps1": POWERSHELL, "src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
          "billing/Ledger.cs": CSHARP, "native/ring.c": C, "native/arena.hpp": CPP, "app/Receipt.kt": KOTLIN,
          "ios/Wallet.swift": SWIFT, "web/Coupon.php": PHP, "lib/till.rb": RUBY,
          "shop/Till.scala": SCALA, "ui/badge.dart": DART, "lib/shop/till.ex": ELIXIR, "lua/till.lua": LUA,
@@ -654,6 +666,13 @@ GOLDEN = {
     "rtl/till.sv": ("SystemVerilog", [
         d("module", "till", 1, 7, "module till (", [
             m("function", "ring", 4, 6, "function automatic int ring(int total, int item);"),
+        ]),
+    ]),
+    # An inner class and its static function; `class_name` and a signal are none.
+    "game/till.gd": ("GDScript", [
+        d("function", "ring", 4, 5, "func ring(item: int) -> void:"),
+        d("class", "Receipt", 8, 10, "class Receipt extends RefCounted:", [
+            m("function", "of", 9, 10, "static func of(total: int) -> Receipt:"),
         ]),
     ]),
     # A name with `-` and `:`; a heredoc's and an awk program's braces are no body's.

@@ -305,6 +305,8 @@ STEP_AND_REFUND = {
                          "def refundTotal (paid : Nat) : Nat :=\n  paid - fee\n\nend Ledger\n", "refundTotal"),
     "src/ledger.coffee": ("# The ledger.\n\n", "step{i} = (x) ->\n  x + {i}\n\n",
                           "refundTotal = (paid) ->\n  paid - fee\n", "refundTotal"),
+    "src/ledger.gd": ("extends Node\n\n", "func step{i}(x: int) -> int:\n\treturn x + {i}\n\n",
+                      "func refund_total(paid: int) -> int:\n\treturn paid - fee\n", "refund_total"),
     "bin/ledger.sh": ("#!/bin/sh\n# The ledger.\n\n", "ledger_step{i}() {{\n  echo $(( $1 + {i} ))\n}}\n\n",
                       "ledger_refund-total() {{\n  echo \"$(( $1 - fee ))\"\n}}\n", "ledger_refund-total"),
     "src/Ledger.psm1": ("# The ledger.\n\n", "function Step{i}($x) {{\n    $x + {i}\n}}\n\n",
@@ -316,7 +318,7 @@ STEP_AND_REFUND = {
 def test_in_a_large_file_of_each_language_the_method_the_task_is_about_is_shown(tmp_path, path):
     """Through the CLI, in C#, C, C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua, Haskell, Zig, Perl,
     R, Julia, OCaml, Erlang, Clojure, Pascal, Ada, VHDL, SystemVerilog, Fortran, Visual Basic, Vim script, Lean,
-    CoffeeScript, shell and PowerShell as in Java: the method a task is about is the region shown, not the file's head nor the
+    CoffeeScript, GDScript, shell and PowerShell as in Java: the method a task is about is the region shown, not the file's head nor the
     steps before it."""
     head, step, refund, symbol = STEP_AND_REFUND[path]
     repo = tmp_path / "repo"
