@@ -31,7 +31,7 @@ LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".ja
              ".fsi": "F#", ".fsx": "F#", ".erl": "Erlang", ".hrl": "Erlang", ".clj": "Clojure", ".cljs": "Clojure",
              ".cljc": "Clojure", ".el": "Lisp", ".lisp": "Lisp", ".scm": "Lisp", ".rkt": "Lisp", ".fnl": "Lisp",
              ".rake": "Ruby", ".purs": "PureScript", ".bzl": "Starlark", ".star": "Starlark", ".pyx": "Cython",
-             ".pxd": "Cython", ".mojo": "Mojo"} | dict.fromkeys(
+             ".pxd": "Cython", ".mojo": "Mojo", ".gd": "GDScript"} | dict.fromkeys(
     (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "TypeScript/JavaScript") | dict.fromkeys(
     (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".ipp", ".inl", ".cu", ".cuh", ".ino"), "C/C++") | {
     ".m": "Objective-C", ".mm": "Objective-C", ".groovy": "Groovy", ".sol": "Solidity", ".gleam": "Gleam",
