@@ -63,68 +63,57 @@ enum Heredocs {
     PowerShell,
 }
 
+/// No comments, no strings: what every syntax below starts from.
+const PLAIN: Syntax = Syntax {
+    line: &[],
+    block: None,
+    quotes: b"",
+    long: &[],
+    long_is_comment: false,
+    rust: false,
+    escape: b'\\',
+    shell: false,
+    heredocs: Heredocs::No,
+    pod: None,
+};
+
 fn syntax(lang: Lang) -> Syntax {
     const C_BLOCK: Option<(&[u8], &[u8])> = Some((b"/*", b"*/"));
     match lang {
         Lang::Python | Lang::GdScript => Syntax {
             line: &[b"#"],
-            block: None,
             quotes: b"\"'",
             long: &[(b"\"\"\"", true), (b"'''", true)],
             long_is_comment: true,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         Lang::Rust => Syntax {
             line: &[b"//"],
             block: C_BLOCK,
-            quotes: b"",
             long: &[(b"\"", true)],
-            long_is_comment: false,
             rust: true,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         Lang::Go => Syntax {
             line: &[b"//"],
             block: C_BLOCK,
             quotes: b"\"'",
             long: &[(b"`", false)],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         Lang::TypeScript | Lang::JavaScript => Syntax {
             line: &[b"//"],
             block: C_BLOCK,
             quotes: b"\"'",
             long: &[(b"`", true)],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         Lang::Java => Syntax {
             line: &[b"//"],
             block: C_BLOCK,
             quotes: b"\"'",
             long: &[(b"\"\"\"", true)],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         // C#'s raw strings; Kotlin's, Scala's and Swift's multi-line ones (Swift's have escapes).
         Lang::CSharp | Lang::Kotlin | Lang::Scala => Syntax {
@@ -132,72 +121,38 @@ fn syntax(lang: Lang) -> Syntax {
             block: C_BLOCK,
             quotes: b"\"'",
             long: &[(b"\"\"\"", false)],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         Lang::Dart => Syntax {
             line: &[b"//"],
             block: C_BLOCK,
             quotes: b"\"'",
             long: &[(b"\"\"\"", true), (b"'''", true)],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         Lang::Swift => Syntax {
             line: &[b"//"],
             block: C_BLOCK,
             quotes: b"\"",
             long: &[(b"\"\"\"", true)],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         Lang::Php => Syntax {
             line: &[b"//", b"#"],
             block: C_BLOCK,
             quotes: b"\"'",
-            long: &[],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         Lang::C | Lang::Slash => Syntax {
             line: &[b"//"],
             block: C_BLOCK,
             quotes: b"\"'",
-            long: &[],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         Lang::Hash => Syntax {
             line: &[b"#"],
-            block: None,
             quotes: b"\"'",
-            long: &[],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         Lang::Ruby => Syntax {
             heredocs: Heredocs::Ruby,
@@ -241,13 +196,7 @@ fn syntax(lang: Lang) -> Syntax {
             line: &[b"--"],
             block: C_BLOCK,
             quotes: b"\"'",
-            long: &[],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
         // `'` is no quote: it ends names (`h'`), as in Haskell.
         Lang::Lean => Syntax {
@@ -332,29 +281,10 @@ fn syntax(lang: Lang) -> Syntax {
             ..syntax(Lang::Shell)
         },
         Lang::Markdown | Lang::Markup => Syntax {
-            line: &[],
             block: Some((b"<!--", b"-->")),
-            quotes: b"",
-            long: &[],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
+            ..PLAIN
         },
-        Lang::Rst | Lang::Text | Lang::Json | Lang::Other => Syntax {
-            line: &[],
-            block: None,
-            quotes: b"",
-            long: &[],
-            long_is_comment: false,
-            rust: false,
-            escape: b'\\',
-            shell: false,
-            heredocs: Heredocs::No,
-            pod: None,
-        },
+        Lang::Rst | Lang::Text | Lang::Json | Lang::Other => PLAIN,
     }
 }
 
