@@ -201,8 +201,6 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
     }
     let t = tokens(rest);
     match lang {
-        Lang::Python => python_def(&t),
-        Lang::GdScript => gdscript_def(&t),
         Lang::Rust => rust_def(&t),
         Lang::Go => go_def(&t),
         Lang::TypeScript | Lang::JavaScript => js_def(&t, member),
@@ -221,10 +219,12 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
 }
 
 /// The definition a line of a language whose spans go by indentation starts (`spans.rs`,
-/// `indent_spans`), from its tokens `t` or, for the Lisps, whose names hold `-` and `?`, its
-/// code.
+/// `python_spans` and `indent_spans`), from its tokens `t` or, for the Lisps, whose names hold
+/// `-` and `?`, its code.
 pub(super) fn indented_def(lang: Lang, t: &[&str], code: &[u8]) -> Option<(&'static str, String)> {
     match lang {
+        Lang::Python => python_def(t),
+        Lang::GdScript => gdscript_def(t),
         Lang::Ruby => ruby_def(t),
         Lang::Scala => scala_def(t),
         Lang::Elixir => elixir_def(t),

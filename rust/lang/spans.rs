@@ -8,9 +8,8 @@
 //! along them (tasks/regions.rs).
 
 use super::defs::{
-    after_any_case, any_case, gdscript_def, go_def, holds_members, indented_def, js_def,
-    keyword_def, perl_def, powershell_def, python_def, r_def, rust_def, shell_def, tokens,
-    typed_def, zig_def,
+    after_any_case, any_case, go_def, holds_members, indented_def, js_def, keyword_def, perl_def,
+    powershell_def, r_def, rust_def, shell_def, tokens, typed_def, zig_def,
 };
 use super::lexer::Line;
 use super::{has_definitions, Lang};
@@ -172,13 +171,9 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     spans
 }
 
-/// Python definitions, each spanning the lines indented deeper than its `def`/`class`.
+/// Python and GDScript definitions, each spanning the lines indented deeper than its `def`, `func`
+/// or `class`.
 fn python_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
-    let def_of = if lang == Lang::GdScript {
-        gdscript_def
-    } else {
-        python_def
-    };
     let mut spans = Vec::new();
     let mut open: Vec<(Span, usize)> = Vec::new(); // (span, indent)
     let mut parens = 0i32;
@@ -192,7 +187,7 @@ fn python_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
             for (s, _) in &mut open {
                 s.end = n;
             }
-            if let Some(def) = def_of(&tokens(&line.code)) {
+            if let Some(def) = indented_def(lang, &tokens(&line.code), &line.code) {
                 open.push((Span::at(n, def), indent));
             }
         } else if !line.code_blank() || !line.comment_blank() {
