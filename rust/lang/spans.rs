@@ -88,32 +88,14 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
     let mut error_set = false;
     let mut last = b' '; // the last code byte that is not blank
     for (n, line) in lines.iter().enumerate() {
-        let t = tokens(&line.code);
-        let in_class = frames
-            .last()
-            .is_some_and(|f| matches!(f.span.kind, "class"));
+        let around = frames.last().map(|f| &f.span);
+        // The shells' names hold `-` and `:`, so their grammars read the code, not its tokens.
         let def = match lang {
-            Lang::Rust => rust_def(&t),
-            Lang::Go => go_def(&t),
-            Lang::Java | Lang::CSharp | Lang::C | Lang::Dart => {
-                let around = frames.last().map(|f| f.span.kind);
-                let bare = match lang {
-                    // A Dart constructor names its class (`Foo(`, `Foo.named(`); another
-                    // capitalised name is a call (`Text(`) in a body not read as one.
-                    Lang::Dart => frames.last().is_some_and(|f| {
-                        matches!(f.span.kind, "class" | "enum") && t.contains(&f.span.name.as_str())
-                    }),
-                    _ => line.indent == 0 || matches!(around, Some("class" | "struct")),
-                };
-                typed_def(&t, holds_members(lang, around), bare, lang)
-            }
-            Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(&t),
-            Lang::Zig => zig_def(&t),
-            Lang::Perl => perl_def(&t),
-            Lang::R => r_def(&t),
             Lang::Shell => shell_def(&line.code),
-            Lang::PowerShell => powershell_def(&line.code, in_class),
-            _ => js_def(&t, in_class),
+            Lang::PowerShell => {
+                powershell_def(&line.code, around.is_some_and(|s| s.kind == "class"))
+            }
+            _ => brace_def(lang, &tokens(&line.code), line, around),
         };
         if let Some(def) = def {
             if let Some((p, _)) = pending.take() {
@@ -169,6 +151,37 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
         f.span
     }));
     spans
+}
+
+/// The definition a line of a brace language other than the shells starts, from its tokens `t`,
+/// inside `around` (the innermost open definition, if any).
+fn brace_def(
+    lang: Lang,
+    t: &[&str],
+    line: &Line,
+    around: Option<&Span>,
+) -> Option<(&'static str, String)> {
+    let kind = around.map(|s| s.kind);
+    match lang {
+        Lang::Rust => rust_def(t),
+        Lang::Go => go_def(t),
+        Lang::Java | Lang::CSharp | Lang::C | Lang::Dart => {
+            let bare = match lang {
+                // A Dart constructor names its class (`Foo(`, `Foo.named(`); another
+                // capitalised name is a call (`Text(`) in a body not read as one.
+                Lang::Dart => around.is_some_and(|s| {
+                    matches!(s.kind, "class" | "enum") && t.contains(&s.name.as_str())
+                }),
+                _ => line.indent == 0 || matches!(kind, Some("class" | "struct")),
+            };
+            typed_def(t, holds_members(lang, kind), bare, lang)
+        }
+        Lang::Kotlin | Lang::Swift | Lang::Php => keyword_def(t),
+        Lang::Zig => zig_def(t),
+        Lang::Perl => perl_def(t),
+        Lang::R => r_def(t),
+        _ => js_def(t, kind == Some("class")),
+    }
 }
 
 /// Python and GDScript definitions, each spanning the lines indented deeper than its `def`, `func`
