@@ -310,6 +310,19 @@ describe("auth", () => {
     }
 
     #[test]
+    fn a_components_template_comments_and_script_comments() {
+        let src = "<template>\n  <!-- @spec SPEC-1 -->\n  <p>@spec SPEC-2</p>\n</template>\n<script>\n// @spec SPEC-3\nfunction pay() {\n  return 1 // @norm NORM-1\n}\n</script>\n";
+        assert_eq!(
+            found(src, Lang::Component),
+            vec![
+                row(2, "spec SPEC-1", "", ""),
+                row(6, "spec SPEC-3", "function", "pay"),
+                row(8, "norm NORM-1", "function", "pay"),
+            ]
+        );
+    }
+
+    #[test]
     fn markup_only_in_comments() {
         let src = "# Title\n\n@spec SPEC-1 in prose\n<!-- @spec SPEC-2\n@norm NORM-1 -->\n";
         let got: Vec<_> = found(src, Lang::Markup)

@@ -46,7 +46,7 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
         .iter()
         .position(|b| !is_ident(*b))
         .map_or(rest, |e| &rest[..e]);
-    let member = matches!(lang, Lang::TypeScript | Lang::JavaScript)
+    let member = matches!(lang, Lang::TypeScript | Lang::JavaScript | Lang::Component)
         && start > 0
         && rest.trim_ascii_end().ends_with(b"{");
     // Java's, C#'s, C's, Dart's, Kotlin's, Swift's and PHP's lines are told by `may_start`
@@ -203,7 +203,7 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
     match lang {
         Lang::Rust => rust_def(&t),
         Lang::Go => go_def(&t),
-        Lang::TypeScript | Lang::JavaScript => js_def(&t, member),
+        Lang::TypeScript | Lang::JavaScript | Lang::Component => js_def(&t, member),
         Lang::Java | Lang::CSharp => typed_def(&t, start > 0, false, lang),
         Lang::C => typed_def(&t, true, start == 0, lang),
         // Not a constructor: a line cannot tell one from a call (`Text(`) in a body.

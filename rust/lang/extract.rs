@@ -122,7 +122,7 @@ pub fn scan_file(name: &str, text: &str, whole: bool, want_names: bool, budget: 
                         .and_then(clean)
                 });
         }
-        Lang::Json | Lang::Markup | Lang::Ml | Lang::Other => {}
+        Lang::Json | Lang::Markup | Lang::Component | Lang::Ml | Lang::Other => {}
     }
     if let Some(g) = kind.imports.filter(|_| whole) {
         sc.out.imports = imports::of_lines(g, text, &sc.lines);

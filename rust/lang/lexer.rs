@@ -280,7 +280,7 @@ fn syntax(lang: Lang) -> Syntax {
             heredocs: Heredocs::PowerShell,
             ..syntax(Lang::Shell)
         },
-        Lang::Markdown | Lang::Markup => Syntax {
+        Lang::Markdown | Lang::Markup | Lang::Component => Syntax {
             block: Some((b"<!--", b"-->")),
             ..PLAIN
         },
@@ -512,6 +512,9 @@ pub fn lex(text: &[u8], lang: Lang) -> Vec<Line> {
 
 /// `lex`; without `RUNS`, one byte at a time (the test's reference for the runs copied at once).
 fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
+    if lang == Lang::Component {
+        return lex_component::<RUNS>(text);
+    }
     let sx = syntax(lang);
     let opens = openers(&sx);
     let mut state = State::Code;
@@ -749,6 +752,105 @@ fn lex_with<const RUNS: bool>(text: &[u8], lang: Lang) -> Vec<Line> {
     out
 }
 
+/// A component's script: the lines of its opening tag (or of Astro's first `---`), of its
+/// code and of its end, 0-based: `open..code.start` hold the tag, `code` the script, and
+/// `code.end` the closing line (the line count when nothing closes it).
+#[derive(Debug, PartialEq)]
+pub struct Script {
+    pub open: usize,
+    pub code: std::ops::Range<usize>,
+}
+
+/// The scripts of a component (`Lang::Component`), as HTML ends them: a `<script …>` tag that
+/// starts its line (after any indent) opens one on the line after the tag's `>`, and the first
+/// line holding `</script` (in any case) ends it, whatever the script's strings say. A script
+/// on one line (`<script src="…"></script>`) holds no line of code. An Astro component's
+/// frontmatter is one: the lines between a first line `---` and the next `---` line.
+pub fn scripts(text: &[u8]) -> Vec<Script> {
+    let lines: Vec<&[u8]> = text
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .collect();
+    let holds = |l: &[u8], what: &[u8]| l.windows(what.len()).any(|w| w.eq_ignore_ascii_case(what));
+    let mut out = Vec::new();
+    let mut i = 0;
+    if lines[0].trim_ascii_end() == b"---" {
+        if let Some(k) = (1..lines.len()).find(|&k| lines[k].trim_ascii_end() == b"---") {
+            out.push(Script {
+                open: 0,
+                code: 1..k,
+            });
+            i = k + 1;
+        }
+    }
+    while i < lines.len() {
+        let l = lines[i].trim_ascii_start();
+        let tag = l.len() >= 7
+            && l[..7].eq_ignore_ascii_case(b"<script")
+            && l.get(7)
+                .is_none_or(|&b| b == b'>' || b.is_ascii_whitespace());
+        if !tag {
+            i += 1;
+            continue;
+        }
+        let Some(gt) = (i..lines.len()).find(|&k| lines[k].contains(&b'>')) else {
+            break;
+        };
+        let after = &lines[gt][lines[gt].iter().position(|&b| b == b'>').expect("found") + 1..];
+        if holds(after, b"</script") {
+            i = gt + 1;
+            continue;
+        }
+        let end = (gt + 1..lines.len())
+            .find(|&k| holds(lines[k], b"</script"))
+            .unwrap_or(lines.len());
+        out.push(Script {
+            open: i,
+            code: gt + 1..end,
+        });
+        i = end + 1;
+    }
+    out
+}
+
+/// A component's lines: its scripts lexed as TypeScript; the rest (a template, styles) as
+/// markup, for its `<!-- -->` comments, with no code but a script's tag and end, so no
+/// definition or name is read from a template and a script's first definition takes no
+/// template line as its comment.
+fn lex_component<const RUNS: bool>(text: &[u8]) -> Vec<Line> {
+    let mut starts = vec![0];
+    starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
+    let n = starts.len();
+    // The end of the last line, as if a newline followed it.
+    starts.push(text.len() + 1);
+    // Lines [a, b) of the text, lexed on their own as `lang`.
+    let lex_lines = |a: usize, b: usize, lang: Lang| -> Vec<Line> {
+        if a >= b {
+            return Vec::new();
+        }
+        lex_with::<RUNS>(&text[starts[a]..starts[b] - 1], lang)
+    };
+    let mut out = Vec::with_capacity(n);
+    let markup = |out: &mut Vec<Line>, a: usize, b: usize, keep: &dyn Fn(usize) -> bool| {
+        for (k, mut line) in lex_lines(a, b, Lang::Markup).into_iter().enumerate() {
+            if !keep(a + k) {
+                line.code.fill(b' ');
+            }
+            out.push(line);
+        }
+    };
+    let mut at = 0;
+    for s in scripts(text) {
+        let end = s.code.end;
+        markup(&mut out, at, s.code.start, &|k| k >= s.open);
+        out.extend(lex_lines(s.code.start, end, Lang::TypeScript));
+        markup(&mut out, end.min(n), (end + 1).min(n), &|_| true);
+        at = (end + 1).min(n);
+    }
+    markup(&mut out, at, n, &|_| false);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -966,13 +1068,63 @@ mod tests {
     }
 
     #[test]
+    fn a_components_scripts_end_where_html_ends_them() {
+        let svelte = "<script context=\"module\">\n  export const x = 1\n</script>\n<script\n  lang=\"ts\"\n>\n  let s = \"</SCRIPT>\"\n  let t = 2\n</script>\n<script src=\"a.js\"></script>\n<p>{x}</p>\n  <script>\n  go()\n";
+        let got = scripts(svelte.as_bytes());
+        let want = [(0, 1..2), (3, 6..6), (11, 12..14)];
+        assert_eq!(got, want.map(|(open, code)| Script { open, code }));
+        let astro = "---\nimport A from './A.astro'\n---\n<A />\n<script>\ninit()\n</script>\n";
+        let want = [(0, 1..2), (4, 5..6)];
+        assert_eq!(
+            scripts(astro.as_bytes()),
+            want.map(|(open, code)| Script { open, code })
+        );
+        assert!(scripts(b"<scripts>\nx\n</scripts>\n<p>---</p>\n").is_empty());
+    }
+
+    #[test]
+    fn a_components_scripts_are_typescript_and_its_markup_no_code() {
+        let src = "<template>\n  <!-- @spec A -->\n  <b>{{ f() }} // no comment</b>\n</template>\n<script setup lang=\"ts\">\n// @spec B\nconst s = '<!--'\nfunction f() { return 1 }\n</script>\n<style>\na { b: c }\n</style>";
+        let lines = lex(src.as_bytes(), Lang::Component);
+        let code: Vec<String> = lines
+            .iter()
+            .map(|l| String::from_utf8_lossy(&l.code).trim().to_string())
+            .collect();
+        let comment: Vec<String> = lines
+            .iter()
+            .map(|l| String::from_utf8_lossy(&l.comment).trim().to_string())
+            .collect();
+        assert_eq!(
+            code,
+            [
+                "",
+                "",
+                "",
+                "",
+                "<script setup lang=\"ts\">",
+                "",
+                "const s =",
+                "function f() { return 1 }",
+                "</script>",
+                "",
+                "",
+                ""
+            ]
+        );
+        assert_eq!(comment[1], "@spec A");
+        assert_eq!(comment[2], "");
+        assert_eq!(comment[5], "// @spec B");
+    }
+
+    #[test]
     fn runs_copied_at_once_lex_as_byte_by_byte() {
         const PIECES: &[&str] = &[
             "a", "r", "b", " ", "\t", "\n", "\r\n", "\\", "#", "//", "/*", "*/", "/", "*", "\"",
             "'", "\"\"\"", "'''", "`", "r#\"", "\"#", "r\"", "--", "<!--", "-->", "x'", "'\\n'",
             "é", "'é'", "<<~A", "<<B", "<<-'A'", "A", "1<<B", "--[[", "]]", "{-", "-}", "\n=head1",
             "\n=cut", "\n=begin", "\n=end", "#=", "=#", "(*", "*)", ";", "%", "!", "{", "}", "''",
-            "/-", "-/", "$(", "${", ")", "<<-E-F", "\nE-F", "@\"", "\n\"@", "<#", "#>",
+            "/-", "-/", "$(", "${", ")", "<<-E-F", "\nE-F", "@\"", "\n\"@", "<#", "#>", "<script",
+            "</script", ">", "---", " lang=ts",
         ];
         let langs = [
             Lang::Python,
@@ -1017,6 +1169,7 @@ mod tests {
             Lang::GdScript,
             Lang::Markdown,
             Lang::Markup,
+            Lang::Component,
             Lang::Text,
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -1034,6 +1187,7 @@ mod tests {
                     lex_with::<false>(text.as_bytes(), lang),
                 );
                 assert_eq!(got.len(), want.len());
+                assert_eq!(got.len(), text.split('\n').count(), "{lang:?} {text:?}");
                 for (g, w) in got.iter().zip(&want) {
                     assert!(
                         g.code == w.code

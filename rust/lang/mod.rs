@@ -25,8 +25,9 @@ use imports::Grammar;
 /// How a file is read: as code whose definitions are found (Python, Rust, TypeScript,
 /// JavaScript, Go, Java, C#, C and C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua,
 /// Haskell, Zig, Perl, R, Julia, OCaml and F#, Erlang, the Lisps, Pascal, Ada, VHDL, Verilog,
-/// Fortran, Visual Basic, Vim script, Lean, CoffeeScript), else by its comment syntax (`#`,
-/// `//` and `/* */`, `--`, Nix's, `<!-- -->`) or its kind of text.
+/// Fortran, Visual Basic, Vim script, Lean, CoffeeScript, GDScript, the shells, PowerShell,
+/// components' scripts), else by its comment syntax (`#`, `//` and `/* */`, `--`, Nix's,
+/// `<!-- -->`) or its kind of text.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Lang {
     Python,
@@ -73,6 +74,9 @@ pub enum Lang {
     /// sh, Bash, zsh and ksh.
     Shell,
     PowerShell,
+    /// Vue, Svelte and Astro components: markup whose `<script>` blocks (and an Astro
+    /// component's `---` frontmatter) are TypeScript, lexed and cut as TypeScript.
+    Component,
     Hash,
     Slash,
     Dash,
@@ -162,8 +166,8 @@ const fn text(
     row(key, label, lang, language, false)
 }
 
-/// Every kind of file repoctx tells apart. Vue and Svelte components are markup whose script
-/// imports are read by the JavaScript grammar.
+/// Every kind of file repoctx tells apart. Vue, Svelte and Astro components are markup whose
+/// scripts are TypeScript: their imports are read by the JavaScript grammar.
 pub const FILE_KINDS: &[FileKind] = &[
     code("py", "Python module", Lang::Python, "Python"),
     code("pyi", "Python type stubs", Lang::Python, "Python"),
@@ -186,6 +190,9 @@ pub const FILE_KINDS: &[FileKind] = &[
     ),
     code("mjs", "JavaScript module", Lang::JavaScript, "JavaScript"),
     code("cjs", "JavaScript module", Lang::JavaScript, "JavaScript"),
+    code("vue", "Vue component", Lang::Component, "Vue").imports(Grammar::Js),
+    code("svelte", "Svelte component", Lang::Component, "Svelte").imports(Grammar::Js),
+    code("astro", "Astro component", Lang::Component, "Astro").imports(Grammar::Js),
     code("go", "Go source", Lang::Go, "Go"),
     code("java", "Java source", Lang::Java, "Java"),
     code("kt", "Kotlin source", Lang::Kotlin, "Kotlin"),
@@ -326,9 +333,6 @@ pub const FILE_KINDS: &[FileKind] = &[
     text("mdx", "MDX document", Lang::Markdown, "Markdown"),
     text("rst", "reStructuredText document", Lang::Rst, ""),
     text("txt", "Text file", Lang::Text, ""),
-    code("vue", "Vue component", Lang::Markup, "Vue").imports(Grammar::Js),
-    code("svelte", "Svelte component", Lang::Markup, "Svelte").imports(Grammar::Js),
-    code("astro", "Astro component", Lang::Markup, "Astro").imports(Grammar::Js),
     text("tf", "Terraform configuration", Lang::Hash, "HCL"),
     text("hcl", "HCL configuration", Lang::Hash, "HCL"),
     text("dockerfile", "Container build file", Lang::Hash, ""),

@@ -115,7 +115,12 @@ fn brace_spans(lines: &[Line], lang: Lang) -> Vec<Span> {
                 b'(' | b'[' => brackets += 1,
                 b')' | b']' => brackets = brackets.saturating_sub(1),
                 b'{' => {
-                    if pending.is_some() && (brackets == 0 || matches!(last, b')' | b'>')) {
+                    // A Vue component's options open in a call: `defineComponent({`.
+                    let options = lang == Lang::Component
+                        && pending.as_ref().is_some_and(|(s, _)| s.name == "default");
+                    if pending.is_some()
+                        && (brackets == 0 || matches!(last, b')' | b'>') || options)
+                    {
                         let (span, d) = pending.take().expect("checked");
                         frames.push(Frame { span, depth: d });
                     }
@@ -180,6 +185,16 @@ fn brace_def(
         Lang::Zig => zig_def(t),
         Lang::Perl => perl_def(t),
         Lang::R => r_def(t),
+        // A Vue component's options (`export default {`, `export default defineComponent({`)
+        // hold its methods as a class does.
+        Lang::Component
+            if matches!(
+                t,
+                ["export", "default", "{"] | ["export", "default", "defineComponent", "(", "{"]
+            ) =>
+        {
+            Some(("class", "default".to_string()))
+        }
         _ => js_def(t, kind == Some("class")),
     }
 }

@@ -624,7 +624,7 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
         Lang::Python => PYTHON,
         Lang::GdScript => GDSCRIPT,
         Lang::Go => GO,
-        Lang::TypeScript | Lang::JavaScript => JS,
+        Lang::TypeScript | Lang::JavaScript | Lang::Component => JS,
         // Their keywords are mostly Java's (`if`, `return`, `new`, `this`, `static`, `void`, …).
         Lang::Java
         | Lang::CSharp

@@ -7,7 +7,7 @@ use super::terms;
 use crate::artifacts::annotate;
 use crate::lang::defs::line_def;
 use crate::lang::imports::{self, Import};
-use crate::lang::{kind_of, lang_of};
+use crate::lang::{kind_of, lang_of, lexer, Lang};
 use crate::tree::ignore::{Rules, Tree};
 use crate::tree::os::{Kind, PlainDir};
 use crate::tree::walk::is_source_file;
@@ -253,14 +253,22 @@ pub fn count_terms(text: &str, path: &str) -> (Vec<(String, u32)>, u32) {
     (v, len)
 }
 
-/// The names a file defines, by the definition lines of its language (lang::defs::line_def).
+/// The names a file defines, by the definition lines of its language (lang::defs::line_def;
+/// a component's in its scripts only).
 pub fn definitions(path: &str, text: &str) -> Vec<String> {
     let Some(lang) = super::regions::code_lang(path) else {
         return Vec::new();
     };
+    let scripts = (lang == Lang::Component).then(|| lexer::scripts(text.as_bytes()));
     let mut defs: Vec<String> = text
         .lines()
-        .filter_map(|l| line_def(lang, l.as_bytes()))
+        .enumerate()
+        .filter(|(i, _)| {
+            scripts
+                .as_ref()
+                .is_none_or(|s| s.iter().any(|s| s.code.contains(i)))
+        })
+        .filter_map(|(_, l)| line_def(lang, l.as_bytes()))
         .map(|d| d.1)
         .collect();
     defs.sort_unstable();

@@ -1361,6 +1361,76 @@ class Line extends RefCounted:
     }
 
     #[test]
+    fn component_definitions_are_their_scripts() {
+        let vue = r#"<template>
+  <div class="cart" @click="add(item)">
+    class names are listed here {
+    <p>{{ total() }}</p>
+  </div>
+</template>
+
+<script setup lang="ts">
+import { ref } from 'vue'
+const items = ref<string[]>([])
+
+/** Adds one. */
+function add(item: string) {
+  items.value.push(`${item} }`)
+}
+
+const total = () => {
+  return items.value.length
+}
+</script>
+
+<style scoped>
+  div {
+    margin: 0;
+  }
+</style>
+"#;
+        assert_eq!(
+            crate::tasks::files::definitions("src/Cart.vue", vue),
+            ["add", "total"],
+            "no definition in the template or the styles"
+        );
+        assert_eq!(
+            span_lines(vue, Lang::Component),
+            [("add".to_string(), 13, 15), ("total".to_string(), 17, 19)]
+        );
+        let r = regions("src/Cart.vue", vue);
+        let add = r.iter().find(|r| r.symbol == "add").expect("add");
+        assert_eq!(
+            (add.start, add.end),
+            (12, 15),
+            "its comment, not the tag above it"
+        );
+        covers_every_line_once("src/Cart.vue", vue);
+
+        let astro = "---\nimport Card from './Card.astro'\nexport function title(s: string) {\n  return s\n}\n---\n<Card title={title('x')} />\n<script>\n  class Menu extends HTMLElement {\n    open() {\n      this.hidden = false\n    }\n  }\n</script>\n";
+        assert_eq!(
+            span_lines(astro, Lang::Component),
+            [
+                ("Menu".to_string(), 9, 13),
+                ("open".to_string(), 10, 12),
+                ("title".to_string(), 3, 5)
+            ]
+        );
+        covers_every_line_once("src/Page.astro", astro);
+
+        let options = "<script>\nexport default defineComponent({\n  data() {\n    return { on: false }\n  },\n  methods: {\n    toggle(event) {\n      this.$emit('toggle', {\n        value: this.on\n      })\n    }\n  }\n})\n</script>\n";
+        assert_eq!(
+            span_lines(options, Lang::Component),
+            [
+                ("data".to_string(), 3, 5),
+                ("default".to_string(), 2, 13),
+                ("toggle".to_string(), 7, 11)
+            ],
+            "a call's object is no method"
+        );
+    }
+
+    #[test]
     fn shell_and_powershell_definitions() {
         let sh = r#"#!/usr/bin/env bash
 # Counts what `$#` says: no comment.
@@ -1627,12 +1697,18 @@ mixin class Tapped {
             "#>",
             "[int]",
             "Get-Foo",
+            "\n<script>",
+            "\n</script>",
+            "\n---",
+            "export",
+            "default",
+            "defineComponent",
         ];
         let paths = [
             "a.py", "a.rs", "a.go", "a.ts", "a.js", "A.java", "A.cs", "a.c", "a.hpp", "A.kt",
             "A.swift", "a.php", "a.rb", "A.scala", "a.dart", "a.ex", "a.lua", "A.hs", "a.zig",
             "a.pm", "a.R", "a.jl", "a.pas", "a.adb", "a.vhd", "a.sv", "a.f90", "a.vb", "a.vim",
-            "A.lean", "a.coffee", "a.sh", "a.ps1", "a.gd",
+            "A.lean", "a.coffee", "a.sh", "a.ps1", "a.gd", "A.vue", "A.svelte", "A.astro",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for round in 0..2000 {

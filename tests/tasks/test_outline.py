@@ -485,7 +485,39 @@ class Receipt extends RefCounted:
 \tstatic func of(total: int) -> Receipt:
 \t\treturn Receipt.new()
 """
-FILES = {"game/till.gd": GDSCRIPT, "bin/till.sh": SHELL, "src/Till.ps1": POWERSHELL, "src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
+VUE = """\
+<template>
+  <button @click="ring(1)">class Till {{ total }}</button>
+</template>
+
+<script>
+export default defineComponent({
+  data() {
+    return { total: 0 }
+  },
+  methods: {
+    ring(item) {
+      this.$emit('rung', { item })
+    }
+  }
+})
+</script>
+"""
+SVELTE = """\
+<script lang="ts">
+  let total = $state(0)
+  const s = "</scrip" + "t>"
+  function ring(item: number) {
+    total += item
+  }
+</script>
+
+<p>{#if total > 0}{total}{/if}</p>
+<style>
+  p { color: red; }
+</style>
+"""
+FILES = {"ui/Till.vue": VUE, "ui/Till.svelte": SVELTE, "game/till.gd": GDSCRIPT, "bin/till.sh": SHELL, "src/Till.ps1": POWERSHELL, "src/order.rs": RUST, "shop/cart.py": PYTHON, "store/store.go": GO, "web/basket.ts": TS, "app/Invoice.java": JAVA,
          "billing/Ledger.cs": CSHARP, "native/ring.c": C, "native/arena.hpp": CPP, "app/Receipt.kt": KOTLIN,
          "ios/Wallet.swift": SWIFT, "web/Coupon.php": PHP, "lib/till.rb": RUBY,
          "shop/Till.scala": SCALA, "ui/badge.dart": DART, "lib/shop/till.ex": ELIXIR, "lua/till.lua": LUA,
@@ -674,6 +706,17 @@ GOLDEN = {
         d("class", "Receipt", 8, 10, "class Receipt extends RefCounted:", [
             m("function", "of", 9, 10, "static func of(total: int) -> Receipt:"),
         ]),
+    ]),
+    # Its options hold its methods as a class does; the template is no code.
+    "ui/Till.vue": ("Vue", [
+        d("class", "default", 6, 15, "export default defineComponent({", [
+            m("function", "data", 7, 9, "data() {"),
+            m("function", "ring", 11, 13, "ring(item) {"),
+        ]),
+    ]),
+    # The script is TypeScript; the template's and the style's braces are none.
+    "ui/Till.svelte": ("Svelte", [
+        d("function", "ring", 4, 6, "function ring(item: number) {"),
     ]),
     # A name with `-` and `:`; a heredoc's and an awk program's braces are no body's.
     "bin/till.sh": ("Shell", [

@@ -311,6 +311,12 @@ STEP_AND_REFUND = {
                       "ledger_refund-total() {{\n  echo \"$(( $1 - fee ))\"\n}}\n", "ledger_refund-total"),
     "src/Ledger.psm1": ("# The ledger.\n\n", "function Step{i}($x) {{\n    $x + {i}\n}}\n\n",
                         "function Get-RefundTotal {{\n    param($Paid)\n    $Paid - $fee\n}}\n", "Get-RefundTotal"),
+    "src/Ledger.vue": ("<template>\n  <p>{{ total }}</p>\n</template>\n\n<script>\nexport default {\n  methods: {\n",
+                       "    step{i}(x) {{\n      return x + {i}\n    }},\n",
+                       "    refundTotal(paid) {{\n      return paid - this.fee\n    }}\n  }}\n}}\n</script>\n", "refundTotal"),
+    "src/Ledger.svelte": ("<script lang=\"ts\">\n", "  function step{i}(x: number) {{\n    return x + {i}\n  }}\n\n",
+                          "  function refundTotal(paid: number) {{\n    return paid - fee\n  }}\n</script>\n\n<p>{{total}}</p>\n",
+                          "refundTotal"),
 }
 
 
@@ -318,7 +324,7 @@ STEP_AND_REFUND = {
 def test_in_a_large_file_of_each_language_the_method_the_task_is_about_is_shown(tmp_path, path):
     """Through the CLI, in C#, C, C++, Dart, Kotlin, Swift, PHP, Ruby, Scala, Elixir, Lua, Haskell, Zig, Perl,
     R, Julia, OCaml, Erlang, Clojure, Pascal, Ada, VHDL, SystemVerilog, Fortran, Visual Basic, Vim script, Lean,
-    CoffeeScript, GDScript, shell and PowerShell as in Java: the method a task is about is the region shown, not the file's head nor the
+    CoffeeScript, GDScript, shell, PowerShell and Vue's and Svelte's scripts as in Java: the method a task is about is the region shown, not the file's head nor the
     steps before it."""
     head, step, refund, symbol = STEP_AND_REFUND[path]
     repo = tmp_path / "repo"
