@@ -21,8 +21,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# The code repoctx reads (rust/lang/mod.rs, FILE_KINDS), by suffix: a task's source files. Those
-# after the first dictionary have no definitions read: they are cut into windows.
+# The code repoctx reads (rust/lang/mod.rs, FILE_KINDS), by suffix: a task's source files (which
+# have definitions read is docs/languages.md's "Lexing").
 LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".java": "Java", ".cs": "C#",
              ".kt": "Kotlin", ".swift": "Swift", ".php": "PHP", ".rb": "Ruby",
              ".scala": "Scala", ".dart": "Dart", ".ex": "Elixir", ".exs": "Elixir", ".lua": "Lua",
@@ -42,7 +42,8 @@ LANGUAGES = {".py": "Python", ".pyi": "Python", ".rs": "Rust", ".go": "Go", ".ja
     ".tcl": "Tcl", ".coffee": "CoffeeScript", ".raku": "Raku", ".rakumod": "Raku", ".odin": "Odin", ".move": "Move",
     ".asm": "Assembly", ".s": "Assembly", ".S": "Assembly", ".ps1": "PowerShell", ".psm1": "PowerShell"} | dict.fromkeys(
     (".sh", ".bash", ".zsh", ".ksh"), "Shell") | dict.fromkeys(
-    (".glsl", ".vert", ".frag", ".hlsl", ".wgsl", ".metal"), "Shaders")
+    (".glsl", ".vert", ".frag", ".hlsl", ".wgsl", ".metal"), "Shaders") | {
+    ".vue": "Vue", ".svelte": "Svelte", ".astro": "Astro"}
 SOURCE_SUFFIXES = tuple(LANGUAGES)
 # Test files as repoctx tells them (rust/lang/mod.rs, is_test_path): directories by their name in
 # any case, and C#'s test projects (`Foo.Tests`).
