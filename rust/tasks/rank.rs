@@ -13,8 +13,8 @@
 //!   (tasks/written.rs; each source's best note counts 1) lift the files they speak for;
 //! - `history`: the files that changed together with the top files (in the commits that
 //!   changed them), the code files the last commits changed (`W_LAST`, half at the second
-//!   commit back: a task often goes on from the commit before it), and a small prior for
-//!   recent change;
+//!   commit back: a task often goes on from the commit before it), and small priors for
+//!   recent and for frequent change (`W_CHURN`, for the files that match the task);
 //! - `imports`: the top files share their score with the files they import and that import
 //!   them (÷ √neighbours), lifting none past `IMPORTS_BELOW` of the best file's score.
 //!
@@ -75,6 +75,14 @@ const W_SCOPE: f32 = 0.3;
 const W_ARTIFACT: f32 = 0.5;
 const W_MODULE: f32 = 0.3;
 const W_RECENT: f32 = 0.05;
+/// What a file that matches the task gains for how often it changed (`churn`): code that
+/// changed often changes again, and a page of examples that names the task's words seldom
+/// does. Over the tuning halves of 40 histories (session 26) recall@10 summed +0.156 at
+/// 0.1, +0.281 at 0.2 and +0.120 at 0.3, MRR +0.153, +0.302 and +0.285.
+const W_CHURN: f32 = 0.2;
+/// The commits (of those `history` reads) at which a file's churn is full: it grows with the
+/// logarithm of its commits up to this.
+const CHURN_FULL: f32 = 100.0;
 const W_COCHANGE: f32 = 0.45;
 /// What HEAD's commit changed (`last_commits`), half at the `LAST_HALF`th commit back.
 const W_LAST: f32 = 0.4;
@@ -785,8 +793,14 @@ fn lift_pool(ix: &Index, pooled: &Pooled, sc: &mut Scores) {
     }
 }
 
-/// `history`: a small prior for recent change, what the last commits changed, and the files
-/// that changed together with the top files.
+/// A file's churn, 0 to 1: ln(1 + the commits that changed it) over ln(1 + `CHURN_FULL`).
+fn churn(ix: &Index, id: u32) -> f32 {
+    let n = ix.held_path(id).map_or(0, |p| ix.history.changes(p)) as f32;
+    ((1.0 + n).ln() / (1.0 + CHURN_FULL).ln()).min(1.0)
+}
+
+/// `history`: small priors for recent and frequent change, what the last commits changed, and
+/// the files that changed together with the top files.
 fn history_signal(ix: &Index, sc: &mut Scores) {
     let mut matched = false;
     // The code files one of the last commits changed, and how many commits back (one pass
@@ -795,7 +809,7 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
     for id in 0..ix.files.len() as u32 {
         if sc.get(id) > 0.0 {
             matched = true;
-            sc.bump(id, W_RECENT * ix.recency(id));
+            sc.bump(id, W_RECENT * ix.recency(id) + W_CHURN * churn(ix, id));
         }
         let age = history::commits_since(ix.recency(id)).filter(|&age| age < LAST_COMMITS);
         if let Some(age) = age.filter(|_| ix.file(id).is_some_and(|f| f.code())) {

@@ -782,6 +782,44 @@ def test_the_last_commits_lift_is_shared_out_when_they_changed_many_files(tmp_pa
     assert among_many < 0.5 * alone, (alone, among_many)
 
 
+def test_of_two_files_saying_the_task_the_one_that_changes_often_comes_first(tmp_path):
+    """Through the CLI on a git repository: `examples/coupon_demo.py` says more of "the coupon
+    is applied twice to the cart total" than `app/coupon.py`, which changed in 30 commits to the
+    demo's one, none of them among the last twenty. Code that changed often changes again
+    (`W_CHURN` in rust/tasks/rank.rs): the coupon module comes first; with `history` off, the
+    demo does."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                       check=True, capture_output=True)
+
+    coupon = 'def apply_coupon(cart, coupon):\n    """Apply the coupon to the cart total."""\n    return cart.total - coupon.amount\n'
+    write(repo, "app/coupon.py", coupon)
+    write(repo, "examples/coupon_demo.py", 'def coupon_demo(cart, coupon):\n    """Demo: a coupon applied twice to the '
+          'cart total, applied once."""\n    print(cart.total - coupon.amount)\n')
+    git("init", "-q", "-b", "main")
+    git("add", ".")
+    git("commit", "-qm", "start")
+    for i in range(30):
+        coupon += f"\n# revision {i}\n"
+        write(repo, "app/coupon.py", coupon)
+        git("commit", "-qam", f"coupon step {i}")
+    for i in range(20):
+        write(repo, f"app/part_{i}.py", f"def part_{i}():\n    return {i}\n")
+        git("add", ".")
+        git("commit", "-qm", f"part {i}")
+
+    def first(*args: str) -> str:
+        return json.loads(run_cli("context", "the coupon is applied twice to the cart total", "--json", "--root",
+                                  str(repo), *args, check=True).stdout)["files"][0]["path"]
+
+    assert first() == "app/coupon.py"
+    assert first("--signals-off", "history") == "examples/coupon_demo.py"
+
+
 def test_a_first_file_far_ahead_of_the_next_is_shown_whole_when_it_fits(tmp_path):
     """Through the CLI: the task's words fill one small file and the next file says them
     once. The first file fits the budget and is well ahead, so its functions nothing in the task
