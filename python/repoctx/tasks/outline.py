@@ -127,8 +127,8 @@ COMMANDS = [
         "last line (1-based) and signature line, and its members (methods under a class or impl). Definitions "
         "are found for Python, Rust, Go, TypeScript/JavaScript, Java, C#, C/C++, Dart, Kotlin, Swift, PHP, Ruby, "
         "Scala, Elixir, Lua, Haskell, Zig, Perl, R, Julia, OCaml, F#, Erlang, the Lisps, Pascal, Ada, VHDL, "
-        "Verilog, Fortran, Visual Basic, Vim script, Lean, CoffeeScript, GDScript, shell and PowerShell; "
-        "other files have none. Read a "
+        "Verilog, Fortran, Visual Basic, Vim script, Lean, CoffeeScript, GDScript, shell, PowerShell and the "
+        "scripts of Vue, Svelte and Astro components; other files have none. Read a "
         "file's shape before its text, then ask for the lines you need.",
         params=OutlineParams,
         result=OutlineResult | OutlineError,
