@@ -4,7 +4,7 @@
 //! R, Julia, OCaml and F#, Erlang, the Lisps, Pascal, Ada, VHDL, Verilog, Fortran, Visual Basic,
 //! Vim script, Lean, CoffeeScript, the shells and PowerShell), not a parser.
 
-use super::lexer::is_ident;
+use super::lexer::{holds_any_case, is_ident};
 use super::Lang;
 
 /// Words a definition line can start with, in any of the languages with spans.
@@ -57,7 +57,7 @@ pub fn line_def(lang: Lang, line: &[u8]) -> Option<(&'static str, String)> {
     );
     let is = |list: &[&str]| list.iter().any(|d| d.as_bytes() == word);
     let is_any_case = |list: &[&str]| any_case(std::str::from_utf8(word).ok(), list);
-    let holds = |s: &[u8]| rest.windows(s.len()).any(|w| w.eq_ignore_ascii_case(s));
+    let holds = |s: &[u8]| holds_any_case(rest, s);
     let starts = match lang {
         Lang::Ruby => is(&["def", "class"]) || is(RUBY_MODIFIERS),
         // or an annotation

@@ -308,6 +308,12 @@ pub fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
 }
 
+/// Whether `text` holds `what`, in any case.
+pub fn holds_any_case(text: &[u8], what: &[u8]) -> bool {
+    text.windows(what.len())
+        .any(|w| w.eq_ignore_ascii_case(what))
+}
+
 /// Length of a Rust char literal starting at `i` (a `'`), or None for a lifetime.
 fn rust_char_len(s: &[u8], i: usize) -> Option<usize> {
     let rest = &s[i + 1..];
@@ -771,7 +777,6 @@ pub fn scripts(text: &[u8]) -> Vec<Script> {
         .split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
         .collect();
-    let holds = |l: &[u8], what: &[u8]| l.windows(what.len()).any(|w| w.eq_ignore_ascii_case(what));
     let mut out = Vec::new();
     let mut i = 0;
     if lines[0].trim_ascii_end() == b"---" {
@@ -793,16 +798,17 @@ pub fn scripts(text: &[u8]) -> Vec<Script> {
             i += 1;
             continue;
         }
-        let Some(gt) = (i..lines.len()).find(|&k| lines[k].contains(&b'>')) else {
+        let Some((gt, at)) =
+            (i..lines.len()).find_map(|k| memchr::memchr(b'>', lines[k]).map(|at| (k, at)))
+        else {
             break;
         };
-        let after = &lines[gt][lines[gt].iter().position(|&b| b == b'>').expect("found") + 1..];
-        if holds(after, b"</script") {
+        if holds_any_case(&lines[gt][at + 1..], b"</script") {
             i = gt + 1;
             continue;
         }
         let end = (gt + 1..lines.len())
-            .find(|&k| holds(lines[k], b"</script"))
+            .find(|&k| holds_any_case(lines[k], b"</script"))
             .unwrap_or(lines.len());
         out.push(Script {
             open: i,
