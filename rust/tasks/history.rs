@@ -16,6 +16,9 @@ pub const MAX_COMMIT_FILES: usize = 30;
 
 /// The commits back at which `recency` is half.
 const RECENCY_HALF: f32 = 50.0;
+/// The commits (of those read) at which a file's `churn` is full: it grows with the logarithm
+/// of its commits up to this.
+const CHURN_FULL: f32 = 100.0;
 
 /// The commits since a file last changed (0: HEAD's commit), from its `recency`; None when no
 /// commit read changed it.
@@ -136,6 +139,13 @@ impl History {
         self.ids.get(path).map_or(0.0, |&id| {
             RECENCY_HALF / (RECENCY_HALF + self.last[id as usize] as f32)
         })
+    }
+
+    /// How often `path` changed, 0 to 1: ln(1 + the commits read that changed it) over
+    /// ln(1 + `CHURN_FULL`).
+    pub fn churn(&self, path: &str) -> f32 {
+        let n = self.changes(path) as f32;
+        ((1.0 + n).ln() / (1.0 + CHURN_FULL).ln()).min(1.0)
     }
 
     /// How many commits read changed `path`.

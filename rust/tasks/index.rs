@@ -189,8 +189,10 @@ pub struct Index {
     reverse_stale: bool,
     pub written: Written,
     pub history: History,
-    /// History's recency of each file by number, made again when HEAD moves or files come or go.
+    /// History's recency and churn of each file by number, made again when HEAD moves or files
+    /// come or go.
     recency: Vec<f32>,
+    churn: Vec<f32>,
     recency_stale: bool,
     /// How many names each file defines, for their median (kept as files come and go).
     defines: Median,
@@ -805,6 +807,7 @@ impl Index {
             written: Written::default(),
             history: History::default(),
             recency: Vec::new(),
+            churn: Vec::new(),
             recency_stale: true,
             defines: Median::default(),
             cuts: Cuts::default(),
@@ -1232,13 +1235,16 @@ impl Index {
             self.history.refresh(&self.root);
             if self.recency_stale || head != self.history.head {
                 let (h, paths) = (&self.history, &self.paths);
-                self.recency = (0..self.files.len() as u32)
+                (self.recency, self.churn) = (0..self.files.len() as u32)
                     .into_par_iter()
                     .map(|id| match self.files[id as usize] {
-                        Some(_) => h.recency(paths.get(id)),
-                        None => 0.0,
+                        Some(_) => {
+                            let path = paths.get(id);
+                            (h.recency(path), h.churn(path))
+                        }
+                        None => (0.0, 0.0),
                     })
-                    .collect();
+                    .unzip();
                 self.recency_stale = false;
             }
         }
@@ -1273,6 +1279,11 @@ impl Index {
     /// How recently git's history changed a file (0 without history; see History::recency).
     pub fn recency(&self, id: u32) -> f32 {
         self.recency.get(id as usize).copied().unwrap_or(0.0)
+    }
+
+    /// How often git's history changed a file (0 without history; see History::churn).
+    pub fn churn(&self, id: u32) -> f32 {
+        self.churn.get(id as usize).copied().unwrap_or(0.0)
     }
 
     /// The files defining `name`; None when none does or too many do (`COMMON`).
@@ -1573,7 +1584,7 @@ impl Index {
             ("written context", self.written.heap_bytes()),
             (
                 "history",
-                self.history.heap_bytes() + self.recency.capacity() * 4,
+                self.history.heap_bytes() + (self.recency.capacity() + self.churn.capacity()) * 4,
             ),
             ("cut cache", self.cuts.heap_bytes()),
         ]);

@@ -75,14 +75,11 @@ const W_SCOPE: f32 = 0.3;
 const W_ARTIFACT: f32 = 0.5;
 const W_MODULE: f32 = 0.3;
 const W_RECENT: f32 = 0.05;
-/// What a file that matches the task gains for how often it changed (`churn`): code that
-/// changed often changes again, and a page of examples that names the task's words seldom
-/// does. Over the tuning halves of 40 histories (session 26) recall@10 summed +0.156 at
-/// 0.1, +0.281 at 0.2 and +0.120 at 0.3, MRR +0.153, +0.302 and +0.285.
+/// What a file that matches the task gains for how often it changed (`History::churn`): code
+/// that changed often changes again, and a page of examples that names the task's words
+/// seldom does. Over the tuning halves of 40 histories (session 26) recall@10 summed +0.156
+/// at 0.1, +0.281 at 0.2 and +0.120 at 0.3, MRR +0.153, +0.302 and +0.285.
 const W_CHURN: f32 = 0.2;
-/// The commits (of those `history` reads) at which a file's churn is full: it grows with the
-/// logarithm of its commits up to this.
-const CHURN_FULL: f32 = 100.0;
 const W_COCHANGE: f32 = 0.45;
 /// What HEAD's commit changed (`last_commits`), half at the `LAST_HALF`th commit back.
 const W_LAST: f32 = 0.4;
@@ -793,12 +790,6 @@ fn lift_pool(ix: &Index, pooled: &Pooled, sc: &mut Scores) {
     }
 }
 
-/// A file's churn, 0 to 1: ln(1 + the commits that changed it) over ln(1 + `CHURN_FULL`).
-fn churn(ix: &Index, id: u32) -> f32 {
-    let n = ix.held_path(id).map_or(0, |p| ix.history.changes(p)) as f32;
-    ((1.0 + n).ln() / (1.0 + CHURN_FULL).ln()).min(1.0)
-}
-
 /// `history`: small priors for recent and frequent change, what the last commits changed, and
 /// the files that changed together with the top files.
 fn history_signal(ix: &Index, sc: &mut Scores) {
@@ -809,7 +800,7 @@ fn history_signal(ix: &Index, sc: &mut Scores) {
     for id in 0..ix.files.len() as u32 {
         if sc.get(id) > 0.0 {
             matched = true;
-            sc.bump(id, W_RECENT * ix.recency(id) + W_CHURN * churn(ix, id));
+            sc.bump(id, W_RECENT * ix.recency(id) + W_CHURN * ix.churn(id));
         }
         let age = history::commits_since(ix.recency(id)).filter(|&age| age < LAST_COMMITS);
         if let Some(age) = age.filter(|_| ix.file(id).is_some_and(|f| f.code())) {
